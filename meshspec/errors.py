@@ -1,0 +1,59 @@
+"""One exception root for meshspec; only the CLI turns these into exit codes.
+
+- :class:`ScenarioError` — the user's input is wrong (bad YAML, unknown key, unknown tensor):
+  exit code 2, reported as ``file:line:column: message``.
+- :class:`TTFatal` — the simulated runtime refuses an operation the way the real library's
+  ``TT_FATAL`` does. It is not a crash of meshspec: the runner records it as the error of the
+  step that raised it and stops the scenario there.
+- :class:`UsageError` — a bad command-line value (unknown profile, unwritable output): exit 2.
+"""
+
+from __future__ import annotations
+
+
+class MeshspecError(Exception):
+    """Root of every error meshspec raises on purpose."""
+
+
+class UsageError(MeshspecError):
+    """A command-line value is wrong."""
+
+
+class ScenarioError(MeshspecError):
+    """A scenario file is invalid; carries where (file, 1-based line and column)."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        where = self.file or "<scenario>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.message}"
+
+
+class TTFatal(MeshspecError):
+    """The simulated runtime rejects an operation, as the real library's TT_FATAL would."""
+
+
+def did_you_mean(bad: object, choices: list[str] | tuple[str, ...]) -> str:
+    """A hint naming the closest valid choice, or '' when none is close.
+
+    >>> did_you_mean("bfloat61", ["bfloat16", "float32"])
+    " (did you mean 'bfloat16'?)"
+    """
+    import difflib
+
+    close = difflib.get_close_matches(str(bad), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def one_of(choices: list[str] | tuple[str, ...]) -> str:
+    """'one of: a, b, c' for messages."""
+    return "one of: " + ", ".join(choices)

@@ -1,0 +1,115 @@
+"""Logical values <-> the page bytes a device buffer holds, for one spec.
+
+TILE layout stores each 32x32 (or 16x32, 32x16, 16x16) tile as its 16x16 faces in row-major
+order, each face row-major; ROW_MAJOR stores one physical row per page. Block floats store a
+tile's shared exponents first (padded to 16 bytes), then its mantissas (sign in the top bit:
+one byte each for bfloat8_b, one nibble each for bfloat4_b).
+
+Everything is whole-array numpy (reshape / transpose / view): no loop over elements or pages.
+Reading a buffer with a spec other than the one it was written with gives the same garbage the
+device would: the bytes are reinterpreted, not converted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spec import FACE, DataType, Layout, TensorSpec
+from .values import GROUP, decode_groups, encode_groups, host_dtype
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+
+
+def _physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """Pad ``values`` (logical shape) with zeros to the spec's 2-D physical shape."""
+    padded = spec.padded_shape
+    arr = values.reshape(spec.shape)
+    if padded != spec.shape:
+        arr = np.pad(arr, [(0, p - s) for s, p in zip(spec.shape, padded)])
+    h, w = spec.physical_shape
+    flat = arr.reshape(-1, w) if padded else arr.reshape(1, 1)
+    if flat.shape[0] != h:  # rank-1 TILE tensors: pad height up to the tile
+        flat = np.pad(flat, ((0, h - flat.shape[0]), (0, 0)))
+    return flat
+
+
+def _logical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """Inverse of :func:`_physical`: crop the physical array back to the logical shape."""
+    padded = spec.padded_shape
+    rows = int(np.prod(padded[:-1], dtype=np.int64)) if padded else 1
+    arr = physical[:rows].reshape(padded)
+    return arr[tuple(slice(0, s) for s in spec.shape)]
+
+
+def _tile_order(physical: np.ndarray, tile: tuple[int, int]) -> np.ndarray:
+    """(H, W) -> (num_tiles, elements per tile) in tile-then-face order."""
+    h, w = physical.shape
+    th, tw = tile
+    fh, fw = min(th, FACE[0]), FACE[1]
+    t = physical.reshape(h // th, th // fh, fh, w // tw, tw // fw, fw)
+    # tile row, tile col, face row, face col, row in face, col in face
+    t = t.transpose(0, 3, 1, 4, 2, 5)
+    return t.reshape(-1, th * tw)
+
+
+def _untile_order(tiles: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    h, w = spec.physical_shape
+    th, tw = spec.tile
+    fh, fw = min(th, FACE[0]), FACE[1]
+    t = tiles.reshape(h // th, w // tw, th // fh, tw // fw, fh, fw)
+    t = t.transpose(0, 2, 4, 1, 3, 5)
+    return t.reshape(h, w)
+
+
+def encode(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """Page bytes for ``values``: a ``(num_pages, page_size)`` uint8 array."""
+    physical = _physical(np.asarray(values, dtype=host_dtype(spec.dtype)), spec)
+    if spec.layout is Layout.ROW_MAJOR:
+        return np.ascontiguousarray(physical).view(np.uint8).reshape(spec.num_pages, spec.page_size)
+    tiles = _tile_order(physical, spec.tile)
+    if not spec.dtype.is_block_float:
+        return np.ascontiguousarray(tiles).view(np.uint8).reshape(spec.num_pages, spec.page_size)
+    groups = tiles.reshape(tiles.shape[0], -1, GROUP)
+    shared, mags, signs = encode_groups(groups, spec.dtype)
+    exp_bytes = spec.page_size - _mantissa_bytes(spec)
+    out = np.zeros((tiles.shape[0], spec.page_size), dtype=np.uint8)
+    out[:, : shared.shape[1]] = shared
+    if spec.dtype is DataType.BFLOAT8_B:
+        codes = (signs << 7) | mags
+        out[:, exp_bytes:] = codes.reshape(tiles.shape[0], -1)
+    else:
+        codes = ((signs << 3) | mags).reshape(tiles.shape[0], -1)
+        out[:, exp_bytes:] = codes[:, 0::2] | (codes[:, 1::2] << 4)
+    return out
+
+
+def decode(pages: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """Logical values from ``(num_pages, page_size)`` page bytes, read as ``spec`` says."""
+    pages = np.ascontiguousarray(pages, dtype=np.uint8)
+    dtype = host_dtype(spec.dtype)
+    if spec.layout is Layout.ROW_MAJOR:
+        physical = pages.view(dtype).reshape(spec.physical_shape)
+        return _logical(physical, spec)
+    if not spec.dtype.is_block_float:
+        tiles = pages.view(dtype).reshape(spec.num_pages, -1)
+        return _logical(_untile_order(tiles, spec), spec)
+    n = spec.num_pages
+    exp_bytes = spec.page_size - _mantissa_bytes(spec)
+    per_tile_groups = spec.tile[0] * spec.tile[1] // GROUP
+    shared = pages[:, :per_tile_groups]
+    body = pages[:, exp_bytes:]
+    if spec.dtype is DataType.BFLOAT8_B:
+        codes = body
+        signs, mags = codes >> 7, codes & 0x7F
+    else:
+        codes = np.empty((n, body.shape[1] * 2), dtype=np.uint8)
+        codes[:, 0::2] = body & 0x0F
+        codes[:, 1::2] = body >> 4
+        signs, mags = codes >> 3, codes & 0x07
+    vals = decode_groups(shared, mags.reshape(n, per_tile_groups, GROUP), signs.reshape(n, per_tile_groups, GROUP), spec.dtype)
+    return _logical(_untile_order(vals.reshape(n, -1), spec), spec)
+
+
+def _mantissa_bytes(spec: TensorSpec) -> int:
+    elements = spec.tile[0] * spec.tile[1]
+    return elements if spec.dtype is DataType.BFLOAT8_B else elements // 2

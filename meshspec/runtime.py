@@ -1,0 +1,387 @@
+"""The simulated TT-NN runtime: executes scenario steps on a mesh under one profile.
+
+What gets *written* is the same under every profile (the shards a host tensor holds land on
+their devices); what gets *recorded* follows the profile's rules. Errors the real library raises
+are :class:`~meshspec.errors.TTFatal`; the runner turns them into the step's error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from . import pages
+from .device import MeshBuffer, Write
+from .errors import TTFatal
+from .findings import Finding, Kind
+from .mapping import Distribution, distribute, replicate_all, single
+from .mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
+from .placement import Replicate, Shard, Topology
+from .profiles import AllocationRecord, Composer, CopyCheck, CopyRecord, Profile
+from .scenario.loader import LoadedStep
+from .spec import DataType, TensorSpec, make_spec
+from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin, Record, Tensor
+from .values import generate, quantize_block_float, same_bits, to_dtype
+
+
+class UseAfterFree(TTFatal):
+    """A deallocated tensor was used; also reported as a use_after_free finding."""
+
+
+@dataclass(frozen=True)
+class Readback:
+    """One composition (``to_torch``): which devices were read and the composed shape."""
+
+    step: int
+    tensor: str
+    devices: tuple[Coord, ...]
+    shape: Shape
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "tensor": self.tensor, "devices": [list(c) for c in self.devices], "shape": list(self.shape)}
+
+
+@dataclass
+class Runtime:
+    mesh_shape: Shape
+    profile: Profile
+    folder: Path = Path(".")
+    tensors: dict[str, Tensor] = field(default_factory=dict)
+    events: list[Finding] = field(default_factory=list)
+    readbacks: list[Readback] = field(default_factory=list)
+    ops: dict[int, str] = field(default_factory=dict)
+    _buffers: int = 0
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def execute(self, step: LoadedStep) -> None:
+        self.ops[step.index] = step.op
+        getattr(self, "_" + step.op)(step.index, step.args)
+
+    @property
+    def all_coords(self) -> tuple[Coord, ...]:
+        return tuple(coords(self.mesh_shape))
+
+    def _device(self, name: str, step: int, op: str) -> DeviceTensor:
+        t = self.tensors[name]
+        assert isinstance(t, DeviceTensor)
+        if t.freed_step is not None:
+            msg = f"{name} was deallocated by step {t.freed_step}; {op} uses it after free"
+            self.events.append(Finding(Kind.USE_AFTER_FREE, name, None, step, op, msg))
+            raise UseAfterFree(msg)
+        return t
+
+    def _host(self, name: str) -> HostTensor:
+        t = self.tensors[name]
+        assert isinstance(t, HostTensor)
+        return t
+
+    # -- allocate ------------------------------------------------------------------------------
+    def _allocate_tensor_on_device(self, step: int, a) -> None:
+        spec = make_spec(tuple(a.shape), a.dtype, a.layout, tuple(a.tile), a.memory)
+        buffer = self._new_buffer(spec, step)
+        rule = self.profile.allocation
+        everyone = self.all_coords
+        record = Record(
+            spec=spec,
+            topology=Topology(self.mesh_shape, tuple(Replicate() for _ in self.mesh_shape), everyone),
+            specs={} if rule is AllocationRecord.NONE else {c: spec for c in everyone},
+            recorded=everyone if rule is AllocationRecord.ALL else (),
+            origin={c: step for c in everyone},
+        )
+        self.tensors[a.as_] = DeviceTensor(a.as_, step, buffer, record)
+
+    def _new_buffer(self, spec: TensorSpec, step: int) -> MeshBuffer:
+        self._buffers += 1
+        return MeshBuffer(self._buffers, spec, self.mesh_shape, step)
+
+    # -- from_torch ----------------------------------------------------------------------------
+    def _from_torch(self, step: int, a) -> None:
+        shape = tuple(a.shape)
+        dtype = DataType(a.dtype)
+        values = self._values(a, shape, dtype)
+        dist, plain = self._distribution(shape, a.mesh_mapper)
+        shards = {}
+        for slot in dist.slots:
+            v = values[slot.slices()]
+            if dtype.is_block_float:  # ttnn quantizes each shard on its own
+                v = quantize_block_float(v, dtype)
+            spec = make_spec(slot.shape, dtype, a.layout, tuple(a.tile), a.memory)
+            shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
+        first = next(iter(shards.values()))
+        self.tensors[a.as_] = HostTensor(a.as_, step, first.spec, dist.topology, shards, plain=plain)
+
+    def _values(self, a, shape: Shape, dtype: DataType) -> np.ndarray:
+        # Block floats are kept unquantized here and quantized per shard, as ttnn does.
+        base = DataType.FLOAT32 if dtype.is_block_float else dtype
+        data = a.data
+        if isinstance(data, str):
+            return generate(data, shape, base)
+        if hasattr(data, "fill"):
+            return generate("fill", shape, base, data.fill)
+        if hasattr(data, "random"):
+            return generate("random", shape, base, data.random)
+        arr = np.load(self.folder / data.file, allow_pickle=False)
+        return to_dtype(arr, base) if not np.issubdtype(arr.dtype, np.integer) else to_dtype(arr.astype(np.int64), base)
+
+    def _distribution(self, shape: Shape, mapper) -> tuple[Distribution, bool]:
+        n = volume(self.mesh_shape)
+        rules = self.profile.mapper
+        if mapper is None:
+            return single(self.mesh_shape, shape), True
+        if mapper == "replicate":
+            return distribute(shape, self.mesh_shape, (Replicate(),), (n,), rules), False
+        if hasattr(mapper, "shard"):
+            return distribute(shape, self.mesh_shape, (Shard(mapper.shard),), (n,), rules), False
+        placements = tuple(Replicate() if p == "replicate" else Shard(p.shard) for p in mapper.placements)
+        override = tuple(mapper.mesh_shape) if mapper.mesh_shape is not None else None
+        return distribute(shape, self.mesh_shape, placements, override, rules), False
+
+    # -- to_device -----------------------------------------------------------------------------
+    def _to_device(self, step: int, a) -> None:
+        host = self._host(a.src)
+        memory = a.memory or host.spec.memory
+        shards = self._shards_to_write(host)
+        widest = max((s.spec for s in shards.values()), key=lambda s: s.num_pages)
+        buffer = self._new_buffer(replace(widest, memory=memory), step)
+        topology = self._written_topology(host)
+        specs = {c: replace(s.spec, memory=memory) for c, s in shards.items()}
+        record = Record(replace(host.spec, memory=memory), topology, specs, tuple(shards), {c: step for c in self.all_coords})
+        dev = DeviceTensor(a.as_, step, buffer, record)
+        self._write(dev, host, shards, step)
+        self.tensors[a.as_] = dev
+
+    def _shards_to_write(self, host: HostTensor) -> dict[Coord, HostShard]:
+        """A plain host tensor goes to every device; a mapped one to its populated devices."""
+        if not host.plain:
+            return host.shards
+        only = next(iter(host.shards.values()))
+        return {c: replace(only, coord=c) for c in self.all_coords}
+
+    def _written_topology(self, host: HostTensor) -> Topology:
+        if host.plain:
+            return replicate_all(self.mesh_shape, host.spec.shape).topology
+        return host.topology
+
+    def _write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard], step: int) -> None:
+        memory = dev.buffer.spec.memory
+        for c, shard in shards.items():
+            spec = replace(shard.spec, memory=memory)
+            data = pages.encode(shard.values, spec)
+            dev.buffer.write(c, data, Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values))
+        dev.content_step = step
+
+    # -- copy_host_to_device_tensor ------------------------------------------------------------
+    def _copy_host_to_device_tensor(self, step: int, a) -> None:
+        host = self._host(a.src)
+        dev = self._device(a.dst, step, "copy_host_to_device_tensor")
+        shards = self._shards_to_write(host)
+        self._check_copy(host, dev, shards)
+        self._write(dev, host, shards, step)
+        rec = dev.record
+        rule = self.profile.copy
+        if rule is CopyRecord.LOST:
+            return  # dst was taken by value: the update was made on a copy
+        written = tuple(shards)
+        full = set(written) == set(self.all_coords)
+        topology = self._written_topology(host)
+        if rule is CopyRecord.CURRENT:
+            rec.topology = topology
+            if host.plain:
+                self._set_recorded(rec, self.all_coords, step)
+            elif not full:
+                self._set_recorded(rec, written, step)
+            # a full write from a mapped host tensor keeps the old coords: the current gap
+            return
+        # EXACT
+        rec.topology = topology
+        memory = dev.buffer.spec.memory
+        rec.specs = {c: replace(s.spec, memory=memory) for c, s in shards.items()} | {
+            c: rec.spec for c in self.all_coords if c not in shards
+        }
+        self._set_recorded(rec, written, step)
+
+    @staticmethod
+    def _set_recorded(rec: Record, new: tuple[Coord, ...], step: int) -> None:
+        for c in set(rec.recorded) | set(new):
+            rec.origin[c] = step
+        rec.recorded = tuple(new)
+
+    def _check_copy(self, host: HostTensor, dev: DeviceTensor, shards: dict[Coord, HostShard]) -> None:
+        dst = dev.record.spec
+        if self.profile.copy_check is CopyCheck.EVERY_SHARD:
+            checked = list(shards.values())
+        else:
+            checked = [next(iter(host.shards.values()))]
+        for shard in checked:
+            _same_spec(shard.spec, dst, host.name, dev.name, shard.coord)
+        buf = dev.buffer.spec
+        for shard in shards.values():
+            if shard.spec.page_size != buf.page_size or shard.spec.num_pages > buf.num_pages:
+                raise TTFatal(
+                    f"shard of {host.name} for device {fmt_coord(shard.coord)} is {shard.spec.describe()} "
+                    f"({shard.spec.num_pages} pages of {shard.spec.page_size} B); the buffer of {dev.name} has "
+                    f"{buf.num_pages} pages of {buf.page_size} B"
+                )
+
+    # -- readback ------------------------------------------------------------------------------
+    def _cpu(self, step: int, a) -> None:
+        dev = self._device(a.tensor, step, "cpu")
+        host = self._read(dev, step, a.as_ or f"{a.tensor}.cpu")
+        if a.as_:
+            self.tensors[a.as_] = host
+
+    def _read(self, dev: DeviceTensor, step: int, name: str) -> HostTensor:
+        """``dev.cpu()``: read every recorded device with its recorded spec."""
+        rec = dev.record
+        order = [c for c in rec.topology.coords if c in rec.recorded]
+        order += [c for c in self.all_coords if c in rec.recorded and c not in order]
+        if self.profile.composer is Composer.LEGACY:
+            order = [c for c in self.all_coords if c in rec.recorded]
+        shards: dict[Coord, HostShard] = {}
+        for c in order:
+            spec = rec.specs.get(c)
+            if spec is None:
+                continue  # the runtime cannot read a device it has no spec for
+            values = pages.decode(dev.buffer.read(c, spec), spec)
+            write = dev.current_write(c)
+            origin = ReadOrigin(
+                dev.name,
+                c,
+                step,
+                dev.buffer.written_bytes(c),
+                write,
+                None if write else dev.buffer.last_write.get(c),
+            )
+            shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
+        unread = {}
+        for c in self.all_coords:
+            w = dev.current_write(c)
+            if w is not None and c not in shards:
+                unread[c] = w
+        first = next(iter(shards.values())).spec if shards else rec.spec
+        return HostTensor(name, step, first, rec.topology, shards, read_from=dev.name, unread=unread)
+
+    def _to_torch(self, step: int, a) -> None:
+        t = self.tensors[a.tensor]
+        if isinstance(t, DeviceTensor):
+            host = self._read(self._device(a.tensor, step, "to_torch"), step, a.as_ or f"{a.tensor}.torch")
+        else:
+            host = t
+        result, used = self._compose(host, a.mesh_composer)
+        self.readbacks.append(Readback(step, a.tensor, tuple(used), tuple(result.shape)))
+        self._judge_readback(host, a.tensor, used, step)
+        if a.as_:
+            spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory)
+            dist = single(self.mesh_shape, tuple(result.shape))
+            c = dist.slots[0].coord
+            self.tensors[a.as_] = HostTensor(
+                a.as_, step, spec, dist.topology, {c: HostShard(c, spec, result, (0,) * result.ndim)}, plain=True
+            )
+
+    def _compose(self, host: HostTensor, composer) -> tuple[np.ndarray, list[Coord]]:
+        shards = host.shards
+        order = list(shards)
+        if not order:
+            raise TTFatal(
+                f"{host.read_from or host.name} has no recorded device to read back (0 shards); "
+                "there is nothing to compose"
+            )
+        if composer is None:
+            if len(order) == 1:
+                return shards[order[0]].values, order
+            raise TTFatal(
+                f"to_torch of a tensor with {len(order)} shards needs a mesh_composer, e.g. {{concat: 0}}"
+            )
+        dims = composer.concat if isinstance(composer.concat, list) else [composer.concat]
+        rank = len(shards[order[0]].spec.shape)
+        norm = []
+        for d in dims:
+            if not -rank <= d < rank:
+                raise TTFatal(f"mesh_composer concat dim {d} is out of range for a rank-{rank} tensor")
+            norm.append(d % rank)
+        if len(norm) == 1:
+            return _concat([shards[c].values for c in order], norm[0]), order
+        grid = tuple(composer.mesh_shape) if composer.mesh_shape else self.mesh_shape
+        if len(grid) != len(norm):
+            raise TTFatal(
+                f"mesh_composer has {len(norm)} dims {dims} for a composer mesh shape {list(grid)} of rank {len(grid)}"
+            )
+        if len(set(norm)) != len(norm):
+            raise TTFatal(f"mesh_composer concat dims {dims} repeat a dim")
+        if len(order) != volume(grid):
+            raise TTFatal(
+                f"ND composition requires all shards: {len(order)} shards for a composer mesh shape {list(grid)} "
+                f"of {volume(grid)}"
+            )
+        arrays = [shards[c].values for c in order]
+        # Concatenate along the last mesh axis first, then outward.
+        for axis in reversed(range(len(grid))):
+            group = grid[axis]
+            arrays = [_concat(arrays[i : i + group], norm[axis]) for i in range(0, len(arrays), group)]
+        return arrays[0], order
+
+    def _judge_readback(self, host: HostTensor, name: str, used: list[Coord], step: int) -> None:
+        """data_mismatch for each device whose read-back values are not what was written."""
+        label = host.read_from or name
+        for c in used:
+            shard = host.shards[c]
+            origin = shard.origin
+            if origin is None:
+                continue
+            w = origin.write
+            if w is None:
+                what = (
+                    "never written since allocation"
+                    if origin.stale_write is None
+                    else f"holding superseded data from step {origin.stale_write.step}"
+                )
+                self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: read back {shard.values.size} values from device memory {what}")
+            elif w.values.shape != shard.values.shape:
+                self._mismatch(
+                    label, c, step,
+                    f"{label} {fmt_coord(c)}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.values.shape)} by step {w.step}",
+                )
+            else:
+                differ = int((~same_bits(shard.values, w.values.astype(shard.values.dtype))).sum())
+                if differ:
+                    self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: {differ} of {w.values.size} values differ from what step {w.step} wrote")
+        for c, w in host.unread.items():
+            self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback")
+
+    def _mismatch(self, tensor: str, coord: Coord, step: int, msg: str) -> None:
+        f = Finding(Kind.DATA_MISMATCH, tensor, coord, step, self.ops.get(step), msg)
+        if all(e.key() != f.key() for e in self.events):
+            self.events.append(f)
+
+    # -- deallocate ----------------------------------------------------------------------------
+    def _deallocate(self, step: int, a) -> None:
+        dev = self._device(a.tensor, step, "deallocate")
+        dev.freed_step = step
+        dev.buffer.alive = False
+
+
+def _same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, coord: Coord) -> None:
+    """The current library's copy check (``tt_metal/impl/tensor/tensor_apis.cpp``)."""
+    where = f"{src_name} shard for {fmt_coord(coord)}"
+    if src.shape != dst.shape:
+        raise TTFatal(
+            f"Host tensor has different shape: {where} is {list(src.shape)}, {dst_name} is {list(dst.shape)}"
+        )
+    if src.dtype != dst.dtype:
+        raise TTFatal(f"Host tensor has different dtype: {where} is {src.dtype}, {dst_name} is {dst.dtype}")
+    if src.layout != dst.layout or (src.layout.value == "tile" and src.tile != dst.tile):
+        raise TTFatal(
+            f"Host tensor has different page config: {where} is {src.layout} {list(src.tile)}, "
+            f"{dst_name} is {dst.layout} {list(dst.tile)}"
+        )
+
+
+def _concat(arrays: list[np.ndarray], dim: int) -> np.ndarray:
+    try:
+        return np.concatenate(arrays, axis=dim)
+    except ValueError:
+        shapes = [fmt_shape(a.shape) for a in arrays]
+        raise TTFatal(f"cannot concatenate shards of shapes {shapes} along dim {dim}") from None

@@ -1,0 +1,397 @@
+"""Load a scenario file: YAML -> typed model, validated once, every error with file:line:column.
+
+The YAML is composed into nodes first (safe loader: plain data only), so every value keeps its
+position; pydantic validates the plain data against :mod:`meshspec.scenario.model`; then a
+static pass checks what a schema cannot (tensor names defined before use and of the right kind,
+system names, profile names, data files).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from ..errors import ScenarioError, did_you_mean, one_of
+from ..mesh import SYSTEMS, Shape
+from ..profiles import PROFILES
+from .model import OPS, Scenario, step_args, step_op
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LoadedStep:
+    index: int
+    op: str
+    args: BaseModel
+    line: int
+    """1-based line of the step in the file."""
+
+
+@dataclass(frozen=True)
+class LoadedScenario:
+    path: Path
+    name: str
+    description: str
+    mesh_shape: Shape
+    mesh_name: Optional[str]
+    profile: Optional[str]
+    steps: tuple[LoadedStep, ...]
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+# -- YAML with positions ---------------------------------------------------------------------
+class _Loader(yaml.SafeLoader):
+    """Safe loader that refuses duplicate keys."""
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise ScenarioError(
+                f"duplicate key {key!r} (first at line {seen[key].start_mark.line + 1})",
+                None,
+                key_node.start_mark.line + 1,
+                key_node.start_mark.column + 1,
+            )
+        seen[key] = key_node
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
+    try:
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                raise ScenarioError("the file is empty; a scenario starts with 'meshspec: 1'", file, 1, 1)
+            data = loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except ScenarioError as err:
+        err.file = file
+        raise
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        problem = (err.problem or err.context or "invalid YAML").strip()
+        raise ScenarioError(
+            f"invalid YAML: {problem}",
+            file,
+            mark.line + 1 if mark else None,
+            mark.column + 1 if mark else None,
+        ) from None
+    except yaml.YAMLError as err:
+        raise ScenarioError(f"invalid YAML: {err}", file) from None
+    return data, node
+
+
+def _node_at(root: yaml.Node, loc: tuple, key: bool = False) -> yaml.Node:
+    """The deepest node along a pydantic ``loc``; elements that name no key are skipped.
+
+    With ``key``, a final mapping key gives its key node (where an unknown key is written).
+    """
+    node = root
+    for i, part in enumerate(loc):
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if k.value == part:
+                    node = k if key and i == len(loc) - 1 else v
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+    return node
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+# -- pydantic errors -> one line -------------------------------------------------------------
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """Every BaseModel class inside an annotation (through Optional, Union, list, Annotated)."""
+    out: list[type[BaseModel]] = []
+    stack = [annotation]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, type) and issubclass(a, BaseModel):
+            out.append(a)
+            continue
+        origin = typing.get_origin(a)
+        if origin is typing.Annotated:
+            stack.append(typing.get_args(a)[0])
+        elif origin in (typing.Union, types.UnionType, list, tuple):
+            stack.extend(typing.get_args(a))
+    return out
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _model_at(loc: tuple, data: Any) -> Optional[type[BaseModel]]:
+    """The model whose mapping holds the last element of ``loc`` (for unknown-key messages)."""
+    models: list[type[BaseModel]] = [Scenario]
+    value = data
+    for part in loc[:-1]:
+        if isinstance(part, int) or not models:
+            if isinstance(value, list) and isinstance(part, int) and part < len(value):
+                value = value[part]
+            continue
+        nxt: list[type[BaseModel]] = []
+        for m in models:
+            for name, f in m.model_fields.items():
+                if part in (name, f.alias):
+                    nxt.extend(_models_in(f.annotation))
+        if part in OPS:
+            nxt = [OPS[part]]
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        if nxt:
+            models = nxt
+        elif part not in ("steps",):
+            # a union branch tag ('FillData', 'literal[...]'): keep the candidates
+            continue
+    if isinstance(value, dict):
+        fitting = [m for m in models if set(value) - {loc[-1]} <= set(_keys(m))]
+        if fitting:
+            return fitting[0]
+    return models[0] if len(models) == 1 else None
+
+
+def _where(loc: tuple) -> str:
+    parts = []
+    for p in loc:
+        if isinstance(p, int):
+            parts.append(f"[{p}]")
+        elif isinstance(p, str) and (p.startswith(("literal[", "function-")) or p[:1].isupper()):
+            continue
+        else:
+            parts.append(("." if parts else "") + str(p))
+    return "".join(parts)
+
+
+def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
+    errors = err.errors(include_url=False)
+    # Prefer the error on the deepest location: it is the most specific one.
+    best = max(errors, key=lambda e: len([p for p in e["loc"] if not str(p)[:1].isupper()]))
+    loc = tuple(best["loc"])
+    kind = best["type"]
+    where = _where(loc)
+    if kind == "extra_forbidden":
+        key = loc[-1]
+        model = _model_at(loc, data)
+        if model is not None:
+            valid = _keys(model)
+            return loc, f"unknown key {key!r} in {_where(loc[:-1]) or 'the scenario'}{did_you_mean(key, valid)}; valid keys: {', '.join(valid)}"
+        return loc, f"unknown key {key!r} in {_where(loc[:-1]) or 'the scenario'}"
+    if kind == "missing":
+        return loc, f"{where}: required key is missing"
+    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
+        return loc, f"{where}: a step is one mapping with one op: {one_of(list(OPS))}"
+    bad = best.get("input")
+    msg = best["msg"]
+    if kind == "enum" and isinstance(bad, str):
+        expected = best.get("ctx", {}).get("expected", "")
+        choices = [c.strip(" '") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
+        msg = f"{msg}{did_you_mean(bad, choices)}"
+    elif kind == "literal_error" and isinstance(bad, str):
+        expected = best.get("ctx", {}).get("expected", "")
+        choices = [c.strip(" '") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
+        msg = f"{msg}{did_you_mean(bad, choices)}"
+    return loc, f"{where}: {msg}, got {bad!r}"
+
+
+# -- static checks -----------------------------------------------------------------------------
+def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
+    """Each step must be a mapping with exactly one known op (checked first for clear messages)."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        return
+    steps_node = _node_at(root, ("steps",))
+    for i, item in enumerate(data["steps"]):
+        node = steps_node.value[i] if isinstance(steps_node, yaml.SequenceNode) else root
+        line, col = _mark(node)
+        if not isinstance(item, dict) or len(item) != 1:
+            got = list(item) if isinstance(item, dict) else item
+            raise ScenarioError(
+                f"steps[{i}]: a step is a mapping with one op, like '- from_torch: {{...}}', got {got!r}",
+                file,
+                line,
+                col,
+            )
+        op = next(iter(item))
+        if op not in OPS:
+            raise ScenarioError(
+                f"steps[{i}]: unknown step {op!r}{did_you_mean(op, list(OPS))}; {one_of(list(OPS))}",
+                file,
+                line,
+                col,
+            )
+        if item[op] is None:
+            raise ScenarioError(f"steps[{i}].{op}: needs arguments, e.g. {{tensor: t}}", file, line, col)
+
+
+_HOST, _DEVICE = "host", "device"
+#: (field, kind it must be or None for either, whether it defines the name)
+_USES: dict[str, tuple[tuple[str, Optional[str]], ...]] = {
+    "allocate_tensor_on_device": (),
+    "from_torch": (),
+    "to_device": (("src", _HOST),),
+    "copy_host_to_device_tensor": (("src", _HOST), ("dst", _DEVICE)),
+    "cpu": (("tensor", _DEVICE),),
+    "to_torch": (("tensor", None),),
+    "deallocate": (("tensor", _DEVICE),),
+}
+_DEFINES = {
+    "allocate_tensor_on_device": _DEVICE,
+    "from_torch": _HOST,
+    "to_device": _DEVICE,
+    "cpu": _HOST,
+    "to_torch": _HOST,
+}
+
+
+def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
+    kinds: dict[str, str] = {}
+    for i, step in enumerate(scenario.steps):
+        op = step_op(step)
+        args = step_args(step)
+        for field, want in _USES[op]:
+            name = getattr(args, field)
+            node = _node_at(root, ("steps", i, op, field))
+            line, col = _mark(node)
+            if name not in kinds:
+                known = sorted(kinds)
+                hint = did_you_mean(name, known)
+                choices = f"defined so far: {', '.join(known)}" if known else "no tensor is defined before this step"
+                raise ScenarioError(f"steps[{i}].{op}.{field}: unknown tensor {name!r}{hint}; {choices}", file, line, col)
+            if want is not None and kinds[name] != want:
+                raise ScenarioError(
+                    f"steps[{i}].{op}.{field}: {name!r} is a {kinds[name]} tensor, {op} needs a {want} tensor",
+                    file,
+                    line,
+                    col,
+                )
+        name = getattr(args, "as_", None)
+        if name is not None and op in _DEFINES:
+            kinds[name] = _DEFINES[op]
+
+
+def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str) -> None:
+    import numpy as np
+
+    for i, step in enumerate(scenario.steps):
+        if step_op(step) != "from_torch":
+            continue
+        args = step_args(step)
+        file_name = getattr(args.data, "file", None)
+        if file_name is None:
+            continue
+        line, col = _mark(_node_at(root, ("steps", i, "from_torch", "data", "file")))
+        target = (path.parent / file_name).resolve()
+        if target.suffix != ".npy":
+            raise ScenarioError(f"data file {file_name!r} must be a .npy file", file, line, col)
+        try:
+            arr = np.load(target, mmap_mode="r", allow_pickle=False)
+        except FileNotFoundError:
+            raise ScenarioError(f"data file {file_name!r} not found (looked for {target})", file, line, col) from None
+        except (ValueError, OSError) as err:
+            raise ScenarioError(f"data file {file_name!r} is not a plain .npy array: {err}", file, line, col) from None
+        if tuple(arr.shape) != tuple(args.shape):
+            raise ScenarioError(
+                f"data file {file_name!r} has shape {list(arr.shape)}, the step says shape {list(args.shape)}",
+                file,
+                line,
+                col,
+            )
+
+
+def _mesh_shape(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, Optional[str]]:
+    if isinstance(scenario.mesh, str):
+        name = scenario.mesh.lower()
+        if name not in SYSTEMS:
+            line, col = _mark(_node_at(root, ("mesh",)))
+            raise ScenarioError(
+                f"mesh: unknown system {scenario.mesh!r}{did_you_mean(name, list(SYSTEMS))}; "
+                f"{one_of(list(SYSTEMS))}, or a shape like [2, 4]",
+                file,
+                line,
+                col,
+            )
+        return SYSTEMS[name][0], name
+    return tuple(scenario.mesh), None
+
+
+def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
+    """Parse scenario text; ``path`` names it in messages and anchors relative data files."""
+    path = Path(path)
+    file = str(path)
+    data, root = _compose(text, file)
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario is a mapping starting with 'meshspec: 1', got {type(data).__name__}", file, 1, 1)
+    if "meshspec" in data and data["meshspec"] != 1:
+        line, col = _mark(_node_at(root, ("meshspec",)))
+        raise ScenarioError(f"meshspec: format version {data['meshspec']!r} is not supported; this meshspec reads version 1", file, line, col)
+    _check_steps_shape(data, root, file)
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as err:
+        loc, message = _first_error(err, data)
+        line, col = _mark(_node_at(root, loc, key=message.startswith("unknown key")))
+        raise ScenarioError(message, file, line, col) from None
+    if scenario.profile is not None and scenario.profile not in PROFILES:
+        line, col = _mark(_node_at(root, ("profile",)))
+        raise ScenarioError(
+            f"profile: unknown profile {scenario.profile!r}{did_you_mean(scenario.profile, list(PROFILES))}; {one_of(list(PROFILES))}",
+            file,
+            line,
+            col,
+        )
+    mesh_shape, mesh_name = _mesh_shape(scenario, root, file)
+    _check_names(scenario, root, file)
+    _check_data_files(scenario, root, path, file)
+    steps_node = _node_at(root, ("steps",))
+    steps = tuple(
+        LoadedStep(i, step_op(s), step_args(s), _mark(steps_node.value[i])[0]) for i, s in enumerate(scenario.steps)
+    )
+    return LoadedScenario(
+        path=path,
+        name=scenario.name or path.stem,
+        description=scenario.description or "",
+        mesh_shape=mesh_shape,
+        mesh_name=mesh_name,
+        profile=scenario.profile,
+        steps=steps,
+    )
+
+
+def load(path: Path | str) -> LoadedScenario:
+    """Read and parse a scenario file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(f"file is {size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError("no such file", str(path)) from None
+    except IsADirectoryError:
+        raise ScenarioError("is a folder; give a scenario .yaml file", str(path)) from None
+    except UnicodeDecodeError as err:
+        raise ScenarioError(f"not UTF-8 text ({err.reason} at byte {err.start})", str(path)) from None
+    except OSError as err:
+        raise ScenarioError(f"cannot read: {err.strerror}", str(path)) from None
+    return parse(text, path)

@@ -1,0 +1,187 @@
+"""Scenario format 1 as typed models: the one definition the loader validates against.
+
+Step names are the ttnn function names, so a scenario reads like the code it reproduces::
+
+    meshspec: 1
+    mesh: t3k
+    steps:
+      - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+      - from_torch: {as: src, shape: [1, 7, 32, 32], mesh_mapper: {shard: 1}}
+      - copy_host_to_device_tensor: {src: src, dst: dst}
+      - to_torch: {tensor: dst, mesh_composer: {concat: 1}}
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+
+from ..spec import TILE_SHAPES, BufferType, DataType, Layout
+
+Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_.\-]*$")]
+Dim = Annotated[int, Field(ge=1, le=2**40)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class TensorFields(_Strict):
+    shape: Annotated[list[Dim], Field(min_length=1, max_length=8)]
+    """Logical shape, e.g. [1, 1, 32, 32]."""
+    dtype: DataType = DataType.BFLOAT16
+    layout: Layout = Layout.TILE
+    tile: tuple[int, int] = (32, 32)
+    memory: BufferType = BufferType.DRAM
+
+    @field_validator("tile")
+    @classmethod
+    def _known_tile(cls, v: tuple[int, int]) -> tuple[int, int]:
+        if tuple(v) not in TILE_SHAPES:
+            raise ValueError(f"tile {list(v)} is not one of {[list(t) for t in TILE_SHAPES]}")
+        return v
+
+
+# -- from_torch data -------------------------------------------------------------------------
+class FillData(_Strict):
+    fill: float
+
+
+class RandomData(_Strict):
+    random: Annotated[int, Field(ge=0)]
+
+
+class FileData(_Strict):
+    file: Annotated[str, Field(min_length=1)]
+    """A .npy file, relative to the scenario's folder (loaded without pickle)."""
+
+
+Data = Union[Literal["arange", "zeros", "ones"], FillData, RandomData, FileData]
+
+
+# -- mappers and composers -------------------------------------------------------------------
+class ShardPlacement(_Strict):
+    shard: int
+
+
+class PlacementsMapper(_Strict):
+    placements: Annotated[list[Union[Literal["replicate"], ShardPlacement]], Field(min_length=1)]
+    mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
+    """MeshMapperConfig's mesh_shape_override."""
+
+
+Mapper = Union[Literal["replicate"], ShardPlacement, PlacementsMapper]
+
+
+class ConcatComposer(_Strict):
+    concat: Union[int, Annotated[list[int], Field(min_length=1)]]
+    """A dim (concat_mesh_to_tensor_composer) or one dim per mesh axis (create_mesh_composer)."""
+    mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
+
+
+# -- steps -------------------------------------------------------------------------------------
+class Allocate(TensorFields):
+    """``ttnn.allocate_tensor_on_device(TensorSpec(...), mesh_device)``."""
+
+    as_: Name = Field(alias="as")
+
+
+class FromTorch(TensorFields):
+    """``ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=...)``: a host tensor."""
+
+    as_: Name = Field(alias="as")
+    data: Data = "arange"
+    mesh_mapper: Optional[Mapper] = None
+
+
+class ToDevice(_Strict):
+    """``ttnn.to_device(host, mesh_device)``: a new device tensor holding the host shards."""
+
+    src: Name
+    as_: Name = Field(alias="as")
+    memory: Optional[BufferType] = None
+
+
+class CopyHostToDevice(_Strict):
+    """``ttnn.copy_host_to_device_tensor(src, dst)``."""
+
+    src: Name
+    dst: Name
+
+
+class Cpu(_Strict):
+    """``dst.cpu()``: read the device tensor back into a host tensor."""
+
+    tensor: Name
+    as_: Optional[Name] = Field(default=None, alias="as")
+
+
+class ToTorch(_Strict):
+    """``ttnn.to_torch(t, mesh_composer=...)``: read back (if on device) and compose."""
+
+    tensor: Name
+    mesh_composer: Optional[ConcatComposer] = None
+    as_: Optional[Name] = Field(default=None, alias="as")
+
+
+class Deallocate(_Strict):
+    """``ttnn.deallocate(t)``."""
+
+    tensor: Name
+
+
+#: Step op name -> its arguments' model, in the order the README lists them.
+OPS: dict[str, type[_Strict]] = {
+    "allocate_tensor_on_device": Allocate,
+    "from_torch": FromTorch,
+    "to_device": ToDevice,
+    "copy_host_to_device_tensor": CopyHostToDevice,
+    "cpu": Cpu,
+    "to_torch": ToTorch,
+    "deallocate": Deallocate,
+}
+
+
+def _step_tag(value: Any) -> Optional[str]:
+    if isinstance(value, dict) and len(value) == 1:
+        return next(iter(value))
+    if isinstance(value, BaseModel):
+        return next(iter(type(value).model_fields))
+    return None
+
+
+def _step_model(op: str, args: type[_Strict]) -> type[_Strict]:
+    from pydantic import create_model
+
+    return create_model(f"Step_{op}", __base__=_Strict, **{op: (args, ...)})
+
+
+STEP_MODELS: dict[str, type[_Strict]] = {op: _step_model(op, args) for op, args in OPS.items()}
+
+Step = Annotated[
+    Union[tuple(Annotated[STEP_MODELS[op], Tag(op)] for op in OPS)],  # type: ignore[misc]
+    Discriminator(_step_tag),
+]
+
+
+class Scenario(_Strict):
+    """A whole scenario file, format version 1."""
+
+    meshspec: Literal[1]
+    """Format version."""
+    name: Optional[str] = None
+    description: Optional[str] = None
+    mesh: Union[str, Annotated[list[Dim], Field(min_length=1, max_length=4)]]
+    """A system name (n150 n300 t3k galaxy p150 p300 p150x4 p150x8) or a shape like [2, 4]."""
+    profile: Optional[str] = None
+    steps: Annotated[list[Step], Field(min_length=1)]
+
+
+def step_op(step: BaseModel) -> str:
+    """The op name of a validated step."""
+    return next(iter(type(step).model_fields))
+
+
+def step_args(step: BaseModel) -> BaseModel:
+    return getattr(step, step_op(step))

@@ -1,0 +1,148 @@
+"""Host values: numpy dtypes per ttnn dtype, data generators, and block-float quantization.
+
+bfloat16 uses ml_dtypes (round-to-nearest-even, the same type JAX uses). Block floats
+(bfloat8_b, bfloat4_b) are held on the host as float32 values that are already quantized, so a
+correct device round trip gives them back bit for bit.
+
+Block-float format (one shared exponent per 16 consecutive values of a face row)::
+
+    value = (-1)**sign * mantissa * 2**(shared_exp - 127 - (mantissa_bits - 1))
+    bfloat8_b: 7 mantissa bits (0..127); bfloat4_b: 3 mantissa bits (0..7)
+
+``shared_exp`` is the largest float32 biased exponent in the group; smaller values lose low bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spec import DataType
+
+try:  # ml_dtypes is a declared dependency; the import is here so a missing install says so.
+    import ml_dtypes
+
+    BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError as exc:  # pragma: no cover
+    raise ImportError("meshspec needs ml_dtypes for bfloat16 (pip install ml_dtypes)") from exc
+
+#: numpy dtype of a host tensor of each ttnn dtype.
+HOST_DTYPES: dict[DataType, np.dtype] = {
+    DataType.BFLOAT16: BFLOAT16,
+    DataType.FLOAT32: np.dtype(np.float32),
+    DataType.UINT32: np.dtype(np.uint32),
+    DataType.INT32: np.dtype(np.int32),
+    DataType.UINT16: np.dtype(np.uint16),
+    DataType.UINT8: np.dtype(np.uint8),
+    DataType.BFLOAT8_B: np.dtype(np.float32),
+    DataType.BFLOAT4_B: np.dtype(np.float32),
+}
+
+MANTISSA_BITS = {DataType.BFLOAT8_B: 7, DataType.BFLOAT4_B: 3}
+GROUP = 16
+
+
+def host_dtype(dtype: DataType) -> np.dtype:
+    return HOST_DTYPES[dtype]
+
+
+def to_dtype(values: np.ndarray, dtype: DataType) -> np.ndarray:
+    """Convert float64/int values to the host representation of ``dtype``.
+
+    Integers wrap modulo the type's range (as a cast of a torch int64 tensor does); floats round
+    to nearest even; block floats are quantized in groups of 16 along the last dim.
+    """
+    target = HOST_DTYPES[dtype]
+    if np.issubdtype(target, np.integer):
+        info = np.iinfo(target)
+        span = int(info.max) - int(info.min) + 1
+        ints = np.asarray(values).astype(np.int64)
+        return ((ints - int(info.min)) % span + int(info.min)).astype(target)
+    out = np.asarray(values, dtype=np.float64).astype(target)
+    if dtype.is_block_float:
+        out = quantize_block_float(out, dtype)
+    return out
+
+
+def quantize_block_float(values: np.ndarray, dtype: DataType) -> np.ndarray:
+    """Round float32 ``values`` to what ``dtype`` can hold, grouping 16 along the last dim.
+
+    Host tensors are grouped along rows of the logical tensor; on the device groups are face rows
+    of the padded tile, which hold the same 16 consecutive row elements when the width is a
+    multiple of 16 (always the case for padded tiles). Padding zeros do not change a group's
+    shared exponent.
+    """
+    arr = np.asarray(values, dtype=np.float32)
+    shape = arr.shape
+    width = shape[-1] if shape else 1
+    pad = (-width) % GROUP
+    flat = arr.reshape(-1, width)
+    if pad:
+        flat = np.pad(flat, ((0, 0), (0, pad)))
+    groups = flat.reshape(-1, GROUP)
+    exps, mants, signs = encode_groups(groups, dtype)
+    decoded = decode_groups(exps, mants, signs, dtype)
+    out = decoded.reshape(flat.shape)[:, :width]
+    return out.reshape(shape).astype(np.float32)
+
+
+def encode_groups(groups: np.ndarray, dtype: DataType) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shared exponents (uint8 per group), magnitudes and sign bits for groups of 16 float32."""
+    bits = MANTISSA_BITS[dtype]
+    g = np.asarray(groups, dtype=np.float32)
+    raw = g.view(np.uint32)
+    biased = ((raw >> 23) & 0xFF).astype(np.int32)
+    shared = biased.max(axis=-1)
+    signs = (raw >> 31).astype(np.uint8)
+    # Scale so the largest magnitude in the group lands in [2**(bits-1), 2**bits).
+    scale = np.ldexp(np.float64(1.0), (bits - 1) - (shared.astype(np.int64) - 127))
+    mags = np.rint(np.abs(g.astype(np.float64)) * scale[..., None])
+    mags = np.clip(mags, 0, (1 << bits) - 1).astype(np.uint8)
+    mags[np.isnan(g)] = 0
+    return shared.astype(np.uint8), mags, signs
+
+
+def decode_groups(shared: np.ndarray, mags: np.ndarray, signs: np.ndarray, dtype: DataType) -> np.ndarray:
+    """Inverse of :func:`encode_groups`, as float32."""
+    bits = MANTISSA_BITS[dtype]
+    scale = np.ldexp(np.float64(1.0), shared.astype(np.int64) - 127 - (bits - 1))
+    vals = mags.astype(np.float64) * scale[..., None]
+    vals = np.where(signs.astype(bool), -vals, vals)
+    return vals.astype(np.float32)
+
+
+def generate(kind: str, shape: tuple[int, ...], dtype: DataType, arg: object = None) -> np.ndarray:
+    """Host data for ``from_torch``: ``arange``, ``zeros``, ``ones``, ``fill`` or ``random``.
+
+    ``arange`` numbers elements 0, 1, 2, ... in row-major order, then converts to ``dtype`` as
+    ``torch.arange(n).to(dtype)`` would: every element is distinct while the dtype can count
+    that high (bfloat16 exactly to 256, uint8 wraps at 256).
+    """
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if kind == "arange":
+        values = np.arange(n, dtype=np.float64).reshape(shape)
+    elif kind == "zeros":
+        values = np.zeros(shape)
+    elif kind == "ones":
+        values = np.ones(shape)
+    elif kind == "fill":
+        values = np.full(shape, float(arg))  # type: ignore[arg-type]
+    elif kind == "random":
+        rng = np.random.default_rng(int(arg))  # type: ignore[arg-type]
+        target = HOST_DTYPES[dtype]
+        if np.issubdtype(target, np.integer):
+            info = np.iinfo(target)
+            values = rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, size=shape)
+        else:
+            values = rng.standard_normal(shape)
+    else:  # pragma: no cover - the scenario model allows only the kinds above
+        raise ValueError(f"unknown data kind {kind!r}")
+    return to_dtype(values, dtype)
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Element-wise bit equality (NaN poison equals itself, -0.0 differs from 0.0)."""
+    if a.dtype != b.dtype:
+        b = b.astype(a.dtype)
+    width = a.dtype.itemsize
+    view = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
+    return np.ascontiguousarray(a).view(view) == np.ascontiguousarray(b).view(view)
