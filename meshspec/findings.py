@@ -9,6 +9,8 @@ status / finding        meaning
 ======================  ==========================================================================
 ok                      recorded, and holds the current content with the recorded shape and bytes
 empty                   not recorded, holds no current content
+uninitialized           allocated and recorded, but nothing was copied into the tensor yet (like
+                        ``torch.empty``: not a lie by itself; reading it back is a data_mismatch)
 stale                   recorded, but the current content never reached it (never written since
                         allocation, or only by an earlier, superseded write)
 partial                 recorded with N bytes, the current write put fewer there
@@ -38,6 +40,7 @@ from .tensor import DeviceTensor, HostTensor, Tensor
 class Status(str, enum.Enum):
     OK = "ok"
     EMPTY = "empty"
+    UNINITIALIZED = "uninitialized"
     STALE = "stale"
     PARTIAL = "partial"
     LOST = "lost"
@@ -49,7 +52,7 @@ class Status(str, enum.Enum):
 
     @property
     def is_finding(self) -> bool:
-        return self not in (Status.OK, Status.EMPTY)
+        return self not in (Status.OK, Status.EMPTY, Status.UNINITIALIZED)
 
 
 class Kind(str, enum.Enum):
@@ -109,12 +112,14 @@ class DeviceView:
     """Why the status is what it is, in words."""
 
 
-def _status(recorded: bool, spec: Optional[TensorSpec], written: Optional[TensorSpec], content_bytes: int) -> Status:
+def _status(
+    recorded: bool, spec: Optional[TensorSpec], written: Optional[TensorSpec], content_bytes: int, has_content: bool
+) -> Status:
     if spec is None and (recorded or written is not None):
         return Status.MISSING_SPEC
     if recorded:
         if written is None:
-            return Status.STALE
+            return Status.STALE if has_content else Status.UNINITIALIZED
         if written.shape != spec.shape:  # type: ignore[union-attr]
             return Status.SHAPE_MISMATCH
         if content_bytes < spec.buffer_bytes:  # type: ignore[union-attr]
@@ -141,7 +146,9 @@ def _device_tensor_views(t: DeviceTensor, mesh_shape: Shape) -> list[DeviceView]
         write = t.current_write(c)
         old = t.buffer.last_write.get(c)
         written = t.buffer.written_bytes(c)
-        status = _status(recorded, spec, write.spec if write else None, write.spec.buffer_bytes if write else 0)
+        status = _status(
+            recorded, spec, write.spec if write else None, write.spec.buffer_bytes if write else 0, t.content_step is not None
+        )
         detail = _detail(status, spec, write, old, written)
         out.append(
             DeviceView(
@@ -228,12 +235,12 @@ def findings_of(name: str, tensor: Tensor, views: list[DeviceView], ops: dict[in
         where = f"{name} {fmt_coord(v.coord)}"
         origin = f"step {step} ({ops.get(step, '?')})" if step is not None else "no step"
         if v.status is Status.STALE and isinstance(tensor, DeviceTensor):
-            msg = f"{where}: recorded as holding {v.spec.describe() if v.spec else 'data'} by {origin}, but {v.detail}"
+            msg = f"{where}: recorded as holding {v.spec.describe() if v.spec else 'data'} since {origin}, but {v.detail}"
         elif v.status is Status.LOST:
-            msg = f"{where}: {v.detail}; the record set by {origin} says it holds nothing, so no reader sees it"
+            msg = f"{where}: {v.detail}; its record, set by {origin}, says it holds nothing, so no reader sees it"
         elif v.status is Status.MISSING_SPEC and not v.recorded:
             msg = f"{where}: written by {origin}, but the runtime keeps no spec for it, so no reader sees it"
         else:
-            msg = f"{where}: {v.detail} (record from {origin})"
+            msg = f"{where}: {v.detail}"
         out.append(Finding(Kind(v.status.value), name, v.coord, step, ops.get(step) if step is not None else None, msg))
     return out

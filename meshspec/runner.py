@@ -5,12 +5,12 @@ This is the function a test or a library user calls; the CLI is a thin layer ove
 
 from __future__ import annotations
 
-from .errors import TTFatal
+from .errors import ScenarioError, TTFatal
 from .findings import device_views, findings_of
 from .profiles import DEFAULT_PROFILE, get_profile
 from .report import Report, StepError, TensorReport
 from .runtime import Runtime
-from .scenario import LoadedScenario
+from .scenario import LoadedScenario, load
 from .tensor import DeviceTensor
 
 
@@ -61,3 +61,22 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
         steps_total=len(scenario.steps),
         ops=tuple(s.op for s in scenario.steps),
     )
+
+
+def run_paths(paths, profile: str | None = None) -> tuple[list[Report], list[ScenarioError]]:
+    """Load and run each scenario file; invalid files are returned as errors, not raised.
+
+    An unknown ``profile`` is a :class:`~meshspec.errors.UsageError` (raised before any run).
+    """
+    if profile is not None:
+        get_profile(profile)
+    reports: list[Report] = []
+    failures: list[ScenarioError] = []
+    for path in paths:
+        try:
+            scenario = load(path)
+        except ScenarioError as err:
+            failures.append(err)
+            continue
+        reports.append(run(scenario, profile))
+    return reports, failures

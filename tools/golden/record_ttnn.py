@@ -20,17 +20,23 @@ What is recorded (the case lists below are the data; edit them, re-run, commit b
 - "runtime": scenarios on the mock 2x4 mesh device. After every event the subject tensor is
   observed: its topology, device_coords(), and a cpu() readback ("cpu_shards"/"cpu_coords" are the
   shards and coordinates present in the readback's host buffer; for a host subject, in the tensor
-  itself). Two keys beyond the brief: "shape" (the subject's logical shape) and "is_allocated".
-  Each scenario runs in a child process, because some calls (cpu() of a deallocated tensor)
-  kill the process with SIGSEGV: the event is recorded with that as its error and the scenario
-  is replayed without it.
+  itself). Two keys beyond the requested structure: "shape" (the subject's logical shape) and
+  "is_allocated" (null for host tensors). A failed event is observed on its destination or input
+  tensor, if it has one. Each scenario runs in a child process, because some calls (cpu() of a
+  deallocated tensor) kill the process with SIGSEGV: such an event is recorded with that as its
+  error and the scenario is replayed without it.
+
+The runs happen in a scratch directory: opening a mesh device writes generated/fabric/*.yaml into
+the working directory.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import itertools
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -42,7 +48,8 @@ import ttnn
 
 TTNN_VERSION = "0.81.1"
 RECORDED_BY = "tools/golden/record_ttnn.py"
-REPO = Path(__file__).resolve().parents[2]
+SCRIPT = Path(__file__).resolve()
+REPO = SCRIPT.parents[2]
 OUTPUT = REPO / "tests" / "golden" / "ttnn_0_81_1.json"
 RUNTIME_MESH = (2, 4)  # the mock cluster descriptor is a T3K
 
@@ -184,7 +191,8 @@ RUNTIME_SCENARIOS = [
      [ALLOCATE, copy(EIGHT), copy(SEVEN)]),
     ("plain_host_copy", "A plain host tensor (no mapper) copied in; then a partial copy; then plain again.",
      [ALLOCATE, copy(PLAIN), copy(SEVEN), copy(PLAIN)]),
-    ("shape_mismatch_copy", "Copies whose shards differ from the destination's spec; the observation shows dst after each failure.",
+    ("shape_mismatch_copy",
+     "Copies whose shards differ from the destination's spec; the observation shows dst after each failure.",
      [ALLOCATE,
       copy(host((1, 16, 32, 32), placements=[S(1)], override=(8,))),  # 8 shards of (1,2,32,32)
       copy(host((1, 14, 32, 32), placements=[S(1)], override=(8,))),  # added: 7 shards of (1,2,32,32)
@@ -227,10 +235,10 @@ RUNTIME_SCENARIOS = [
     ("helper_mappers", "Mapper helpers that need a mesh device, on the mock 2x4 mesh.",
      [event("distribute_tensor", out="h1", src=host((1, 7, 32, 32), mapper="replicate_tensor_to_mesh_mapper")),
       event("distribute_tensor", out="h2", src=host((1, 7, 32, 32), mapper="shard_tensor_to_mesh_mapper", dim=1)),
-      event("distribute_tensor", out="h4", src=host((1, 7, 32, 32), mapper="ShardTensorToMesh", dim=1)),
-      event("distribute_tensor", out="h5",
+      event("distribute_tensor", out="h3", src=host((1, 7, 32, 32), mapper="ShardTensorToMesh", dim=1)),
+      event("distribute_tensor", out="h4",
             src=host((1, 7, 32, 32), mapper="ShardTensor2dMesh", mesh_shape=[2, 4], dims=[None, 1])),
-      event("distribute_tensor", out="h6",
+      event("distribute_tensor", out="h5",
             src=host((1, 8, 32, 32), mapper="ShardTensor2dMesh", mesh_shape=[2, 4], dims=[None, 1])),
       event("distribute_tensor", out="d1", device=True,  # distribute_tensor(host, mapper, mesh_device)
             src=host((1, 7, 32, 32), mapper="shard_tensor_to_mesh_mapper", dim=1))]),
@@ -276,6 +284,10 @@ def mesh_shape(dims):
     return None if dims is None else ttnn.MeshShape(list(dims))
 
 
+def mapper_config(placements, override):
+    return ttnn.MeshMapperConfig([placement(p) for p in placements], mesh_shape(override))
+
+
 def error_text(exc):
     """The key line of a ttnn error: "TT_FATAL: <info>" without file, condition or backtrace."""
     text = str(exc)
@@ -312,9 +324,7 @@ def host_tensor(src, mesh_device=None):
 def make_mapper(src, mesh_device):
     helper = src.get("mapper")
     if "placements" in src:
-        config = ttnn.MeshMapperConfig([placement(p) for p in src["placements"]],
-                                       mesh_shape(src["mesh_shape_override"]))
-        return ttnn.create_mesh_mapper(mesh_device.shape, config)
+        return ttnn.create_mesh_mapper(mesh_device.shape, mapper_config(src["placements"], src["mesh_shape_override"]))
     if helper == "replicate_tensor_to_mesh_mapper":
         return ttnn.replicate_tensor_to_mesh_mapper(mesh_device)
     if helper in ("shard_tensor_to_mesh_mapper", "ShardTensorToMesh"):
@@ -352,8 +362,7 @@ def record_mapper(case):
     record = dict(case, error=None, distribution_shape=None, topology_placements=None, coords=None, shards=None)
     try:
         data = host_tensor(host(case["shape"], "float32"))
-        config = ttnn.MeshMapperConfig([placement(p) for p in case["placements"]],
-                                       mesh_shape(case["mesh_shape_override"]))
+        config = mapper_config(case["placements"], case["mesh_shape_override"])
         tensor = ttnn.distribute_tensor(data, ttnn.create_mesh_mapper(ttnn.MeshShape(case["mesh"]), config), None)
     except RuntimeError as exc:
         return record | {"error": error_text(exc)}
@@ -488,7 +497,7 @@ def record_scenario(name, description, events):
     crashed = {}
     while True:
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
-            command = [sys.executable, __file__, "--play", name, "--out", out.name,
+            command = [sys.executable, str(SCRIPT), "--play", name, "--out", out.name,
                        "--skip", ",".join(map(str, crashed))]
             child = subprocess.run(command, capture_output=True, text=True)
             done = {row["index"]: row["event"] for row in map(json.loads, out.read().splitlines())}
@@ -525,21 +534,34 @@ def main():
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--skip", default="", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    installed = importlib.metadata.version("ttnn")
+    if installed != TTNN_VERSION:
+        sys.exit(f"record_ttnn.py: ttnn {installed} is installed; this records ttnn {TTNN_VERSION}")
     if options.play:
         play_scenario(options.play, {int(i) for i in options.skip.split(",") if i}, options.out)
         return
 
+    home = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(scratch)
+        try:
+            golden = record_all()
+        finally:
+            os.chdir(home)
+    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
+    OUTPUT.write_text(dumps(golden) + "\n")
+    print(f"wrote {OUTPUT.relative_to(REPO)}: {len(golden['specs'])} specs, {len(golden['mappers'])} mappers, "
+          f"{len(golden['runtime'])} runtime scenarios", file=sys.stderr)
+
+
+def record_all():
     mappers = [record_mapper(case) for case in MAPPER_CASES]
     mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(*RUNTIME_MESH))
     specs = [record_spec(case, mesh_device) for case in SPEC_CASES]
     ttnn.close_mesh_device(mesh_device)
     runtime = [record_scenario(*scenario) for scenario in RUNTIME_SCENARIOS]
-    golden = {"ttnn_version": TTNN_VERSION, "recorded_by": RECORDED_BY,
-              "specs": specs, "mappers": mappers, "runtime": runtime}
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    OUTPUT.write_text(dumps(golden) + "\n")
-    print(f"wrote {OUTPUT.relative_to(REPO)}: {len(specs)} specs, {len(mappers)} mappers, "
-          f"{len(runtime)} runtime scenarios", file=sys.stderr)
+    return {"ttnn_version": TTNN_VERSION, "recorded_by": RECORDED_BY,
+            "specs": specs, "mappers": mappers, "runtime": runtime}
 
 
 if __name__ == "__main__":

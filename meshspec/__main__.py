@@ -1,0 +1,5 @@
+"""``python -m meshspec``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,157 @@
+"""Table output with rich: header, a per-device table per tensor, findings, a summary line.
+
+Colour is only a help: every status is spelled out, so piped or NO_COLOR output says the same.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from ..findings import DeviceView, Status
+from ..mesh import fmt_coord, fmt_shape
+from ..profiles import PROFILES
+from ..report import Report, TensorReport
+
+STATUS_STYLE = {
+    Status.OK: "green",
+    Status.EMPTY: "dim",
+    Status.UNINITIALIZED: "dim",
+    Status.STALE: "bold red",
+    Status.PARTIAL: "bold yellow",
+    Status.LOST: "bold magenta",
+    Status.MISSING_SPEC: "bold red",
+    Status.SHAPE_MISMATCH: "bold yellow",
+}
+
+
+def render_table(reports: list[Report], *, color: bool = False, width: int | None = None) -> str:
+    buf = io.StringIO()
+    console = Console(
+        file=buf,
+        width=width or 120,
+        color_system="standard" if color else None,
+        force_terminal=color,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+    )
+    for i, report in enumerate(reports):
+        if i:
+            console.print()
+        console.print(_report(report, console.width))
+    text = buf.getvalue()
+    if not color:  # rich pads cells to the column width; plain text should not trail blanks
+        text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return text
+
+
+def _report(r: Report, width: int) -> Group:
+    parts = []
+    mesh = "x".join(str(n) for n in r.mesh)
+    mesh_label = f"{r.mesh_name} ({mesh})" if r.mesh_name else mesh
+    era = PROFILES[r.profile].era
+    head = Text()
+    head.append("meshspec ", style="bold")
+    head.append(r.scenario, style="bold cyan")
+    head.append(f"  mesh {mesh_label}  profile {r.profile} ({era})")
+    parts.append(head)
+    if r.description:
+        parts.append(Text(" ".join(r.description.split()), style="dim"))
+    for t in r.tensors:
+        parts.append(Text())
+        parts.append(_tensor_title(t))
+        if t.devices:
+            parts.append(_tensor_table(t))
+    if r.readbacks:
+        parts.append(Text())
+        for rb in r.readbacks:
+            devices = ", ".join(fmt_coord(c) for c in rb.devices)
+            parts.append(
+                Text(f"step {rb.step} to_torch({rb.tensor}): read {len(rb.devices)} device(s) [{devices}] -> {fmt_shape(rb.shape)}")
+            )
+    if r.error:
+        parts.append(Text())
+        line = f" (line {r.error.line})" if r.error.line else ""
+        parts.append(Text(f"error at step {r.error.step} ({r.error.op}){line}: {r.error.message}", style="bold red"))
+        if r.steps_run < r.steps_total:
+            parts.append(Text(f"stopped after {r.steps_run} of {r.steps_total} steps; the tables show the state then", style="dim"))
+    if r.findings:
+        parts.append(Text())
+        parts.append(Text("findings", style="bold"))
+        for f in r.findings:
+            line = Text("  ")
+            line.append(f.kind.value, style=_kind_style(f.kind.value))
+            where = f" {f.tensor}" + (f" {fmt_coord(f.device)}" if f.device is not None else "")
+            line.append(where, style="bold")
+            if f.step is not None:
+                line.append(f"  origin: step {f.step} {f.op}")
+            parts.append(line)
+            prefix = where.strip() + ": "
+            message = f.message[len(prefix):] if f.message.startswith(prefix) else f.message
+            parts.append(Text(textwrap.fill(message, width=max(40, width - 6), initial_indent="      ", subsequent_indent="      ")))
+    parts.append(Text())
+    summary = Text(r.summary(), style="bold red" if r.exit_code else "bold green")
+    parts.append(summary)
+    return Group(*parts)
+
+
+def _tensor_title(t: TensorReport) -> Text:
+    title = Text()
+    title.append(t.name, style="bold")
+    title.append(f"  {t.storage}")
+    if t.storage == "deallocated":
+        return title
+    title.append(f"  {t.spec.describe()}  topology {t.topology}  (created at step {t.step})")
+    return title
+
+
+def _tensor_table(t: TensorReport) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+    for name, justify in (
+        ("device", "left"),
+        ("recorded", "left"),
+        ("shape", "left"),
+        ("padded", "left"),
+        ("dtype", "left"),
+        ("layout", "left"),
+        ("pages", "right"),
+        ("B recorded", "right"),
+        ("B written", "right"),
+        ("offset", "left"),
+        ("status", "left"),
+    ):
+        table.add_column(name, justify=justify, no_wrap=True)
+    for v in t.devices:
+        table.add_row(*_cells(v), style="bold" if v.status.is_finding else None)
+    return table
+
+
+def _cells(v: DeviceView) -> list:
+    spec = v.spec
+    status = Text(v.status.value, style=STATUS_STYLE[v.status])
+    return [
+        fmt_coord(v.coord),
+        "yes" if v.recorded else "no",
+        fmt_shape(spec.shape) if spec else "-",
+        fmt_shape(spec.padded_shape) if spec else "-",
+        str(spec.dtype) if spec else "-",
+        (str(spec.layout) + ("" if spec.tile == (32, 32) or str(spec.layout) != "tile" else f" {spec.tile[0]}x{spec.tile[1]}")) if spec else "-",
+        str(spec.num_pages) if spec else "-",
+        str(spec.buffer_bytes) if spec and v.recorded else "0",
+        str(v.written_bytes),
+        fmt_coord(v.offset) if v.offset is not None else "-",
+        status,
+    ]
+
+
+def _kind_style(kind: str) -> str:
+    try:
+        return STATUS_STYLE[Status(kind)]
+    except ValueError:
+        return "bold red"
