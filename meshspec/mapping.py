@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import TTFatal
-from .mesh import Coord, Shape, coords, volume
+from .mesh import Coord, Shape, coords, ttnn_shape, volume
 from .placement import Placement, Replicate, Shard, Topology
 
 
@@ -84,10 +84,6 @@ class Distribution:
         return None
 
 
-def _placement_error(msg: str) -> TTFatal:
-    return TTFatal(msg)
-
-
 def distribute(
     shape: Shape,
     mesh_shape: Shape,
@@ -115,18 +111,17 @@ def distribute(
     """
     dist_shape = tuple(override) if override is not None else tuple(mesh_shape)
     rank = len(shape)
-    if len(placements) != len(dist_shape):
-        raise _placement_error(
-            f"the mapper has {len(placements)} placement(s) {[str(p) for p in placements]} "
-            f"but the distribution shape {list(dist_shape)} has rank {len(dist_shape)}; "
-            "give one placement per distribution axis"
-        )
     if any(n < 1 for n in dist_shape):
-        raise _placement_error(f"distribution shape {list(dist_shape)} has an empty axis")
+        raise TTFatal(f"distribution shape {list(dist_shape)} has an empty axis")
     if volume(dist_shape) > volume(mesh_shape):
-        raise _placement_error(
-            f"distribution shape {list(dist_shape)} needs {volume(dist_shape)} devices "
-            f"but the mesh {list(mesh_shape)} has {volume(mesh_shape)}"
+        raise TTFatal(
+            f"The size of the supplied mesh shape {ttnn_shape(dist_shape)} does not match the device shape size "
+            f"{ttnn_shape(mesh_shape)}: it needs {volume(dist_shape)} devices, the mesh has {volume(mesh_shape)}"
+        )
+    if len(placements) != len(dist_shape):
+        raise TTFatal(
+            f"The number of dimensions in the mesh shape {ttnn_shape(dist_shape)} does not match the number of "
+            f"placements {[str(p) for p in placements]}; give one placement per distribution axis"
         )
     seen: dict[int, int] = {}
     norm: list[Placement] = []
@@ -134,14 +129,14 @@ def distribute(
         if isinstance(p, Shard):
             dim = p.dim + rank if p.dim < 0 else p.dim
             if not 0 <= dim < rank:
-                raise _placement_error(
-                    f"Shard(dim={p.dim}) on axis {axis} is out of range for a rank-{rank} tensor "
-                    f"{list(shape)}; dims are 0..{rank - 1} (or negative from the end)"
+                raise TTFatal(
+                    f"Invalid dimension index: Shard(dim={p.dim}) on axis {axis} is out of range for a "
+                    f"rank-{rank} tensor {list(shape)}; dims are 0..{rank - 1} (or negative from the end)"
                 )
             if dim in seen:
-                raise _placement_error(
-                    f"tensor dim {dim} is sharded on both distribution axes {seen[dim]} and {axis}; "
-                    "a dim can be sharded on one mesh axis only"
+                raise TTFatal(
+                    f"dims must be unique: tensor dim {dim} is sharded on both distribution axes "
+                    f"{seen[dim]} and {axis}; a dim can be sharded on one mesh axis only"
                 )
             seen[dim] = axis
             norm.append(Shard(dim))
@@ -155,24 +150,27 @@ def distribute(
 
     sharded_axes = [a for a, p in enumerate(norm) if isinstance(p, Shard)]
     n_chunks = math.prod(len(per_axis[a]) for a in sharded_axes)
-    if rules.equal_shards:
-        for a in sharded_axes:
-            sizes = {stop - start for start, stop in per_axis[a]}
-            if len(sizes) > 1:
-                dim = norm[a].dim  # type: ignore[union-attr]
-                raise _placement_error(
-                    f"Shard shape mismatch: dim {dim} of size {shape[dim]} split {dist_shape[a]} ways "
-                    f"gives chunks of {[stop - start for start, stop in per_axis[a]]}; "
-                    "all tensor shards must have the same tensor spec "
-                    "(pick a size divisible into equal chunks)"
-                )
+    # distribute_tensor checks the N-D chunk count before the shard shapes (seen on ttnn 0.81.1).
     if len(dist_shape) > 1:
         expected = math.prod(dist_shape[a] for a in sharded_axes)
         if n_chunks != expected:
-            raise _placement_error(
-                f"ND sharding requires the number of chunks ({n_chunks}) to match the mesh dimension "
-                f"size ({expected}) for placements {[str(p) for p in norm]} on {list(dist_shape)}"
+            raise TTFatal(
+                f"ND sharding requires the number of chunks {n_chunks} to match the mesh dimension size "
+                f"{expected} (placements {[str(p) for p in placements]} on {list(dist_shape)}; "
+                "fewer chunks than devices is allowed only for a 1-D distribution)"
             )
+    if rules.equal_shards:
+        for a in sharded_axes:
+            sizes = [stop - start for start, stop in per_axis[a]]  # type: ignore[misc]
+            if len(set(sizes)) > 1:
+                dim = norm[a].dim  # type: ignore[union-attr]
+                first, short = list(shape), list(shape)
+                first[dim], short[dim] = sizes[0], sizes[-1]
+                raise TTFatal(
+                    f"Shard shape mismatch: expected {ttnn_shape(first, 'Shape')} but got {ttnn_shape(short, 'Shape')} "
+                    f"(dim {dim} of size {shape[dim]} split {dist_shape[a]} ways gives {sizes}; "
+                    "all tensor shards must have the same tensor spec)"
+                )
 
     # Lay chunks on the distribution shape; replicate along replicated axes.
     populated: list[tuple[Coord, Shape, Shape]] = []
@@ -203,7 +201,8 @@ def distribute(
     else:
         devices = itertools.islice(coords(mesh_shape), len(populated))
         slots = tuple(ShardSlot(dev, off, sub) for dev, (_, off, sub) in zip(devices, populated))
-    topology = Topology(dist_shape, tuple(norm), tuple(s.coord for s in slots))
+    # The topology keeps the placements as given: ttnn reports PlacementShard(-1), not (rank-1).
+    topology = Topology(dist_shape, tuple(placements), tuple(s.coord for s in slots))
     return Distribution(topology, slots)
 
 

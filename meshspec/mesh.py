@@ -65,3 +65,8 @@ def fmt_coord(coord: Coord) -> str:
 def fmt_shape(shape: Shape) -> str:
     """``(1, 1, 32, 32)`` -> ``'1x1x32x32'``; ``()`` -> ``'scalar'``."""
     return "x".join(str(n) for n in shape) if shape else "scalar"
+
+
+def ttnn_shape(shape: Shape, kind: str = "MeshShape") -> str:
+    """How ttnn prints a shape in its messages: ``MeshShape([2, 4])``, ``Shape([1, 2, 32, 32])``."""
+    return f"{kind}({list(shape)})"

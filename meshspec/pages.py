@@ -23,22 +23,19 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 def _physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """Pad ``values`` (logical shape) with zeros to the spec's 2-D physical shape."""
     padded = spec.padded_shape
-    arr = values.reshape(spec.shape)
-    if padded != spec.shape:
-        arr = np.pad(arr, [(0, p - s) for s, p in zip(spec.shape, padded)])
-    h, w = spec.physical_shape
-    flat = arr.reshape(-1, w) if padded else arr.reshape(1, 1)
-    if flat.shape[0] != h:  # rank-1 TILE tensors: pad height up to the tile
-        flat = np.pad(flat, ((0, h - flat.shape[0]), (0, 0)))
-    return flat
+    lifted = (1,) * (len(padded) - len(spec.shape)) + spec.shape  # rank < 2 in TILE: as rank 2
+    arr = values.reshape(lifted)
+    if padded != lifted:
+        arr = np.pad(arr, [(0, p - s) for s, p in zip(lifted, padded)])
+    return arr.reshape(spec.physical_shape)
 
 
 def _logical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """Inverse of :func:`_physical`: crop the physical array back to the logical shape."""
     padded = spec.padded_shape
-    rows = int(np.prod(padded[:-1], dtype=np.int64)) if padded else 1
-    arr = physical[:rows].reshape(padded)
-    return arr[tuple(slice(0, s) for s in spec.shape)]
+    lifted = (1,) * (len(padded) - len(spec.shape)) + spec.shape
+    arr = physical.reshape(padded)[tuple(slice(0, s) for s in lifted)]
+    return arr.reshape(spec.shape)
 
 
 def _tile_order(physical: np.ndarray, tile: tuple[int, int]) -> np.ndarray:

@@ -136,28 +136,24 @@ class TensorSpec:
     # -- derived numbers ---------------------------------------------------------------------
     @property
     def padded_shape(self) -> Shape:
-        """Last two dims rounded up to the tile (TILE) or unchanged (ROW_MAJOR)."""
-        if self.layout is Layout.ROW_MAJOR or not self.shape:
+        """Last two dims rounded up to the tile (TILE) or unchanged (ROW_MAJOR).
+
+        TILE tensors of rank below 2 are padded as rank 2: ``(5,)`` pads to ``(32, 32)``
+        (seen on ttnn 0.81.1, tests/golden).
+        """
+        if self.layout is Layout.ROW_MAJOR:
             return self.shape
         th, tw = self.tile
-        dims = list(self.shape)
+        dims = [1] * (2 - len(self.shape)) + list(self.shape)
         dims[-1] = round_up(dims[-1], tw)
-        if len(dims) >= 2:
-            dims[-2] = round_up(dims[-2], th)
+        dims[-2] = round_up(dims[-2], th)
         return tuple(dims)
 
     @property
     def physical_shape(self) -> tuple[int, int]:
-        """2-D (height, width): padded width, and padded height times every outer dim.
-
-        A rank-1 TILE tensor is one row high, padded to one tile height.
-        """
+        """2-D (height, width): padded width, and padded height times every outer dim."""
         padded = self.padded_shape
-        width = padded[-1] if padded else 1
-        height = math.prod(padded[:-1])
-        if self.layout is Layout.TILE:
-            height = round_up(height, self.tile[0])
-        return height, width
+        return math.prod(padded[:-1]), padded[-1]
 
     @property
     def page_shape(self) -> tuple[int, int]:
