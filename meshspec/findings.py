@@ -13,17 +13,19 @@ uninitialized           allocated and recorded, but nothing was copied into the 
                         ``torch.empty``: not a lie by itself; reading it back is a data_mismatch)
 stale                   recorded, but the current content never reached it (never written since
                         allocation, or only by an earlier, superseded write)
-partial                 recorded with N bytes, the current write put fewer there
+partial                 recorded with N bytes, the current write put fewer there (the reader gets
+                        the rest from memory that does not hold this content)
+shape_mismatch          every recorded byte was written, but the recorded shape differs from the
+                        shape of the shard written there (the reader misreads padding as data)
 lost                    holds current content, the record says it holds nothing
 missing_spec            holds content, or is claimed, but the runtime keeps no spec for it
-shape_mismatch          the recorded shape differs from the shape of the shard written there
 data_mismatch           a read-back value differs from what was written (or a written device was
                         left out of the readback)
 use_after_free          a deallocated tensor was used
 ======================  ==========================================================================
 
-When several apply to one device, the first of missing_spec, stale, shape_mismatch, partial, lost
-is its status (the most specific explanation of what a reader will see).
+When several apply to one device, the first of missing_spec, stale, partial, shape_mismatch, lost
+is its status (the one that best explains what a reader will see).
 """
 
 from __future__ import annotations
@@ -120,10 +122,10 @@ def _status(
     if recorded:
         if written is None:
             return Status.STALE if has_content else Status.UNINITIALIZED
-        if written.shape != spec.shape:  # type: ignore[union-attr]
-            return Status.SHAPE_MISMATCH
         if content_bytes < spec.buffer_bytes:  # type: ignore[union-attr]
             return Status.PARTIAL
+        if written.shape != spec.shape:  # type: ignore[union-attr]
+            return Status.SHAPE_MISMATCH
         return Status.OK
     return Status.LOST if written is not None else Status.EMPTY
 
@@ -175,7 +177,10 @@ def _detail(status: Status, spec, write, old, written: int) -> str:
     if status is Status.SHAPE_MISMATCH:
         return f"recorded {spec.describe()}, written {write.spec.describe()}"
     if status is Status.PARTIAL:
-        return f"recorded {spec.buffer_bytes} B, written {write.spec.buffer_bytes} B"
+        return (
+            f"recorded as {spec.describe()} ({spec.buffer_bytes} B), but the current write put only "
+            f"{write.spec.buffer_bytes} B there ({write.spec.describe()})"
+        )
     if status is Status.LOST:
         return f"written by step {write.step}, not recorded"
     if status is Status.MISSING_SPEC:
@@ -194,12 +199,12 @@ def _host_views(t: HostTensor) -> list[DeviceView]:
             if origin.write is None:
                 status = Status.STALE
                 detail = f"read by step {origin.step} from device memory that never held the current content"
-            elif origin.write.spec.shape != shard.spec.shape:
-                status = Status.SHAPE_MISMATCH
-                detail = f"read as {fmt_shape_of(shard.spec)}, written as {fmt_shape_of(origin.write.spec)}"
             elif origin.write.spec.buffer_bytes < shard.spec.buffer_bytes:
                 status = Status.PARTIAL
                 detail = f"read {shard.spec.buffer_bytes} B, {origin.write.spec.buffer_bytes} B were written"
+            elif origin.write.spec.shape != shard.spec.shape:
+                status = Status.SHAPE_MISMATCH
+                detail = f"read as {fmt_shape_of(shard.spec)}, written as {fmt_shape_of(origin.write.spec)}"
         out.append(
             DeviceView(
                 coord=c,

@@ -25,6 +25,9 @@ SYSTEMS: dict[str, tuple[Shape, str]] = {
     "p150x8": ((2, 4), "eight Blackhole chips"),
 }
 
+#: Other names people use for a system, for "did you mean" hints only.
+SYSTEM_ALIASES = {"t3000": "t3k", "tg": "galaxy", "wh_galaxy": "galaxy", "n300s": "n300", "lb": "t3k", "loudbox": "t3k"}
+
 
 def coords(shape: Shape) -> Iterator[Coord]:
     """Every coordinate of ``shape`` in row-major order.

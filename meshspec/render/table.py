@@ -71,7 +71,10 @@ def _report(r: Report, width: int) -> Group:
     if r.readbacks:
         parts.append(Text())
         for rb in r.readbacks:
-            devices = ", ".join(fmt_coord(c) for c in rb.devices)
+            shown = [fmt_coord(c) for c in rb.devices]
+            if len(shown) > 8:
+                shown = shown[:4] + ["..."] + shown[-2:]
+            devices = ", ".join(shown)
             parts.append(
                 Text(f"step {rb.step} to_torch({rb.tensor}): read {len(rb.devices)} device(s) [{devices}] -> {fmt_shape(rb.shape)}")
             )

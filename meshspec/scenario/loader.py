@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError, did_you_mean, one_of
-from ..mesh import SYSTEMS, Shape
+from ..mesh import SYSTEM_ALIASES, SYSTEMS, Shape
 from ..profiles import PROFILES
 from .model import OPS, Scenario, step_args, step_op
 
@@ -177,7 +177,7 @@ def _where(loc: tuple) -> str:
     for p in loc:
         if isinstance(p, int):
             parts.append(f"[{p}]")
-        elif isinstance(p, str) and (p.startswith(("literal[", "function-")) or p[:1].isupper()):
+        elif isinstance(p, str) and (p.startswith(("literal[", "function-", "list[", "constrained-")) or p[:1].isupper()):
             continue
         else:
             parts.append(("." if parts else "") + str(p))
@@ -186,8 +186,10 @@ def _where(loc: tuple) -> str:
 
 def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
     errors = err.errors(include_url=False)
-    # Prefer the error on the deepest location: it is the most specific one.
-    best = max(errors, key=lambda e: len([p for p in e["loc"] if not str(p)[:1].isupper()]))
+    # An unknown key explains a 'missing' one (a typo), so it comes first; otherwise the error on
+    # the deepest location is the most specific.
+    unknown = [e for e in errors if e["type"] == "extra_forbidden"]
+    best = max(unknown or errors, key=lambda e: len([p for p in e["loc"] if not str(p)[:1].isupper()]))
     loc = tuple(best["loc"])
     kind = best["type"]
     where = _where(loc)
@@ -200,6 +202,8 @@ def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
         return loc, f"unknown key {key!r} in {_where(loc[:-1]) or 'the scenario'}"
     if kind == "missing":
         return loc, f"{where}: required key is missing"
+    if kind == "invalid_choice":
+        return loc, f"{where}: {best['msg']}, got {best.get('input')!r}"
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
         return loc, f"{where}: a step is one mapping with one op: {one_of(list(OPS))}"
     bad = best.get("input")
@@ -319,13 +323,19 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             )
 
 
+def _system_hint(name: str) -> str:
+    if name in SYSTEM_ALIASES:
+        return f" (did you mean {SYSTEM_ALIASES[name]!r}?)"
+    return did_you_mean(name, list(SYSTEMS))
+
+
 def _mesh_shape(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, Optional[str]]:
     if isinstance(scenario.mesh, str):
         name = scenario.mesh.lower()
         if name not in SYSTEMS:
             line, col = _mark(_node_at(root, ("mesh",)))
             raise ScenarioError(
-                f"mesh: unknown system {scenario.mesh!r}{did_you_mean(name, list(SYSTEMS))}; "
+                f"mesh: unknown system {scenario.mesh!r}{_system_hint(name)}; "
                 f"{one_of(list(SYSTEMS))}, or a shape like [2, 4]",
                 file,
                 line,

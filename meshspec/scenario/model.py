@@ -15,12 +15,38 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StrictFloat, StrictInt, StrictStr, Tag, field_validator
 
 from ..spec import TILE_SHAPES, BufferType, DataType, Layout
 
 Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_.\-]*$")]
-Dim = Annotated[int, Field(ge=1, le=2**40)]
+Dim = Annotated[StrictInt, Field(ge=1, le=2**40)]
+
+
+def _tagged(tags: dict[str, Any], fn: Any, expected: str) -> Any:
+    """A union picked by ``fn(value)`` (a tag), so errors point inside the branch the user meant.
+
+    Tags are capitalised so they never collide with a key in a message's path.
+    """
+    return Annotated[
+        Union[tuple(Annotated[t, Tag(name)] for name, t in tags.items())],  # type: ignore[misc]
+        Discriminator(fn, custom_error_type="invalid_choice", custom_error_message=f"expected {expected}"),
+    ]
+
+
+def _by_key(*keys: str) -> Any:
+    """Tag function: 'Name' for a string, else the tag of the first of ``keys`` the mapping has."""
+
+    def tag(value: Any) -> Optional[str]:
+        if isinstance(value, str):
+            return "Name"
+        if isinstance(value, dict):
+            for k in keys:
+                if k in value:
+                    return k.capitalize()
+        return None
+
+    return tag
 
 
 class _Strict(BaseModel):
@@ -45,11 +71,11 @@ class TensorFields(_Strict):
 
 # -- from_torch data -------------------------------------------------------------------------
 class FillData(_Strict):
-    fill: float
+    fill: Union[StrictInt, StrictFloat]
 
 
 class RandomData(_Strict):
-    random: Annotated[int, Field(ge=0)]
+    random: Annotated[StrictInt, Field(ge=0)]
 
 
 class FileData(_Strict):
@@ -57,25 +83,38 @@ class FileData(_Strict):
     """A .npy file, relative to the scenario's folder (loaded without pickle)."""
 
 
-Data = Union[Literal["arange", "zeros", "ones"], FillData, RandomData, FileData]
+Data = _tagged(
+    {"Name": Literal["arange", "zeros", "ones"], "Fill": FillData, "Random": RandomData, "File": FileData},
+    _by_key("fill", "random", "file"),
+    "arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy}",
+)
 
 
 # -- mappers and composers -------------------------------------------------------------------
 class ShardPlacement(_Strict):
-    shard: int
+    shard: StrictInt
+
+
+PlacementItem = _tagged(
+    {"Name": Literal["replicate"], "Shard": ShardPlacement}, _by_key("shard"), "replicate or {shard: DIM}"
+)
 
 
 class PlacementsMapper(_Strict):
-    placements: Annotated[list[Union[Literal["replicate"], ShardPlacement]], Field(min_length=1)]
+    placements: Annotated[list[PlacementItem], Field(min_length=1)]
     mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
     """MeshMapperConfig's mesh_shape_override."""
 
 
-Mapper = Union[Literal["replicate"], ShardPlacement, PlacementsMapper]
+Mapper = _tagged(
+    {"Name": Literal["replicate"], "Shard": ShardPlacement, "Placements": PlacementsMapper},
+    _by_key("shard", "placements"),
+    "replicate, {shard: DIM} or {placements: [...], mesh_shape: [...]}",
+)
 
 
 class ConcatComposer(_Strict):
-    concat: Union[int, Annotated[list[int], Field(min_length=1)]]
+    concat: Union[StrictInt, Annotated[list[StrictInt], Field(min_length=1)]]
     """A dim (concat_mesh_to_tensor_composer) or one dim per mesh axis (create_mesh_composer)."""
     mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
 
@@ -145,9 +184,9 @@ OPS: dict[str, type[_Strict]] = {
 
 def _step_tag(value: Any) -> Optional[str]:
     if isinstance(value, dict) and len(value) == 1:
-        return next(iter(value))
+        return "Step:" + next(iter(value))
     if isinstance(value, BaseModel):
-        return next(iter(type(value).model_fields))
+        return "Step:" + next(iter(type(value).model_fields))
     return None
 
 
@@ -160,7 +199,7 @@ def _step_model(op: str, args: type[_Strict]) -> type[_Strict]:
 STEP_MODELS: dict[str, type[_Strict]] = {op: _step_model(op, args) for op, args in OPS.items()}
 
 Step = Annotated[
-    Union[tuple(Annotated[STEP_MODELS[op], Tag(op)] for op in OPS)],  # type: ignore[misc]
+    Union[tuple(Annotated[STEP_MODELS[op], Tag("Step:" + op)] for op in OPS)],  # type: ignore[misc]
     Discriminator(_step_tag),
 ]
 
@@ -170,9 +209,16 @@ class Scenario(_Strict):
 
     meshspec: Literal[1]
     """Format version."""
+
+    @field_validator("meshspec", mode="before")
+    @classmethod
+    def _plain_int(cls, v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"the format version is the number 1, got {v!r}")
+        return v
     name: Optional[str] = None
     description: Optional[str] = None
-    mesh: Union[str, Annotated[list[Dim], Field(min_length=1, max_length=4)]]
+    mesh: Union[StrictStr, Annotated[list[Dim], Field(min_length=1, max_length=4)]]
     """A system name (n150 n300 t3k galaxy p150 p300 p150x4 p150x8) or a shape like [2, 4]."""
     profile: Optional[str] = None
     steps: Annotated[list[Step], Field(min_length=1)]

@@ -1,0 +1,513 @@
+"""``meshspec run`` through typer's CliRunner (issue 2, section 4).
+
+Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage. The report goes to stdout
+(or ``--output``); diagnostics go to stderr as one line each, never a traceback.
+
+The installed typer (0.29) vendors click and its CliRunner always keeps stdout and stderr apart
+(``result.stdout`` / ``result.stderr``; ``mix_stderr`` no longer exists), so the helper below falls
+back to the plain constructor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import meshspec
+from meshspec.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIOS = REPO / "scenarios"
+SEED = SCENARIOS / "seed-uneven-copy.yaml"
+EVEN = SCENARIOS / "even-copy.yaml"
+NINE = SCENARIOS / "mapper-error-nine-over-eight.yaml"
+
+ANSI = re.compile(r"\x1b\[")
+
+BAD_SCENARIO = "meshspec: 1\nmesh: t3k\nsteps:\n  - cpux: {tensor: a}\n"
+# the unknown op 'cpux' is on line 4, after "  - ": column 5
+BAD_LINE, BAD_COL = 4, 5
+
+
+def make_runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2 style
+    except TypeError:
+        return CliRunner()  # stdout and stderr are always separate
+
+
+def invoke(*args, env=None):
+    result = make_runner().invoke(app, [str(a) for a in args], env=env)
+    # typer.Exit becomes SystemExit; anything else is a crash of meshspec
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"meshspec crashed: {result.exception!r}\n{result.output}"
+    )
+    assert "Traceback" not in result.output
+    return result
+
+
+def run_json(*args):
+    result = invoke("run", *args, "--format", "json")
+    return result, json.loads(result.stdout)
+
+
+def stderr_lines(result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def bad_file(tmp_path) -> Path:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_SCENARIO, encoding="utf-8")
+    return path
+
+
+# -- exit codes --------------------------------------------------------------------------------
+def test_exit_0_seed_under_current():
+    # Under current TT-NN the copy records the 7 written coords, so the seed is clean
+    # (REFERENCE.md section 6, "current (2026)" row).
+    result = invoke("run", SEED, "--profile", "current")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert "no findings" in result.stdout
+
+
+def test_exit_0_seed_under_reference():
+    # A correct runtime records exactly what was written (REFERENCE.md section 6/7).
+    result = invoke("run", SEED, "--profile", "reference")
+    assert result.exit_code == 0, result.output
+
+
+def test_exit_1_seed_under_uniform_by_value():
+    # The seed's bug (REFERENCE.md section 1): device (1,3) is recorded but never written.
+    result = invoke("run", SEED, "--profile", "uniform-by-value")
+    assert result.exit_code == 1, result.output
+    assert result.stderr == ""
+
+
+def test_scenario_profile_is_used_without_the_option():
+    # stale under uniform-by-value, clean under current (REFERENCE.md sections 1 and 6)
+    # seed-uneven-copy.yaml says `profile: uniform-by-value`; --profile overrides it.
+    result, report = run_json(SEED)
+    assert result.exit_code == 1
+    assert report["profile"] == "uniform-by-value"
+    result, report = run_json(SEED, "--profile", "current")
+    assert result.exit_code == 0
+    assert report["profile"] == "current"
+
+
+def test_exit_1_step_error_mapper_nine_over_eight():
+    # 9 rows over 8 devices: chunks 2,2,2,2,1; the current mapper's equal-shape rule raises
+    # "Shard shape mismatch" (REFERENCE.md section 4).
+    result, report = run_json(NINE, "--profile", "current")
+    assert result.exit_code == 1, result.output
+    assert report["error"] is not None
+    assert report["error"]["step"] == 1
+    assert report["error"]["op"] == "from_torch"
+    assert "Shard shape mismatch" in report["error"]["message"]
+    assert report["findings"] == []  # the exit code comes from the error alone
+
+
+def test_step_error_table_still_prints_the_state():
+    # the equal-shape mapper rule stops step 1 (REFERENCE.md section 4)
+    # "the run stops there and still prints what it has" (issue 2 section 3)
+    result = invoke("run", NINE, "--profile", "current")
+    assert result.exit_code == 1
+    assert "dst" in result.stdout
+    assert "Shard shape mismatch" in result.stdout
+
+
+def test_exit_2_invalid_scenario_one_line_on_stderr(bad_file):
+    result = invoke("run", bad_file)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = stderr_lines(result)
+    assert len(lines) == 1, result.stderr
+    assert f"{bad_file}:{BAD_LINE}:{BAD_COL}: " in lines[0]
+    assert "'cpux'" in lines[0]
+
+
+def test_exit_2_unknown_profile():
+    result = invoke("run", SEED, "--profile", "uniform")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = stderr_lines(result)
+    assert len(lines) == 1, result.stderr
+    assert "'uniform'" in lines[0]
+    for name in ("current", "uniform-by-value", "unpopulated", "reference"):
+        assert name in lines[0]
+
+
+def test_exit_2_missing_file(tmp_path):
+    missing = tmp_path / "nope.yaml"
+    result = invoke("run", missing)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = stderr_lines(result)
+    assert len(lines) == 1, result.stderr
+    assert str(missing) in lines[0]
+
+
+def test_exit_2_unknown_format():
+    result = invoke("run", SEED, "--format", "xml")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+
+
+def test_exit_2_no_scenario_given():
+    result = invoke("run")
+    assert result.exit_code == 2
+
+
+def test_exit_code_is_the_worst_with_a_bad_file(bad_file):
+    # the seed under uniform-by-value has findings (REFERENCE.md section 1)
+    # a bad input (2) beats a finding (1); the good scenario's report is still printed
+    result = invoke("run", SEED, bad_file, "--profile", "uniform-by-value", "--format", "json")
+    assert result.exit_code == 2
+    assert len(stderr_lines(result)) == 1
+    report = json.loads(result.stdout)
+    assert report["scenario"] == "seed-uneven-copy"
+
+
+# -- JSON report -------------------------------------------------------------------------------
+REPORT_KEYS = {"format", "scenario", "profile", "mesh", "error", "tensors", "findings"}
+TENSOR_KEYS = {"name", "storage", "topology", "devices"}
+TOPOLOGY_KEYS = {"distribution_shape", "placements", "coords"}
+DEVICE_KEYS = {"coord", "recorded", "spec", "written_bytes", "offset", "status"}
+SPEC_KEYS = {
+    "shape",
+    "padded_shape",
+    "dtype",
+    "layout",
+    "tile",
+    "memory",
+    "page_size",
+    "aligned_page_size",
+    "num_pages",
+    "buffer_bytes",
+}
+FINDING_KEYS = {"kind", "tensor", "device", "step", "op", "message"}
+
+
+def check_report_shape(report: dict) -> None:
+    assert REPORT_KEYS <= set(report), REPORT_KEYS - set(report)
+    assert report["format"] == "meshspec.report/1"
+    assert isinstance(report["scenario"], str)
+    assert isinstance(report["mesh"], list)
+    assert report["error"] is None or {"step", "op", "message"} <= set(report["error"])
+    for t in report["tensors"]:
+        assert TENSOR_KEYS <= set(t), TENSOR_KEYS - set(t)
+        assert TOPOLOGY_KEYS <= set(t["topology"])
+        for p in t["topology"]["placements"]:
+            assert p == "R" or (isinstance(p, dict) and set(p) == {"shard"} and isinstance(p["shard"], int))
+        for d in t["devices"]:
+            assert DEVICE_KEYS <= set(d), DEVICE_KEYS - set(d)
+            assert isinstance(d["recorded"], bool)
+            assert d["spec"] is None or SPEC_KEYS <= set(d["spec"])
+            assert d["offset"] is None or isinstance(d["offset"], list)
+    for f in report["findings"]:
+        assert FINDING_KEYS <= set(f), FINDING_KEYS - set(f)
+
+
+def tensor(report: dict, name: str) -> dict:
+    matches = [t for t in report["tensors"] if t["name"] == name]
+    assert len(matches) == 1, [t["name"] for t in report["tensors"]]
+    return matches[0]
+
+
+def device(t: dict, coord: list[int]) -> dict:
+    matches = [d for d in t["devices"] if d["coord"] == coord]
+    assert len(matches) == 1
+    return matches[0]
+
+
+ALL_T3K = [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]]
+
+
+def test_json_seed_uniform_by_value_stale_on_1_3():
+    # REFERENCE.md section 1 (the seed's bug) and section 6 (PR #18833 row): allocation records a
+    # uniform (1,1,32,32) spec on all 8 devices, the copy writes 7 shards and its record update is
+    # lost, so device (1,3) is recorded but never written: stale, origin step 0 (allocation).
+    result, report = run_json(SEED, "--profile", "uniform-by-value")
+    assert result.exit_code == 1
+    check_report_shape(report)
+    assert report["scenario"] == "seed-uneven-copy"
+    assert report["profile"] == "uniform-by-value"
+    assert report["mesh"] == [2, 4]
+    assert report["error"] is None
+
+    dst = tensor(report, "dst")
+    assert dst["storage"] == "device"
+    # REFERENCE.md section 6: a freshly allocated mesh tensor has topology (mesh shape), all
+    # Replicate, all coords; under uniform-by-value the copy does not change it.
+    assert dst["topology"] == {"distribution_shape": [2, 4], "placements": ["R", "R"], "coords": ALL_T3K}
+    d13 = device(dst, [1, 3])
+    assert d13["recorded"] is True
+    assert d13["written_bytes"] == 0
+    assert d13["offset"] is None
+    assert d13["status"] == "stale"
+    # REFERENCE.md section 3: (1,1,32,32) bf16 TILE = 1 page of 2048 B
+    spec = d13["spec"]
+    assert spec["shape"] == [1, 1, 32, 32]
+    assert spec["padded_shape"] == [1, 1, 32, 32]
+    assert spec["dtype"] == "bfloat16"
+    assert spec["layout"] == "tile"
+    assert spec["tile"] == [32, 32]
+    assert spec["memory"] == "dram"
+    assert (spec["page_size"], spec["aligned_page_size"], spec["num_pages"], spec["buffer_bytes"]) == (2048, 2048, 1, 2048)
+    # the 7 written devices are fine; shard j of dim 1 sits at global offset (0, j, 0, 0)
+    # (REFERENCE.md section 4: 7 chunks of 1, laid out row-major)
+    for j, coord in enumerate(ALL_T3K[:7]):
+        d = device(dst, coord)
+        assert d["status"] == "ok", d
+        assert d["written_bytes"] == 2048
+        assert d["offset"] == [0, j, 0, 0]
+
+    stale = [f for f in report["findings"] if f["kind"] == "stale"]
+    assert len(stale) == 1, report["findings"]
+    f = stale[0]
+    assert f["tensor"] == "dst"
+    assert f["device"] == [1, 3]
+    assert f["step"] == 0
+    assert f["op"] == "allocate_tensor_on_device"
+    assert f["message"]
+
+
+def test_json_seed_under_current_records_the_seven_coords():
+    # REFERENCE.md section 6, current: a partial write sets coords to the host's populated coords
+    # and the host's topology; section 4: a 1-D distribution is cut to 7 shards, placement Shard(1).
+    result, report = run_json(SEED, "--profile", "current")
+    assert result.exit_code == 0
+    check_report_shape(report)
+    assert report["findings"] == []
+    dst = tensor(report, "dst")
+    assert dst["topology"]["distribution_shape"] == [7]
+    assert dst["topology"]["placements"] == [{"shard": 1}]
+    assert dst["topology"]["coords"] == ALL_T3K[:7]
+    src = tensor(report, "src")
+    assert src["storage"] == "host"
+    # host tensors list their populated shards, each recorded with the per-shard spec
+    assert [d["coord"] for d in src["devices"]] == ALL_T3K[:7]
+    assert all(d["recorded"] is True and d["spec"]["shape"] == [1, 1, 32, 32] for d in src["devices"])
+
+
+def test_json_several_scenarios_array_in_order_worst_exit():
+    # even-copy is clean under uniform-by-value (8 shards fill all 8 devices; REFERENCE.md
+    # section 4), the seed is not (section 1): the array follows the command line order.
+    result, reports = run_json(EVEN, SEED, "--profile", "uniform-by-value")
+    assert result.exit_code == 1
+    assert isinstance(reports, list)
+    assert [r["scenario"] for r in reports] == ["even-copy", "seed-uneven-copy"]
+    assert reports[0]["findings"] == []
+    assert reports[1]["findings"]
+    for r in reports:
+        check_report_shape(r)
+
+    result, reports = run_json(SEED, EVEN, "--profile", "uniform-by-value")
+    assert [r["scenario"] for r in reports] == ["seed-uneven-copy", "even-copy"]
+    assert result.exit_code == 1
+
+
+def test_json_several_clean_scenarios_exit_0():
+    # both clean under current: the copy records the written coords (REFERENCE.md section 6)
+    result, reports = run_json(SEED, EVEN, "--profile", "current")
+    assert result.exit_code == 0
+    assert [r["scenario"] for r in reports] == ["seed-uneven-copy", "even-copy"]
+
+
+def test_json_step_error_beats_clean():
+    # even 8-way split is clean; 9 over 8 breaks the equal-shape rule (REFERENCE.md section 4)
+    result, reports = run_json(EVEN, NINE, "--profile", "current")
+    assert result.exit_code == 1
+    assert [r["error"] is None for r in reports] == [True, False]
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("profile", ["current", "uniform-by-value", "unpopulated", "reference"])
+def test_json_report_shape_for_every_bundled_scenario(path, profile):
+    result, report = run_json(path, "--profile", profile)
+    assert result.exit_code in (0, 1)
+    check_report_shape(report)
+    assert result.exit_code == (1 if report["findings"] or report["error"] else 0)
+
+
+# -- --output ----------------------------------------------------------------------------------
+def test_output_writes_the_report_and_nothing_on_stdout(tmp_path):
+    # exit 1: the seed's stale device (REFERENCE.md section 1)
+    out = tmp_path / "report.json"
+    result = invoke("run", SEED, "--profile", "uniform-by-value", "--format", "json", "--output", out)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    report = json.loads(out.read_text(encoding="utf-8"))
+    check_report_shape(report)
+    assert report["scenario"] == "seed-uneven-copy"
+
+
+def test_output_table_has_no_ansi(tmp_path):
+    # exit 1 and "stale": the seed's bug (REFERENCE.md section 1)
+    out = tmp_path / "report.txt"
+    result = invoke("run", SEED, "--profile", "uniform-by-value", "-o", out)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    text = out.read_text(encoding="utf-8")
+    assert "stale" in text
+    assert not ANSI.search(text)
+
+
+def test_output_refuses_to_overwrite_an_input(tmp_path):
+    scenario = tmp_path / "seed.yaml"
+    shutil.copy(SEED, scenario)
+    before = scenario.read_bytes()
+    result = invoke("run", scenario, "--format", "json", "--output", scenario)
+    assert result.exit_code == 2
+    assert scenario.read_bytes() == before
+    lines = stderr_lines(result)
+    assert len(lines) == 1, result.stderr
+    assert str(scenario) in lines[0]
+
+
+def test_output_refuses_an_input_spelled_differently(tmp_path):
+    (tmp_path / "sub").mkdir()
+    scenario = tmp_path / "seed.yaml"
+    shutil.copy(SEED, scenario)
+    before = scenario.read_bytes()
+    result = invoke("run", scenario, "--output", tmp_path / "sub" / ".." / "seed.yaml")
+    assert result.exit_code == 2
+    assert scenario.read_bytes() == before
+
+
+def test_output_into_missing_folder_is_usage_error(tmp_path):
+    result = invoke("run", SEED, "--output", tmp_path / "no" / "such" / "r.json")
+    assert result.exit_code == 2
+    assert len(stderr_lines(result)) == 1
+
+
+# -- help and version --------------------------------------------------------------------------
+def test_help():
+    result = invoke("-h")
+    assert result.exit_code == 0
+    assert "run" in result.stdout
+    result = invoke("run", "-h")
+    assert result.exit_code == 0
+    for option in ("--profile", "--format", "--output"):
+        assert option in result.stdout
+
+
+def test_version():
+    result = invoke("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"meshspec {meshspec.__version__}"
+
+
+def test_python_dash_m_version():
+    proc = subprocess.run(
+        [sys.executable, "-m", "meshspec", "--version"], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"meshspec {meshspec.__version__}"
+
+
+# -- table output ------------------------------------------------------------------------------
+SUMMARY = re.compile(r"^(\d+) findings? \((.+)\) in (\d+) tensors?$")
+
+
+def test_table_summary_and_stale_row():
+    # REFERENCE.md section 1 / 7: (1,3) of dst is stale under uniform-by-value.
+    result = invoke("run", SEED, "--profile", "uniform-by-value")
+    assert result.exit_code == 1
+    text = result.stdout
+    assert not ANSI.search(text)  # not a terminal: plain text
+    lines = text.splitlines()
+    assert any("seed-uneven-copy" in line and "uniform-by-value" in line for line in lines[:3])
+
+    summaries = [m for m in (SUMMARY.match(line.strip()) for line in lines) if m]
+    assert len(summaries) == 1, text
+    summary = summaries[0]
+    _, report = run_json(SEED, "--profile", "uniform-by-value")
+    assert int(summary.group(1)) == len(report["findings"])
+    assert "1 stale" in summary.group(2)
+    assert summary.group(3) == "1"
+
+    # the dst table comes first; its (1,3) row says stale, its (0,0) row does not
+    dst_start = next(i for i, line in enumerate(lines) if line.startswith("dst"))
+    src_start = next(i for i, line in enumerate(lines) if line.startswith("src"))
+    dst_rows = lines[dst_start:src_start] if src_start > dst_start else lines[dst_start:]
+    row13 = [line for line in dst_rows if line.startswith("(1,3)")]
+    assert len(row13) == 1
+    assert "stale" in row13[0].split()
+    row00 = [line for line in dst_rows if line.startswith("(0,0)")]
+    assert len(row00) == 1 and "stale" not in row00[0]
+
+
+def test_table_clean_summary():
+    # the seed is clean under current (REFERENCE.md section 6)
+    result = invoke("run", SEED, "--profile", "current")
+    assert result.stdout.rstrip().splitlines()[-1].strip() == "no findings"
+
+
+def test_no_color_env_under_cli_runner():
+    # "stale": the seed under uniform-by-value (REFERENCE.md section 1)
+    result = invoke("run", SEED, "--profile", "uniform-by-value", env={"NO_COLOR": "1"})
+    assert result.exit_code == 1
+    assert "stale" in result.stdout
+    assert not ANSI.search(result.stdout)
+
+
+def _run_on_tty(env_overrides: dict[str, str | None], *extra: str) -> tuple[int, str]:
+    """Run meshspec with stdout on a pseudo-terminal; return its exit code and output."""
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    env = dict(os.environ)
+    for k, v in env_overrides.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
+    env["COLUMNS"] = "160"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "meshspec", "run", str(SEED), "--profile", "uniform-by-value", *extra],
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO once the child has closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    code = proc.wait(timeout=60)
+    proc.stderr.close()
+    return code, b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_no_color_on_a_terminal():
+    # exit 1 / "stale": the seed under uniform-by-value (REFERENCE.md section 1)
+    # control: on a terminal without NO_COLOR the table is coloured ...
+    code, text = _run_on_tty({"NO_COLOR": None})
+    assert code == 1
+    assert ANSI.search(text), "expected colour on a terminal"
+    # ... and NO_COLOR turns every escape code off, keeping the words
+    code, text = _run_on_tty({"NO_COLOR": "1"})
+    assert code == 1
+    assert "stale" in text
+    assert not ANSI.search(text)
+    # --no-color does the same on a terminal
+    code, text = _run_on_tty({"NO_COLOR": None}, "--no-color")
+    assert code == 1
+    assert "stale" in text
+    assert not ANSI.search(text)

@@ -1,0 +1,96 @@
+"""Every bundled scenario gives the outcome its description claims, under every profile.
+
+Expectations are derived by hand from REFERENCE.md (section cited per scenario), not copied from
+a run: the set of (finding kind, device) and the step error, if any.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from meshspec.runner import run
+from meshspec.scenario import load
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+T3K = [(r, c) for r in range(2) for c in range(4)]
+SEVEN = T3K[:7]
+
+
+def missing(devs):
+    return {("missing_spec", d) for d in devs}
+
+
+# (scenario, profile) -> (findings as {(kind, device)}, error substring or None)
+EXPECTED = {
+    # REFERENCE.md sections 1 and 6: the seed. 7 shards into a uniform allocation.
+    ("seed-uneven-copy", "uniform-by-value"): ({("stale", (1, 3)), ("data_mismatch", (1, 3))}, None),
+    ("seed-uneven-copy", "current"): (set(), None),
+    ("seed-uneven-copy", "reference"): (set(), None),
+    # section 6, first era row: no specs, the copy's update is lost, readback has nothing to read.
+    ("seed-uneven-copy", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 6, "A real gap in the current library".
+    ("partial-then-full", "current"): ({("lost", (1, 3)), ("data_mismatch", (1, 3))}, None),
+    ("partial-then-full", "reference"): (set(), None),
+    ("partial-then-full", "uniform-by-value"): (set(), None),
+    ("partial-then-full", "unpopulated"): (missing(T3K), "nothing to compose"),
+    ("even-copy", "current"): (set(), None),
+    ("even-copy", "reference"): (set(), None),
+    ("even-copy", "uniform-by-value"): (set(), None),
+    ("even-copy", "unpopulated"): (missing(T3K), "nothing to compose"),
+    # section 4: [R, S(1)] -> 4 column shards replicated down 2 rows; to_device records exactly.
+    **{("replicate-shard-2d", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
+    # section 4, SUBMESH: a 2x3 override on 2x4 leaves column 3 empty.
+    ("submesh-override", "uniform-by-value"): (
+        {("stale", (0, 3)), ("stale", (1, 3))},
+        "ND composition requires the number of tensors 8",
+    ),
+    ("submesh-override", "current"): (set(), None),
+    ("submesh-override", "reference"): (set(), None),
+    # section 4, equal-shape rule (current) vs legacy torch.chunk (2,2,2,2,1 on 5 devices).
+    ("mapper-error-nine-over-eight", "current"): (set(), "Shard shape mismatch"),
+    ("mapper-error-nine-over-eight", "reference"): (set(), "Shard shape mismatch"),
+    ("mapper-error-nine-over-eight", "uniform-by-value"): (
+        {("partial", (1, 0)), ("stale", (1, 1)), ("stale", (1, 2)), ("stale", (1, 3))}
+        | {("data_mismatch", d) for d in [(1, 0), (1, 1), (1, 2), (1, 3)]},
+        None,
+    ),
+    # section 4: 63 rows over 2 -> 32 + 31; one tile each.
+    ("legacy-uneven-tail", "uniform-by-value"): ({("shape_mismatch", (0, 1)), ("data_mismatch", (0, 1))}, None),
+    ("legacy-uneven-tail", "current"): (set(), "Shard shape mismatch"),
+    ("legacy-uneven-tail", "reference"): (set(), "Shard shape mismatch"),
+    # sections 1 and 2: the seed on an 8x4 Galaxy, 31 shards over 32 devices.
+    ("galaxy-31-of-32", "uniform-by-value"): ({("stale", (7, 3)), ("data_mismatch", (7, 3))}, None),
+    ("galaxy-31-of-32", "current"): (set(), None),
+    ("galaxy-31-of-32", "reference"): (set(), None),
+    # section 6: deallocate frees the buffer; a later use is an error in every era.
+    **{
+        ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")
+        for p in ("current", "reference", "uniform-by-value", "unpopulated")
+    },
+}
+
+
+@pytest.mark.parametrize("name, profile", sorted(EXPECTED))
+def test_bundled_outcome(name, profile):
+    findings, error = EXPECTED[(name, profile)]
+    report = run(load(SCENARIOS / f"{name}.yaml"), profile)
+    got = {(f.kind.value, f.device) for f in report.findings}
+    assert got == findings
+    if error is None:
+        assert report.error is None, report.error
+    else:
+        assert report.error is not None and error in report.error.message
+    assert report.exit_code == (1 if findings or error else 0)
+
+
+def test_every_bundled_scenario_is_covered_and_described():
+    names = {p.stem for p in SCENARIOS.glob("*.yaml")}
+    assert names == {n for n, _ in EXPECTED}
+    for name in names:
+        s = load(SCENARIOS / f"{name}.yaml")
+        assert s.name == name and len(s.description) > 80
+
+
+def test_default_profile_is_the_scenarios():
+    assert run(load(SCENARIOS / "seed-uneven-copy.yaml")).profile == "uniform-by-value"
+    assert run(load(SCENARIOS / "even-copy.yaml")).profile == "current"
