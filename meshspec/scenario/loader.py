@@ -8,6 +8,7 @@ system names, profile names, data files).
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -203,7 +204,12 @@ def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
     if kind == "missing":
         return loc, f"{where}: required key is missing"
     if kind == "invalid_choice":
-        return loc, f"{where}: {best['msg']}, got {best.get('input')!r}"
+        bad = best.get("input")
+        hint = ""
+        if isinstance(bad, dict):  # a misspelt key: suggest one the forms use ({shard: DIM} ...)
+            known = re.findall(r"\{(\w+):", best["msg"])
+            hint = next((did_you_mean(k, known) for k in bad if k not in known and did_you_mean(k, known)), "")
+        return loc, f"{where}: {best['msg']}, got {bad!r}{hint}"
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
         return loc, f"{where}: a step is one mapping with one op: {one_of(list(OPS))}"
     bad = best.get("input")
@@ -215,7 +221,7 @@ def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
     elif kind == "literal_error" and isinstance(bad, str):
         expected = best.get("ctx", {}).get("expected", "")
         choices = [c.strip(" '") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
-        msg = f"{msg}{did_you_mean(bad, choices)}"
+        return loc, f"{where}: unknown value {bad!r}{did_you_mean(bad, choices)}; expected {expected}"
     return loc, f"{where}: {msg}, got {bad!r}"
 
 
