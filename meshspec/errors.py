@@ -38,6 +38,10 @@ class ScenarioError(MeshspecError):
         return f"{where}: {self.message}"
 
 
+class ResourceLimit(MeshspecError):
+    """A step would need more memory than meshspec may use; refused before allocating."""
+
+
 class TTFatal(MeshspecError):
     """The simulated runtime rejects an operation, as the real library's TT_FATAL would."""
 

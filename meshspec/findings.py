@@ -79,6 +79,10 @@ class Finding:
     """The origin: the step that set the lying record (or did the bad read / use)."""
     op: Optional[str]
     message: str
+    spec: Optional[TensorSpec] = None
+    """The spec the record (or the read) claims for the device, if any."""
+    written_bytes: Optional[int] = None
+    """Bytes written to the device since allocation, where a device is named."""
 
     def key(self) -> tuple:
         return (self.kind, self.tensor, self.device)
@@ -91,6 +95,8 @@ class Finding:
             "step": self.step,
             "op": self.op,
             "message": self.message,
+            "spec": self.spec.to_json() if self.spec is not None else None,
+            "written_bytes": self.written_bytes,
         }
 
 
@@ -247,5 +253,6 @@ def findings_of(name: str, tensor: Tensor, views: list[DeviceView], ops: dict[in
             msg = f"{where}: written by {origin}, but the runtime keeps no spec for it, so no reader sees it"
         else:
             msg = f"{where}: {v.detail}"
-        out.append(Finding(Kind(v.status.value), name, v.coord, step, ops.get(step) if step is not None else None, msg))
+        op = ops.get(step) if step is not None else None
+        out.append(Finding(Kind(v.status.value), name, v.coord, step, op, msg, v.spec, v.written_bytes))
     return out

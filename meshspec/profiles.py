@@ -83,7 +83,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             "uniform-by-value",
-            "PR #18833, March 2025: the seed",
+            "PR #18833, March 2025 (the seed)",
             "allocation records a uniform spec on every device; the copy's record update is lost",
             AllocationRecord.ALL,
             CopyRecord.LOST,

@@ -5,7 +5,7 @@ This is the function a test or a library user calls; the CLI is a thin layer ove
 
 from __future__ import annotations
 
-from .errors import ScenarioError, TTFatal
+from .errors import ResourceLimit, ScenarioError, TTFatal
 from .findings import device_views, findings_of
 from .profiles import DEFAULT_PROFILE, get_profile
 from .report import Report, StepError, TensorReport
@@ -26,7 +26,7 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
     for step in scenario.steps:
         try:
             rt.execute(step)
-        except TTFatal as err:
+        except (TTFatal, ResourceLimit) as err:
             error = StepError(step.index, step.op, str(err), step.line)
             break
         ran += 1

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import pages
 from .device import MeshBuffer, Write
-from .errors import TTFatal
+from .errors import ResourceLimit, TTFatal
 from .findings import Finding, Kind
 from .mapping import Distribution, distribute, replicate_all, single
 from .mesh import Coord, Shape, coords, fmt_coord, fmt_shape, ttnn_shape, volume
@@ -24,7 +24,7 @@ from .profiles import AllocationRecord, Composer, CopyCheck, CopyRecord, Profile
 from .scenario.loader import LoadedStep
 from .spec import DataType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin, Record, Tensor
-from .values import generate, quantize_block_float, same_bits, to_dtype
+from .values import generate, host_dtype, quantize_block_float, same_bits, to_dtype
 
 
 class UseAfterFree(TTFatal):
@@ -53,7 +53,19 @@ class Runtime:
     events: list[Finding] = field(default_factory=list)
     readbacks: list[Readback] = field(default_factory=list)
     ops: dict[int, str] = field(default_factory=dict)
+    max_memory: int = field(default_factory=lambda: default_max_memory())
+    """Bytes of host and device data a run may hold; a step that needs more is refused."""
     _buffers: int = 0
+    _reserved: int = 0
+
+    def _reserve(self, nbytes: int, what: str) -> None:
+        if self._reserved + nbytes > self.max_memory:
+            held = f" on top of the {self._reserved:,} already held" if self._reserved else ""
+            raise ResourceLimit(
+                f"{what} needs {nbytes:,} bytes{held}, over meshspec's memory limit of {self.max_memory:,} bytes "
+                "(half the machine's RAM); use a smaller shape"
+            )
+        self._reserved += nbytes
 
     # -- dispatch ------------------------------------------------------------------------------
     def execute(self, step: LoadedStep) -> None:
@@ -95,6 +107,7 @@ class Runtime:
         self.tensors[a.as_] = DeviceTensor(a.as_, step, buffer, record)
 
     def _new_buffer(self, spec: TensorSpec, step: int) -> MeshBuffer:
+        self._reserve(spec.allocated_bytes * volume(self.mesh_shape), f"a buffer of {spec.describe()} on every device")
         self._buffers += 1
         return MeshBuffer(self._buffers, spec, self.mesh_shape, step)
 
@@ -102,6 +115,9 @@ class Runtime:
     def _from_torch(self, step: int, a) -> None:
         shape = tuple(a.shape)
         dtype = DataType(a.dtype)
+        itemsize = 4 if dtype.is_block_float else host_dtype(dtype).itemsize
+        # the values, plus up to one more copy of them as shards (replicas are views)
+        self._reserve(2 * volume(shape) * itemsize, f"host tensor {a.as_} {fmt_shape(shape)} {dtype}")
         values = self._values(a, shape, dtype)
         dist, plain = self._distribution(shape, a.mesh_mapper)
         shards = {}
@@ -344,27 +360,31 @@ class Runtime:
             if origin is None:
                 continue
             w = origin.write
+            where = f"{label} {fmt_coord(c)}"
+            facts = (shard.spec, origin.written_bytes)
             if w is None:
                 what = (
                     "never written since allocation"
                     if origin.stale_write is None
                     else f"holding superseded data from step {origin.stale_write.step}"
                 )
-                self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: read back {shard.values.size} values from device memory {what}")
+                self._mismatch(label, c, step, f"{where}: read back {shard.values.size} values from device memory {what}", *facts)
             elif w.values.shape != shard.values.shape:
-                self._mismatch(
-                    label, c, step,
-                    f"{label} {fmt_coord(c)}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.values.shape)} by step {w.step}",
-                )
+                msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.values.shape)} by step {w.step}"
+                self._mismatch(label, c, step, msg, *facts)
             else:
                 differ = int((~same_bits(shard.values, w.values.astype(shard.values.dtype))).sum())
                 if differ:
-                    self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: {differ} of {w.values.size} values differ from what step {w.step} wrote")
+                    msg = f"{where}: {differ} of {w.values.size} values differ from what step {w.step} wrote"
+                    self._mismatch(label, c, step, msg, *facts)
         for c, w in host.unread.items():
-            self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback")
+            msg = f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback"
+            self._mismatch(label, c, step, msg, None, w.spec.buffer_bytes)
 
-    def _mismatch(self, tensor: str, coord: Coord, step: int, msg: str) -> None:
-        f = Finding(Kind.DATA_MISMATCH, tensor, coord, step, self.ops.get(step), msg)
+    def _mismatch(
+        self, tensor: str, coord: Coord, step: int, msg: str, spec: Optional[TensorSpec], written: Optional[int]
+    ) -> None:
+        f = Finding(Kind.DATA_MISMATCH, tensor, coord, step, self.ops.get(step), msg, spec, written)
         if all(e.key() != f.key() for e in self.events):
             self.events.append(f)
 
@@ -403,3 +423,13 @@ def _concat(arrays: list[np.ndarray], dim: int) -> np.ndarray:
     except ValueError:
         shapes = [fmt_shape(a.shape) for a in arrays]
         raise TTFatal(f"cannot concatenate shards of shapes {shapes} along dim {dim}") from None
+
+
+def default_max_memory() -> int:
+    """Half of the machine's physical memory (8 GiB where it cannot be read)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30

@@ -59,7 +59,7 @@ def _report(r: Report, width: int) -> Group:
     head = Text()
     head.append("meshspec ", style="bold")
     head.append(r.scenario, style="bold cyan")
-    head.append(f"  mesh {mesh_label}  profile {r.profile} ({era})")
+    head.append(f"  mesh {mesh_label}  profile {r.profile}: {era}")
     parts.append(head)
     if r.description:
         parts.append(Text(" ".join(r.description.split()), style="dim"))
