@@ -73,3 +73,16 @@ def fmt_shape(shape: Shape) -> str:
 def ttnn_shape(shape: Shape, kind: str = "MeshShape") -> str:
     """How ttnn prints a shape in its messages: ``MeshShape([2, 4])``, ``Shape([1, 2, 32, 32])``."""
     return f"{kind}({list(shape)})"
+
+
+def parse_coord(text: str) -> Coord:
+    """A coordinate written as a mapping key: ``"[1, 3]"``, ``"(1,3)"`` or ``"1,3"``.
+
+    >>> parse_coord("[1, 3]")
+    (1, 3)
+    """
+    body = text.strip().strip("[]()").strip()
+    try:
+        return tuple(int(p) for p in body.split(","))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a device coordinate; write it like \"[1, 3]\"") from None

@@ -9,11 +9,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
+from typing import TYPE_CHECKING
+
 from .findings import DeviceView, Finding
 from .mesh import Shape
 from .placement import Topology
 from .runtime import Readback
 from .spec import TensorSpec
+
+if TYPE_CHECKING:
+    from .expect import ExpectResult
 
 REPORT_FORMAT = "meshspec.report/1"
 
@@ -78,6 +83,8 @@ class Report:
     steps_run: int = 0
     steps_total: int = 0
     ops: tuple[str, ...] = field(default=())
+    expect: Optional["ExpectResult"] = None
+    """The scenario's ``expect`` block checked against this run (None without one)."""
 
     @property
     def exit_code(self) -> int:
@@ -112,5 +119,6 @@ class Report:
             "tensors": [t.to_json() for t in self.tensors],
             "findings": [f.to_json() for f in self.findings],
             "readbacks": [r.to_json() for r in self.readbacks],
+            "expect": self.expect.to_json() if self.expect else None,
             "summary": self.summary(),
         }

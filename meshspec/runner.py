@@ -5,6 +5,8 @@ This is the function a test or a library user calls; the CLI is a thin layer ove
 
 from __future__ import annotations
 
+import dataclasses
+
 from .errors import ResourceLimit, ScenarioError, TTFatal
 from .findings import device_views, findings_of
 from .profiles import DEFAULT_PROFILE, get_profile
@@ -46,7 +48,7 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
         findings.extend(findings_of(name, t, views, rt.ops))
     findings.extend(rt.events)
     findings.sort(key=lambda f: (f.step if f.step is not None else -1, f.tensor, f.device or ()))
-    return Report(
+    report = Report(
         scenario=scenario.name,
         path=str(scenario.path),
         description=scenario.description,
@@ -61,6 +63,11 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
         steps_total=len(scenario.steps),
         ops=tuple(s.op for s in scenario.steps),
     )
+    if scenario.expect is None:
+        return report
+    from .expect import check
+
+    return dataclasses.replace(report, expect=check(report.to_json(), scenario.expect))
 
 
 def run_paths(paths, profile: str | None = None) -> tuple[list[Report], list[ScenarioError]]:

@@ -98,6 +98,15 @@ def _report(r: Report, width: int) -> Group:
             prefix = where.strip() + ": "
             message = f.message[len(prefix):] if f.message.startswith(prefix) else f.message
             parts.append(Text(textwrap.fill(message, width=max(40, width - 6), initial_indent="      ", subsequent_indent="      ")))
+    if r.expect is not None:
+        parts.append(Text())
+        if r.expect.passed:
+            parts.append(Text(f"expect ({r.profile}): PASS", style="bold green"))
+        else:
+            n = len(r.expect.mismatches)
+            parts.append(Text(f"expect ({r.profile}): FAIL, {n} mismatch{'es' * (n != 1)}", style="bold red"))
+            for m in r.expect.mismatches:
+                parts.append(Text(textwrap.fill(m, width=max(40, width - 4), initial_indent="  ", subsequent_indent="    ")))
     parts.append(Text())
     summary = Text(r.summary(), style="bold red" if r.exit_code else "bold green")
     parts.append(summary)

@@ -19,9 +19,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError, did_you_mean, one_of
-from ..mesh import SYSTEM_ALIASES, SYSTEMS, Shape
+from ..mesh import SYSTEM_ALIASES, SYSTEMS, Shape, parse_coord
 from ..profiles import PROFILES
-from .model import OPS, Scenario, step_args, step_op
+from .model import OPS, Expect, Scenario, step_args, step_op
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -44,6 +44,7 @@ class LoadedScenario:
     mesh_name: Optional[str]
     profile: Optional[str]
     steps: tuple[LoadedStep, ...]
+    expect: Optional[Expect] = None
 
     @property
     def folder(self) -> Path:
@@ -329,6 +330,48 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             )
 
 
+def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: str) -> None:
+    """Names in ``expect`` must exist: profiles, tensors defined by a step, coordinates on the mesh."""
+    expect = scenario.expect
+    assert expect is not None
+    defined = [getattr(step_args(s), "as_", None) for s in scenario.steps]
+    defined = [n for n in defined if n]
+
+    def fail(loc: tuple, message: str, key: bool = True) -> None:
+        line, col = _mark(_node_at(root, loc, key=key))
+        raise ScenarioError(message, file, line, col)
+
+    def check_coord(loc: tuple, coord: tuple, key: bool) -> None:
+        if len(coord) != len(mesh_shape) or any(not 0 <= c < n for c, n in zip(coord, mesh_shape)):
+            fail(loc, f"{_where(loc)}: device {list(coord)} is not on the mesh {list(mesh_shape)}", key)
+
+    def check_tensors(loc: tuple, tensors: dict) -> None:
+        for name, t in tensors.items():
+            if name not in defined:
+                choices = f"tensors: {', '.join(dict.fromkeys(defined))}" if defined else "no step defines a tensor"
+                fail(loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
+            for i, c in enumerate(t.recorded or []):
+                check_coord(loc + (name, "recorded", i), tuple(c), False)
+            for key in t.devices or {}:
+                try:
+                    coord = parse_coord(key)
+                except ValueError as err:
+                    fail(loc + (name, "devices", key), f"{_where(loc + (name, 'devices'))}: {err}")
+                check_coord(loc + (name, "devices", key), coord, True)
+
+    for pname, pe in (expect.profiles or {}).items():
+        if pname != "default" and pname not in PROFILES:
+            valid = list(PROFILES) + ["default"]
+            fail(("expect", "profiles", pname), f"expect.profiles: unknown profile {pname!r}{did_you_mean(pname, valid)}; {one_of(valid)}")
+        for i, f in enumerate(pe.findings or []):
+            if f.tensor is not None and f.tensor not in defined:
+                fail(("expect", "profiles", pname, "findings", i, "tensor"), f"expect.profiles.{pname}.findings[{i}]: unknown tensor {f.tensor!r}{did_you_mean(f.tensor, defined)}", False)
+            if f.device is not None:
+                check_coord(("expect", "profiles", pname, "findings", i, "device"), tuple(f.device), False)
+        check_tensors(("expect", "profiles", pname, "tensors"), pe.tensors or {})
+    check_tensors(("expect", "tensors"), expect.tensors or {})
+
+
 def _system_hint(name: str) -> str:
     if name in SYSTEM_ALIASES:
         return f" (did you mean {SYSTEM_ALIASES[name]!r}?)"
@@ -378,6 +421,8 @@ def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
         )
     mesh_shape, mesh_name = _mesh_shape(scenario, root, file)
     _check_names(scenario, root, file)
+    if scenario.expect is not None:
+        _check_expect(scenario, mesh_shape, root, file)
     _check_data_files(scenario, root, path, file)
     steps_node = _node_at(root, ("steps",))
     steps = tuple(
@@ -391,6 +436,7 @@ def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
         mesh_name=mesh_name,
         profile=scenario.profile,
         steps=steps,
+        expect=scenario.expect,
     )
 
 

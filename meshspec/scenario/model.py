@@ -50,7 +50,7 @@ def _by_key(*keys: str) -> Any:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, use_attribute_docstrings=True)
 
 
 class TensorFields(_Strict):
@@ -204,6 +204,68 @@ Step = Annotated[
 ]
 
 
+# -- expectations (checked by `meshspec check`, shown by `meshspec run`) ------------------------
+FindingKind = Literal["stale", "partial", "lost", "missing_spec", "shape_mismatch", "data_mismatch", "use_after_free"]
+DeviceStatus = Literal[
+    "ok", "empty", "uninitialized", "stale", "partial", "lost", "missing_spec", "shape_mismatch"
+]
+Coord = Annotated[list[StrictInt], Field(min_length=1, max_length=4)]
+
+
+class FindingExpect(_Strict):
+    """A finding pattern: matches every finding equal on the keys given."""
+
+    kind: Optional[FindingKind] = None
+    tensor: Optional[Name] = None
+    device: Optional[Coord] = None
+    step: Optional[Annotated[StrictInt, Field(ge=0)]] = None
+
+
+class DeviceExpect(_Strict):
+    """Expected record of one device; only the keys given are checked."""
+
+    recorded: Optional[bool] = None
+    status: Optional[DeviceStatus] = None
+    shape: Optional[list[StrictInt]] = None
+    padded_shape: Optional[list[StrictInt]] = None
+    dtype: Optional[DataType] = None
+    layout: Optional[Layout] = None
+    num_pages: Optional[StrictInt] = None
+    buffer_bytes: Optional[StrictInt] = None
+    written_bytes: Optional[StrictInt] = None
+    offset: Optional[list[StrictInt]] = None
+
+
+class TensorExpect(_Strict):
+    """Expected record of one tensor at the end of the run; only the keys given are checked."""
+
+    storage: Optional[Literal["device", "host", "deallocated"]] = None
+    recorded: Optional[list[Coord]] = None
+    """Exactly the devices recorded as holding data."""
+    shape: Optional[list[StrictInt]] = None
+    """The shape every recorded device is recorded with."""
+    dtype: Optional[DataType] = None
+    layout: Optional[Layout] = None
+    distribution_shape: Optional[list[StrictInt]] = None
+    devices: Optional[dict[str, DeviceExpect]] = None
+    """Per device, keyed by coordinate: ``"[1, 3]": {shape: [...]}``."""
+
+
+class ProfileExpect(_Strict):
+    findings: Optional[list[FindingExpect]] = None
+    """The exact set of findings (each pattern must match one, each finding some pattern)."""
+    error: Optional[str] = None
+    """A substring of the expected step error; null or absent: the run must not stop on an error."""
+    tensors: Optional[dict[str, TensorExpect]] = None
+
+
+class Expect(_Strict):
+    profiles: Optional[dict[str, ProfileExpect]] = None
+    """Per profile name; ``default`` applies to every profile not named."""
+    tensors: Optional[dict[str, TensorExpect]] = None
+    """Expected records at the end of the run, under every profile."""
+
+
 class Scenario(_Strict):
     """A whole scenario file, format version 1."""
 
@@ -222,6 +284,8 @@ class Scenario(_Strict):
     """A system name (n150 n300 t3k galaxy p150 p300 p150x4 p150x8) or a shape like [2, 4]."""
     profile: Optional[str] = None
     steps: Annotated[list[Step], Field(min_length=1)]
+    expect: Optional[Expect] = None
+    """What a correct run records, per profile (see `meshspec check`)."""
 
 
 def step_op(step: BaseModel) -> str:

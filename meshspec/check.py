@@ -1,0 +1,168 @@
+"""``meshspec check``: scenarios as CI checks.
+
+Collect scenario files, decide which profiles each runs under, run them (optionally in worker
+processes), and check each run against the scenario's ``expect`` block. The pytest plugin uses
+the same functions, so both report the same mismatch text.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .errors import MeshspecError, UsageError, did_you_mean, one_of
+from .expect import check, named_profiles
+from .profiles import DEFAULT_PROFILE, PROFILES
+from .scenario import LoadedScenario, load
+
+PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One scenario under one profile (or one invalid file)."""
+
+    path: str
+    scenario: Optional[str]
+    profile: Optional[str]
+    outcome: str
+    """PASS, FAIL or ERROR."""
+    details: tuple[str, ...] = ()
+    """Every mismatch (FAIL) or the error (ERROR); the first is the headline."""
+    seconds: float = 0.0
+
+    @property
+    def message(self) -> str:
+        return self.details[0] if self.details else ""
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.scenario or Path(self.path).stem}[{self.profile}]" if self.profile else self.path
+
+
+def collect(paths: Sequence[Path | str]) -> list[Path]:
+    """Scenario files under each path (a file is taken as given), sorted within each folder.
+
+    Raises UsageError for a path that does not exist or when nothing is found.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found += sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and f.is_file())
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise UsageError(f"{raw}: no such file or folder")
+    unique = list(dict.fromkeys(found))
+    if not unique:
+        raise UsageError(f"no scenario (*.yaml) found under {', '.join(str(p) for p in paths)}")
+    return unique
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` (1-based K, as CI matrices count) -> (K, N)."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {text!r}: write it as K/N, e.g. 1/4") from None
+    if n < 1 or not 1 <= k <= n:
+        raise UsageError(f"--shard {text!r}: K must be between 1 and N (N >= 1), e.g. 1/4")
+    return k, n
+
+
+def shard(files: list[Path], k: int, n: int) -> list[Path]:
+    """Every n-th file starting at the k-th (1-based)."""
+    return files[k - 1 :: n]
+
+
+def check_profile_option(profile: Optional[str]) -> None:
+    if profile is not None and profile != "all" and profile not in PROFILES:
+        valid = list(PROFILES) + ["all"]
+        raise UsageError(f"unknown profile {profile!r}{did_you_mean(profile, valid)}; {one_of(valid)}")
+
+
+def profiles_for(scenario: LoadedScenario, profile: Optional[str]) -> list[str]:
+    """``all``: every profile; a name: that one; none: those the expect block names, else the
+    scenario's own profile (or current)."""
+    if profile == "all":
+        return list(PROFILES)
+    if profile is not None:
+        return [profile]
+    return named_profiles(scenario.expect) or [scenario.profile or DEFAULT_PROFILE]
+
+
+def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
+    from .runner import run
+
+    start = time.perf_counter()
+    report = run(scenario, profile)
+    result = report.expect if report.expect is not None else check(report.to_json(), None)
+    seconds = time.perf_counter() - start
+    outcome = PASS if result.passed else FAIL
+    return CaseResult(str(scenario.path), scenario.name, profile, outcome, result.mismatches, seconds)
+
+
+def check_file(path: Path | str, profile: Optional[str] = None) -> list[CaseResult]:
+    """Every case of one file; an invalid file is one ERROR result."""
+    try:
+        scenario = load(path)
+    except MeshspecError as err:
+        return [CaseResult(str(path), None, None, ERROR, (str(err),))]
+    return [check_scenario(scenario, p) for p in profiles_for(scenario, profile)]
+
+
+def check_files(files: list[Path], profile: Optional[str] = None, jobs: int = 1) -> list[list[CaseResult]]:
+    """Results per file, in the order given, whatever ``jobs`` is.
+
+    With ``jobs > 1`` files run in worker processes. A worker that dies (killed, out of memory)
+    takes its pool down; the files still pending are retried one per fresh worker, and a file whose
+    worker dies again is an ERROR.
+    """
+    if jobs <= 1 or len(files) <= 1:
+        return [check_file(f, profile) for f in files]
+    results: dict[int, list[CaseResult]] = {}
+    pending = list(range(len(files)))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {i: pool.submit(check_file, files[i], profile) for i in pending}
+        for i, fut in futures.items():
+            try:
+                results[i] = fut.result()
+            except BrokenProcessPool:
+                pass
+    for i in [i for i in pending if i not in results]:
+        with ProcessPoolExecutor(max_workers=1) as solo:
+            try:
+                results[i] = solo.submit(check_file, files[i], profile).result()
+            except BrokenProcessPool:
+                results[i] = [CaseResult(str(files[i]), None, profile, ERROR, ("the worker process running it died (killed or out of memory)",))]
+    return [results[i] for i in range(len(files))]
+
+
+@dataclass(frozen=True)
+class Summary:
+    passed: int
+    failed: int
+    errors: int
+
+    @property
+    def exit_code(self) -> int:
+        """0 all pass; 1 any failure; 2 any invalid input."""
+        return 2 if self.errors else 1 if self.failed else 0
+
+    def line(self) -> str:
+        text = f"{self.passed} passed, {self.failed} failed"
+        return text + (f", {self.errors} errors" if self.errors else "")
+
+
+def summarize(results: list[CaseResult]) -> Summary:
+    return Summary(
+        sum(r.outcome == PASS for r in results),
+        sum(r.outcome == FAIL for r in results),
+        sum(r.outcome == ERROR for r in results),
+    )

@@ -1,0 +1,39 @@
+"""Output of ``meshspec check``: one line per case, and JUnit XML for CI systems."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..check import ERROR, FAIL, PASS, CaseResult, summarize
+
+
+def junit_xml(results: list[CaseResult]) -> str:
+    """JUnit XML, as GitHub Actions, GitLab and Jenkins read it: one testcase per case."""
+    import xml.etree.ElementTree as ET
+
+    s = summarize(results)
+    total = sum(r.seconds for r in results)
+    suites = ET.Element("testsuites", name="meshspec", tests=str(len(results)), failures=str(s.failed), errors=str(s.errors), time=f"{total:.3f}")
+    suite = ET.SubElement(
+        suites, "testsuite", name="meshspec check", tests=str(len(results)), failures=str(s.failed), errors=str(s.errors), skipped="0", time=f"{total:.3f}"
+    )
+    for r in results:
+        classname = Path(r.path).with_suffix("").as_posix().replace("/", ".")
+        case = ET.SubElement(suite, "testcase", classname=classname, name=r.case_id, file=r.path, time=f"{r.seconds:.3f}")
+        if r.outcome == FAIL:
+            ET.SubElement(case, "failure", message=r.message, type="ExpectMismatch").text = "\n".join(r.details)
+        elif r.outcome == ERROR:
+            ET.SubElement(case, "error", message=r.message, type="ScenarioError").text = "\n".join(r.details)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def result_line(r: CaseResult) -> str:
+    """``PASS  path [profile]`` / ``FAIL  path [profile]: first mismatch`` / ``ERROR path: error``."""
+    where = f"{r.path} [{r.profile}]" if r.profile else r.path
+    if r.outcome == PASS:
+        return f"PASS  {where}"
+    extra = f" (+{len(r.details) - 1} more)" if len(r.details) > 1 else ""
+    if r.outcome == ERROR and r.profile is None:
+        return f"ERROR {r.message}"
+    return f"{r.outcome:<5} {where}: {r.message}{extra}"

@@ -1,0 +1,115 @@
+"""Table output of ``meshspec diff``: per tensor, devices side by side, changed cells marked.
+
+A changed cell reads ``expected -> actual`` (highlighted on a terminal), so the text alone says
+what changed; devices that agree are folded into one line unless ``show_all``.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..diff import DEVICE_FIELDS, Diff, TensorDiff
+from ..mesh import fmt_coord
+
+HEADERS = {
+    "recorded": "recorded",
+    "shape": "shape",
+    "padded_shape": "padded",
+    "dtype": "dtype",
+    "layout": "layout",
+    "num_pages": "pages",
+    "bytes": "bytes",
+    "offset": "offset",
+}
+
+
+def _value(field: str, v) -> str:
+    if v is None:
+        return "-"
+    if field == "recorded":
+        return "yes" if v else "no"
+    if isinstance(v, list):
+        return ("(" + ",".join(str(x) for x in v) + ")") if field == "offset" else "x".join(str(x) for x in v)
+    return str(v)
+
+
+def _topology(t: dict) -> str:
+    shape = "x".join(str(n) for n in t["distribution_shape"])
+    placements = ", ".join("R" if p == "R" else f"S({p['shard']})" for p in t["placements"])
+    return f"({shape}) [{placements}] on {len(t['coords'])} devices"
+
+
+def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: bool = False) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system="standard" if color else None, force_terminal=color, no_color=not color, highlight=False)
+    head = Text()
+    head.append("meshspec diff ", style="bold")
+    head.append(diff.scenario, style="bold cyan")
+    head.append(f"  mesh {'x'.join(str(n) for n in diff.mesh)}  expected {diff.expected_label}  actual {diff.actual_label}")
+    console.print(head)
+    for label, err in (("expected", diff.expected_error), ("actual", diff.actual_error)):
+        if err:
+            console.print(Text(f"{label} run stopped at step {err['step']} ({err['op']}): {err['message']}", style="yellow"))
+    for t in diff.tensors:
+        _tensor(console, t, show_all, width)
+    console.print()
+    n = len(diff.differences)
+    if n:
+        tensors = len({d.tensor for d in diff.differences})
+        console.print(Text(f"{n} difference{'s' * (n != 1)} in {tensors} tensor{'s' * (tensors != 1)}", style="bold red"))
+    else:
+        console.print(Text("equal: no differences", style="bold green"))
+    text = buf.getvalue()
+    if not color:
+        text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return text
+
+
+def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int) -> None:
+    if not t.differences and not show_all:
+        return
+    console.print()
+    title = Text(t.name, style="bold")
+    console.print(title)
+    for d in t.differences:
+        if d.device is not None:
+            continue
+        if d.field == "topology":
+            line = f"topology: {_topology(d.expected)} -> {_topology(d.actual)}"
+        elif d.field == "present":
+            line = f"present: {'yes' if d.expected else 'no'} -> {'yes' if d.actual else 'no'}"
+        else:
+            line = f"{d.field}: {d.expected} -> {d.actual}"
+        console.print(Text("  " + textwrap.shorten(line, width=width - 2, placeholder=" ..."), style="bold yellow"))
+    if not t.rows:
+        return
+    changed = {d.device for d in t.differences if d.device is not None}
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+    table.add_column("device", no_wrap=True)
+    for f in DEVICE_FIELDS:
+        table.add_column(HEADERS[f], no_wrap=True, justify="right" if f in ("num_pages", "bytes") else "left")
+    agree = []
+    for coord, e, a in t.rows:
+        if coord not in changed and not show_all:
+            agree.append(coord)
+            continue
+        cells = [Text(fmt_coord(coord), style="bold" if coord in changed else "")]
+        for f in DEVICE_FIELDS:
+            if e[f] == a[f]:
+                cells.append(Text(_value(f, e[f]), style="dim"))
+            else:
+                cells.append(Text(f"{_value(f, e[f])} -> {_value(f, a[f])}", style="bold yellow"))
+        table.add_row(*cells)
+    if table.row_count:
+        console.print(table)
+    if agree:
+        shown = [fmt_coord(c) for c in agree]
+        if len(shown) > 6:
+            shown = shown[:3] + ["..."] + shown[-2:]
+        console.print(Text(f"  {len(agree)} device{'s' * (len(agree) != 1)} agree: {' '.join(shown)}", style="dim"))
