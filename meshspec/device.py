@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .mesh import Coord, Shape, coords
+from .mesh import Coord, Shape
 from .spec import TensorSpec
 
 POISON = np.array([0xA5, 0xFF], dtype=np.uint8)
@@ -52,7 +52,6 @@ class MeshBuffer:
     mesh_shape: Shape
     step: int
     """Step that allocated it."""
-    alive: bool = True
     memory: dict[Coord, np.ndarray] = field(default_factory=dict, repr=False)
     written: dict[Coord, np.ndarray] = field(default_factory=dict, repr=False)
     last_write: dict[Coord, Write] = field(default_factory=dict, repr=False)
@@ -87,6 +86,3 @@ class MeshBuffer:
     def written_bytes(self, coord: Coord) -> int:
         """Bytes of data written to ``coord`` since allocation (pages x page size)."""
         return self.written_pages(coord) * self.spec.page_size
-
-    def all_coords(self) -> list[Coord]:
-        return list(coords(self.mesh_shape))

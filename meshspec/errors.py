@@ -38,6 +38,10 @@ class ScenarioError(MeshspecError):
         return f"{where}: {self.message}"
 
 
+class StepInputError(MeshspecError):
+    """A step's input cannot be used as given (data a dtype cannot hold); stops the run there."""
+
+
 class ResourceLimit(MeshspecError):
     """A step would need more memory than meshspec may use; refused before allocating."""
 

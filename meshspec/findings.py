@@ -34,7 +34,7 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from .mesh import Coord, Shape, coords, fmt_coord
+from .mesh import Coord, Shape, coords, fmt_coord, fmt_shape
 from .spec import TensorSpec
 from .tensor import DeviceTensor, HostTensor, Tensor
 
@@ -83,6 +83,8 @@ class Finding:
     """The spec the record (or the read) claims for the device, if any."""
     written_bytes: Optional[int] = None
     """Bytes written to the device since allocation, where a device is named."""
+    source: Optional[tuple[str, Coord]] = None
+    """For a lie carried into a host tensor by a read: the device tensor and device it came from."""
 
     def key(self) -> tuple:
         return (self.kind, self.tensor, self.device)
@@ -97,6 +99,7 @@ class Finding:
             "message": self.message,
             "spec": self.spec.to_json() if self.spec is not None else None,
             "written_bytes": self.written_bytes,
+            "source": {"tensor": self.source[0], "device": list(self.source[1])} if self.source else None,
         }
 
 
@@ -195,22 +198,19 @@ def _detail(status: Status, spec, write, old, written: int) -> str:
 
 
 def _host_views(t: HostTensor) -> list[DeviceView]:
+    """Shards of a host tensor. A read-back shard is judged like the device it came from: it holds
+    what the reader got, so a stale device gives a stale shard, with the device's record as origin."""
     out = []
     for c, shard in t.shards.items():
-        origin = shard.origin
-        status, detail, written, write_step = Status.OK, "", shard.spec.buffer_bytes, None
+        origin, taint = shard.origin, shard.taint
+        status, detail, written, write_step, record_step = Status.OK, "", shard.spec.buffer_bytes, None, t.step
         if origin is not None:
-            written = origin.written_bytes
-            write_step = origin.write.step if origin.write else None
-            if origin.write is None:
-                status = Status.STALE
-                detail = f"read by step {origin.step} from device memory that never held the current content"
-            elif origin.write.spec.buffer_bytes < shard.spec.buffer_bytes:
-                status = Status.PARTIAL
-                detail = f"read {shard.spec.buffer_bytes} B, {origin.write.spec.buffer_bytes} B were written"
-            elif origin.write.spec.shape != shard.spec.shape:
-                status = Status.SHAPE_MISMATCH
-                detail = f"read as {fmt_shape_of(shard.spec)}, written as {fmt_shape_of(origin.write.spec)}"
+            w = origin.write
+            written, write_step, record_step = origin.written_bytes, w.step if w else None, origin.record_step
+            status = _status(True, shard.spec, w.spec if w else None, w.spec.buffer_bytes if w else 0, True)
+            detail = _read_detail(status, shard.spec, origin)
+        elif taint is not None:
+            status, detail, record_step = Status(taint[0]), taint[1], taint[2]
         out.append(
             DeviceView(
                 coord=c,
@@ -220,7 +220,7 @@ def _host_views(t: HostTensor) -> list[DeviceView]:
                 written_spec=origin.write.spec if origin and origin.write else shard.spec,
                 offset=shard.offset,
                 status=status,
-                record_step=t.step,
+                record_step=record_step,
                 write_step=write_step,
                 detail=detail,
             )
@@ -228,8 +228,17 @@ def _host_views(t: HostTensor) -> list[DeviceView]:
     return out
 
 
-def fmt_shape_of(spec: TensorSpec) -> str:
-    return "x".join(str(n) for n in spec.shape)
+def _read_detail(status: Status, spec: TensorSpec, origin) -> str:
+    read = f"read by step {origin.step} from {origin.tensor} {fmt_coord(origin.coord)}"
+    if status is Status.STALE:
+        if origin.stale_write is not None:
+            return f"{read}, which held superseded data from step {origin.stale_write.step}"
+        return f"{read}, whose memory was never written since allocation"
+    if status is Status.PARTIAL:
+        return f"{read} as {spec.buffer_bytes} B; only {origin.write.spec.buffer_bytes} B were written there"
+    if status is Status.SHAPE_MISMATCH:
+        return f"{read} as {fmt_shape(spec.shape)}; it was written as {fmt_shape(origin.write.spec.shape)}"
+    return ""
 
 
 def findings_of(name: str, tensor: Tensor, views: list[DeviceView], ops: dict[int, str]) -> list[Finding]:
@@ -241,9 +250,8 @@ def findings_of(name: str, tensor: Tensor, views: list[DeviceView], ops: dict[in
         step = v.record_step
         if v.status is Status.MISSING_SPEC and not v.recorded or step is None:
             step = v.write_step  # nothing set a record: the write that should have is the origin
-        if isinstance(tensor, HostTensor):
-            step = tensor.step
-        where = f"{name} {fmt_coord(v.coord)}"
+        plain = isinstance(tensor, HostTensor) and tensor.plain
+        where = name if plain else f"{name} {fmt_coord(v.coord)}"
         origin = f"step {step} ({ops.get(step, '?')})" if step is not None else "no step"
         if v.status is Status.STALE and isinstance(tensor, DeviceTensor):
             msg = f"{where}: recorded as holding {v.spec.describe() if v.spec else 'data'} since {origin}, but {v.detail}"
@@ -254,5 +262,14 @@ def findings_of(name: str, tensor: Tensor, views: list[DeviceView], ops: dict[in
         else:
             msg = f"{where}: {v.detail}"
         op = ops.get(step) if step is not None else None
-        out.append(Finding(Kind(v.status.value), name, v.coord, step, op, msg, v.spec, v.written_bytes))
+        device, source = v.coord, None
+        if isinstance(tensor, HostTensor):
+            shard = tensor.shards[v.coord]
+            if shard.origin is not None:
+                source = (shard.origin.tensor, shard.origin.coord)
+            elif shard.taint is not None and len(shard.taint) > 3:
+                source = shard.taint[3]
+            if tensor.plain:
+                device = None  # a composed torch tensor lives on no device
+        out.append(Finding(Kind(v.status.value), name, device, step, op, msg, v.spec, v.written_bytes, source))
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .errors import ResourceLimit, ScenarioError, TTFatal
+from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .findings import device_views, findings_of
 from .profiles import DEFAULT_PROFILE, get_profile
 from .report import Report, StepError, TensorReport
@@ -28,7 +28,7 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
     for step in scenario.steps:
         try:
             rt.execute(step)
-        except (TTFatal, ResourceLimit) as err:
+        except (TTFatal, ResourceLimit, StepInputError) as err:
             error = StepError(step.index, step.op, str(err), step.line)
             break
         ran += 1

@@ -7,6 +7,7 @@ are :class:`~meshspec.errors.TTFatal`; the runner turns them into the step's err
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
@@ -15,13 +16,14 @@ import numpy as np
 
 from . import pages
 from .device import MeshBuffer, Write
-from .errors import ResourceLimit, TTFatal
+from .errors import ResourceLimit, StepInputError, TTFatal
 from .findings import Finding, Kind
 from .mapping import Distribution, distribute, replicate_all, single
-from .mesh import Coord, Shape, coords, fmt_coord, fmt_shape, ttnn_shape, volume
+from .mesh import Coord, Shape, coord_of, coords, fmt_coord, fmt_shape, ttnn_shape, volume
 from .placement import Replicate, Shard, Topology
 from .profiles import AllocationRecord, Composer, CopyCheck, CopyRecord, Profile
 from .scenario.loader import LoadedStep
+from .scenario.model import FillData, RandomData, ShardPlacement
 from .spec import DataType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin, Record, Tensor
 from .values import generate, host_dtype, quantize_block_float, same_bits, to_dtype
@@ -51,6 +53,8 @@ class Runtime:
     folder: Path = Path(".")
     tensors: dict[str, Tensor] = field(default_factory=dict)
     events: list[Finding] = field(default_factory=list)
+    retired: list[Finding] = field(default_factory=list)
+    """Findings of tensors that were deallocated or whose name was rebound, as they stood then."""
     readbacks: list[Readback] = field(default_factory=list)
     ops: dict[int, str] = field(default_factory=dict)
     max_memory: int = field(default_factory=lambda: default_max_memory())
@@ -70,7 +74,19 @@ class Runtime:
     # -- dispatch ------------------------------------------------------------------------------
     def execute(self, step: LoadedStep) -> None:
         self.ops[step.index] = step.op
+        name = getattr(step.args, "as_", None)
+        old = self.tensors.get(name) if name else None
         getattr(self, "_" + step.op)(step.index, step.args)
+        if old is not None and self.tensors.get(name) is not old:
+            self._retire(name, old, f"step {step.index} ({step.op}) rebound the name {name!r}")
+
+    def _retire(self, name: str, tensor: Tensor, why: str) -> None:
+        """Keep the findings of a tensor that is going away: the lie happened even if nobody
+        looks at the tensor again (a sanitizer reports it too)."""
+        from .findings import device_views, findings_of
+
+        for f in findings_of(name, tensor, device_views(tensor, self.mesh_shape), self.ops):
+            self.retired.append(dataclasses.replace(f, message=f"{f.message} (then {why})"))
 
     @property
     def all_coords(self) -> tuple[Coord, ...]:
@@ -90,6 +106,15 @@ class Runtime:
         t = self.tensors[name]
         assert isinstance(t, HostTensor)
         return t
+
+    def _host_with_shards(self, name: str, op: str) -> HostTensor:
+        host = self._host(name)
+        if not host.shards:
+            raise TTFatal(
+                f"{op}: host tensor {name} has no shards (it was read back from {host.read_from}, which records "
+                "no device); there is nothing to write"
+            )
+        return host
 
     # -- allocate ------------------------------------------------------------------------------
     def _allocate_tensor_on_device(self, step: int, a) -> None:
@@ -136,12 +161,16 @@ class Runtime:
         data = a.data
         if isinstance(data, str):
             return generate(data, shape, base)
-        if hasattr(data, "fill"):
+        if isinstance(data, FillData):
+            if np.issubdtype(host_dtype(base), np.integer) and not np.isfinite(data.fill):
+                raise StepInputError(f"fill value {data.fill} cannot be held by {base}")
             return generate("fill", shape, base, data.fill)
-        if hasattr(data, "random"):
+        if isinstance(data, RandomData):
             return generate("random", shape, base, data.random)
         arr = np.load(self.folder / data.file, allow_pickle=False)
-        return to_dtype(arr, base) if not np.issubdtype(arr.dtype, np.integer) else to_dtype(arr.astype(np.int64), base)
+        if np.issubdtype(host_dtype(base), np.integer) and arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise StepInputError(f"data file {data.file!r} holds NaN or infinite values, which {base} cannot hold")
+        return to_dtype(arr, base)
 
     def _distribution(self, shape: Shape, mapper) -> tuple[Distribution, bool]:
         n = volume(self.mesh_shape)
@@ -150,7 +179,7 @@ class Runtime:
             return single(self.mesh_shape, shape), True
         if mapper == "replicate":
             return distribute(shape, self.mesh_shape, (Replicate(),), (n,), rules), False
-        if hasattr(mapper, "shard"):
+        if isinstance(mapper, ShardPlacement):
             return distribute(shape, self.mesh_shape, (Shard(mapper.shard),), (n,), rules), False
         placements = tuple(Replicate() if p == "replicate" else Shard(p.shard) for p in mapper.placements)
         override = tuple(mapper.mesh_shape) if mapper.mesh_shape is not None else None
@@ -158,7 +187,7 @@ class Runtime:
 
     # -- to_device -----------------------------------------------------------------------------
     def _to_device(self, step: int, a) -> None:
-        host = self._host(a.src)
+        host = self._host_with_shards(a.src, "to_device")
         memory = a.memory or host.spec.memory
         shards = self._shards_to_write(host)
         widest = max((s.spec for s in shards.values()), key=lambda s: s.num_pages)
@@ -192,7 +221,7 @@ class Runtime:
 
     # -- copy_host_to_device_tensor ------------------------------------------------------------
     def _copy_host_to_device_tensor(self, step: int, a) -> None:
-        host = self._host(a.src)
+        host = self._host_with_shards(a.src, "copy_host_to_device_tensor")
         dev = self._device(a.dst, step, "copy_host_to_device_tensor")
         shards = self._shards_to_write(host)
         self._check_copy(host, dev, shards)
@@ -271,6 +300,7 @@ class Runtime:
                 dev.buffer.written_bytes(c),
                 write,
                 None if write else dev.buffer.last_write.get(c),
+                rec.origin.get(c),
             )
             shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
         unread = {}
@@ -294,9 +324,8 @@ class Runtime:
             spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory)
             dist = single(self.mesh_shape, tuple(result.shape))
             c = dist.slots[0].coord
-            self.tensors[a.as_] = HostTensor(
-                a.as_, step, spec, dist.topology, {c: HostShard(c, spec, result, (0,) * result.ndim)}, plain=True
-            )
+            shard = HostShard(c, spec, result, (0,) * result.ndim, taint=self._taint(host, used))
+            self.tensors[a.as_] = HostTensor(a.as_, step, spec, dist.topology, {c: shard}, plain=True)
 
     def _compose(self, host: HostTensor, composer) -> tuple[np.ndarray, list[Coord]]:
         """``ttnn.to_torch(t, mesh_composer=...)`` on a host tensor (REFERENCE.md section 5).
@@ -317,14 +346,16 @@ class Runtime:
             if len(order) == 1:
                 return shards[order[0]].values, order
             raise TTFatal(f"to_torch of a tensor with {len(order)} shards needs a mesh_composer, e.g. {{concat: 0}}")
-        if host.plain:
+        if host.plain and volume(self.mesh_shape) > 1:
+            # ttnn 0.81.1 walks the composer's mesh over a 1x1 host buffer (tests/golden, composer)
+            second = ttnn_shape(coord_of(1, self.mesh_shape), "MeshCoordinate")
             raise TTFatal(
-                f"Coordinate MeshCoordinate([0, 1]) is out of bounds for shape MeshShape([1, 1]): {host.name} is a "
-                "single host tensor (no mesh_mapper); ttnn's composers fail on it: drop mesh_composer"
+                f"Coordinate {second} is out of bounds for shape MeshShape([1, 1]): {host.name} is a single host "
+                "tensor (no mesh_mapper) and ttnn's composers fail on it on a multi-device mesh; drop mesh_composer"
             )
         rank = len(shards[order[0]].spec.shape)
-        one_d = not isinstance(composer.concat, list)
-        dims = [composer.concat] if one_d else list(composer.concat)
+        one_d = not isinstance(composer.concat, list) and composer.mesh_shape is None
+        dims = list(composer.concat) if isinstance(composer.concat, list) else [composer.concat]
         norm = []
         for d in dims:
             if not -rank <= d < rank:
@@ -350,6 +381,22 @@ class Runtime:
             group = grid[axis]
             arrays = [_concat(arrays[i : i + group], norm[axis]) for i in range(0, len(arrays), group)]
         return arrays[0], order
+
+    @staticmethod
+    def _taint(host: HostTensor, used: list[Coord]) -> Optional[tuple]:
+        """Why a composed result is not what was written, if it is not: its worst contributor."""
+        from .findings import device_views
+
+        views = {v.coord: v for v in device_views(host, ())}
+        bad = [views[c] for c in used if c in views and views[c].status.is_finding]
+        if not bad:
+            return None
+        first = bad[0]
+        where = ", ".join(fmt_coord(v.coord) for v in bad)
+        source = host.shards[first.coord].origin
+        where_from = (source.tensor, source.coord) if source else None
+        detail = f"composed from {len(bad)} bad shard(s) of {host.read_from or host.name} ({where}): {first.detail}"
+        return first.status.value, detail, first.record_step, where_from
 
     def _judge_readback(self, host: HostTensor, name: str, used: list[Coord], step: int) -> None:
         """data_mismatch for each device whose read-back values are not what was written."""
@@ -397,8 +444,9 @@ class Runtime:
             msg = f"{a.tensor} was deallocated by step {dev.freed_step} and is deallocated again"
             self.events.append(Finding(Kind.USE_AFTER_FREE, a.tensor, None, step, "deallocate", msg))
             return
+        self._retire(a.tensor, dev, f"step {step} deallocated it")
         dev.freed_step = step
-        dev.buffer.alive = False
+        self._reserved -= dev.buffer.spec.allocated_bytes * volume(self.mesh_shape)
 
 
 def _same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, coord: Coord) -> None:

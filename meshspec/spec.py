@@ -27,7 +27,26 @@ from .errors import TTFatal
 from .mesh import Shape, fmt_shape
 
 
-class DataType(str, enum.Enum):
+class _NameEnum(str, enum.Enum):
+    """A str enum that reads its values case-insensitively (ttnn spells them BFLOAT16, TILE, L1)
+    and whose repr pastes back as code."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> "_NameEnum | None":
+        if isinstance(value, str):
+            for member in cls:
+                if member.value == value.lower().removesuffix("_layout"):
+                    return member
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class DataType(_NameEnum):
     """ttnn.DataType, in the C++ enum's order (BFLOAT16=0 ... INT32=7)."""
 
     BFLOAT16 = "bfloat16"
@@ -48,9 +67,6 @@ class DataType(str, enum.Enum):
         """Bytes per element for the non-block-float types."""
         return _ELEMENT_BYTES[self]
 
-    def __str__(self) -> str:
-        return self.value
-
 
 _ELEMENT_BYTES = {
     DataType.BFLOAT16: 2,
@@ -62,20 +78,14 @@ _ELEMENT_BYTES = {
 }
 
 
-class Layout(str, enum.Enum):
+class Layout(_NameEnum):
     ROW_MAJOR = "row_major"
     TILE = "tile"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class BufferType(str, enum.Enum):
+class BufferType(_NameEnum):
     DRAM = "dram"
     L1 = "l1"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: Tile shapes ttnn accepts (``ttnn.Tile``).

@@ -31,6 +31,8 @@ class ReadOrigin:
     """The write holding the tensor's current content on that device, if any."""
     stale_write: Optional[Write] = None
     """An older, superseded write the device still held, if any."""
+    record_step: Optional[int] = None
+    """The step that set the record that made the runtime read this device."""
 
 
 @dataclass
@@ -41,6 +43,9 @@ class HostShard:
     offset: Optional[Shape]
     """Global offset in the source tensor (None for a read-back shard of unknown origin)."""
     origin: Optional[ReadOrigin] = None
+    taint: Optional[tuple] = None
+    """For a composed (to_torch) result built from bad reads: (status, why, origin step,
+    (device tensor, device) of the first bad read)."""
 
 
 @dataclass

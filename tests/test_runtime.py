@@ -54,9 +54,11 @@ def test_seed_findings_name_device_and_origin():
     report = run_steps([ALLOC, SEVEN, COPY7, {"cpu": {"tensor": "dst", "as": "back"}}], "uniform-by-value")
     stale = [f for f in report.findings if f.kind.value == "stale" and f.tensor == "dst"]
     assert [(f.device, f.step, f.op) for f in stale] == [((1, 3), 0, "allocate_tensor_on_device")]
-    # the read-back host tensor carries the lie: its (1,3) shard came from never-written memory
+    # the read-back host tensor carries the lie: its (1,3) shard came from never-written memory;
+    # its origin is the record that made the runtime read there (the allocation), its source dst
     back = [f for f in report.findings if f.tensor == "back"]
-    assert [(f.kind.value, f.device, f.step) for f in back] == [("stale", (1, 3), 3)]
+    assert [(f.kind.value, f.device, f.step, f.source) for f in back] == [("stale", (1, 3), 0, ("dst", (1, 3)))]
+    assert "read by step 3 from dst (1,3)" in back[0].message
     assert statuses(report)[(1, 3)] == "stale"
     assert {c: s for c, s in statuses(report).items() if s != "stale"} == {c: "ok" for c in T3K[:7]}
 

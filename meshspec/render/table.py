@@ -87,17 +87,7 @@ def _report(r: Report, width: int) -> Group:
     if r.findings:
         parts.append(Text())
         parts.append(Text("findings", style="bold"))
-        for f in r.findings:
-            line = Text("  ")
-            line.append(f.kind.value, style=_kind_style(f.kind.value))
-            where = f" {f.tensor}" + (f" {fmt_coord(f.device)}" if f.device is not None else "")
-            line.append(where, style="bold")
-            if f.step is not None:
-                line.append(f"  origin: step {f.step} {f.op}")
-            parts.append(line)
-            prefix = where.strip() + ": "
-            message = f.message[len(prefix):] if f.message.startswith(prefix) else f.message
-            parts.append(Text(textwrap.fill(message, width=max(40, width - 6), initial_indent="      ", subsequent_indent="      ")))
+        parts += _findings(r.findings, width)
     if r.expect is not None:
         parts.append(Text())
         if r.expect.passed:
@@ -167,3 +157,64 @@ def _kind_style(kind: str) -> str:
         return STATUS_STYLE[Status(kind)]
     except ValueError:
         return "bold red"
+
+
+def _findings(findings, width: int) -> list[Text]:
+    """Each lie with its origin, and under it what it caused (reads of the same device, host
+    tensors that carry it). Identical findings on several devices share one entry."""
+    roots = [f for f in findings if f.source is None and not _is_echo(f, findings)]
+    caused: dict[int, list] = {id(f): [] for f in roots}
+    claimed: set[int] = {id(f) for f in roots}
+    for f in roots:
+        for g in findings:
+            if id(g) not in claimed and _caused_by(g, f):
+                caused[id(f)].append(g)
+                claimed.add(id(g))
+    roots += [f for f in findings if id(f) not in claimed]  # anything unexplained stands alone
+    out: list[Text] = []
+    for group in _group(roots, key=lambda f: (f.kind, f.tensor, f.step, _strip_where(f))):
+        f = group[0]
+        line = Text("  ")
+        line.append(f.kind.value, style=_kind_style(f.kind.value))
+        line.append(f" {f.tensor}{_devices(group)}", style="bold")
+        if f.step is not None:
+            line.append(f"  origin: step {f.step} {f.op}")
+        out.append(line)
+        out.append(Text(textwrap.fill(_strip_where(f), width=max(40, width - 6), initial_indent="      ", subsequent_indent="      ")))
+        echoes = [g for r in group for g in caused.get(id(r), [])]
+        for eg in _group(echoes, key=lambda g: (g.kind, g.tensor, _strip_where(g))):
+            g = eg[0]
+            text = f"-> {g.kind.value} {g.tensor}{_devices(eg)}: {_strip_where(g)}"
+            out.append(Text(textwrap.fill(text, width=max(40, width - 6), initial_indent="      ", subsequent_indent="         ")))
+    return out
+
+
+def _group(items: list, key) -> list[list]:
+    groups: dict = {}
+    for it in items:
+        groups.setdefault(key(it), []).append(it)
+    return list(groups.values())
+
+
+def _devices(group: list) -> str:
+    coords = [fmt_coord(f.device) for f in group if f.device is not None]
+    if len(coords) > 8:
+        coords = coords[:4] + [f"... ({len(coords)} devices)"] + coords[-2:]
+    return (" " + " ".join(coords)) if coords else ""
+
+
+def _is_echo(f, findings) -> bool:
+    return f.kind.value == "data_mismatch" and any(g is not f and _caused_by(f, g) for g in findings if g.source is None)
+
+
+def _caused_by(g, root) -> bool:
+    if g is root or root.device is None:
+        return False
+    if g.source is not None:
+        return g.source == (root.tensor, root.device)
+    return g.kind.value == "data_mismatch" and root.kind.value != "data_mismatch" and (g.tensor, g.device) == (root.tensor, root.device)
+
+
+def _strip_where(f) -> str:
+    prefix = f"{f.tensor}" + (f" {fmt_coord(f.device)}" if f.device is not None else "") + ": "
+    return f.message[len(prefix):] if f.message.startswith(prefix) else f.message

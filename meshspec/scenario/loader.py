@@ -52,13 +52,23 @@ class LoadedScenario:
 
 
 # -- YAML with positions ---------------------------------------------------------------------
+MAX_DEPTH = 32
+"""Deepest nesting a scenario may use (a scenario needs about 8)."""
+MAX_NODES = 200_000
+"""Most values a scenario may expand to, aliases counted each time they are used."""
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 class _Loader(yaml.SafeLoader):
-    """Safe loader that refuses duplicate keys."""
+    """Safe loader (plain data only) that refuses duplicate keys."""
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
+        if key_node.tag == _MERGE:  # '<<: *base' merges; explicit keys may override it
+            continue
         key = loader.construct_object(key_node, deep=True)
         if key in seen:
             raise ScenarioError(
@@ -74,6 +84,30 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def _check_size(root: yaml.Node, file: str) -> None:
+    """Refuse deep nesting and alias bombs before anything walks the data recursively."""
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    count = 0
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise ScenarioError(
+                f"the file expands to more than {MAX_NODES:,} values (aliases counted each time they are used); "
+                "a scenario needs far fewer",
+                file,
+                *_mark(node),
+            )
+        if depth > MAX_DEPTH:
+            raise ScenarioError(f"nesting deeper than {MAX_DEPTH} levels; a scenario needs about 8", file, *_mark(node))
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.append((k, depth + 1))
+                stack.append((v, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, depth + 1) for v in node.value)
+
+
 def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
     try:
         loader = _Loader(text)
@@ -81,6 +115,7 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
             node = loader.get_single_node()
             if node is None:
                 raise ScenarioError("the file is empty; a scenario starts with 'meshspec: 1'", file, 1, 1)
+            _check_size(node, file)
             data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -89,7 +124,9 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
         raise
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        problem = (err.problem or err.context or "invalid YAML").strip()
+        problem = " ".join((err.problem or err.context or "invalid YAML").split())
+        if "\\t" in problem:
+            problem += " (indent with spaces: YAML does not allow tabs there)"
         raise ScenarioError(
             f"invalid YAML: {problem}",
             file,
@@ -97,7 +134,9 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
             mark.column + 1 if mark else None,
         ) from None
     except yaml.YAMLError as err:
-        raise ScenarioError(f"invalid YAML: {err}", file) from None
+        raise ScenarioError("invalid YAML: " + " ".join(str(err).split()), file) from None
+    except RecursionError:
+        raise ScenarioError(f"nesting deeper than {MAX_DEPTH} levels; a scenario needs about 8", file) from None
     return data, node
 
 
@@ -110,7 +149,7 @@ def _node_at(root: yaml.Node, loc: tuple, key: bool = False) -> yaml.Node:
     for i, part in enumerate(loc):
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
-                if k.value == part:
+                if k.value == part or (not isinstance(part, str) and k.value == str(part).lower()):
                     node = k if key and i == len(loc) - 1 else v
                     break
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
@@ -174,6 +213,15 @@ def _model_at(loc: tuple, data: Any) -> Optional[type[BaseModel]]:
     return models[0] if len(models) == 1 else None
 
 
+def _all_models() -> dict[str, type[BaseModel]]:
+    from . import model as m
+
+    return {name: obj for name, obj in vars(m).items() if isinstance(obj, type) and issubclass(obj, BaseModel)}
+
+
+_MODELS = _all_models()
+
+
 def _where(loc: tuple) -> str:
     parts = []
     for p in loc:
@@ -215,6 +263,12 @@ def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
         return loc, f"{where}: a step is one mapping with one op: {one_of(list(OPS))}"
     bad = best.get("input")
     msg = best["msg"]
+    if kind == "value_error":
+        return loc, f"{where}: {best['ctx']['error']}"
+    if kind == "model_type":
+        model = _MODELS.get(best.get("ctx", {}).get("class_name", ""))
+        keys = f" with keys {', '.join(_keys(model))}" if model else ""
+        return loc, f"{where}: expected a mapping{keys}, got {bad!r}"
     if kind == "enum" and isinstance(bad, str):
         expected = best.get("ctx", {}).get("expected", "")
         choices = [c.strip(" '") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
@@ -319,8 +373,20 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             arr = np.load(target, mmap_mode="r", allow_pickle=False)
         except FileNotFoundError:
             raise ScenarioError(f"data file {file_name!r} not found (looked for {target})", file, line, col) from None
-        except (ValueError, OSError) as err:
-            raise ScenarioError(f"data file {file_name!r} is not a plain .npy array: {err}", file, line, col) from None
+        except (ValueError, OSError):
+            raise ScenarioError(
+                f"data file {file_name!r} is not a .npy array file (or needs pickle, which meshspec never loads)",
+                file,
+                line,
+                col,
+            ) from None
+        if arr.dtype.kind not in "biuf":
+            raise ScenarioError(
+                f"data file {file_name!r} holds {arr.dtype} values; meshspec reads bool, integer and floating-point arrays",
+                file,
+                line,
+                col,
+            )
         if tuple(arr.shape) != tuple(args.shape):
             raise ScenarioError(
                 f"data file {file_name!r} has shape {list(arr.shape)}, the step says shape {list(args.shape)}",
@@ -401,9 +467,14 @@ def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
     data, root = _compose(text, file)
     if not isinstance(data, dict):
         raise ScenarioError(f"a scenario is a mapping starting with 'meshspec: 1', got {type(data).__name__}", file, 1, 1)
-    if "meshspec" in data and data["meshspec"] != 1:
+    version = data.get("meshspec", 1)
+    if version != 1 or not isinstance(version, int) or isinstance(version, bool):
         line, col = _mark(_node_at(root, ("meshspec",)))
-        raise ScenarioError(f"meshspec: format version {data['meshspec']!r} is not supported; this meshspec reads version 1", file, line, col)
+        if isinstance(version, int) and not isinstance(version, bool):
+            msg = f"meshspec: format version {version} is not supported; this meshspec reads version 1"
+        else:
+            msg = f"meshspec: the format version is the number 1, got {version!r}"
+        raise ScenarioError(msg, file, line, col)
     _check_steps_shape(data, root, file)
     try:
         scenario = Scenario.model_validate(data)

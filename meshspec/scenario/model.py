@@ -65,13 +65,24 @@ class TensorFields(_Strict):
     @classmethod
     def _known_tile(cls, v: tuple[int, int]) -> tuple[int, int]:
         if tuple(v) not in TILE_SHAPES:
-            raise ValueError(f"tile {list(v)} is not one of {[list(t) for t in TILE_SHAPES]}")
+            raise ValueError(f"tile {list(v)} is not one of {', '.join(str(list(t)) for t in TILE_SHAPES)}")
         return v
 
 
 # -- from_torch data -------------------------------------------------------------------------
 class FillData(_Strict):
     fill: Union[StrictInt, StrictFloat]
+
+    @field_validator("fill", mode="before")
+    @classmethod
+    def _number_text(cls, v: Any) -> Any:
+        # YAML 1.1 reads 1e30 (no dot) as text; take it as the number it plainly is.
+        if isinstance(v, str):
+            try:
+                return float(v)
+            except ValueError:
+                raise ValueError(f"fill takes a number, got {v!r}") from None
+        return v
 
 
 class RandomData(_Strict):
@@ -114,6 +125,9 @@ Mapper = _tagged(
 
 
 class ConcatComposer(_Strict):
+    """``{concat: d}`` is concat_mesh_to_tensor_composer; a list, or a ``mesh_shape``, is
+    create_mesh_composer(MeshComposerConfig(dims, mesh_shape_override))."""
+
     concat: Union[StrictInt, Annotated[list[StrictInt], Field(min_length=1)]]
     """A dim (concat_mesh_to_tensor_composer) or one dim per mesh axis (create_mesh_composer)."""
     mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
@@ -280,7 +294,11 @@ class Scenario(_Strict):
         return v
     name: Optional[str] = None
     description: Optional[str] = None
-    mesh: Union[StrictStr, Annotated[list[Dim], Field(min_length=1, max_length=4)]]
+    mesh: _tagged(
+        {"Name": StrictStr, "Shape": Annotated[list[Dim], Field(min_length=1, max_length=4)]},
+        lambda v: "Name" if isinstance(v, str) else "Shape" if isinstance(v, list) else None,
+        "a system name like t3k, or a mesh shape like [2, 4] (1 to 4 dims)",
+    )
     """A system name (n150 n300 t3k galaxy p150 p300 p150x4 p150x8) or a shape like [2, 4]."""
     profile: Optional[str] = None
     steps: Annotated[list[Step], Field(min_length=1)]
