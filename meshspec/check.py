@@ -18,9 +18,9 @@ from .errors import MeshspecError, UsageError, did_you_mean, one_of
 from .expect import check, named_profiles
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .scenario import LoadedScenario, load
+from .sniff import SCENARIO_SUFFIXES, looks_like_scenario
 
 PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ class CaseResult:
 
 
 def collect(paths: Sequence[Path | str]) -> list[Path]:
-    """Scenario files under each path (a file is taken as given), sorted within each folder.
+    """Scenario files under each path, sorted within each folder. A file named on its own is
+    always taken; in a folder, YAML that is not a scenario (a CI workflow, say) is skipped.
 
     Raises UsageError for a path that does not exist or when nothing is found.
     """
@@ -54,7 +55,7 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found += sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and f.is_file())
+            found += sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and f.is_file() and looks_like_scenario(f))
         elif p.is_file():
             found.append(p)
         else:
@@ -140,7 +141,8 @@ def check_files(files: list[Path], profile: Optional[str] = None, jobs: int = 1)
             try:
                 results[i] = solo.submit(check_file, files[i], profile).result()
             except BrokenProcessPool:
-                results[i] = [CaseResult(str(files[i]), None, profile, ERROR, ("the worker process running it died (killed or out of memory)",))]
+                died = f"{files[i]}: the worker process running it died (killed or out of memory)"
+                results[i] = [CaseResult(str(files[i]), None, None, ERROR, (died,))]
     return [results[i] for i in range(len(files))]
 
 

@@ -26,7 +26,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_USAGE = 2
 
 
 def _version(value: bool) -> None:
@@ -72,16 +72,21 @@ def run(
     from .render import render
     from .runner import run_paths
 
+    from .errors import ScenarioError
+
     try:
-        reports, failures = run_paths(scenarios, profile)
+        results = run_paths(scenarios, profile)
     except UsageError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
-    for failure in failures:
-        _err(str(failure))
-    code = max([r.exit_code for r in reports] + [EXIT_USAGE if failures else EXIT_CLEAN])
+    reports = [r for r in results if not isinstance(r, ScenarioError)]
+    for failure in results:
+        if isinstance(failure, ScenarioError):
+            _err(str(failure))
+    code = max(EXIT_USAGE if isinstance(r, ScenarioError) else r.exit_code for r in results)
     if reports:
-        text = render(reports, fmt, color=_use_color(no_color, output), width=_width(output))
+        shown = results if fmt is Format.JSON and len(scenarios) > 1 else reports
+        text = render(shown, fmt, color=_use_color(no_color, output), width=_width(output))
         try:
             _emit(text, output, scenarios)
         except MeshspecError as err:

@@ -58,11 +58,26 @@ def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
         out += _check_findings(report["findings"], [])
     elif entry.findings is not None:
         out += _check_findings(report["findings"], entry.findings)
-    tensors = {**(expect.tensors or {}), **((entry.tensors if entry else None) or {})} if expect else {}
+    tensors = _merged_tensors(expect, entry)
     by_name = {t["name"]: t for t in report["tensors"]}
     for name, te in tensors.items():
         out += _check_tensor(name, by_name.get(name), te)
     return ExpectResult(profile, tuple(out))
+
+
+def _merged_tensors(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> dict[str, TensorExpect]:
+    """Top-level tensor expectations with the profile's on top, key by key (and device by device):
+    a profile adds to or overrides what holds for every profile, it does not drop it."""
+    out: dict[str, dict] = {}
+    for source in ((expect.tensors if expect else None) or {}, (entry.tensors if entry else None) or {}):
+        for name, te in source.items():
+            merged = out.setdefault(name, {})
+            given = te.model_dump(exclude_unset=True)
+            devices = given.pop("devices", None)
+            merged.update(given)
+            for key, fields in (devices or {}).items():
+                merged.setdefault("devices", {}).setdefault(key, {}).update(fields)
+    return {name: TensorExpect.model_validate(fields) for name, fields in out.items()}
 
 
 def _check_error(report: dict, expected: Optional[str]) -> list[str]:

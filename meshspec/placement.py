@@ -61,7 +61,8 @@ class Topology:
 
     def __str__(self) -> str:
         shape = "x".join(str(n) for n in self.distribution_shape)
-        return f"({shape}) [{', '.join(str(p) for p in self.placements)}] on {len(self.coords)} devices"
+        n = len(self.coords)
+        return f"({shape}) [{', '.join(str(p) for p in self.placements)}] on {n} device{'s' * (n != 1)}"
 
     def to_json(self) -> dict:
         return {

@@ -12,9 +12,9 @@ from typing import Optional
 
 import pytest
 
-# Kept free of meshspec imports at module level: pytest loads this plugin in every session of a
-# project that has meshspec installed, and one that does not ask for scenarios pays nothing.
-SCENARIO_SUFFIXES = (".yaml", ".yml")
+# Only the sniffing module (yaml) is imported at module level: pytest loads this plugin in every
+# session of a project that has meshspec installed, and one that does not ask pays almost nothing.
+from .sniff import SCENARIO_SUFFIXES, looks_like_scenario
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,24 +41,25 @@ def _wanted(file_path: Path, config: pytest.Config) -> bool:
     return False
 
 
-def _is_scenario(file_path: Path) -> bool:
-    """A YAML mapping with a top-level ``meshspec`` key (other YAML files are left alone)."""
-    import yaml
+def pytest_configure(config: pytest.Config) -> None:
+    profile = config.getoption("meshspec_profile")
+    if profile is not None:
+        from .check import check_profile_option
+        from .errors import UsageError
 
-    try:
-        with open(file_path, encoding="utf-8") as f:
-            for event in yaml.parse(f, Loader=yaml.SafeLoader):
-                if isinstance(event, yaml.ScalarEvent):
-                    return event.value == "meshspec"
-                if isinstance(event, (yaml.SequenceStartEvent, yaml.DocumentEndEvent)):
-                    return False
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return True  # let collection report it as an invalid scenario
-    return False
+        try:
+            check_profile_option(profile)
+        except UsageError as err:
+            raise pytest.UsageError(f"--meshspec-profile: {err}") from None
+    # With testpaths set, pytest visits only those; add meshspec_paths so the ini option works
+    # on its own. Paths given on the command line are left as the user wrote them.
+    paths = config.getini("meshspec_paths")
+    if paths and config.args_source is pytest.Config.ArgsSource.TESTPATHS:
+        config.args.extend(str(p) for p in paths if str(p) not in config.args)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-    if _wanted(file_path, parent.config) and _is_scenario(file_path):
+    if _wanted(file_path, parent.config) and looks_like_scenario(file_path):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
 

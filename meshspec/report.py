@@ -61,6 +61,7 @@ def _device_json(v: DeviceView) -> dict:
         "recorded": v.recorded,
         "spec": v.spec.to_json() if v.spec is not None else None,
         "written_bytes": v.written_bytes,
+        "written_shape": list(v.written_spec.shape) if v.written_spec is not None else None,
         "offset": list(v.offset) if v.offset is not None else None,
         "status": v.status.value,
         "record_step": v.record_step,
@@ -122,3 +123,18 @@ class Report:
             "expect": self.expect.to_json() if self.expect else None,
             "summary": self.summary(),
         }
+
+
+def invalid_json(path: str, message: str) -> dict:
+    """The JSON entry of a scenario that could not be loaded (keeps ``run``'s array in order)."""
+    return {
+        "format": REPORT_FORMAT,
+        "scenario": None,
+        "path": path,
+        "profile": None,
+        "mesh": None,
+        "error": {"step": None, "op": "load", "message": message},
+        "tensors": [],
+        "findings": [],
+        "summary": "invalid scenario",
+    }

@@ -70,20 +70,19 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
     return dataclasses.replace(report, expect=check(report.to_json(), scenario.expect))
 
 
-def run_paths(paths, profile: str | None = None) -> tuple[list[Report], list[ScenarioError]]:
-    """Load and run each scenario file; invalid files are returned as errors, not raised.
+def run_paths(paths, profile: str | None = None) -> list["Report | ScenarioError"]:
+    """Load and run each scenario file, in order; an invalid file gives its error, not a raise.
 
     An unknown ``profile`` is a :class:`~meshspec.errors.UsageError` (raised before any run).
     """
     if profile is not None:
         get_profile(profile)
-    reports: list[Report] = []
-    failures: list[ScenarioError] = []
+    out: list[Report | ScenarioError] = []
     for path in paths:
         try:
             scenario = load(path)
         except ScenarioError as err:
-            failures.append(err)
+            out.append(err)
             continue
-        reports.append(run(scenario, profile))
-    return reports, failures
+        out.append(run(scenario, profile))
+    return out

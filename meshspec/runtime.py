@@ -64,9 +64,9 @@ class Runtime:
 
     def _reserve(self, nbytes: int, what: str) -> None:
         if self._reserved + nbytes > self.max_memory:
-            held = f" on top of the {self._reserved:,} already held" if self._reserved else ""
+            held = f" on top of the {fmt_bytes(self._reserved)} already held" if self._reserved else ""
             raise ResourceLimit(
-                f"{what} needs {nbytes:,} bytes{held}, over meshspec's memory limit of {self.max_memory:,} bytes "
+                f"{what} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
                 "(half the machine's RAM); use a smaller shape"
             )
         self._reserved += nbytes
@@ -471,6 +471,17 @@ def _concat(arrays: list[np.ndarray], dim: int) -> np.ndarray:
     except ValueError:
         shapes = [fmt_shape(a.shape) for a in arrays]
         raise TTFatal(f"cannot concatenate shards of shapes {shapes} along dim {dim}") from None
+
+
+def fmt_bytes(n: int) -> str:
+    """``1536`` -> ``'1.5 KiB'``; exact below 1 KiB."""
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"):
+        n /= 1024
+        if n < 1024 or unit == "YiB":
+            return f"{n:,.1f} {unit}"
+    raise AssertionError
 
 
 def default_max_memory() -> int:

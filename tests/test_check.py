@@ -476,12 +476,6 @@ def test_profile_not_named_without_default_must_be_clean(tmp_path):
     assert r.details[0].startswith("unexpected finding: stale dst (1,3) (step 0)")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: expect.check merges top-level and profile tensors per tensor ({**top, **profile}), so a "
-    "profile naming a tensor silently drops every top-level key for it (here storage), although "
-    "top-level tensors apply 'for any profile'",
-)
 def test_top_level_tensor_keys_still_checked_when_profile_names_the_tensor(tmp_path):
     text = (
         "meshspec: 1\nmesh: n300\nsteps:\n"
@@ -536,11 +530,6 @@ _ORIGINAL_CHECK_FILE = checks.check_file
 
 @pytest.mark.skipif(
     __import__("multiprocessing").get_start_method(allow_none=False) != "fork", reason="needs fork workers"
-)
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a file whose worker dies is an ERROR with profile None, and result_line then prints "
-    "only 'ERROR the worker process running it died ...' without naming the file",
 )
 def test_worker_death_is_an_error_naming_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(checks, "check_file", _dying_check_file)
@@ -657,11 +646,6 @@ def test_junit_failure_text_has_every_mismatch():
     assert root.get("tests") == "2" and root.get("failures") == "1" and root.get("errors") == "1"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: junit_xml writes a scenario name's control characters raw, so the JUnit file is "
-    "not well-formed XML",
-)
 def test_junit_stays_well_formed_with_control_characters_in_a_name(tmp_path):
     path = write(tmp_path / "ctl.yaml", 'meshspec: 1\nname: "bad\\x01name"\n' + SEED_STEPS)
     results = check_file(path, "current")

@@ -173,8 +173,11 @@ def test_exit_code_is_the_worst_with_a_bad_file(bad_file):
     result = invoke("run", SEED, bad_file, "--profile", "uniform-by-value", "--format", "json")
     assert result.exit_code == 2
     assert len(stderr_lines(result)) == 1
-    report = json.loads(result.stdout)
-    assert report["scenario"] == "seed-uneven-copy"
+    # several inputs give an array in the order given; the invalid file keeps its place
+    good, bad = json.loads(result.stdout)
+    assert good["scenario"] == "seed-uneven-copy"
+    assert bad["scenario"] is None and bad["error"]["op"] == "load"
+    assert bad["error"]["message"] == stderr_lines(result)[0].removeprefix("meshspec: ")
 
 
 # -- JSON report -------------------------------------------------------------------------------

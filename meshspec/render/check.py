@@ -7,6 +7,11 @@ from pathlib import Path
 from ..check import ERROR, FAIL, PASS, CaseResult, summarize
 
 
+def _xml_text(text: str) -> str:
+    """XML 1.0 cannot hold most control characters, even escaped: show them as \\xNN."""
+    return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 and c not in "\ufffe\uffff" else f"\\x{ord(c):02x}" for c in text)
+
+
 def junit_xml(results: list[CaseResult]) -> str:
     """JUnit XML, as GitHub Actions, GitLab and Jenkins read it: one testcase per case."""
     import xml.etree.ElementTree as ET
@@ -18,12 +23,14 @@ def junit_xml(results: list[CaseResult]) -> str:
         suites, "testsuite", name="meshspec check", tests=str(len(results)), failures=str(s.failed), errors=str(s.errors), skipped="0", time=f"{total:.3f}"
     )
     for r in results:
-        classname = Path(r.path).with_suffix("").as_posix().replace("/", ".")
-        case = ET.SubElement(suite, "testcase", classname=classname, name=r.case_id, file=r.path, time=f"{r.seconds:.3f}")
+        classname = Path(r.path).with_suffix("").as_posix().replace("/", ".").lstrip(".")
+        case = ET.SubElement(
+            suite, "testcase", classname=_xml_text(classname), name=_xml_text(r.case_id), file=_xml_text(r.path), time=f"{r.seconds:.3f}"
+        )
         if r.outcome == FAIL:
-            ET.SubElement(case, "failure", message=r.message, type="ExpectMismatch").text = "\n".join(r.details)
+            ET.SubElement(case, "failure", message=_xml_text(r.message), type="ExpectMismatch").text = _xml_text("\n".join(r.details))
         elif r.outcome == ERROR:
-            ET.SubElement(case, "error", message=r.message, type="ScenarioError").text = "\n".join(r.details)
+            ET.SubElement(case, "error", message=_xml_text(r.message), type="ScenarioError").text = _xml_text("\n".join(r.details))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 

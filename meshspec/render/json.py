@@ -17,4 +17,12 @@ def dumps(data: object) -> str:
 
 
 def render_json(reports: list) -> str:
-    return dumps(reports[0].to_json() if len(reports) == 1 else [r.to_json() for r in reports])
+    """One report as an object; several (in the order given, an invalid file as its error entry)
+    as an array."""
+    from ..errors import ScenarioError
+    from ..report import invalid_json
+
+    def one(r) -> dict:
+        return invalid_json(r.file or "", str(r)) if isinstance(r, ScenarioError) else r.to_json()
+
+    return dumps(one(reports[0]) if len(reports) == 1 else [one(r) for r in reports])

@@ -109,47 +109,50 @@ def _tensor_title(t: TensorReport) -> Text:
     title.append(f"  {t.storage}")
     if t.storage == "deallocated":
         return title
-    title.append(f"  {t.spec.describe()}  topology {t.topology}  (created at step {t.step})")
+    title.append(f"  {t.spec.describe()}  topology {t.topology}")
+    if t.storage == "device":
+        recorded = {v.coord for v in t.devices if v.recorded}
+        if recorded != set(t.topology.coords):
+            # the record contradicts the topology (the current library's gap shows here)
+            title.append(f"; {len(recorded)} recorded", style="bold yellow")
+    title.append(f"  (created at step {t.step})")
     return title
+
+
+DEVICE_COLUMNS = ("device", "recorded", "shape", "padded", "dtype", "layout", "pages", "B recorded", "B written", "offset", "status")
+HOST_COLUMNS = ("device", "shape", "padded", "dtype", "layout", "pages", "bytes", "offset", "status")
+RIGHT = {"pages", "B recorded", "B written", "bytes"}
 
 
 def _tensor_table(t: TensorReport) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
-    for name, justify in (
-        ("device", "left"),
-        ("recorded", "left"),
-        ("shape", "left"),
-        ("padded", "left"),
-        ("dtype", "left"),
-        ("layout", "left"),
-        ("pages", "right"),
-        ("B recorded", "right"),
-        ("B written", "right"),
-        ("offset", "left"),
-        ("status", "left"),
-    ):
-        table.add_column(name, justify=justify, no_wrap=True)
+    host = t.storage == "host"
+    for name in HOST_COLUMNS if host else DEVICE_COLUMNS:
+        table.add_column(name, justify="right" if name in RIGHT else "left", no_wrap=True)
     for v in t.devices:
-        table.add_row(*_cells(v), style="bold" if v.status.is_finding else None)
+        table.add_row(*_cells(v, host), style="bold" if v.status.is_finding else None)
     return table
 
 
-def _cells(v: DeviceView) -> list:
+def _cells(v: DeviceView, host: bool) -> list:
     spec = v.spec
-    status = Text(v.status.value, style=STATUS_STYLE[v.status])
-    return [
-        fmt_coord(v.coord),
-        "yes" if v.recorded else "no",
-        fmt_shape(spec.shape) if spec else "-",
-        fmt_shape(spec.padded_shape) if spec else "-",
-        str(spec.dtype) if spec else "-",
-        (str(spec.layout) + ("" if spec.tile == (32, 32) or str(spec.layout) != "tile" else f" {spec.tile[0]}x{spec.tile[1]}")) if spec else "-",
-        str(spec.num_pages) if spec else "-",
-        str(spec.buffer_bytes) if spec and v.recorded else "0",
-        str(v.written_bytes),
-        fmt_coord(v.offset) if v.offset is not None else "-",
-        status,
+    # an unrecorded device's spec is the one the runtime keeps, not a claim of data: dim it
+    dim = "dim" if not v.recorded else ""
+    spec_cells = [
+        Text(fmt_shape(spec.shape), style=dim) if spec else "-",
+        Text(fmt_shape(spec.padded_shape), style=dim) if spec else "-",
+        Text(str(spec.dtype), style=dim) if spec else "-",
+        Text(str(spec.layout) + ("" if spec.tile == (32, 32) or spec.layout.value != "tile" else f" {spec.tile[0]}x{spec.tile[1]}"), style=dim)
+        if spec
+        else "-",
+        Text(str(spec.num_pages), style=dim) if spec else "-",
     ]
+    offset = fmt_coord(v.offset) if v.offset is not None else "-"
+    status = Text(v.status.value, style=STATUS_STYLE[v.status])
+    if host:
+        return [fmt_coord(v.coord), *spec_cells, str(spec.buffer_bytes if spec else 0), offset, status]
+    recorded_bytes = str(spec.buffer_bytes) if spec and v.recorded else "0"
+    return [fmt_coord(v.coord), "yes" if v.recorded else "no", *spec_cells, recorded_bytes, str(v.written_bytes), offset, status]
 
 
 def _kind_style(kind: str) -> str:

@@ -1,0 +1,27 @@
+"""Is a YAML file a meshspec scenario? (Used when scanning folders, so other YAML is left alone.)
+
+Imports only yaml: the pytest plugin calls this in projects that may never run a scenario.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+MAX_SNIFF_BYTES = 4 * 1024 * 1024
+
+
+def looks_like_scenario(path: Path) -> bool:
+    """True for a YAML mapping with a top-level ``meshspec`` key, and for files too broken to
+    tell (so that loading them reports the problem instead of skipping them silently)."""
+    import yaml
+
+    try:
+        if path.stat().st_size > MAX_SNIFF_BYTES:
+            return True
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return True
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    return any(isinstance(k, yaml.ScalarNode) and k.value == "meshspec" for k, _ in node.value)
