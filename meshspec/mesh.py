@@ -43,16 +43,8 @@ def volume(shape: Shape) -> int:
     return math.prod(shape)
 
 
-def flat_index(coord: Coord, shape: Shape) -> int:
-    """Row-major index of ``coord`` in ``shape``: on 2x4, ``(1, 3)`` is device 7."""
-    index = 0
-    for c, n in zip(coord, shape):
-        index = index * n + c
-    return index
-
-
 def coord_of(index: int, shape: Shape) -> Coord:
-    """Inverse of :func:`flat_index`: on 2x4, device 7 is ``(1, 3)``."""
+    """The coordinate of the ``index``-th device in row-major order: on 2x4, device 7 is ``(1, 3)``."""
     out = []
     for n in reversed(shape):
         index, c = divmod(index, n)

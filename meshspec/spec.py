@@ -208,9 +208,6 @@ class TensorSpec:
         return math.prod(self.shape)
 
     # -- renderings --------------------------------------------------------------------------
-    def with_shape(self, shape: Shape) -> "TensorSpec":
-        return make_spec(shape, self.dtype, self.layout, self.tile, self.memory)
-
     def describe(self) -> str:
         """Compact one-liner for tables: ``1x1x32x32 bfloat16 tile dram``."""
         tile = f"[{self.tile[0]}x{self.tile[1]}]" if self.layout is Layout.TILE and self.tile != (32, 32) else ""
