@@ -49,6 +49,11 @@ def _err(message: str) -> None:
     typer.echo(f"meshspec: {message}", err=True)
 
 
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of stdout.")]
+NoColorOption = Annotated[bool, typer.Option("--no-color", help="Plain text even on a terminal.")]
+
+
 def _use_color(no_color: bool, output: Optional[Path]) -> bool:
     if no_color or output is not None or os.environ.get("NO_COLOR"):
         return False
@@ -62,11 +67,9 @@ def run(
         Optional[str],
         typer.Option("--profile", "-p", help="Runtime profile: current, uniform-by-value, unpopulated, reference. Overrides the scenario's."),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
-    output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Write the report to FILE instead of stdout.")
-    ] = None,
-    no_color: Annotated[bool, typer.Option("--no-color", help="Plain text even on a terminal.")] = False,
+    fmt: FormatOption = Format.TABLE,
+    output: OutputOption = None,
+    no_color: NoColorOption = False,
 ) -> None:
     """Run scenario(s) on a simulated mesh; flag every device whose record disagrees with what was written."""
     from .render import render
@@ -105,10 +108,10 @@ def diff(
     actual: Annotated[
         Optional[str], typer.Option("--actual", help="Profile of the actual side (scenario mode; default: the scenario's, else current).")
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.TABLE,
+    fmt: FormatOption = Format.TABLE,
     show_all: Annotated[bool, typer.Option("--all", help="Show devices that agree too.")] = False,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the diff to FILE instead of stdout.")] = None,
-    no_color: Annotated[bool, typer.Option("--no-color", help="Plain text even on a terminal.")] = False,
+    output: OutputOption = None,
+    no_color: NoColorOption = False,
 ) -> None:
     """Expected vs actual per-device records; exit 1 when they differ."""
     from .diff import diff_reports
