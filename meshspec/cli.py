@@ -6,6 +6,7 @@ stdout (or ``--output``); diagnostics go to stderr, one line each.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ import typer
 
 from . import __version__
 from .errors import MeshspecError, UsageError
-from .render import Format
+from .render import Format, View
 
 app = typer.Typer(
     name="meshspec",
@@ -65,37 +66,106 @@ def run(
     scenarios: Annotated[list[Path], typer.Argument(help="Scenario YAML file(s).", show_default=False)],
     profile: Annotated[
         Optional[str],
-        typer.Option("--profile", "-p", help="Runtime profile: current, uniform-by-value, unpopulated, reference. Overrides the scenario's."),
+        typer.Option(
+            "--profile", "-p", help="Runtime profile: current, uniform-by-value, unpopulated, reference, or 'all' to compare them. Overrides the scenario's."
+        ),
     ] = None,
     fmt: FormatOption = Format.TABLE,
+    view: Annotated[View, typer.Option("--view", help="table: per-device tables; map: the mesh as a grid; data: what a reader gets back.")] = View.TABLE,
+    trace: Annotated[bool, typer.Option("--trace", help="Add a step trace: what each step wrote, recorded and revealed.")] = False,
+    show_values: Annotated[int, typer.Option("--show-values", min=0, help="With the data view: print the first N values of each device.")] = 0,
     output: OutputOption = None,
+    svg: Annotated[Optional[Path], typer.Option("--svg", help="Also save what was printed as SVG.")] = None,
+    html: Annotated[Optional[Path], typer.Option("--html", help="Also save what was printed as HTML.")] = None,
     no_color: NoColorOption = False,
 ) -> None:
     """Run scenario(s) on a simulated mesh; flag every device whose record disagrees with what was written."""
-    from .render import render
+    from .errors import ScenarioError
+    from .render import Options, export, render
     from .runner import run_paths
 
-    from .errors import ScenarioError
-
+    compare = profile == "all"
+    data = view is View.DATA or show_values > 0
+    options = {"data": data, "show_values": show_values}
+    if show_values and view is not View.DATA:
+        view = View.DATA
     try:
-        results = run_paths(scenarios, profile)
+        if compare:
+            from .profiles import PROFILES
+
+            with _run_progress(scenarios) as on_step:
+                results = [r for p in PROFILES for r in run_paths(scenarios, p, on_step=on_step, **options)]
+            results.sort(key=lambda r: _order(r, scenarios))
+        else:
+            with _run_progress(scenarios) as on_step:
+                results = run_paths(scenarios, profile, on_step=on_step, **options)
     except UsageError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
     reports = [r for r in results if not isinstance(r, ScenarioError)]
-    for failure in results:
-        if isinstance(failure, ScenarioError):
-            _err(str(failure))
+    failures = list(dict.fromkeys(str(r) for r in results if isinstance(r, ScenarioError)))
+    for failure in failures:
+        _err(failure)
     code = max(EXIT_USAGE if isinstance(r, ScenarioError) else r.exit_code for r in results)
     if reports:
-        shown = results if fmt is Format.JSON and len(scenarios) > 1 else reports
-        text = render(shown, fmt, color=_use_color(no_color, output), width=_width(output))
+        opts = Options(view=view, trace=trace, color=_use_color(no_color, output), width=_width(output), show_values=show_values)
+        shown = results if fmt is Format.JSON and (len(scenarios) > 1 or compare) else reports
+        text = render(shown, fmt, opts, compare=compare)
         try:
             _emit(text, output, scenarios)
+            for path, kind in ((svg, "svg"), (html, "html")):
+                if path is not None:
+                    _emit(export(path, reports, opts, kind, compare=compare), path, scenarios)
         except MeshspecError as err:
             _err(str(err))
             raise typer.Exit(EXIT_USAGE) from None
     raise typer.Exit(code)
+
+
+LARGE_RUN_ELEMENTS = 1 << 26
+"""A run whose tensors add up to more elements than this shows a progress bar on a terminal."""
+
+
+@contextlib.contextmanager
+def _run_progress(scenarios: list[Path]):
+    """A step progress bar on stderr for large runs on a terminal; nothing when piped."""
+    if not sys.stderr.isatty() or _elements(scenarios) < LARGE_RUN_ELEMENTS:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("meshspec run", total=None)
+
+        def on_step(index: int, total: int, op: str) -> None:
+            bar.update(task, total=total, completed=index, description=f"step {index} {op}")
+
+        yield on_step
+
+
+def _elements(scenarios: list[Path]) -> int:
+    import math
+
+    from .scenario import load
+
+    total = 0
+    for path in scenarios:
+        try:
+            steps = load(path).steps
+        except MeshspecError:
+            continue
+        total += sum(math.prod(getattr(s.args, "shape", None) or [0]) for s in steps)
+    return total
+
+
+def _order(result, scenarios: list[Path]) -> int:
+    """Keep --profile all output grouped by scenario, in the order given."""
+    path = getattr(result, "path", None) or getattr(result, "file", None)
+    for i, s in enumerate(scenarios):
+        if str(s) == str(path):
+            return i
+    return len(scenarios)
 
 
 @app.command()
@@ -195,7 +265,7 @@ def check(
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
-    results = [r for per_file in checks.check_files(files, profile, jobs) for r in per_file]
+    results = [r for per_file in _with_progress(checks.check_files, files, profile, jobs) for r in per_file]
     for r in results:
         typer.echo(result_line(r))
     summary = checks.summarize(results)
@@ -207,6 +277,66 @@ def check(
             _err(str(err))
             raise typer.Exit(EXIT_USAGE) from None
     raise typer.Exit(summary.exit_code)
+
+
+@app.command()
+def systems() -> None:
+    """List the known systems and their mesh shapes."""
+    from .mesh import SYSTEMS, volume
+
+    for name, (shape, note) in SYSTEMS.items():
+        n = volume(shape)
+        typer.echo(f"{name:<8} {'x'.join(map(str, shape)):<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {note}")
+
+
+@app.command()
+def explain(kind: Annotated[str, typer.Argument(help="A finding kind, e.g. stale.", show_default=False)]) -> None:
+    """Explain a finding kind: what it means, how it arises, what a fix looks like."""
+    from .explain import explain as text_of
+
+    try:
+        typer.echo(text_of(kind), nl=False)
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+@app.command()
+def init(
+    file: Annotated[Path, typer.Argument(help="Scenario file to create.", show_default=False)],
+    system: Annotated[str, typer.Option("--system", "-s", help="System: n150 n300 t3k galaxy p150 p300 p150x4 p150x8.")] = "t3k",
+) -> None:
+    """Write a commented starter scenario (never over an existing file)."""
+    from .starter import starter
+
+    try:
+        text = starter(system, str(file))
+        if file.exists():
+            raise UsageError(f"{file} already exists; meshspec init never overwrites a file (choose another name)")
+        from .files import write_atomic
+
+        write_atomic(file, text)
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
+    typer.echo(f"wrote {file}; run it with: meshspec run {file}")
+
+
+def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs: int):
+    """check's work, with a progress bar on stderr when it is a terminal and the suite is long."""
+    if len(files) < 10 or not sys.stderr.isatty():
+        return check_files(files, profile, jobs)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    out = []
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("meshspec check", total=len(files))
+        for start in range(0, len(files), max(jobs, 1) * 4):
+            chunk = files[start : start + max(jobs, 1) * 4]
+            out += check_files(chunk, profile, jobs)
+            bar.advance(task, len(chunk))
+    return out
 
 
 @app.command()

@@ -110,3 +110,19 @@ def decode(pages: np.ndarray, spec: TensorSpec) -> np.ndarray:
 def _mantissa_bytes(spec: TensorSpec) -> int:
     elements = spec.tile[0] * spec.tile[1]
     return elements if spec.dtype is DataType.BFLOAT8_B else elements // 2
+
+
+def page_of_elements(spec: TensorSpec) -> np.ndarray:
+    """For each logical element, the index of the page that holds it (logical shape, int64).
+
+    TILE: tiles are numbered row-major over the physical 2-D shape; ROW_MAJOR: one page a row.
+    """
+    h, w = spec.physical_shape
+    rows = np.arange(h, dtype=np.int64)[:, None]
+    cols = np.arange(w, dtype=np.int64)[None, :]
+    if spec.layout is Layout.ROW_MAJOR:
+        index = np.broadcast_to(rows, (h, w))
+    else:
+        th, tw = spec.tile
+        index = (rows // th) * (w // tw) + cols // tw
+    return np.ascontiguousarray(_logical(index, spec))

@@ -44,14 +44,21 @@ class TensorReport:
     devices: tuple[DeviceView, ...]
     step: int
     """Step that created the tensor."""
+    data: Optional[dict] = None
+    """With the data view: device -> :class:`~meshspec.datasummary.DataSummary` of what a reader gets."""
 
     def to_json(self) -> dict:
+        devices = [_device_json(v) for v in self.devices]
+        if self.data is not None:
+            for d, v in zip(devices, self.devices):
+                summary = self.data.get(v.coord)
+                d["data"] = summary.to_json() if summary is not None else None
         return {
             "name": self.name,
             "storage": self.storage,
             "step": self.step,
             "topology": self.topology.to_json(),
-            "devices": [_device_json(v) for v in self.devices],
+            "devices": devices,
         }
 
 
@@ -84,6 +91,8 @@ class Report:
     steps_run: int = 0
     steps_total: int = 0
     ops: tuple[str, ...] = field(default=())
+    steps: tuple = ()
+    """Per step: a :class:`~meshspec.trace.StepTrace`."""
     expect: Optional["ExpectResult"] = None
     """The scenario's ``expect`` block checked against this run (None without one)."""
 
@@ -120,6 +129,7 @@ class Report:
             "tensors": [t.to_json() for t in self.tensors],
             "findings": [f.to_json() for f in self.findings],
             "readbacks": [r.to_json() for r in self.readbacks],
+            "steps": [t.to_json() for t in self.steps],
             "expect": self.expect.to_json() if self.expect else None,
             "summary": self.summary(),
         }

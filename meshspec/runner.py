@@ -8,46 +8,75 @@ from __future__ import annotations
 import dataclasses
 
 from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
-from .findings import device_views, findings_of
+from .findings import Finding, device_views, findings_of
 from .profiles import DEFAULT_PROFILE, get_profile
 from .report import Report, StepError, TensorReport
 from .runtime import Runtime
 from .scenario import LoadedScenario, load
 from .tensor import DeviceTensor
+from .trace import StepTrace, record_changes, snapshot
 
 
-def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
+def run(
+    scenario: LoadedScenario, profile: str | None = None, *, data: bool = False, show_values: int = 0, on_step=None
+) -> Report:
     """Execute every step (stopping at the first TT_FATAL) and judge the end state.
 
-    ``profile`` overrides the scenario's own; the default is ``current``.
+    ``profile`` overrides the scenario's own; the default is ``current``. The report carries a
+    trace: per step, what it wrote and read, how records changed, which findings appeared.
+    ``data`` adds, per device tensor, what a reader gets back from each device (the data view).
+    ``on_step(index, total, op)`` is called before each step (for a progress bar).
     """
     prof = get_profile(profile or scenario.profile or DEFAULT_PROFILE)
     rt = Runtime(scenario.mesh_shape, prof, scenario.folder)
     error = None
     ran = 0
+    traces: list[StepTrace] = []
+    seen: set[tuple] = set()
+    before = snapshot(rt.tensors)
     for step in scenario.steps:
+        if on_step is not None:
+            on_step(step.index, len(scenario.steps), step.op)
+        logged = len(rt.log)
+        failure = None
         try:
             rt.execute(step)
         except (TTFatal, ResourceLimit, StepInputError) as err:
             error = StepError(step.index, step.op, str(err), step.line)
+            failure = str(err)
+        after = snapshot(rt.tensors)
+        _, now = _judge(rt, scenario.mesh_shape)
+        new = tuple(f for f in now if _key(f) not in seen)
+        seen.update(_key(f) for f in now)
+        entries = rt.log[logged:]
+        traces.append(
+            StepTrace(
+                step.index,
+                step.op,
+                step.line,
+                _touched(step),
+                tuple((e[1], e[2], e[3]) for e in entries if e[0] == "write"),
+                tuple((e[1], e[2]) for e in entries if e[0] == "read"),
+                tuple(record_changes(before, after)),
+                new,
+                failure,
+            )
+        )
+        before = after
+        if failure is not None:
             break
         ran += 1
 
-    tensors = []
-    findings = []
-    for name, t in rt.tensors.items():
-        views = device_views(t, scenario.mesh_shape)
-        storage = t.storage
-        if isinstance(t, DeviceTensor):
-            spec, topology = t.record.spec, t.record.topology
-            if t.freed_step is not None:
-                storage = "deallocated"
-        else:
-            spec, topology = t.spec, t.topology
-        tensors.append(TensorReport(name, storage, spec, topology, tuple(views), t.step))
-        findings.extend(findings_of(name, t, views, rt.ops))
-    findings.extend(rt.events)
-    findings.sort(key=lambda f: (f.step if f.step is not None else -1, f.tensor, f.device or ()))
+    tensors, findings = _judge(rt, scenario.mesh_shape)
+    if data:
+        from .datasummary import summarize_device_tensor
+
+        tensors = [
+            dataclasses.replace(t, data=summarize_device_tensor(rt.tensors[t.name], scenario.mesh_shape, show_values))
+            if t.storage == "device"
+            else t
+            for t in tensors
+        ]
     report = Report(
         scenario=scenario.name,
         path=str(scenario.path),
@@ -62,6 +91,7 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
         steps_run=ran,
         steps_total=len(scenario.steps),
         ops=tuple(s.op for s in scenario.steps),
+        steps=tuple(traces),
     )
     if scenario.expect is None:
         return report
@@ -70,7 +100,39 @@ def run(scenario: LoadedScenario, profile: str | None = None) -> Report:
     return dataclasses.replace(report, expect=check(report.to_json(), scenario.expect))
 
 
-def run_paths(paths, profile: str | None = None) -> list["Report | ScenarioError"]:
+def _key(f: Finding) -> tuple:
+    return (f.kind, f.tensor, f.device, f.step)
+
+
+def _touched(step) -> tuple[str, ...]:
+    names = [getattr(step.args, f, None) for f in ("src", "dst", "tensor", "as_")]
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+def _judge(rt: Runtime, mesh_shape) -> tuple[list[TensorReport], list[Finding]]:
+    """Every tensor's per-device view, and every finding: the live tensors' lies, events
+    (readback mismatches, use after free) and the lies of tensors that went away."""
+    tensors = []
+    findings: list[Finding] = []
+    for name, t in rt.tensors.items():
+        views = device_views(t, mesh_shape)
+        storage = t.storage
+        if isinstance(t, DeviceTensor):
+            spec, topology = t.record.spec, t.record.topology
+            if t.freed_step is not None:
+                storage = "deallocated"
+        else:
+            spec, topology = t.spec, t.topology
+        tensors.append(TensorReport(name, storage, spec, topology, tuple(views), t.step))
+        findings.extend(findings_of(name, t, views, rt.ops))
+    findings.extend(rt.events)
+    keys = {_key(f) for f in findings}
+    findings.extend(f for f in rt.retired if _key(f) not in keys)
+    findings.sort(key=lambda f: (f.step if f.step is not None else -1, f.tensor, f.device or ()))
+    return tensors, findings
+
+
+def run_paths(paths, profile: str | None = None, **options) -> list["Report | ScenarioError"]:
     """Load and run each scenario file, in order; an invalid file gives its error, not a raise.
 
     An unknown ``profile`` is a :class:`~meshspec.errors.UsageError` (raised before any run).
@@ -84,5 +146,5 @@ def run_paths(paths, profile: str | None = None) -> list["Report | ScenarioError
         except ScenarioError as err:
             out.append(err)
             continue
-        out.append(run(scenario, profile))
+        out.append(run(scenario, profile, **options))
     return out

@@ -54,6 +54,8 @@ class Runtime:
     tensors: dict[str, Tensor] = field(default_factory=dict)
     events: list[Finding] = field(default_factory=list)
     retired: list[Finding] = field(default_factory=list)
+    log: list[tuple] = field(default_factory=list)
+    """("write", tensor, device, bytes) and ("read", tensor, device) entries, in order."""
     """Findings of tensors that were deallocated or whose name was rebound, as they stood then."""
     readbacks: list[Readback] = field(default_factory=list)
     ops: dict[int, str] = field(default_factory=dict)
@@ -217,6 +219,7 @@ class Runtime:
             spec = replace(shard.spec, memory=memory)
             data = pages.encode(shard.values, spec)
             dev.buffer.write(c, data, Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values))
+            self.log.append(("write", dev.name, c, spec.buffer_bytes))
         dev.content_step = step
 
     # -- copy_host_to_device_tensor ------------------------------------------------------------
@@ -292,6 +295,7 @@ class Runtime:
             if spec is None:
                 continue  # the runtime cannot read a device it has no spec for
             values = pages.decode(dev.buffer.read(c, spec), spec)
+            self.log.append(("read", dev.name, c))
             write = dev.current_write(c)
             origin = ReadOrigin(
                 dev.name,

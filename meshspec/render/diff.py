@@ -6,7 +6,6 @@ what changed; devices that agree are folded into one line unless ``show_all``.
 
 from __future__ import annotations
 
-import io
 import textwrap
 
 from rich import box
@@ -16,6 +15,7 @@ from rich.text import Text
 
 from ..diff import DEVICE_FIELDS, Diff, TensorDiff
 from ..mesh import fmt_coord
+from . import console_text, make_console
 
 HEADERS = {
     "recorded": "recorded",
@@ -46,8 +46,7 @@ def _topology(t: dict) -> str:
 
 
 def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: bool = False) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=width, color_system="standard" if color else None, force_terminal=color, no_color=not color, highlight=False)
+    console = make_console(color, width)
     head = Text()
     head.append("meshspec diff ", style="bold")
     head.append(diff.scenario, style="bold cyan")
@@ -65,10 +64,7 @@ def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: 
         console.print(Text(f"{n} difference{'s' * (n != 1)} in {tensors} tensor{'s' * (tensors != 1)}", style="bold red"))
     else:
         console.print(Text("equal: no differences", style="bold green"))
-    text = buf.getvalue()
-    if not color:
-        text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return text
+    return console_text(console, color)
 
 
 def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int) -> None:

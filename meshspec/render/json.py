@@ -16,7 +16,7 @@ def dumps(data: object) -> str:
     return _NUMBER_LIST.sub(lambda m: "[" + re.sub(r",\n\s*", ", ", m.group(1)) + "]", text) + "\n"
 
 
-def render_json(reports: list) -> str:
+def render_json(reports: list, force_array: bool = False) -> str:
     """One report as an object; several (in the order given, an invalid file as its error entry)
     as an array."""
     from ..errors import ScenarioError
@@ -25,4 +25,4 @@ def render_json(reports: list) -> str:
     def one(r) -> dict:
         return invalid_json(r.file or "", str(r)) if isinstance(r, ScenarioError) else r.to_json()
 
-    return dumps(one(reports[0]) if len(reports) == 1 else [one(r) for r in reports])
+    return dumps(one(reports[0]) if len(reports) == 1 and not force_array else [one(r) for r in reports])

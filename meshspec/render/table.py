@@ -5,16 +5,16 @@ Colour is only a help: every status is spelled out, so piped or NO_COLOR output 
 
 from __future__ import annotations
 
-import io
 import textwrap
 
 from rich import box
-from rich.console import Console, Group
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from ..findings import DeviceView, Status
-from ..mesh import fmt_coord, fmt_shape
+from ..mesh import fmt_coord, fmt_shape, volume
+from . import Options, View
 from ..profiles import PROFILES
 from ..report import Report, TensorReport
 
@@ -30,28 +30,12 @@ STATUS_STYLE = {
 }
 
 
-def render_table(reports: list[Report], *, color: bool = False, width: int | None = None) -> str:
-    buf = io.StringIO()
-    console = Console(
-        file=buf,
-        width=width or 120,
-        color_system="standard" if color else None,
-        force_terminal=color,
-        no_color=not color,
-        highlight=False,
-        emoji=False,
-    )
-    for i, report in enumerate(reports):
-        if i:
-            console.print()
-        console.print(_report(report, console.width))
-    text = buf.getvalue()
-    if not color:  # rich pads cells to the column width; plain text should not trail blanks
-        text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return text
+def report_renderable(r: Report, opts: "Options") -> Group:
+    """One report in the chosen view."""
+    return _report(r, opts.width, opts)
 
 
-def _report(r: Report, width: int) -> Group:
+def _report(r: Report, width: int, opts: "Options") -> Group:
     parts = []
     mesh = "x".join(str(n) for n in r.mesh)
     mesh_label = f"{r.mesh_name} ({mesh})" if r.mesh_name else mesh
@@ -63,11 +47,24 @@ def _report(r: Report, width: int) -> Group:
     parts.append(head)
     if r.description:
         parts.append(Text(" ".join(r.description.split()), style="dim"))
-    for t in r.tensors:
+    if opts.view is View.TABLE:
+        for t in r.tensors:
+            parts.append(Text())
+            parts.append(_tensor_title(t))
+            if t.devices:
+                parts.append(_tensor_table(t))
+    if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
+        parts += _maps(r, opts, only_device=opts.view is View.TABLE)
+    if opts.view is View.DATA:
+        from .data import data_renderables
+
+        parts += data_renderables(r, opts)
+    if opts.trace:
+        from .trace import trace_renderable
+
         parts.append(Text())
-        parts.append(_tensor_title(t))
-        if t.devices:
-            parts.append(_tensor_table(t))
+        parts.append(Text("trace", style="bold"))
+        parts.append(trace_renderable(r.steps, opts.width))
     if r.readbacks:
         parts.append(Text())
         for rb in r.readbacks:
@@ -221,3 +218,20 @@ def _caused_by(g, root) -> bool:
 def _strip_where(f) -> str:
     prefix = f"{f.tensor}" + (f" {fmt_coord(f.device)}" if f.device is not None else "") + ": "
     return f.message[len(prefix):] if f.message.startswith(prefix) else f.message
+
+
+def _maps(r: Report, opts: "Options", only_device: bool) -> list:
+    from .map import legend, map_renderable
+
+    out: list = []
+    shown = [t for t in r.tensors if t.devices and (t.storage == "device" or not only_device)]
+    if not shown:
+        return out
+    out.append(Text())
+    out.append(Text("mesh map", style="bold"))
+    for t in shown:
+        out.append(Text())
+        out.append(_tensor_title(t))
+        out.append(map_renderable(t, r.mesh, width=opts.width))
+    out.append(legend())
+    return out

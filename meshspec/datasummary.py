@@ -1,0 +1,102 @@
+"""What a reader gets back from each device, in numbers: the data view.
+
+Per recorded device: first and last values, min and max of the values that were written, a
+CRC-32 of the bytes, how many elements differ from what the current write put there, and how many
+come from pages never written since allocation (poison).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from . import pages
+from .mesh import Coord, Shape, coords
+from .tensor import DeviceTensor
+from .values import same_bits
+
+
+@dataclass(frozen=True)
+class DataSummary:
+    coord: Coord
+    count: int
+    first: Optional[float]
+    last: Optional[float]
+    min: Optional[float]
+    """Over the elements that are not poison (None when all are)."""
+    max: Optional[float]
+    crc32: str
+    differ: Optional[int]
+    """Elements that differ from what the current write put there (None: nothing to compare)."""
+    poison: int
+    """Elements read from pages never written since allocation."""
+    values: tuple = ()
+    """The first N values, poison ones as the string "POISON"."""
+
+    def to_json(self) -> dict:
+        return {
+            "count": self.count,
+            "first": self.first,
+            "last": self.last,
+            "min": self.min,
+            "max": self.max,
+            "crc32": self.crc32,
+            "differ": self.differ,
+            "poison": self.poison,
+            "values": list(self.values),
+        }
+
+
+def _num(v) -> float | int:
+    v = v.item() if hasattr(v, "item") else v
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return str(v)  # type: ignore[return-value]  # JSON has no NaN/inf
+    return v
+
+
+def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int = 0) -> dict[Coord, DataSummary]:
+    """A summary for every device a reader would read (the recorded ones with a spec)."""
+    out: dict[Coord, DataSummary] = {}
+    if t.freed_step is not None:
+        return out
+    for c in coords(mesh_shape):
+        spec = t.record.specs.get(c)
+        if c not in t.record.recorded or spec is None:
+            continue
+        values = pages.decode(t.buffer.read(c, spec), spec)
+        bitmap = t.buffer.written.get(c)
+        page_index = pages.page_of_elements(spec)
+        if bitmap is None:
+            poison_mask = np.ones(values.shape, dtype=bool)
+        else:
+            written = np.zeros(spec.num_pages, dtype=bool)
+            n = min(spec.num_pages, bitmap.size)
+            written[:n] = bitmap[:n]
+            poison_mask = ~written[page_index]
+        write = t.current_write(c)
+        if write is None:
+            differ = None  # nothing of the current content was written here to compare with
+        elif write.values.shape != values.shape:
+            differ = int(values.size)  # read with another shape: every element is misplaced
+        else:
+            differ = int((~same_bits(values, write.values.astype(values.dtype))).sum())
+        clean = values[~poison_mask]
+        flat = values.reshape(-1)
+        flat_poison = poison_mask.reshape(-1)
+        shown = tuple("POISON" if flat_poison[i] else _num(flat[i]) for i in range(min(show_values, flat.size)))
+        out[c] = DataSummary(
+            coord=c,
+            count=int(values.size),
+            first=_num(flat[0]) if flat.size else None,
+            last=_num(flat[-1]) if flat.size else None,
+            min=_num(np.min(clean)) if clean.size else None,
+            max=_num(np.max(clean)) if clean.size else None,
+            crc32=f"{zlib.crc32(np.ascontiguousarray(values).tobytes()):08x}",
+            differ=differ,
+            poison=int(poison_mask.sum()),
+            values=shown,
+        )
+    return out

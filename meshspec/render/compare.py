@@ -1,0 +1,60 @@
+"""``--profile all``: one scenario under every profile, side by side.
+
+One row per device whose status differs between profiles, one column per profile; then a
+one-line verdict per profile. The quickest way to show "the bug is in this era and the fix
+removes it".
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from ..findings import Status
+from ..mesh import fmt_coord
+
+
+def comparison_renderable(reports: list, width: int) -> Group:
+    from .table import STATUS_STYLE
+
+    first = reports[0]
+    parts: list = []
+    head = Text()
+    head.append("meshspec ", style="bold")
+    head.append(first.scenario, style="bold cyan")
+    head.append(f"  mesh {'x'.join(str(n) for n in first.mesh)}  profiles side by side")
+    parts.append(head)
+    statuses: dict[tuple, dict[str, str]] = {}
+    for r in reports:
+        for t in r.tensors:
+            for v in t.devices:
+                statuses.setdefault((t.name, v.coord), {})[r.profile] = v.status.value
+    differing = [k for k, by in statuses.items() if len({by.get(r.profile, "-") for r in reports}) > 1]
+    if differing:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+        table.add_column("tensor", no_wrap=True)
+        table.add_column("device", no_wrap=True)
+        for r in reports:
+            table.add_column(r.profile, no_wrap=True)
+        for name, coord in differing:
+            cells = []
+            for r in reports:
+                value = statuses[(name, coord)].get(r.profile, "-")
+                style = STATUS_STYLE.get(Status(value), "") if value in Status._value2member_map_ else "dim"
+                cells.append(Text(value, style=style))
+            table.add_row(name, fmt_coord(coord), *cells)
+        parts.append(table)
+    else:
+        parts.append(Text("every device has the same status under every profile", style="dim"))
+    parts.append(Text())
+    for r in reports:
+        line = Text(f"{r.profile:<17} ")
+        line.append(r.summary(), style="bold red" if r.exit_code else "bold green")
+        if r.findings:
+            first_f = r.findings[0]
+            where = f" {fmt_coord(first_f.device)}" if first_f.device is not None else ""
+            line.append(f"  first: {first_f.kind.value} {first_f.tensor}{where}")
+        parts.append(line)
+    return Group(*parts)

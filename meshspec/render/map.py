@@ -1,0 +1,418 @@
+"""Mesh map: one tensor drawn as a grid shaped like the mesh, one cell per device (issue 4, section 1).
+
+Layout is computed by pure functions on plain data (cells, slice texts, glyph rows); only
+:func:`map_renderable` and :func:`legend` build rich renderables.
+
+A cell shows the device's coordinate, the global slice it holds, the recorded shape and the
+status word, so the map says everything without colour::
+
+    ┌────────────────┐
+    │ (1,3)          │   coordinate
+    │ -              │   slice of the current content held here (``-``: none)
+    │ 1x1x32x32      │   recorded shape (``-``: not recorded)
+    │ stale          │   status
+    └────────────────┘
+
+Slice text (:func:`slice_text`): numpy/torch style, one entry per tensor dim. A dim is written
+``:`` when it is not split across devices: every device holding current content has offset 0 and
+the same extent on it. Otherwise it is ``start:stop`` (from the device's offset and the shape of
+the shard written there). The global shape is not known to a map, so ``:`` never means "the whole
+dim of some larger tensor", only "the same, unsplit range on every device".
+
+Colour: the status colour of the table view (``table.STATUS_STYLE``) for the cell's text; devices
+holding the same slice as another device (replicas) share a background tone from
+:data:`REPLICA_TONES`, in order of first appearance (cycling when there are more replica groups
+than tones). A slice held by one device only gets no tone.
+
+Compressed view: when the mesh has more than :data:`MAX_FULL_DEVICES` devices, or the full grid is
+wider than the width given, each device is one glyph (:data:`GLYPHS`), with column rulers, row
+labels, consecutive identical rows merged (``rows 0-30``), a count per status above and the devices
+whose status is a finding listed below (at most :data:`MAX_LISTED`, then a count of the rest).
+Grids wider than the width are cut into column bands (``cols 0-99``), never wrapped.
+
+Meshes of three or more dims are drawn as a series of 2-D planes titled by their leading
+coordinates (``[0, :, :]``); a 1-D mesh ``(n)`` is one row.
+
+Host tensors: devices without a shard are drawn as ``empty``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from ..findings import DeviceView, Status
+from ..mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
+from ..report import TensorReport
+from .table import STATUS_STYLE
+
+#: One character per status in the compressed view.
+GLYPHS: dict[Status, str] = {
+    Status.OK: ".",
+    Status.STALE: "S",
+    Status.PARTIAL: "P",
+    Status.LOST: "L",
+    Status.MISSING_SPEC: "M",
+    Status.SHAPE_MISMATCH: "X",
+    Status.EMPTY: "_",
+    Status.UNINITIALIZED: "u",
+}
+
+#: Background tones shared by replicas (chosen to stay apart from the status colours, also when
+#: rich downgrades them to the 16 standard colours: grey, blue, cyan, bright blue).
+REPLICA_TONES: tuple[str, ...] = ("grey23", "navy_blue", "turquoise4", "dodger_blue3")
+
+#: Meshes with more devices than this are always shown compressed.
+MAX_FULL_DEVICES = 64
+
+#: Devices listed under a compressed map, at most.
+MAX_LISTED = 10
+
+NONE = "-"
+
+
+# --------------------------------------------------------------------------- pure layout
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What one device's cell says, as text."""
+
+    coord: Coord
+    slice: str
+    """Global slice of the current content held there (``-`` when none)."""
+    recorded: str
+    """Recorded shape (``-`` when not recorded)."""
+    status: Status
+
+    @property
+    def lines(self) -> tuple[str, str, str, str]:
+        return (fmt_coord(self.coord), self.slice, self.recorded, self.status.value)
+
+
+def whole_dims(views: Iterable[DeviceView]) -> Optional[tuple[bool, ...]]:
+    """Per tensor dim: is it unsplit (offset 0 and the same extent on every device holding content)?
+
+    None when no device holds content.
+
+    >>> from meshspec.spec import TensorSpec
+    >>> def held(offset, shape):
+    ...     return DeviceView((0,), True, None, 0, TensorSpec(shape), offset, Status.OK, None, None)
+    >>> whole_dims([held((0, 0, 0), (1, 2, 32)), held((0, 2, 0), (1, 2, 32))])
+    (True, False, True)
+    """
+    held = [(v.offset, v.written_spec.shape) for v in views if v.offset is not None and v.written_spec is not None]
+    if not held:
+        return None
+    rank = len(held[0][0])
+    return tuple(
+        all(off[d] == 0 for off, _ in held) and len({shape[d] for _, shape in held}) == 1 for d in range(rank)
+    )
+
+
+def slice_text(offset: Optional[Shape], shape: Optional[Shape], whole: Optional[Sequence[bool]]) -> str:
+    """The slice a device holds: ``:`` on unsplit dims, ``start:stop`` on split ones.
+
+    >>> slice_text((0, 3, 0, 0), (1, 1, 32, 32), (True, False, True, True))
+    '[:, 3:4, :, :]'
+    >>> slice_text(None, None, None)
+    '-'
+    """
+    if offset is None or shape is None:
+        return NONE
+    whole = whole or (False,) * len(offset)
+    parts = [":" if w else f"{o}:{o + n}" for o, n, w in zip(offset, shape, whole)]
+    return "[" + ", ".join(parts) + "]"
+
+
+def cells_of(tensor: TensorReport, mesh_shape: Shape) -> dict[Coord, Cell]:
+    """Every device of the mesh as a cell; a device missing from ``tensor.devices`` (a host
+    tensor's device without a shard) is ``empty``."""
+    whole = whole_dims(tensor.devices)
+    out = {c: Cell(c, NONE, NONE, Status.EMPTY) for c in coords(mesh_shape)}
+    for v in tensor.devices:
+        shape = v.written_spec.shape if v.written_spec is not None else None
+        recorded = fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE
+        out[v.coord] = Cell(v.coord, slice_text(v.offset, shape, whole), recorded, v.status)
+    return out
+
+
+def replica_tones(cells: Iterable[Cell], tones: Sequence[str] = REPLICA_TONES) -> dict[str, str]:
+    """Slice text -> background tone, for slices held by two or more devices.
+
+    >>> replica_tones([Cell((0,), "[0:1]", "-", Status.OK), Cell((1,), "[0:1]", "-", Status.OK),
+    ...                Cell((2,), "[1:2]", "-", Status.OK)], ("grey23",))
+    {'[0:1]': 'grey23'}
+    """
+    counts = Counter(c.slice for c in cells if c.slice != NONE)
+    shared = [s for s in counts if counts[s] > 1]  # Counter keeps first-seen order
+    return {s: tones[i % len(tones)] for i, s in enumerate(shared)}
+
+
+@dataclass(frozen=True)
+class Plane:
+    """One 2-D plane of the mesh: its title (``[0, :, :]``, empty for 1-D/2-D meshes) and its
+    device coordinates, row by row."""
+
+    title: str
+    rows: tuple[tuple[Coord, ...], ...]
+
+
+def planes(mesh_shape: Shape) -> list[Plane]:
+    """The mesh as 2-D planes: a 1-D mesh is one row, a 2-D mesh one plane, higher ranks one plane
+    per leading coordinate.
+
+    >>> [p.title for p in planes((2, 1, 3))]
+    ['[0, :, :]', '[1, :, :]']
+    >>> planes((3,))[0].rows
+    (((0,), (1,), (2,)),)
+    """
+    if len(mesh_shape) == 1:
+        return [Plane("", (tuple((i,) for i in range(mesh_shape[0])),))]
+    *lead, nrows, ncols = mesh_shape
+    out = []
+    for head in itertools.product(*(range(n) for n in lead)):
+        rows = tuple(tuple((*head, r, c) for c in range(ncols)) for r in range(nrows))
+        title = "[" + ", ".join([*(str(h) for h in head), ":", ":"]) + "]" if head else ""
+        out.append(Plane(title, rows))
+    return out
+
+
+def cell_width(cells: Iterable[Cell]) -> int:
+    """Width of the widest line of any cell (every column of the full grid gets this width)."""
+    return max((len(line) for c in cells for line in c.lines), default=1)
+
+
+def full_grid_width(ncols: int, inner: int) -> int:
+    """Width of the boxed full grid: a border, then per column 1 + inner + 1 padding and a border."""
+    return ncols * (inner + 3) + 1
+
+
+def fits_full(mesh_shape: Shape, cells: Iterable[Cell], width: int) -> bool:
+    """Whether the full grid is drawn: at most MAX_FULL_DEVICES devices and no wider than ``width``."""
+    ncols = mesh_shape[-1]
+    return volume(mesh_shape) <= MAX_FULL_DEVICES and full_grid_width(ncols, cell_width(cells)) <= width
+
+
+def glyph_row(cells: dict[Coord, Cell], row: Sequence[Coord]) -> str:
+    """One row of the compressed grid, one glyph per device."""
+    return "".join(GLYPHS[cells[c].status] for c in row)
+
+
+def merge_rows(rows: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Runs of consecutive identical rows as ``(first, last, row)``.
+
+    >>> merge_rows(["..", "..", ".S", ".."])
+    [(0, 1, '..'), (2, 2, '.S'), (3, 3, '..')]
+    """
+    out: list[tuple[int, int, str]] = []
+    for i, row in enumerate(rows):
+        if out and out[-1][2] == row:
+            out[-1] = (out[-1][0], i, row)
+        else:
+            out.append((i, i, row))
+    return out
+
+
+def row_label(first: int, last: int) -> str:
+    """``row 3`` or ``rows 0-30``."""
+    return f"row {first}" if first == last else f"rows {first}-{last}"
+
+
+def ruler(start: int, stop: int) -> list[str]:
+    """Column rulers for columns ``start..stop-1``: the index at every tenth column (only when
+    there are more than ten columns), then the last digit of every column.
+
+    >>> ruler(0, 12)
+    ['0         10', '012345678901']
+    >>> ruler(0, 4)
+    ['0123']
+    """
+    units = "".join(str(c % 10) for c in range(start, stop))
+    if stop - start <= 10:
+        return [units]
+    tens = ""
+    for c in range(start, stop):
+        if c % 10 == 0 or c == start:
+            tens = tens.ljust(c - start) + str(c)
+    return [tens, units]
+
+
+def bands(ncols: int, room: int) -> list[tuple[int, int]]:
+    """Column ranges ``[start, stop)`` that fit ``room`` characters (whole tens when cut).
+
+    >>> bands(32, 100)
+    [(0, 32)]
+    >>> bands(250, 100)
+    [(0, 90), (90, 180), (180, 250)]
+    """
+    if max(len(line) for line in ruler(0, ncols)) <= room:
+        return [(0, ncols)]
+    step = max(10, (room - 4) // 10 * 10)  # keep room for the last ruler number
+    return [(s, min(s + step, ncols)) for s in range(0, ncols, step)]
+
+
+def status_counts(cells: Iterable[Cell]) -> str:
+    """``1024 devices: 1023 ok, 1 stale`` (statuses in their declared order)."""
+    cells = list(cells)
+    counts = Counter(c.status for c in cells)
+    parts = [f"{counts[s]} {s.value}" for s in Status if counts[s]]
+    n = len(cells)
+    return f"{n} device{'s' * (n != 1)}: " + ", ".join(parts)
+
+
+def finding_rows(cells: Iterable[Cell], limit: int = MAX_LISTED) -> tuple[list[Cell], int]:
+    """Devices whose status is a finding, at most ``limit``, and how many were left out."""
+    found = [c for c in cells if c.status.is_finding]
+    return found[:limit], max(0, len(found) - limit)
+
+
+def align(rows: Sequence[Sequence[str]], indent: str = "  ", gap: str = "  ") -> list[str]:
+    """Rows of text cells as left-aligned columns (no trailing blanks).
+
+    >>> align([("device", "status"), ("(31,31)", "stale")])
+    ['  device   status', '  (31,31)  stale']
+    """
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [(indent + gap.join(t.ljust(w) for t, w in zip(r, widths))).rstrip() for r in rows]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a compressed map, as plain text plus what the renderer needs to colour it."""
+
+    kind: str
+    """``counts``, ``title``, ``band``, ``ruler``, ``row``, ``heading``, ``header``, ``device`` or ``more``."""
+    text: str
+    glyphs_at: int = 0
+    """For a ``row``: where its glyphs start in ``text``."""
+    status: Optional[Status] = None
+    """For a ``device``: its status."""
+
+
+def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) -> list[Line]:
+    """The compressed map as lines: status counts; per plane (titled for 3-D and larger meshes)
+    and per column band (when the grid is wider than ``width``), the column rulers and one line
+    per run of identical rows; then the devices whose status is a finding."""
+    one_dim = len(mesh_shape) == 1
+    # plain data first: (plane title, bands of (start, stop, merged rows)); labels need the widest
+    nrows = 1 if one_dim else mesh_shape[-2]
+    widest = len(f"rows {nrows - 1}-{nrows - 1}")  # no label is longer
+    room = width - (0 if one_dim else widest + 1)
+    layout = []
+    for plane in planes(mesh_shape):
+        spans = []
+        for start, stop in bands(len(plane.rows[0]), room):
+            glyphs = [glyph_row(cells, row[start:stop]) for row in plane.rows]
+            spans.append((start, stop, merge_rows(glyphs)))
+        layout.append((plane.title, spans))
+    labels = [row_label(a, b) for _, spans in layout for _, _, runs in spans for a, b, _ in runs]
+    label_w = 0 if one_dim else max(len(label) for label in labels)
+    pad = " " * (label_w + 1) if label_w else ""
+
+    lines = [Line("counts", status_counts(cells.values()))]
+    for title, spans in layout:
+        if title:
+            lines.append(Line("title", title))
+        for start, stop, runs in spans:
+            if len(spans) > 1:
+                lines.append(Line("band", f"cols {start}-{stop - 1}"))
+            lines += [Line("ruler", pad + r) for r in ruler(start, stop)]
+            for first, last, glyphs in runs:
+                label = (row_label(first, last).ljust(label_w) + " ") if label_w else ""
+                lines.append(Line("row", label + glyphs, glyphs_at=len(label)))
+    found, more = finding_rows(cells.values())
+    if found:
+        n = len(found) + more
+        lines.append(Line("heading", f"findings on {n} device{'s' * (n != 1)}:"))
+        table = [("device", "status", "slice", "recorded")]
+        table += [(fmt_coord(c.coord), c.status.value, c.slice, c.recorded) for c in found]
+        head, *rows = align(table)
+        lines.append(Line("header", head))
+        lines += [Line("device", text, status=c.status) for text, c in zip(rows, found)]
+        if more:
+            lines.append(Line("more", f"  ... and {more} more"))
+    return lines
+
+
+# --------------------------------------------------------------------------- rich rendering
+
+
+def legend() -> Text:
+    """The status colours and words, with the glyph each has in a compressed map."""
+    text = Text("legend:")
+    for status in (
+        Status.OK,
+        Status.STALE,
+        Status.PARTIAL,
+        Status.LOST,
+        Status.MISSING_SPEC,
+        Status.SHAPE_MISMATCH,
+        Status.EMPTY,
+        Status.UNINITIALIZED,
+    ):
+        text.append("  ")
+        text.append(f"{GLYPHS[status]} {status.value}", style=STATUS_STYLE[status])
+    text.append("\nsame background: same slice on several devices (replicas)", style="dim")
+    return text
+
+
+def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: int) -> RenderableType:
+    """The mesh map of one tensor: the full grid when it fits ``width`` (and the mesh has at most
+    MAX_FULL_DEVICES devices), else the compressed one. The caller prints the tensor's title and
+    the :func:`legend`."""
+    if tensor.storage == "deallocated":
+        return Text("deallocated: no device holds it", style="dim")
+    cells = cells_of(tensor, mesh_shape)
+    if fits_full(mesh_shape, cells.values(), width):
+        return _full(cells, mesh_shape)
+    return _compressed(cells, mesh_shape, width)
+
+
+def _full(cells: dict[Coord, Cell], mesh_shape: Shape) -> Group:
+    inner = cell_width(cells.values())
+    tones = replica_tones(cells.values())
+    parts: list[RenderableType] = []
+    for plane in planes(mesh_shape):
+        if plane.title:
+            parts.append(Text(plane.title, style="bold"))
+        table = Table(show_header=False, show_lines=True, box=box.SQUARE, padding=0, pad_edge=False, expand=False)
+        for _ in range(len(plane.rows[0])):
+            table.add_column(width=inner + 2, no_wrap=True)
+        for row in plane.rows:
+            table.add_row(*(_cell(cells[c], tones) for c in row))
+        parts.append(table)
+    return Group(*parts)
+
+
+def _cell(cell: Cell, tones: dict[str, str]) -> Padding:
+    text = Text("\n".join(cell.lines), style=STATUS_STYLE[cell.status], no_wrap=True)
+    tone = tones.get(cell.slice)
+    return Padding(text, (0, 1), style=f"on {tone}" if tone else "", expand=True)
+
+
+_STATUS_OF_GLYPH = {g: s for s, g in GLYPHS.items()}
+_LINE_STYLE = {"title": "bold", "band": "dim", "ruler": "dim", "heading": "bold", "header": "dim", "more": "dim"}
+
+
+def _compressed(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) -> Group:
+    parts = []
+    for line in compressed_lines(cells, mesh_shape, width):
+        if line.kind == "row":
+            text = Text(line.text[: line.glyphs_at])
+            for g in line.text[line.glyphs_at :]:
+                text.append(g, style=STATUS_STYLE[_STATUS_OF_GLYPH[g]])
+        elif line.kind == "device":
+            text = Text(line.text, style=STATUS_STYLE[line.status])
+        else:
+            text = Text(line.text, style=_LINE_STYLE.get(line.kind, ""))
+        parts.append(text)
+    return Group(*parts)

@@ -1,0 +1,49 @@
+"""``meshspec init``: a commented starter scenario for a system."""
+
+from __future__ import annotations
+
+from .errors import UsageError, did_you_mean, one_of
+from .mesh import SYSTEMS, volume
+
+TEMPLATE = """\
+# yaml-language-server: $schema=meshspec-scenario.schema.json   (meshspec schema > that file)
+# A meshspec scenario: each step is a ttnn call. Run it with
+#   meshspec run {file}              (add --profile all to compare runtime eras)
+meshspec: 1
+name: {name}
+description: >
+  Describe what this scenario reproduces. This starter shards a tensor with one row fewer than
+  the {system} has devices, and copies it into a uniform allocation: the last device gets nothing.
+mesh: {system}                      # {rows}; or a shape such as [2, 4]
+profile: current                   # current | uniform-by-value | unpopulated | reference
+steps:
+  # ttnn.allocate_tensor_on_device(ttnn.TensorSpec([1, 1, 32, 32], ttnn.bfloat16, ttnn.TILE_LAYOUT), mesh)
+  - allocate_tensor_on_device: {{as: dst, shape: [1, 1, 32, 32], dtype: bfloat16, layout: tile}}
+  # ttnn.from_torch(torch.arange(...), mesh_mapper=ttnn.shard_tensor_to_mesh_mapper(mesh, dim=1))
+  - from_torch: {{as: src, shape: [1, {rows_minus_one}, 32, 32], dtype: bfloat16, mesh_mapper: {{shard: 1}}}}
+  # ttnn.copy_host_to_device_tensor(src, dst)
+  - copy_host_to_device_tensor: {{src: src, dst: dst}}
+  # ttnn.to_torch(dst, mesh_composer=ttnn.concat_mesh_to_tensor_composer(mesh, dim=1))
+  - to_torch: {{tensor: dst, mesh_composer: {{concat: 1}}}}
+# What a correct run records; `meshspec check` checks it.
+expect:
+  profiles:
+    default:
+      findings: []
+"""
+
+
+def starter(system: str, file_name: str) -> str:
+    key = system.lower()
+    if key not in SYSTEMS:
+        raise UsageError(f"unknown system {system!r}{did_you_mean(key, list(SYSTEMS))}; {one_of(list(SYSTEMS))}")
+    shape, note = SYSTEMS[key]
+    n = volume(shape)
+    stem = file_name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return TEMPLATE.format(
+        file=file_name,
+        name=stem,
+        system=key,
+        rows=f"{'x'.join(map(str, shape))}: {note}",
+        rows_minus_one=max(n - 1, 1),
+    )
