@@ -54,7 +54,7 @@ from ..mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
 from ..report import TensorReport
 from .table import STATUS_STYLE
 
-#: One character per status in the compressed view.
+#: One character per status in the compressed view (in the legend's order).
 GLYPHS: dict[Status, str] = {
     Status.OK: ".",
     Status.STALE: "S",
@@ -228,8 +228,8 @@ def row_label(first: int, last: int) -> str:
 
 
 def ruler(start: int, stop: int) -> list[str]:
-    """Column rulers for columns ``start..stop-1``: the index at every tenth column (only when
-    there are more than ten columns), then the last digit of every column.
+    """Column rulers for columns ``start..stop-1``: the index of the first and of every tenth
+    column (only when there are more than ten columns), then the last digit of every column.
 
     >>> ruler(0, 12)
     ['0         10', '012345678901']
@@ -349,16 +349,7 @@ def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) ->
 def legend() -> Text:
     """The status colours and words, with the glyph each has in a compressed map."""
     text = Text("legend:")
-    for status in (
-        Status.OK,
-        Status.STALE,
-        Status.PARTIAL,
-        Status.LOST,
-        Status.MISSING_SPEC,
-        Status.SHAPE_MISMATCH,
-        Status.EMPTY,
-        Status.UNINITIALIZED,
-    ):
+    for status in GLYPHS:
         text.append("  ")
         text.append(f"{GLYPHS[status]} {status.value}", style=STATUS_STYLE[status])
     text.append("\nsame background: same slice on several devices (replicas)", style="dim")
@@ -400,6 +391,7 @@ def _cell(cell: Cell, tones: dict[str, str]) -> Padding:
 
 
 _STATUS_OF_GLYPH = {g: s for s, g in GLYPHS.items()}
+_NO_WRAP = {"ruler", "row", "header", "device"}
 _LINE_STYLE = {"title": "bold", "band": "dim", "ruler": "dim", "heading": "bold", "header": "dim", "more": "dim"}
 
 
@@ -414,5 +406,7 @@ def _compressed(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) -> Grou
             text = Text(line.text, style=STATUS_STYLE[line.status])
         else:
             text = Text(line.text, style=_LINE_STYLE.get(line.kind, ""))
+        if line.kind in _NO_WRAP:  # on a console narrower than asked for: cut, never wrap
+            text.no_wrap, text.overflow = True, "ellipsis"
         parts.append(text)
     return Group(*parts)
