@@ -32,6 +32,8 @@ class Options:
     color: bool = False
     width: int = 120
     show_values: int = 0
+    brief: bool = False
+    """Side by side (--profile all): no description, maps of device tensors only."""
 
 
 def make_console(color: bool, width: int, record: bool = False) -> "Console":
@@ -86,8 +88,10 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
             if i:
                 console.print()
             if opts.view is not View.TABLE or opts.trace:
-                for r in group:
-                    console.print(report_renderable(r, opts))
+                from dataclasses import replace
+
+                for j, r in enumerate(group):
+                    console.print(report_renderable(r, replace(opts, brief=j > 0)))
                     console.print()
             console.print(comparison_renderable(group, opts.width))
         return

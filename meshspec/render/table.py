@@ -45,7 +45,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     head.append(r.scenario, style="bold cyan")
     head.append(f"  mesh {mesh_label}  profile {r.profile}: {era}")
     parts.append(head)
-    if r.description:
+    if r.description and not opts.brief:
         parts.append(Text(" ".join(r.description.split()), style="dim"))
     if opts.view is View.TABLE:
         for t in r.tensors:
@@ -54,7 +54,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
             if t.devices:
                 parts.append(_tensor_table(t))
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
-        parts += _maps(r, opts, only_device=opts.view is View.TABLE)
+        parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
     if opts.view is View.DATA:
         from .data import data_renderables
 

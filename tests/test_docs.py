@@ -1,0 +1,21 @@
+"""The README's picture is made by meshspec itself and is current (docs/make-pictures.sh)."""
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from meshspec.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_picture_is_current(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.chdir(ROOT)
+    fresh = tmp_path / "seed.svg"
+    CliRunner().invoke(app, ["run", "scenarios/seed-uneven-copy.yaml", "--view", "map", "--profile", "all", "--svg", str(fresh)])
+    committed = ROOT / "docs" / "seed-map-all-profiles.svg"
+    assert fresh.read_text() == committed.read_text(), "run docs/make-pictures.sh and commit the result"
+    assert "docs/seed-map-all-profiles.svg" in (ROOT / "README.md").read_text()
+    # the lying device is in the picture
+    assert "stale" in committed.read_text() and "(1,3)" in committed.read_text()
