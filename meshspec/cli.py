@@ -16,6 +16,7 @@ import typer
 
 from . import __version__
 from .errors import MeshspecError, UsageError
+from .modes import Uninitialized
 from .render import Format, View
 
 app = typer.Typer(
@@ -75,6 +76,15 @@ def run(
     trace: Annotated[bool, typer.Option("--trace", help="Add a step trace: what each step wrote, recorded and revealed.")] = False,
     show_values: Annotated[int, typer.Option("--show-values", min=0, help="With the data view: print the first N values of each device.")] = 0,
     output: OutputOption = None,
+    no_data: Annotated[
+        bool, typer.Option("--no-data", help="Metadata mode: shapes, records and written pages only (no buffers; any mesh size).")
+    ] = False,
+    uninitialized: Annotated[
+        Uninitialized, typer.Option("--uninitialized", help="What never-written device memory holds.")
+    ] = Uninitialized.POISON,
+    max_memory: Annotated[
+        Optional[str], typer.Option("--max-memory", help="Memory a data-mode run may use, e.g. 8G or 512M (default: half the RAM).")
+    ] = None,
     svg: Annotated[Optional[Path], typer.Option("--svg", help="Also save what was printed as SVG.")] = None,
     html: Annotated[Optional[Path], typer.Option("--html", help="Also save what was printed as HTML.")] = None,
     no_color: NoColorOption = False,
@@ -86,7 +96,15 @@ def run(
 
     compare = profile == "all"
     data = view is View.DATA or show_values > 0
-    options = {"data": data, "show_values": show_values}
+    options: dict = {"data": data, "show_values": show_values, "uninitialized": uninitialized.value}
+    if no_data:
+        options["with_data"] = False
+    try:
+        if max_memory is not None:
+            options["max_memory"] = parse_bytes(max_memory)
+    except UsageError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
     if show_values and view is not View.DATA:
         view = View.DATA
     try:
@@ -157,6 +175,17 @@ def _elements(scenarios: list[Path]) -> int:
             continue
         total += sum(math.prod(getattr(s.args, "shape", None) or [0]) for s in steps)
     return total
+
+
+def parse_bytes(text: str) -> int:
+    """``8G``, ``512M``, ``1.5GiB``, ``1000000`` -> bytes (binary units)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text.lower())
+    if not m:
+        raise UsageError(f"--max-memory {text!r}: write a size like 8G, 512M or 1000000")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2)]
+    return int(float(m.group(1)) * scale)
 
 
 def _order(result, scenarios: list[Path]) -> int:
@@ -365,6 +394,16 @@ def _emit(text: str, output: Optional[Path], inputs: list[Path]) -> None:
     write_atomic(output, text, protect=inputs)
 
 
+EXIT_INTERNAL = 3
+
+
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
+    (set MESHSPEC_DEBUG=1 to see it)."""
+    try:
+        app()
+    except Exception as err:  # typer.Exit and usage errors are SystemExit, not caught here
+        if os.environ.get("MESHSPEC_DEBUG"):
+            raise
+        _err(f"internal error: {type(err).__name__}: {err} (a bug in meshspec; please report it with the scenario, MESHSPEC_DEBUG=1 shows the traceback)")
+        sys.exit(EXIT_INTERNAL)

@@ -66,16 +66,10 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
         spec = t.record.specs.get(c)
         if c not in t.record.recorded or spec is None:
             continue
-        values = pages.decode(t.buffer.read(c, spec), spec)
-        bitmap = t.buffer.written.get(c)
-        page_index = pages.page_of_elements(spec)
-        if bitmap is None:
-            poison_mask = np.ones(values.shape, dtype=bool)
-        else:
-            written = np.zeros(spec.num_pages, dtype=bool)
-            n = min(spec.num_pages, bitmap.size)
-            written[:n] = bitmap[:n]
-            poison_mask = ~written[page_index]
+        values = t.buffer.read(c, spec)
+        if values is None:  # metadata mode: no values to summarize
+            continue
+        poison_mask = ~t.buffer.written_mask(c, spec.num_pages)[pages.page_of_elements(spec)]
         write = t.current_write(c)
         if write is None:
             differ = None  # nothing of the current content was written here to compare with

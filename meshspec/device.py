@@ -3,24 +3,59 @@
 This is the ground truth the runtime's records are judged against: which pages of each device's
 buffer were written since allocation, by which step, with what shard. Never-written memory
 reads back as the poison pattern ``A5 FF`` repeated (a NaN in bfloat16 and float32, 0xFFA5 in
-uint16) so a stale read is recognisable, never a plausible zero.
+uint16) so a stale read is recognisable, never a plausible zero (see :class:`MemoryPool` for the
+other choices).
+
+Speed: tilizing a TILE tensor into 16x16 faces costs several memory copies, so a device keeps
+the bytes of its latest write as the written spec's physical rows (``native``) and tilizes them
+only when someone reads them with a different page layout. Reading with the layout they were
+written with is then one copy, and gives what the tiled bytes would give.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
+from . import pages
 from .mesh import Coord, Shape
-from .spec import TensorSpec
+from .modes import Uninitialized
+from .spec import Layout, TensorSpec
 
 POISON = np.array([0xA5, 0xFF], dtype=np.uint8)
 
 
 def poison(nbytes: int) -> np.ndarray:
     """``nbytes`` of the poison pattern."""
-    return np.resize(POISON, nbytes)
+    out = np.empty(nbytes, dtype=np.uint8)
+    out[0::2] = POISON[0]
+    out[1::2] = POISON[1]
+    return out
+
+
+class MemoryPool:
+    """Hands out each device's fresh buffer memory, per the :class:`Uninitialized` rule."""
+
+    def __init__(self, rule: Uninitialized = Uninitialized.POISON) -> None:
+        self.rule = Uninitialized(rule)
+        self._freed: dict[Coord, list[np.ndarray]] = {}
+
+    def take(self, coord: Coord, nbytes: int) -> np.ndarray:
+        if self.rule is Uninitialized.REUSE:
+            freed = self._freed.get(coord, [])
+            for i in range(len(freed) - 1, -1, -1):
+                if freed[i].size >= nbytes:
+                    old = freed.pop(i)
+                    return old[:nbytes]
+        if self.rule is Uninitialized.ZEROS:
+            return np.zeros(nbytes, dtype=np.uint8)
+        return poison(nbytes)
+
+    def give(self, coord: Coord, memory: np.ndarray) -> None:
+        if self.rule is Uninitialized.REUSE:
+            self._freed.setdefault(coord, []).append(memory)
 
 
 @dataclass(frozen=True)
@@ -35,15 +70,72 @@ class Write:
     """Spec of the shard written (shape, dtype, layout of the bytes)."""
     offset: Shape
     """Global offset of the shard in the source tensor."""
-    values: np.ndarray = field(repr=False, compare=False)
-    """The logical values written (kept to judge readback)."""
+    values: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    """The logical values written (kept to judge readback; None in metadata mode)."""
+
+
+class PageRanges:
+    """Written pages as sorted, disjoint ``[start, stop)`` ranges: O(1) to add a prefix write,
+    O(ranges) for counts, never O(pages) of bookkeeping per write."""
+
+    __slots__ = ("ranges",)
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[int, int]] = []
+
+    def add(self, start: int, stop: int) -> None:
+        if stop <= start:
+            return
+        merged: list[tuple[int, int]] = []
+        for a, b in self.ranges:
+            if b < start or a > stop:
+                merged.append((a, b))
+            else:
+                start, stop = min(a, start), max(b, stop)
+        merged.append((start, stop))
+        self.ranges = sorted(merged)
+
+    def count(self) -> int:
+        return sum(b - a for a, b in self.ranges)
+
+    def mask(self, n: int) -> np.ndarray:
+        """Written pages among the first ``n``, as a bool array."""
+        out = np.zeros(n, dtype=bool)
+        for a, b in self.ranges:
+            out[a : min(b, n)] = True
+        return out
+
+
+def _native_ok(spec: TensorSpec) -> bool:
+    """Specs whose pages are plain rows of their physical array once untiled (no block floats)."""
+    return not spec.dtype.is_block_float and spec.page_size == spec.aligned_page_size
+
+
+def _same_rows(a: TensorSpec, b: TensorSpec) -> bool:
+    """Whether ``b``'s pages are the first pages of ``a``'s physical rows, laid out alike."""
+    return (
+        a.dtype == b.dtype
+        and a.layout == b.layout
+        and (a.layout is Layout.ROW_MAJOR or a.tile == b.tile)
+        and a.physical_shape[1] == b.physical_shape[1]
+    )
+
+
+@dataclass
+class DeviceMemory:
+    data: Optional[np.ndarray]
+    """``allocated_bytes`` of memory (None in metadata mode)."""
+    written: PageRanges = field(default_factory=PageRanges)
+    native: Optional[tuple[TensorSpec, int]] = None
+    """The first ``n`` pages hold ``spec``'s physical rows, not yet tiled."""
 
 
 @dataclass
 class MeshBuffer:
     """A buffer of ``spec.allocated_bytes`` on every device of a mesh (``MeshBuffer``).
 
-    ``written[coord]`` is a bitmap of written pages; ``last_write[coord]`` the latest write.
+    Device memory is created on first touch; ``with_data=False`` (metadata mode) tracks written
+    pages and writes only, with no bytes at all.
     """
 
     id: int
@@ -52,37 +144,94 @@ class MeshBuffer:
     mesh_shape: Shape
     step: int
     """Step that allocated it."""
-    memory: dict[Coord, np.ndarray] = field(default_factory=dict, repr=False)
-    written: dict[Coord, np.ndarray] = field(default_factory=dict, repr=False)
+    pool: MemoryPool = field(default_factory=MemoryPool, repr=False)
+    with_data: bool = True
+    devices: dict[Coord, DeviceMemory] = field(default_factory=dict, repr=False)
     last_write: dict[Coord, Write] = field(default_factory=dict, repr=False)
 
-    def _device(self, coord: Coord) -> np.ndarray:
-        mem = self.memory.get(coord)
-        if mem is None:
-            mem = self.memory[coord] = poison(self.spec.allocated_bytes)
-        return mem
+    def _device(self, coord: Coord) -> DeviceMemory:
+        dev = self.devices.get(coord)
+        if dev is None:
+            data = self.pool.take(coord, self.spec.allocated_bytes) if self.with_data else None
+            dev = self.devices[coord] = DeviceMemory(data)
+        return dev
 
-    def _page_view(self, coord: Coord) -> np.ndarray:
-        return self._device(coord).reshape(self.spec.num_pages, self.spec.aligned_page_size)
+    def _pages(self, dev: DeviceMemory) -> np.ndarray:
+        return dev.data.reshape(self.spec.num_pages, self.spec.aligned_page_size)  # type: ignore[union-attr]
 
-    def write(self, coord: Coord, pages: np.ndarray, write: Write) -> None:
-        """Write ``pages`` (``(n, page_size)`` uint8) from page 0 of ``coord``'s buffer."""
-        n, size = pages.shape
-        view = self._page_view(coord)
-        view[:n, :size] = pages
-        bitmap = self.written.setdefault(coord, np.zeros(self.spec.num_pages, dtype=bool))
-        bitmap[:n] = True
+    def _tile_native(self, dev: DeviceMemory) -> None:
+        """Turn a native prefix into the page bytes the device really holds."""
+        if dev.native is None or dev.data is None:
+            dev.native = None
+            return
+        spec, n = dev.native
+        dev.native = None
+        raw = dev.data[: n * spec.page_size]
+        values = raw.view(spec_dtype(spec)).reshape(spec.physical_shape)
+        self._pages(dev)[:n, : spec.page_size] = pages.encode_physical(values, spec)
+
+    def write(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
+        """Write ``values`` (logical, shaped as ``spec``) from page 0 of ``coord``'s buffer."""
+        dev = self._device(coord)
+        n = spec.num_pages
+        if dev.data is not None and values is not None:
+            if _native_ok(spec) and _native_ok(self.spec) and spec.page_size == self.spec.page_size:
+                if dev.native is not None and dev.native[1] > n:
+                    self._tile_native(dev)  # the older write's tail must stay as the device has it
+                physical = pages.physical(values, spec)
+                dev.data[: n * spec.page_size].view(physical.dtype).reshape(physical.shape)[...] = physical
+                dev.native = (spec, n)
+            else:
+                self._tile_native(dev)
+                self._pages(dev)[:n, : spec.page_size] = pages.encode(values, spec)
+        dev.written.add(0, n)
         self.last_write[coord] = write
 
-    def read(self, coord: Coord, spec: TensorSpec) -> np.ndarray:
-        """``spec.num_pages`` pages of ``coord``'s buffer as ``(n, page_size)`` bytes."""
-        view = self._page_view(coord)
-        return view[: spec.num_pages, : spec.page_size]
+    def read(self, coord: Coord, spec: TensorSpec) -> Optional[np.ndarray]:
+        """What a reader gets reading ``coord`` as ``spec``: a fresh copy (None in metadata mode)."""
+        dev = self._device(coord)
+        if dev.data is None:
+            return None
+        if dev.native is not None and _same_rows(dev.native[0], spec) and spec.num_pages <= dev.native[1]:
+            rows = spec.physical_shape[0]
+            physical = dev.data[: spec.num_pages * spec.page_size].view(spec_dtype(spec)).reshape(rows, -1)
+            return pages.logical_from_physical(physical, spec).copy()
+        self._tile_native(dev)
+        return pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
+
+    def intact(self, coord: Coord, write: Write, spec: TensorSpec) -> bool:
+        """True when reading ``coord`` as ``spec`` provably gives ``write``'s values back: the
+        device still holds that write natively and the read uses the written spec."""
+        dev = self.devices.get(coord)
+        return (
+            dev is not None
+            and self.last_write.get(coord) is write
+            and dev.native is not None
+            and dev.native[0] == spec == write.spec
+        )
 
     def written_pages(self, coord: Coord) -> int:
-        bitmap = self.written.get(coord)
-        return int(bitmap.sum()) if bitmap is not None else 0
+        dev = self.devices.get(coord)
+        return dev.written.count() if dev is not None else 0
 
     def written_bytes(self, coord: Coord) -> int:
         """Bytes of data written to ``coord`` since allocation (pages x page size)."""
         return self.written_pages(coord) * self.spec.page_size
+
+    def written_mask(self, coord: Coord, n: int) -> np.ndarray:
+        dev = self.devices.get(coord)
+        return dev.written.mask(n) if dev is not None else np.zeros(n, dtype=bool)
+
+    def free(self) -> None:
+        """Return every device's memory to the pool (for ``reuse``)."""
+        for coord, dev in self.devices.items():
+            if dev.data is not None:
+                self._tile_native(dev)
+                self.pool.give(coord, dev.data)
+        self.devices.clear()
+
+
+def spec_dtype(spec: TensorSpec) -> np.dtype:
+    from .values import host_dtype
+
+    return host_dtype(spec.dtype)

@@ -20,7 +20,7 @@ from .values import GROUP, decode_groups, encode_groups, host_dtype
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
 
-def _physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
+def physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """Pad ``values`` (logical shape) with zeros to the spec's 2-D physical shape."""
     padded = spec.padded_shape
     lifted = (1,) * (len(padded) - len(spec.shape)) + spec.shape  # rank < 2 in TILE: as rank 2
@@ -30,8 +30,8 @@ def _physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
     return arr.reshape(spec.physical_shape)
 
 
-def _logical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
-    """Inverse of :func:`_physical`: crop the physical array back to the logical shape."""
+def logical_from_physical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """Inverse of :func:`physical`: crop the physical array back to the logical shape (a view)."""
     padded = spec.padded_shape
     lifted = (1,) * (len(padded) - len(spec.shape)) + spec.shape
     arr = physical.reshape(padded)[tuple(slice(0, s) for s in lifted)]
@@ -60,7 +60,11 @@ def _untile_order(tiles: np.ndarray, spec: TensorSpec) -> np.ndarray:
 
 def encode(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """Page bytes for ``values``: a ``(num_pages, page_size)`` uint8 array."""
-    physical = _physical(np.asarray(values, dtype=host_dtype(spec.dtype)), spec)
+    return encode_physical(physical(np.asarray(values, dtype=host_dtype(spec.dtype)), spec), spec)
+
+
+def encode_physical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
+    """Page bytes for an array already in ``spec``'s 2-D physical shape."""
     if spec.layout is Layout.ROW_MAJOR:
         return np.ascontiguousarray(physical).view(np.uint8).reshape(spec.num_pages, spec.page_size)
     tiles = _tile_order(physical, spec.tile)
@@ -86,10 +90,10 @@ def decode(pages: np.ndarray, spec: TensorSpec) -> np.ndarray:
     dtype = host_dtype(spec.dtype)
     if spec.layout is Layout.ROW_MAJOR:
         physical = pages.view(dtype).reshape(spec.physical_shape)
-        return _logical(physical, spec)
+        return logical_from_physical(physical, spec)
     if not spec.dtype.is_block_float:
         tiles = pages.view(dtype).reshape(spec.num_pages, -1)
-        return _logical(_untile_order(tiles, spec), spec)
+        return logical_from_physical(_untile_order(tiles, spec), spec)
     n = spec.num_pages
     exp_bytes = spec.page_size - _mantissa_bytes(spec)
     per_tile_groups = spec.tile[0] * spec.tile[1] // GROUP
@@ -104,7 +108,7 @@ def decode(pages: np.ndarray, spec: TensorSpec) -> np.ndarray:
         codes[:, 1::2] = body >> 4
         signs, mags = codes >> 3, codes & 0x07
     vals = decode_groups(shared, mags.reshape(n, per_tile_groups, GROUP), signs.reshape(n, per_tile_groups, GROUP), spec.dtype)
-    return _logical(_untile_order(vals.reshape(n, -1), spec), spec)
+    return logical_from_physical(_untile_order(vals.reshape(n, -1), spec), spec)
 
 
 def _mantissa_bytes(spec: TensorSpec) -> int:
@@ -125,4 +129,4 @@ def page_of_elements(spec: TensorSpec) -> np.ndarray:
     else:
         th, tw = spec.tile
         index = (rows // th) * (w // tw) + cols // tw
-    return np.ascontiguousarray(_logical(index, spec))
+    return np.ascontiguousarray(logical_from_physical(index, spec))

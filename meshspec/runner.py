@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from .device import MemoryPool
+from .modes import Uninitialized
 from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .findings import Finding, device_views, findings_of
 from .profiles import DEFAULT_PROFILE, get_profile
@@ -18,7 +20,15 @@ from .trace import StepTrace, record_changes, snapshot
 
 
 def run(
-    scenario: LoadedScenario, profile: str | None = None, *, data: bool = False, show_values: int = 0, on_step=None
+    scenario: LoadedScenario,
+    profile: str | None = None,
+    *,
+    data: bool = False,
+    show_values: int = 0,
+    on_step=None,
+    with_data: bool | None = None,
+    uninitialized: str = "poison",
+    max_memory: int | None = None,
 ) -> Report:
     """Execute every step (stopping at the first TT_FATAL) and judge the end state.
 
@@ -26,9 +36,20 @@ def run(
     trace: per step, what it wrote and read, how records changed, which findings appeared.
     ``data`` adds, per device tensor, what a reader gets back from each device (the data view).
     ``on_step(index, total, op)`` is called before each step (for a progress bar).
+    ``with_data=False`` (or ``data: none`` in the scenario) runs in metadata mode: shapes, records
+    and written pages only. ``uninitialized``: poison, zeros or reuse (see device.Uninitialized).
+    ``max_memory``: bytes a data-mode run may hold (default: half the machine's RAM).
     """
     prof = get_profile(profile or scenario.profile or DEFAULT_PROFILE)
-    rt = Runtime(scenario.mesh_shape, prof, scenario.folder)
+    rt = Runtime(
+        scenario.mesh_shape,
+        prof,
+        scenario.folder,
+        with_data=scenario.with_data if with_data is None else with_data,
+        pool=MemoryPool(Uninitialized(uninitialized)),
+    )
+    if max_memory is not None:
+        rt.max_memory = max_memory
     error = None
     ran = 0
     traces: list[StepTrace] = []
@@ -68,7 +89,7 @@ def run(
         ran += 1
 
     tensors, findings = _judge(rt, scenario.mesh_shape)
-    if data:
+    if data and rt.with_data:
         from .datasummary import summarize_device_tensor
 
         tensors = [

@@ -14,8 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import pages
-from .device import MeshBuffer, Write
+from .device import MemoryPool, MeshBuffer, Write
 from .errors import ResourceLimit, StepInputError, TTFatal
 from .findings import Finding, Kind
 from .mapping import Distribution, distribute, replicate_all, single
@@ -26,7 +25,7 @@ from .scenario.loader import LoadedStep
 from .scenario.model import FillData, RandomData, ShardPlacement
 from .spec import DataType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin, Record, Tensor
-from .values import generate, host_dtype, quantize_block_float, same_bits, to_dtype
+from .values import ShapeOnly, concat_shape, generate, host_dtype, quantize_block_float, same_bits, to_dtype
 
 
 class UseAfterFree(TTFatal):
@@ -59,6 +58,10 @@ class Runtime:
     """Findings of tensors that were deallocated or whose name was rebound, as they stood then."""
     readbacks: list[Readback] = field(default_factory=list)
     ops: dict[int, str] = field(default_factory=dict)
+    with_data: bool = True
+    """False: metadata mode (shapes, records and written pages; no values, no buffers)."""
+    pool: MemoryPool = field(default_factory=MemoryPool)
+    """What never-written device memory holds (poison, zeros, or reused freed bytes)."""
     max_memory: int = field(default_factory=lambda: default_max_memory())
     """Bytes of host and device data a run may hold; a step that needs more is refused."""
     _buffers: int = 0
@@ -69,7 +72,8 @@ class Runtime:
             held = f" on top of the {fmt_bytes(self._reserved)} already held" if self._reserved else ""
             raise ResourceLimit(
                 f"{what} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
-                "(half the machine's RAM); use a smaller shape"
+                "(--max-memory; default half the machine's RAM); run with --no-data (records and written pages only, "
+                "every finding but data_mismatch) or use a smaller shape"
             )
         self._reserved += nbytes
 
@@ -134,9 +138,10 @@ class Runtime:
         self.tensors[a.as_] = DeviceTensor(a.as_, step, buffer, record)
 
     def _new_buffer(self, spec: TensorSpec, step: int) -> MeshBuffer:
-        self._reserve(spec.allocated_bytes * volume(self.mesh_shape), f"a buffer of {spec.describe()} on every device")
+        if self.with_data:
+            self._reserve(spec.allocated_bytes * volume(self.mesh_shape), f"a buffer of {spec.describe()} on every device")
         self._buffers += 1
-        return MeshBuffer(self._buffers, spec, self.mesh_shape, step)
+        return MeshBuffer(self._buffers, spec, self.mesh_shape, step, self.pool, self.with_data)
 
     # -- from_torch ----------------------------------------------------------------------------
     def _from_torch(self, step: int, a) -> None:
@@ -144,13 +149,16 @@ class Runtime:
         dtype = DataType(a.dtype)
         itemsize = 4 if dtype.is_block_float else host_dtype(dtype).itemsize
         # the values, plus up to one more copy of them as shards (replicas are views)
-        self._reserve(2 * volume(shape) * itemsize, f"host tensor {a.as_} {fmt_shape(shape)} {dtype}")
-        values = self._values(a, shape, dtype)
         dist, plain = self._distribution(shape, a.mesh_mapper)
+        if self.with_data:
+            self._reserve(2 * volume(shape) * itemsize, f"host tensor {a.as_} {fmt_shape(shape)} {dtype}")
+            values = self._values(a, shape, dtype)
+        else:
+            values = ShapeOnly(shape, host_dtype(dtype))
         shards = {}
         for slot in dist.slots:
             v = values[slot.slices()]
-            if dtype.is_block_float:  # ttnn quantizes each shard on its own
+            if dtype.is_block_float and self.with_data:  # ttnn quantizes each shard on its own
                 v = quantize_block_float(v, dtype)
             spec = make_spec(slot.shape, dtype, a.layout, tuple(a.tile), a.memory)
             shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
@@ -217,8 +225,8 @@ class Runtime:
         memory = dev.buffer.spec.memory
         for c, shard in shards.items():
             spec = replace(shard.spec, memory=memory)
-            data = pages.encode(shard.values, spec)
-            dev.buffer.write(c, data, Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values))
+            write = Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values)
+            dev.buffer.write(c, shard.values, spec, write)
             self.log.append(("write", dev.name, c, spec.buffer_bytes))
         dev.content_step = step
 
@@ -294,7 +302,9 @@ class Runtime:
             spec = rec.specs.get(c)
             if spec is None:
                 continue  # the runtime cannot read a device it has no spec for
-            values = pages.decode(dev.buffer.read(c, spec), spec)
+            values = dev.buffer.read(c, spec)
+            if values is None:  # metadata mode
+                values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
             self.log.append(("read", dev.name, c))
             write = dev.current_write(c)
             origin = ReadOrigin(
@@ -305,6 +315,7 @@ class Runtime:
                 write,
                 None if write else dev.buffer.last_write.get(c),
                 rec.origin.get(c),
+                write is not None and dev.buffer.intact(c, write, spec),
             )
             shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
         unread = {}
@@ -420,6 +431,10 @@ class Runtime:
                     else f"holding superseded data from step {origin.stale_write.step}"
                 )
                 self._mismatch(label, c, step, f"{where}: read back {shard.values.size} values from device memory {what}", *facts)
+            elif origin.intact or isinstance(shard.values, ShapeOnly) or w.values is None:
+                if tuple(w.spec.shape) != tuple(shard.values.shape):
+                    msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.spec.shape)} by step {w.step}"
+                    self._mismatch(label, c, step, msg, *facts)
             elif w.values.shape != shard.values.shape:
                 msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.values.shape)} by step {w.step}"
                 self._mismatch(label, c, step, msg, *facts)
@@ -450,7 +465,9 @@ class Runtime:
             return
         self._retire(a.tensor, dev, f"step {step} deallocated it")
         dev.freed_step = step
-        self._reserved -= dev.buffer.spec.allocated_bytes * volume(self.mesh_shape)
+        dev.buffer.free()
+        if self.with_data:
+            self._reserved -= dev.buffer.spec.allocated_bytes * volume(self.mesh_shape)
 
 
 def _same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, coord: Coord) -> None:
@@ -469,8 +486,10 @@ def _same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, c
         )
 
 
-def _concat(arrays: list[np.ndarray], dim: int) -> np.ndarray:
+def _concat(arrays: list, dim: int):
     try:
+        if any(isinstance(a, ShapeOnly) for a in arrays):
+            return ShapeOnly(concat_shape([tuple(a.shape) for a in arrays], dim), arrays[0].dtype)
         return np.concatenate(arrays, axis=dim)
     except ValueError:
         shapes = [fmt_shape(a.shape) for a in arrays]

@@ -33,6 +33,9 @@ class ReadOrigin:
     """An older, superseded write the device still held, if any."""
     record_step: Optional[int] = None
     """The step that set the record that made the runtime read this device."""
+    intact: bool = False
+    """The device provably still held ``write``'s bytes in its written layout, read with the
+    written spec: the values are the written ones without comparing them."""
 
 
 @dataclass

@@ -150,3 +150,43 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width = a.dtype.itemsize
     view = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
     return np.ascontiguousarray(a).view(view) == np.ascontiguousarray(b).view(view)
+
+
+class ShapeOnly:
+    """Stands in for a value array in metadata mode (``--no-data``): shape and dtype, no data.
+
+    Slicing gives the slice's shape, so mapping and composing run unchanged.
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    def __getitem__(self, slices: tuple[slice, ...]) -> "ShapeOnly":
+        shape = tuple(len(range(*s.indices(n))) for s, n in zip(slices, self.shape)) + self.shape[len(slices) :]
+        return ShapeOnly(shape, self.dtype)
+
+    def astype(self, dtype) -> "ShapeOnly":
+        return ShapeOnly(self.shape, dtype)
+
+    def __repr__(self) -> str:
+        return f"ShapeOnly({self.shape}, {self.dtype})"
+
+
+def concat_shape(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
+    """The shape ``np.concatenate`` would give, or ValueError if the shapes do not fit."""
+    first = shapes[0]
+    for s in shapes[1:]:
+        if len(s) != len(first) or any(a != b for i, (a, b) in enumerate(zip(s, first)) if i != dim):
+            raise ValueError("shapes do not concatenate")
+    return tuple(sum(s[dim] for s in shapes) if i == dim else n for i, n in enumerate(first))

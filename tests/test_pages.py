@@ -86,9 +86,9 @@ def test_poison_reads_back_as_nan():
     spec = make_spec((1, 1, 32, 32), DataType.BFLOAT16, Layout.TILE)
     buf = MeshBuffer(1, spec, (1, 2), 0)
     values = generate("arange", (1, 1, 32, 32), DataType.BFLOAT16)
-    buf.write((0, 0), pages.encode(values, spec), Write(1, "h", spec, (0, 0, 0, 0), values))
-    assert same_bits(pages.decode(buf.read((0, 0), spec), spec), values).all()
-    stale = pages.decode(buf.read((0, 1), spec), spec)
+    buf.write((0, 0), values, spec, Write(1, "h", spec, (0, 0, 0, 0), values))
+    assert same_bits(buf.read((0, 0), spec), values).all()
+    stale = buf.read((0, 1), spec)
     assert np.isnan(stale.astype(np.float32)).all()
     assert buf.written_bytes((0, 0)) == 2048 and buf.written_bytes((0, 1)) == 0
     assert poison(4).tolist() == [0xA5, 0xFF, 0xA5, 0xFF] and POISON.dtype == np.uint8
@@ -98,13 +98,54 @@ def test_row_major_pages_use_aligned_stride():
     spec = make_spec((4, 10, 31), DataType.FLOAT32, Layout.ROW_MAJOR)
     buf = MeshBuffer(1, spec, (1, 1), 0)
     values = generate("arange", (4, 10, 31), DataType.FLOAT32)
-    buf.write((0, 0), pages.encode(values, spec), Write(1, "h", spec, (0, 0, 0), values))
-    mem = buf.memory[(0, 0)]
+    buf.write((0, 0), values, spec, Write(1, "h", spec, (0, 0, 0), values))
+    mem = buf.devices[(0, 0)].data
     assert mem.size == 40 * 128
     # page 1 starts at byte 128 (not 124); the 4 alignment bytes of page 0 stay poison
     assert mem[128:132].view(np.float32)[0] == 31.0
     assert mem[124:128].tolist() == [0xA5, 0xFF, 0xA5, 0xFF]
-    assert same_bits(pages.decode(buf.read((0, 0), spec), spec), values).all()
+    assert same_bits(buf.read((0, 0), spec), values).all()
+
+
+def test_native_rows_read_back_exactly_as_tiles_would():
+    """The fast path (bytes kept as the written spec's rows) must give what tiled bytes give,
+    whatever spec reads them: same spec, fewer rows, or another shape with the same width."""
+    written = make_spec((1, 2, 64, 64), DataType.BFLOAT16, Layout.TILE)
+    values = generate("random", (1, 2, 64, 64), DataType.BFLOAT16, 9)
+    fast = MeshBuffer(1, written, (1, 1), 0)
+    fast.write((0, 0), values, written, Write(1, "h", written, (0, 0, 0, 0), values))
+    assert fast.devices[(0, 0)].native is not None
+    tiled = pages.encode(values, written).reshape(-1)
+    for read in (
+        written,
+        make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE),  # fewer rows: first pages
+        make_spec((1, 1, 128, 64), DataType.BFLOAT16, Layout.TILE),  # same pages, other shape
+        make_spec((1, 1, 32, 128), DataType.BFLOAT16, Layout.TILE),  # other width: reinterpreted
+        make_spec((1, 1, 16, 64), DataType.UINT16, Layout.TILE),  # other dtype, same page size
+    ):
+        expected = pages.decode(tiled[: read.buffer_bytes].reshape(read.num_pages, read.page_size), read)
+        got = fast.read((0, 0), read)
+        assert same_bits(got, expected).all(), read.describe()
+
+
+def test_metadata_mode_tracks_pages_without_bytes():
+    spec = make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE)
+    buf = MeshBuffer(1, spec, (1, 2), 0, with_data=False)
+    buf.write((0, 1), None, spec, Write(1, "h", spec, (0, 0, 0, 0)))
+    assert buf.written_pages((0, 1)) == 4 and buf.written_pages((0, 0)) == 0
+    assert buf.read((0, 1), spec) is None and buf.devices[(0, 1)].data is None
+
+
+def test_page_ranges_merge():
+    from meshspec.device import PageRanges
+
+    r = PageRanges()
+    r.add(0, 4)
+    r.add(2, 6)
+    r.add(10, 12)
+    r.add(6, 10)
+    assert r.ranges == [(0, 12)] and r.count() == 12
+    assert r.mask(14).tolist() == [True] * 12 + [False] * 2
 
 
 def test_bfloat16_rounds_to_nearest_even():

@@ -45,6 +45,8 @@ class LoadedScenario:
     profile: Optional[str]
     steps: tuple[LoadedStep, ...]
     expect: Optional[Expect] = None
+    with_data: bool = True
+    """False for ``data: none``: metadata mode."""
 
     @property
     def folder(self) -> Path:
@@ -508,6 +510,7 @@ def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
         profile=scenario.profile,
         steps=steps,
         expect=scenario.expect,
+        with_data=scenario.data != "none",
     )
 
 

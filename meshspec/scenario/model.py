@@ -50,7 +50,7 @@ def _by_key(*keys: str) -> Any:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
 
 class TensorFields(_Strict):
@@ -301,6 +301,8 @@ class Scenario(_Strict):
     )
     """A system name (n150 n300 t3k galaxy p150 p300 p150x4 p150x8) or a shape like [2, 4]."""
     profile: Optional[str] = None
+    data: Literal["full", "none"] = "full"
+    """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""
     steps: Annotated[list[Step], Field(min_length=1)]
     expect: Optional[Expect] = None
     """What a correct run records, per profile (see `meshspec check`)."""
