@@ -400,6 +400,9 @@ EXIT_INTERNAL = 3
 def main() -> None:
     """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
     (set MESHSPEC_DEBUG=1 to see it)."""
+    # meshspec uses no pydantic plugins; looking for them reads every installed package's entry
+    # points, a tenth of meshspec's start-up
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
     try:
         app()
     except Exception as err:  # typer.Exit and usage errors are SystemExit, not caught here

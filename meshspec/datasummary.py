@@ -64,7 +64,7 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
         return out
     for c in coords(mesh_shape):
         spec = t.record.specs.get(c)
-        if c not in t.record.recorded or spec is None:
+        if not t.record.is_recorded(c) or spec is None:
             continue
         values = t.buffer.read(c, spec)
         if values is None:  # metadata mode: no values to summarize

@@ -42,7 +42,9 @@ class MemoryPool:
         self.rule = Uninitialized(rule)
         self._freed: dict[Coord, list[np.ndarray]] = {}
 
-    def take(self, coord: Coord, nbytes: int) -> np.ndarray:
+    def take(self, coord: Coord, nbytes: int, written: int = 0) -> np.ndarray:
+        """Fresh memory for a device; the first ``written`` bytes are about to be overwritten,
+        so they are left as they come (no point poisoning what is written next)."""
         if self.rule is Uninitialized.REUSE:
             freed = self._freed.get(coord, [])
             for i in range(len(freed) - 1, -1, -1):
@@ -51,7 +53,9 @@ class MemoryPool:
                     return old[:nbytes]
         if self.rule is Uninitialized.ZEROS:
             return np.zeros(nbytes, dtype=np.uint8)
-        return poison(nbytes)
+        out = np.empty(nbytes, dtype=np.uint8)
+        out[written:] = poison(nbytes - written) if (written % 2 == 0) else poison(nbytes - written + 1)[1:]
+        return out
 
     def give(self, coord: Coord, memory: np.ndarray) -> None:
         if self.rule is Uninitialized.REUSE:
@@ -72,6 +76,8 @@ class Write:
     """Global offset of the shard in the source tensor."""
     values: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
     """The logical values written (kept to judge readback; None in metadata mode)."""
+    host: object = field(default=None, repr=False, compare=False)
+    """The host tensor written from (its name may be rebound later)."""
 
 
 class PageRanges:
@@ -149,10 +155,10 @@ class MeshBuffer:
     devices: dict[Coord, DeviceMemory] = field(default_factory=dict, repr=False)
     last_write: dict[Coord, Write] = field(default_factory=dict, repr=False)
 
-    def _device(self, coord: Coord) -> DeviceMemory:
+    def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
         dev = self.devices.get(coord)
         if dev is None:
-            data = self.pool.take(coord, self.spec.allocated_bytes) if self.with_data else None
+            data = self.pool.take(coord, self.spec.allocated_bytes, written) if self.with_data else None
             dev = self.devices[coord] = DeviceMemory(data)
         return dev
 
@@ -172,8 +178,9 @@ class MeshBuffer:
 
     def write(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
         """Write ``values`` (logical, shaped as ``spec``) from page 0 of ``coord``'s buffer."""
-        dev = self._device(coord)
         n = spec.num_pages
+        contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
+        dev = self._device(coord, contiguous if values is not None else 0)
         if dev.data is not None and values is not None:
             if _native_ok(spec) and _native_ok(self.spec) and spec.page_size == self.spec.page_size:
                 if dev.native is not None and dev.native[1] > n:

@@ -25,7 +25,7 @@ from .scenario.loader import LoadedStep
 from .scenario.model import FillData, RandomData, ShardPlacement
 from .spec import DataType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin, Record, Tensor
-from .values import ShapeOnly, concat_shape, generate, host_dtype, quantize_block_float, same_bits, to_dtype
+from .values import MANTISSA_BITS, ShapeOnly, concat_shape, differences, generate, host_dtype, quantize_block_float, same_bits, to_dtype
 
 
 class UseAfterFree(TTFatal):
@@ -163,7 +163,8 @@ class Runtime:
             spec = make_spec(slot.shape, dtype, a.layout, tuple(a.tile), a.memory)
             shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
         first = next(iter(shards.values()))
-        self.tensors[a.as_] = HostTensor(a.as_, step, first.spec, dist.topology, shards, plain=plain)
+        source = values if self.with_data else None
+        self.tensors[a.as_] = HostTensor(a.as_, step, first.spec, dist.topology, shards, plain=plain, source_values=source)
 
     def _values(self, a, shape: Shape, dtype: DataType) -> np.ndarray:
         # Block floats are kept unquantized here and quantized per shard, as ttnn does.
@@ -225,7 +226,7 @@ class Runtime:
         memory = dev.buffer.spec.memory
         for c, shard in shards.items():
             spec = replace(shard.spec, memory=memory)
-            write = Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values)
+            write = Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values, host)
             dev.buffer.write(c, shard.values, spec, write)
             self.log.append(("write", dev.name, c, spec.buffer_bytes))
         dev.content_step = step
@@ -293,10 +294,13 @@ class Runtime:
     def _read(self, dev: DeviceTensor, step: int, name: str) -> HostTensor:
         """``dev.cpu()``: read every recorded device with its recorded spec."""
         rec = dev.record
-        order = [c for c in rec.topology.coords if c in rec.recorded]
-        order += [c for c in self.all_coords if c in rec.recorded and c not in order]
+        recorded = rec.recorded_set
         if self.profile.composer is Composer.LEGACY:
-            order = [c for c in self.all_coords if c in rec.recorded]
+            order = [c for c in self.all_coords if c in recorded]
+        else:
+            order = [c for c in rec.topology.coords if c in recorded]
+            listed = set(order)
+            order += [c for c in self.all_coords if c in recorded and c not in listed]
         shards: dict[Coord, HostShard] = {}
         for c in order:
             spec = rec.specs.get(c)
@@ -334,7 +338,10 @@ class Runtime:
             host = t
         result, used = self._compose(host, a.mesh_composer)
         self.readbacks.append(Readback(step, a.tensor, tuple(used), tuple(result.shape)))
+        before = len(self.events)
         self._judge_readback(host, a.tensor, used, step)
+        if len(self.events) == before:  # no device explains a difference: compare with the source
+            self._judge_composed(host, a.tensor, result, step)
         if a.as_:
             spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory)
             dist = single(self.mesh_shape, tuple(result.shape))
@@ -446,6 +453,44 @@ class Runtime:
         for c, w in host.unread.items():
             msg = f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback"
             self._mismatch(label, c, step, msg, None, w.spec.buffer_bytes)
+
+    def _judge_composed(self, host: HostTensor, name: str, result, step: int) -> None:
+        """data_mismatch (no device) when the composed tensor differs from the host tensor that was
+        sent, within the dtype's precision: exact for integers, float32 and bfloat16 (already
+        rounded at from_torch), one step of the shared exponent for block floats. Compared only
+        when the shapes agree (composing replicas on purpose gives a bigger tensor)."""
+        source = self._source_of(host)
+        if source is None or isinstance(result, ShapeOnly) or tuple(result.shape) != tuple(source.source_values.shape):
+            return
+        dtype = source.spec.dtype
+        src = source.source_values
+        tolerance = None
+        if dtype.is_block_float:
+            rowmax = np.max(np.abs(src), axis=-1, keepdims=True).astype(np.float64)
+            tolerance = 2.0 * rowmax * 2.0 ** -(MANTISSA_BITS[dtype] - 1)
+        n, first_flat = differences(result, src if tolerance is not None else src.astype(result.dtype, copy=False), tolerance)
+        if n:
+            first = tuple(int(i) for i in np.unravel_index(first_flat, result.shape))
+            msg = (
+                f"{name}: the composed tensor differs from {source.name}, the tensor that was sent, in {n} of "
+                f"{result.size} values (first at {list(first)}), though every device read back what was written there: "
+                "check the composer's dims and mesh_shape"
+            )
+            f = Finding(Kind.DATA_MISMATCH, host.read_from or name, None, step, self.ops.get(step), msg)
+            self.events.append(f)
+
+    def _source_of(self, host: HostTensor) -> Optional[HostTensor]:
+        """The from_torch tensor whose data the host tensor holds, if one tensor is the source."""
+        if host.source_values is not None:
+            return host
+        dev = self.tensors.get(host.read_from or "")
+        if not isinstance(dev, DeviceTensor):
+            return None
+        sources = {id(w.host): w.host for c in self.all_coords if (w := dev.current_write(c)) is not None}
+        if len(sources) != 1:
+            return None
+        src = next(iter(sources.values()))
+        return src if isinstance(src, HostTensor) and src.source_values is not None else None
 
     def _mismatch(
         self, tensor: str, coord: Coord, step: int, msg: str, spec: Optional[TensorSpec], written: Optional[int]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from .errors import TTFatal
 from .mesh import Shape, fmt_shape
@@ -143,8 +144,8 @@ class TensorSpec:
     """Tile shape; meaningful in TILE layout only."""
     memory: BufferType = BufferType.DRAM
 
-    # -- derived numbers ---------------------------------------------------------------------
-    @property
+    # -- derived numbers (computed once per spec: large meshes ask for them per device) -----------
+    @cached_property
     def padded_shape(self) -> Shape:
         """Last two dims rounded up to the tile (TILE) or unchanged (ROW_MAJOR).
 
@@ -159,46 +160,46 @@ class TensorSpec:
         dims[-2] = round_up(dims[-2], th)
         return tuple(dims)
 
-    @property
+    @cached_property
     def physical_shape(self) -> tuple[int, int]:
         """2-D (height, width): padded width, and padded height times every outer dim."""
         padded = self.padded_shape
         return math.prod(padded[:-1]), padded[-1]
 
-    @property
+    @cached_property
     def page_shape(self) -> tuple[int, int]:
         """A tile in TILE layout, one row of the physical shape in ROW_MAJOR (interleaved)."""
         if self.layout is Layout.TILE:
             return self.tile
         return 1, self.physical_shape[1]
 
-    @property
+    @cached_property
     def page_size(self) -> int:
         """Bytes of one page, before alignment."""
         if self.layout is Layout.TILE:
             return tile_bytes(self.dtype, self.tile)
         return self.physical_shape[1] * self.dtype.element_bytes
 
-    @property
+    @cached_property
     def alignment(self) -> int:
         return BUFFER_ALIGNMENT[self.memory]
 
-    @property
+    @cached_property
     def aligned_page_size(self) -> int:
         """Bytes one page takes in the buffer: ``page_size`` rounded up to the buffer alignment."""
         return round_up(self.page_size, self.alignment)
 
-    @property
+    @cached_property
     def num_pages(self) -> int:
         (h, w), (ph, pw) = self.physical_shape, self.page_shape
         return (h // ph) * (w // pw)
 
-    @property
+    @cached_property
     def buffer_bytes(self) -> int:
         """Bytes of data the spec describes: ``num_pages * page_size`` (ttnn's buffer size)."""
         return self.num_pages * self.page_size
 
-    @property
+    @cached_property
     def allocated_bytes(self) -> int:
         """Bytes the buffer occupies on a device: ``num_pages * aligned_page_size``."""
         return self.num_pages * self.aligned_page_size

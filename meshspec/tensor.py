@@ -67,6 +67,8 @@ class HostTensor:
     """Name of the device tensor this was read back from."""
     unread: dict[Coord, Write] = field(default_factory=dict, repr=False)
     """Devices that held the tensor's current content but were not read back."""
+    source_values: Optional[np.ndarray] = field(default=None, repr=False)
+    """For from_torch: the whole tensor as given (block floats before quantization)."""
 
     storage = "host"
 
@@ -87,7 +89,16 @@ class Record:
     """Step that last set (or cleared) each device's record."""
 
     def is_recorded(self, coord: Coord) -> bool:
-        return coord in self.recorded
+        return coord in self.recorded_set
+
+    @property
+    def recorded_set(self) -> frozenset[Coord]:
+        """``recorded`` as a set, for O(1) membership on large meshes (rebuilt when replaced)."""
+        cached = self.__dict__.get("_recorded_cache")
+        if cached is None or cached[0] is not self.recorded:
+            cached = (self.recorded, frozenset(self.recorded))
+            self.__dict__["_recorded_cache"] = cached
+        return cached[1]
 
 
 @dataclass

@@ -70,7 +70,8 @@ def snapshot(tensors: dict[str, Tensor]) -> Snapshot:
         if isinstance(t, DeviceTensor) and t.freed_step is None:
             rec = t.record
             devices = set(rec.specs) | set(rec.recorded)
-            out[name] = {c: (c in rec.recorded, rec.specs.get(c)) for c in sorted(devices)}
+            recorded = rec.recorded_set
+            out[name] = {c: (c in recorded, rec.specs.get(c)) for c in sorted(devices)}
     return out
 
 

@@ -14,6 +14,8 @@ Block-float format (one shared exponent per 16 consecutive values of a face row)
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from .spec import DataType
@@ -114,33 +116,47 @@ def decode_groups(shared: np.ndarray, mags: np.ndarray, signs: np.ndarray, dtype
         return vals.astype(np.float32)
 
 
+CHUNK = 1 << 22
+"""Elements generated at a time: temporaries stay small whatever the tensor's size."""
+
+
 def generate(kind: str, shape: tuple[int, ...], dtype: DataType, arg: object = None) -> np.ndarray:
     """Host data for ``from_torch``: ``arange``, ``zeros``, ``ones``, ``fill`` or ``random``.
 
     ``arange`` numbers elements 0, 1, 2, ... in row-major order, then converts to ``dtype`` as
     ``torch.arange(n).to(dtype)`` would: every element is distinct while the dtype can count
-    that high (bfloat16 exactly to 256, uint8 wraps at 256).
+    that high (bfloat16 exactly to 256, uint8 wraps at 256). ``random`` is standard normal for
+    floats and integers in [-1000, 1000] (clipped to the dtype) for integer types.
+
+    Values are made a chunk at a time straight into the result, so a 1 GB tensor needs 1 GB.
     """
+    target = HOST_DTYPES[dtype]
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if kind == "arange":
-        values = np.arange(n, dtype=np.float64).reshape(shape)
-    elif kind == "zeros":
-        values = np.zeros(shape)
-    elif kind == "ones":
-        values = np.ones(shape)
-    elif kind == "fill":
-        values = np.full(shape, float(arg))  # type: ignore[arg-type]
-    elif kind == "random":
-        rng = np.random.default_rng(int(arg))  # type: ignore[arg-type]
-        target = HOST_DTYPES[dtype]
-        if np.issubdtype(target, np.integer):
-            info = np.iinfo(target)
-            values = rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, size=shape)
-        else:
-            values = rng.standard_normal(shape)
-    else:  # pragma: no cover - the scenario model allows only the kinds above
-        raise ValueError(f"unknown data kind {kind!r}")
-    return to_dtype(values, dtype)
+    if kind in ("zeros", "ones", "fill"):
+        return _fill(shape, {"zeros": 0.0, "ones": 1.0}.get(kind, arg), dtype)  # type: ignore[arg-type]
+    out = np.empty(n, dtype=target)
+    rng = np.random.default_rng(int(arg)) if kind == "random" else None  # type: ignore[arg-type]
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        if kind == "arange":
+            chunk = np.arange(start, stop, dtype=np.float64)
+        elif kind == "random":
+            if np.issubdtype(target, np.integer):
+                info = np.iinfo(target)
+                chunk = rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, size=stop - start)  # type: ignore[union-attr]
+            else:
+                chunk = rng.standard_normal(stop - start, dtype=np.float32)  # type: ignore[union-attr]
+        else:  # pragma: no cover - the scenario model allows only the kinds above
+            raise ValueError(f"unknown data kind {kind!r}")
+        out[start:stop] = to_dtype(chunk, dtype) if not dtype.is_block_float else chunk
+    out = out.reshape(shape)
+    return quantize_block_float(out, dtype) if dtype.is_block_float else out
+
+
+def _fill(shape: tuple[int, ...], value: float, dtype: DataType) -> np.ndarray:
+    """Every element ``value`` as ``dtype`` holds it (wrapped, rounded or quantized)."""
+    one = to_dtype(np.array([float(value)]), dtype)
+    return np.full(shape, one[0], dtype=HOST_DTYPES[dtype])
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -190,3 +206,25 @@ def concat_shape(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
         if len(s) != len(first) or any(a != b for i, (a, b) in enumerate(zip(s, first)) if i != dim):
             raise ValueError("shapes do not concatenate")
     return tuple(sum(s[dim] for s in shapes) if i == dim else n for i, n in enumerate(first))
+
+
+def differences(a: np.ndarray, b: np.ndarray, tolerance: Optional[np.ndarray] = None) -> tuple[int, Optional[int]]:
+    """How many elements of ``a`` differ from ``b`` (bit for bit, or by more than ``tolerance``,
+    broadcast against them), and the flat index of the first; in chunks, so comparing two 1 GB
+    tensors needs no 1 GB temporary."""
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    ft = None if tolerance is None else np.broadcast_to(tolerance, a.shape).reshape(-1)
+    count, first = 0, None
+    for start in range(0, fa.size, CHUNK):
+        stop = start + CHUNK
+        if ft is None:
+            bad = ~same_bits(fa[start:stop], fb[start:stop])
+        else:
+            with np.errstate(invalid="ignore"):
+                diff = np.abs(fa[start:stop].astype(np.float64) - fb[start:stop].astype(np.float64))
+                bad = ~(diff <= ft[start:stop])
+        n = int(bad.sum())
+        if n and first is None:
+            first = start + int(np.argmax(bad))
+        count += n
+    return count, first

@@ -13,8 +13,8 @@ def make_scenario(steps, mesh="t3k", **top):
     return parse(yaml.safe_dump(doc, sort_keys=False), "inline.yaml")
 
 
-def run_steps(steps, profile="current", mesh="t3k"):
-    return run(make_scenario(steps, mesh), profile)
+def run_steps(steps, profile="current", mesh="t3k", **options):
+    return run(make_scenario(steps, mesh), profile, **options)
 
 
 @pytest.fixture

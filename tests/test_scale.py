@@ -1,0 +1,150 @@
+"""Issue 5: metadata mode, the memory limit, uninitialized-memory modes, faithful values."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import make_scenario, run_steps
+from meshspec.cli import app, parse_bytes
+from meshspec.errors import UsageError
+from meshspec.profiles import PROFILES, get_profile
+from meshspec.runner import run
+from meshspec.runtime import Runtime
+from meshspec.scenario import load
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"))
+
+
+def _structural(report):
+    return sorted((f.kind.value, f.tensor, f.device, f.step) for f in report.findings if f.kind.value != "data_mismatch")
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_metadata_mode_finds_the_same_record_lies(path):
+    scenario = load(path)
+    for profile in PROFILES:
+        full, meta = run(scenario, profile), run(scenario, profile, with_data=False)
+        assert _structural(meta) == _structural(full), profile
+        assert (meta.error is None) == (full.error is None), profile
+        assert [t.to_json()["devices"] for t in meta.tensors] == [t.to_json()["devices"] for t in full.tensors]
+        assert [r.shape for r in meta.readbacks] == [r.shape for r in full.readbacks]
+
+
+def test_metadata_mode_handles_a_4_tib_tensor_on_1024_devices():
+    # (1024, 1024, 2048, 1024) bfloat16 = 4 TiB, sharded over both axes of a 32x32 mesh
+    steps = [
+        {"allocate_tensor_on_device": {"as": "dst", "shape": [32, 32, 2048, 1024]}},
+        {"from_torch": {"as": "src", "shape": [1024, 1000, 2048, 1024], "mesh_mapper": {"placements": [{"shard": 0}, {"shard": 1}]}}},
+        {"copy_host_to_device_tensor": {"src": "src", "dst": "dst"}},
+        {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": [0, 1]}}},
+    ]
+    scenario = make_scenario(steps, mesh=[32, 32], data="none")
+    report = run(scenario, "uniform-by-value")
+    # dim 1: 1000 over 32 -> 31 chunks of 32 and a last one of 8 (legacy torch.chunk allows it), so
+    # every device of mesh column 31 holds 8 of the 32 rows it is recorded with: partial
+    assert report.error is None
+    partial = {f.device for f in report.findings if f.kind.value == "partial"}
+    assert partial == {(r, 31) for r in range(32)}
+    assert {f.kind.value for f in report.findings} == {"partial", "data_mismatch"}
+    # the current mapper refuses the unequal shards
+    assert "Shard shape mismatch" in run(scenario, "current").error.message
+
+
+def test_a_run_over_the_memory_limit_stops_before_allocating_and_suggests_no_data():
+    steps = [{"allocate_tensor_on_device": {"as": "d", "shape": [1024, 1024, 1024]}}]
+    report = run(make_scenario(steps), "current", max_memory=1 << 20)
+    assert report.error is not None and "--no-data" in report.error.message and "16.0 GiB" in report.error.message
+    assert run(make_scenario(steps), "current", max_memory=1 << 20, with_data=False).error is None
+
+
+def test_parse_bytes():
+    assert parse_bytes("8G") == 8 << 30 and parse_bytes("512M") == 512 << 20 and parse_bytes("1000") == 1000
+    assert parse_bytes("1.5GiB") == 3 << 29
+    with pytest.raises(UsageError):
+        parse_bytes("lots")
+
+
+def test_cli_no_data_and_max_memory():
+    seed = str(SCENARIOS[[p.stem for p in SCENARIOS].index("seed-uneven-copy")])
+    res = CliRunner().invoke(app, ["run", seed, "--no-data"])
+    assert res.exit_code == 1 and "stale" in res.stdout
+    res = CliRunner().invoke(app, ["run", seed, "--max-memory", "1K"])
+    assert "--no-data" in res.stdout
+    assert CliRunner().invoke(app, ["run", seed, "--max-memory", "huge"]).exit_code == 2
+
+
+SEED = [
+    {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 32], "dtype": "float32"}},
+    {"from_torch": {"as": "src", "shape": [1, 7, 32, 32], "dtype": "float32", "mesh_mapper": {"shard": 1}}},
+    {"copy_host_to_device_tensor": {"src": "src", "dst": "dst"}},
+    {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}},
+]
+
+
+# REFERENCE.md section 1: whatever never-written memory holds, (1,3) is stale under uniform-by-value.
+@pytest.mark.parametrize("mode", ["poison", "zeros", "reuse"])
+def test_stale_is_flagged_whatever_uninitialized_memory_holds(mode):
+    report = run(make_scenario(SEED), "uniform-by-value", uninitialized=mode)
+    assert {(f.kind.value, f.device) for f in report.findings} == {("stale", (1, 3)), ("data_mismatch", (1, 3))}
+
+
+def test_reuse_hands_back_an_earlier_tensors_bytes():
+    """The most misleading case: a freed buffer's bytes come back as the stale device's data."""
+    earlier = [
+        {"from_torch": {"as": "old", "shape": [1, 8, 32, 32], "dtype": "float32", "data": {"fill": 7.0}, "mesh_mapper": {"shard": 1}}},
+        {"to_device": {"src": "old", "as": "olddev"}},
+        {"deallocate": {"tensor": "olddev"}},
+    ]
+    scenario = make_scenario(earlier + SEED[:3])
+    rt = Runtime(scenario.mesh_shape, get_profile("uniform-by-value"))
+    from meshspec.device import MemoryPool
+    from meshspec.modes import Uninitialized
+
+    rt.pool = MemoryPool(Uninitialized.REUSE)
+    for step in scenario.steps:
+        rt.execute(step)
+    stale = rt.tensors["dst"].buffer.read((1, 3), rt.tensors["dst"].record.specs[(1, 3)])
+    assert (stale == 7.0).all()  # plausible data, from the freed tensor
+    report = run(scenario, "uniform-by-value", uninitialized="reuse")
+    assert ("stale", (1, 3)) in {(f.kind.value, f.device) for f in report.findings}
+
+
+# -- faithful values ---------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["bfloat8_b", "bfloat4_b"])
+def test_block_float_round_trip_is_clean_and_stale_is_not(dtype):
+    steps = [
+        {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 64], "dtype": dtype}},
+        {"from_torch": {"as": "src", "shape": [1, 7, 32, 64], "dtype": dtype, "data": {"random": 3}, "mesh_mapper": {"shard": 1}}},
+        {"copy_host_to_device_tensor": {"src": "src", "dst": "dst"}},
+        {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}},
+    ]
+    assert run_steps(steps, "current").findings == ()
+    report = run_steps(steps, "uniform-by-value")
+    assert ("data_mismatch", (1, 3)) in {(f.kind.value, f.device) for f in report.findings}
+
+
+def test_a_wrong_composer_is_a_data_mismatch_with_no_device():
+    # REFERENCE.md section 7: composed readback differs from the source host tensor
+    steps = [
+        {"from_torch": {"as": "h", "shape": [1, 1, 64, 64], "dtype": "float32", "mesh_mapper": {"placements": [{"shard": 2}, {"shard": 3}]}}},
+        {"to_device": {"src": "h", "as": "d"}},
+        {"to_torch": {"tensor": "d", "mesh_composer": {"concat": [3, 2]}}},
+    ]
+    report = run_steps(steps, "current", mesh="p150x4")
+    assert [(f.kind.value, f.device) for f in report.findings] == [("data_mismatch", None)]
+    assert "composer" in report.findings[0].message
+    steps[-1] = {"to_torch": {"tensor": "d", "mesh_composer": {"concat": [2, 3]}}}
+    assert run_steps(steps, "current", mesh="p150x4").findings == ()
+
+
+def test_bfloat16_conversion_is_round_to_nearest_even():
+    import ml_dtypes
+
+    from meshspec.spec import DataType
+    from meshspec.values import to_dtype
+
+    x = np.array([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8)])  # halfway cases
+    assert to_dtype(x, DataType.BFLOAT16).astype(np.float64).tolist() == [1.0, 1 + 2**-6, -1.0]
+    assert to_dtype(x, DataType.BFLOAT16).dtype == np.dtype(ml_dtypes.bfloat16)
