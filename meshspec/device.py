@@ -204,7 +204,15 @@ class MeshBuffer:
             physical = dev.data[: spec.num_pages * spec.page_size].view(spec_dtype(spec)).reshape(rows, -1)
             return pages.logical_from_physical(physical, spec).copy()
         self._tile_native(dev)
-        return pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
+        if spec.page_size == self.spec.page_size and spec.num_pages <= self.spec.num_pages:
+            return pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
+        # A record that claims other pages than the buffer has: read the bytes at that spec's
+        # stride; what lies past the buffer reads as never-written memory.
+        need = spec.num_pages * spec.aligned_page_size
+        raw = poison(need)
+        have = min(need, dev.data.size)
+        raw[:have] = dev.data[:have]
+        return pages.decode(raw.reshape(spec.num_pages, spec.aligned_page_size)[:, : spec.page_size], spec)
 
     def intact(self, coord: Coord, write: Write, spec: TensorSpec) -> bool:
         """True when reading ``coord`` as ``spec`` provably gives ``write``'s values back: the

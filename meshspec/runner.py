@@ -29,6 +29,7 @@ def run(
     with_data: bool | None = None,
     uninitialized: str = "poison",
     max_memory: int | None = None,
+    fault=None,
 ) -> Report:
     """Execute every step (stopping at the first TT_FATAL) and judge the end state.
 
@@ -50,6 +51,7 @@ def run(
     )
     if max_memory is not None:
         rt.max_memory = max_memory
+    rt.fault = fault
     error = None
     ran = 0
     traces: list[StepTrace] = []

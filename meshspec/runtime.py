@@ -16,6 +16,7 @@ import numpy as np
 
 from .device import MemoryPool, MeshBuffer, Write
 from .errors import ResourceLimit, StepInputError, TTFatal
+from .faults import Fault
 from .findings import Finding, Kind
 from .mapping import Distribution, distribute, replicate_all, single
 from .mesh import Coord, Shape, coord_of, coords, fmt_coord, fmt_shape, ttnn_shape, volume
@@ -63,6 +64,8 @@ class Runtime:
     pool: MemoryPool = field(default_factory=MemoryPool)
     """What never-written device memory holds (poison, zeros, or reused freed bytes)."""
     max_memory: int = field(default_factory=lambda: default_max_memory())
+    fault: Optional[Fault] = None
+    """A fault to inject (testing meshspec's detectors; see faults.py)."""
     """Bytes of host and device data a run may hold; a step that needs more is refused."""
     _buffers: int = 0
     _reserved: int = 0
@@ -83,8 +86,24 @@ class Runtime:
         name = getattr(step.args, "as_", None)
         old = self.tensors.get(name) if name else None
         getattr(self, "_" + step.op)(step.index, step.args)
+        if self.fault is not None and self.fault.step == step.index:
+            self._apply_fault(step)
         if old is not None and self.tensors.get(name) is not old:
             self._retire(name, old, f"step {step.index} ({step.op}) rebound the name {name!r}")
+
+    def _apply_fault(self, step: LoadedStep) -> None:
+        """Record-side faults (see faults.py); skip_write acts inside _write."""
+        fault = self.fault
+        target = self.tensors.get(getattr(step.args, "dst", None) or getattr(step.args, "as_", None) or "")
+        if not isinstance(target, DeviceTensor):
+            return
+        rec = target.record
+        if fault.kind == "drop_record":
+            rec.recorded = tuple(c for c in rec.recorded if c != fault.coord)
+        elif fault.kind == "alter_shape" and fault.coord in rec.specs:
+            spec = rec.specs[fault.coord]
+            bigger = spec.shape[:-1] + (spec.shape[-1] + spec.page_shape[1],)  # one more page column
+            rec.specs[fault.coord] = make_spec(bigger, spec.dtype, spec.layout, spec.tile, spec.memory)
 
     def _retire(self, name: str, tensor: Tensor, why: str) -> None:
         """Keep the findings of a tensor that is going away: the lie happened even if nobody
@@ -225,6 +244,8 @@ class Runtime:
     def _write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard], step: int) -> None:
         memory = dev.buffer.spec.memory
         for c, shard in shards.items():
+            if self.fault is not None and self.fault.kind == "skip_write" and (self.fault.step, self.fault.coord) == (step, c):
+                continue
             spec = replace(shard.spec, memory=memory)
             write = Write(step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values, host)
             dev.buffer.write(c, shard.values, spec, write)

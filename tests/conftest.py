@@ -20,3 +20,17 @@ def run_steps(steps, profile="current", mesh="t3k", **options):
 @pytest.fixture
 def dedent():
     return lambda s: textwrap.dedent(s).lstrip("\n")
+
+
+# hypothesis: small example counts by default (CI); `pytest --hypothesis-profile thorough` or
+# MESHSPEC_HYPOTHESIS=thorough runs thousands.
+try:
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("MESHSPEC_HYPOTHESIS", "ci"))
+except ImportError:  # pragma: no cover
+    pass

@@ -1,0 +1,37 @@
+"""Faults injected into a run to test meshspec's own detectors (as sanitizers test theirs on
+known-bad programs): a run with one fault must report exactly the matching finding on exactly
+that device, and nothing else.
+
+===============  ======================================================  ====================
+fault            what the runtime does wrong at the step                  expected finding
+===============  ======================================================  ====================
+skip_write       records the device but never writes it                   stale
+drop_record      writes the device but leaves it out of the record         lost
+alter_shape      records the device with a larger shape than it wrote      partial
+===============  ======================================================  ====================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .mesh import Coord
+
+EXPECTED = {"skip_write": "stale", "drop_record": "lost", "alter_shape": "partial"}
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    """skip_write, drop_record or alter_shape."""
+    step: int
+    """The writing step (copy_host_to_device_tensor or to_device) the fault applies to."""
+    coord: Coord
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXPECTED:
+            raise ValueError(f"unknown fault {self.kind!r}; one of {', '.join(EXPECTED)}")
+
+    @property
+    def expected(self) -> str:
+        return EXPECTED[self.kind]
