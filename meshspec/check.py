@@ -109,16 +109,18 @@ def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
     return CaseResult(str(scenario.path), scenario.name, profile, outcome, result.mismatches, seconds)
 
 
-def check_file(path: Path | str, profile: Optional[str] = None) -> list[CaseResult]:
+def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_data: bool = False) -> list[CaseResult]:
     """Every case of one file; an invalid file is one ERROR result."""
     try:
-        scenario = load(path)
+        scenario = load(path, allow_outside_data=allow_outside_data)
     except MeshspecError as err:
         return [CaseResult(str(path), None, None, ERROR, (str(err),))]
     return [check_scenario(scenario, p) for p in profiles_for(scenario, profile)]
 
 
-def check_files(files: list[Path], profile: Optional[str] = None, jobs: int = 1) -> list[list[CaseResult]]:
+def check_files(
+    files: list[Path], profile: Optional[str] = None, jobs: int = 1, allow_outside_data: bool = False
+) -> list[list[CaseResult]]:
     """Results per file, in the order given, whatever ``jobs`` is.
 
     With ``jobs > 1`` files run in worker processes. A worker that dies (killed, out of memory)
@@ -126,11 +128,11 @@ def check_files(files: list[Path], profile: Optional[str] = None, jobs: int = 1)
     worker dies again is an ERROR.
     """
     if jobs <= 1 or len(files) <= 1:
-        return [check_file(f, profile) for f in files]
+        return [check_file(f, profile, allow_outside_data) for f in files]
     results: dict[int, list[CaseResult]] = {}
     pending = list(range(len(files)))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {i: pool.submit(check_file, files[i], profile) for i in pending}
+        futures = {i: pool.submit(check_file, files[i], profile, allow_outside_data) for i in pending}
         for i, fut in futures.items():
             try:
                 results[i] = fut.result()
@@ -139,7 +141,7 @@ def check_files(files: list[Path], profile: Optional[str] = None, jobs: int = 1)
     for i in [i for i in pending if i not in results]:
         with ProcessPoolExecutor(max_workers=1) as solo:
             try:
-                results[i] = solo.submit(check_file, files[i], profile).result()
+                results[i] = solo.submit(check_file, files[i], profile, allow_outside_data).result()
             except BrokenProcessPool:
                 died = f"{files[i]}: the worker process running it died (killed or out of memory)"
                 results[i] = [CaseResult(str(files[i]), None, None, ERROR, (died,))]

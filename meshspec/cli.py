@@ -54,6 +54,9 @@ def _err(message: str) -> None:
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of stdout.")]
 NoColorOption = Annotated[bool, typer.Option("--no-color", help="Plain text even on a terminal.")]
+AllowOutsideOption = Annotated[
+    bool, typer.Option("--allow-outside-data", help="Let scenarios read data files outside their own folder.")
+]
 
 
 def _use_color(no_color: bool, output: Optional[Path]) -> bool:
@@ -85,6 +88,7 @@ def run(
     max_memory: Annotated[
         Optional[str], typer.Option("--max-memory", help="Memory a data-mode run may use, e.g. 8G or 512M (default: half the RAM).")
     ] = None,
+    allow_outside_data: AllowOutsideOption = False,
     svg: Annotated[Optional[Path], typer.Option("--svg", help="Also save what was printed as SVG.")] = None,
     html: Annotated[Optional[Path], typer.Option("--html", help="Also save what was printed as HTML.")] = None,
     no_color: NoColorOption = False,
@@ -96,7 +100,12 @@ def run(
 
     compare = profile == "all"
     data = view is View.DATA or show_values > 0
-    options: dict = {"data": data, "show_values": show_values, "uninitialized": uninitialized.value}
+    options: dict = {
+        "data": data,
+        "show_values": show_values,
+        "uninitialized": uninitialized.value,
+        "allow_outside_data": allow_outside_data,
+    }
     if no_data:
         options["with_data"] = False
     try:
@@ -211,12 +220,13 @@ def diff(
     show_all: Annotated[bool, typer.Option("--all", help="Show devices that agree too.")] = False,
     output: OutputOption = None,
     no_color: NoColorOption = False,
+    allow_outside_data: AllowOutsideOption = False,
 ) -> None:
     """Expected vs actual per-device records; exit 1 when they differ."""
     from .diff import diff_reports
 
     try:
-        exp, act, exp_label, act_label = _diff_sides(sources, expected, actual)
+        exp, act, exp_label, act_label = _diff_sides(sources, expected, actual, allow_outside_data)
         result = diff_reports(exp, act, exp_label, act_label)
     except MeshspecError as err:
         _err(str(err))
@@ -237,7 +247,7 @@ def diff(
     raise typer.Exit(result.exit_code)
 
 
-def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str]):
+def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False):
     import json
 
     from .diff import check_report
@@ -262,7 +272,7 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
         return sides[0], sides[1], str(sources[0]), str(sources[1])
     if len(sources) != 1:
         raise UsageError(f"diff takes one scenario or two reports, got {len(sources)} paths")
-    scenario = load(sources[0])
+    scenario = load(sources[0], allow_outside_data=allow_outside_data)
     exp_p = get_profile(expected or "reference").name
     act_p = get_profile(actual or scenario.profile or "current").name
     return run(scenario, exp_p).to_json(), run(scenario, act_p).to_json(), exp_p, act_p
@@ -280,6 +290,7 @@ def check(
     shard_spec: Annotated[
         Optional[str], typer.Option("--shard", help="K/N: run every N-th scenario starting at the K-th (1-based), for CI matrices.")
     ] = None,
+    allow_outside_data: AllowOutsideOption = False,
 ) -> None:
     """Run scenarios as CI checks against their expect blocks: PASS / FAIL / ERROR per case."""
     from . import check as checks
@@ -294,7 +305,7 @@ def check(
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
-    results = [r for per_file in _with_progress(checks.check_files, files, profile, jobs) for r in per_file]
+    results = [r for per_file in _with_progress(checks.check_files, files, profile, jobs, allow_outside_data) for r in per_file]
     for r in results:
         typer.echo(result_line(r))
     summary = checks.summarize(results)
@@ -351,10 +362,10 @@ def init(
     typer.echo(f"wrote {file}; run it with: meshspec run {file}")
 
 
-def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs: int):
+def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs: int, allow_outside: bool):
     """check's work, with a progress bar on stderr when it is a terminal and the suite is long."""
     if len(files) < 10 or not sys.stderr.isatty():
-        return check_files(files, profile, jobs)
+        return check_files(files, profile, jobs, allow_outside)
     from rich.console import Console
     from rich.progress import Progress
 
@@ -363,7 +374,7 @@ def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs:
         task = bar.add_task("meshspec check", total=len(files))
         for start in range(0, len(files), max(jobs, 1) * 4):
             chunk = files[start : start + max(jobs, 1) * 4]
-            out += check_files(chunk, profile, jobs)
+            out += check_files(chunk, profile, jobs, allow_outside)
             bar.advance(task, len(chunk))
     return out
 

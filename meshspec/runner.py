@@ -155,7 +155,7 @@ def _judge(rt: Runtime, mesh_shape) -> tuple[list[TensorReport], list[Finding]]:
     return tensors, findings
 
 
-def run_paths(paths, profile: str | None = None, **options) -> list["Report | ScenarioError"]:
+def run_paths(paths, profile: str | None = None, *, allow_outside_data: bool = False, **options) -> list["Report | ScenarioError"]:
     """Load and run each scenario file, in order; an invalid file gives its error, not a raise.
 
     An unknown ``profile`` is a :class:`~meshspec.errors.UsageError` (raised before any run).
@@ -165,7 +165,7 @@ def run_paths(paths, profile: str | None = None, **options) -> list["Report | Sc
     out: list[Report | ScenarioError] = []
     for path in paths:
         try:
-            scenario = load(path)
+            scenario = load(path, allow_outside_data=allow_outside_data)
         except ScenarioError as err:
             out.append(err)
             continue

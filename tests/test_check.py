@@ -518,11 +518,11 @@ def test_check_files_order_independent_of_jobs():
     ]
 
 
-def _dying_check_file(path, profile=None):
+def _dying_check_file(path, profile=None, allow_outside_data=False):
     """Stands in for check_file in worker processes: a worker checking die.yaml dies."""
     if Path(path).name == "die.yaml":
         os._exit(3)
-    return _ORIGINAL_CHECK_FILE(path, profile)
+    return _ORIGINAL_CHECK_FILE(path, profile, allow_outside_data)
 
 
 _ORIGINAL_CHECK_FILE = checks.check_file

@@ -36,7 +36,7 @@ def cases(draw):
     return mesh, shape, tuple(placements)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(cases())
 def test_accepted_distributions_tile_and_compose_back(case):
     mesh, shape, placements = case
@@ -70,7 +70,7 @@ def sharded_cases(draw):
     return mesh, shape, tuple(dims)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(sharded_cases(), st.sampled_from(["current", "reference", "uniform-by-value"]))
 def test_from_torch_then_to_torch_is_the_identity(case, profile):
     from conftest import run_steps

@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError, did_you_mean, one_of
-from ..mesh import SYSTEM_ALIASES, SYSTEMS, Shape, parse_coord
+from ..mesh import SYSTEM_ALIASES, SYSTEMS, Shape, parse_coord, volume
 from ..profiles import PROFILES
 from .model import OPS, Expect, Scenario, step_args, step_op
 
@@ -54,6 +54,8 @@ class LoadedScenario:
 
 
 # -- YAML with positions ---------------------------------------------------------------------
+MAX_DEVICES = 1 << 16
+"""Largest mesh meshspec simulates (32x32 multi-Galaxy systems are planned; this is 64x that)."""
 MAX_DEPTH = 32
 """Deepest nesting a scenario may use (a scenario needs about 8)."""
 MAX_NODES = 200_000
@@ -72,6 +74,13 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
         if key_node.tag == _MERGE:  # '<<: *base' merges; explicit keys may override it
             continue
         key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, (str, int, float, bool, type(None))):
+            raise ScenarioError(
+                f"a mapping key must be a plain word or number, got {type(key).__name__} {key!r}",
+                None,
+                key_node.start_mark.line + 1,
+                key_node.start_mark.column + 1,
+            )
         if key in seen:
             raise ScenarioError(
                 f"duplicate key {key!r} (first at line {seen[key].start_mark.line + 1})",
@@ -357,9 +366,10 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
             kinds[name] = _DEFINES[op]
 
 
-def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str) -> None:
+def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str, allow_outside: bool) -> None:
     import numpy as np
 
+    folder = path.parent.resolve()
     for i, step in enumerate(scenario.steps):
         if step_op(step) != "from_torch":
             continue
@@ -369,6 +379,14 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             continue
         line, col = _mark(_node_at(root, ("steps", i, "from_torch", "data", "file")))
         target = (path.parent / file_name).resolve()
+        if not allow_outside and not target.is_relative_to(folder):
+            raise ScenarioError(
+                f"data file {file_name!r} is outside the scenario's folder {folder} (a scenario reads only files beside "
+                "it unless you pass --allow-outside-data)",
+                file,
+                line,
+                col,
+            )
         if target.suffix != ".npy":
             raise ScenarioError(f"data file {file_name!r} must be a .npy file", file, line, col)
         try:
@@ -459,11 +477,22 @@ def _mesh_shape(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, 
                 col,
             )
         return SYSTEMS[name][0], name
-    return tuple(scenario.mesh), None
+    shape = tuple(scenario.mesh)
+    if volume(shape) > MAX_DEVICES:
+        line, col = _mark(_node_at(root, ("mesh",)))
+        raise ScenarioError(
+            f"mesh: {list(shape)} has {volume(shape):,} devices; meshspec simulates up to {MAX_DEVICES:,} "
+            "(the largest planned systems are 32x32)",
+            file,
+            line,
+            col,
+        )
+    return shape, None
 
 
-def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
-    """Parse scenario text; ``path`` names it in messages and anchors relative data files."""
+def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: bool = False) -> LoadedScenario:
+    """Parse scenario text; ``path`` names it in messages and anchors relative data files, which
+    must lie in its folder unless ``allow_outside_data``."""
     path = Path(path)
     file = str(path)
     data, root = _compose(text, file)
@@ -496,7 +525,7 @@ def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
     _check_names(scenario, root, file)
     if scenario.expect is not None:
         _check_expect(scenario, mesh_shape, root, file)
-    _check_data_files(scenario, root, path, file)
+    _check_data_files(scenario, root, path, file, allow_outside_data)
     steps_node = _node_at(root, ("steps",))
     steps = tuple(
         LoadedStep(i, step_op(s), step_args(s), _mark(steps_node.value[i])[0]) for i, s in enumerate(scenario.steps)
@@ -514,7 +543,7 @@ def parse(text: str, path: Path | str = "<scenario>") -> LoadedScenario:
     )
 
 
-def load(path: Path | str) -> LoadedScenario:
+def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenario:
     """Read and parse a scenario file."""
     path = Path(path)
     try:
@@ -530,4 +559,4 @@ def load(path: Path | str) -> LoadedScenario:
         raise ScenarioError(f"not UTF-8 text ({err.reason} at byte {err.start})", str(path)) from None
     except OSError as err:
         raise ScenarioError(f"cannot read: {err.strerror}", str(path)) from None
-    return parse(text, path)
+    return parse(text, path, allow_outside_data=allow_outside_data)

@@ -1,0 +1,130 @@
+"""Fuzzing meshspec's loader and runner: mutated bundled scenarios, random bytes, random YAML.
+
+Every input must end as a report (exit 0/1) or a one-line error (exit 2): never a traceback,
+never a hang. Used by tests/test_fuzz.py (a short run) and bench/fuzz.py (a long one).
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+
+from meshspec.errors import ScenarioError, UsageError
+from meshspec.render import Format, Options, View, render
+from meshspec.runner import run
+from meshspec.scenario import parse
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "scenarios").glob("*.yaml"))]
+TOKENS = [
+    "0", "-1", "1.5", "999999999999", "[]", "{}", "null", "true", "~", "''", "[1, 2, 3, 4, 5]", "t3k", "galaxy",
+    "bfloat4_b", "row_major", "{shard: 9}", "replicate", "[32, 32]", "*a", "&a x", "!!python/object:os.system",
+    "<<: *a", "\t", "steps", "as", "dst", "src", "{concat: [0, 1]}", "- cpu: {tensor: dst}", "\x00", "é",
+]
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float):
+    def handler(signum, frame):  # pragma: no cover - only when something hangs
+        raise Hang()
+
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(7)
+        i = rng.randrange(len(lines)) if lines else 0
+        if op == 0 and lines:
+            del lines[i]
+        elif op == 1 and lines:
+            lines.insert(i, lines[rng.randrange(len(lines))])
+        elif op == 2 and lines:  # replace a word or number
+            words = lines[i].split(" ")
+            j = rng.randrange(len(words))
+            words[j] = rng.choice(TOKENS)
+            lines[i] = " ".join(words)
+        elif op == 3 and lines:  # change a number
+            digits = [k for k, ch in enumerate(lines[i]) if ch.isdigit()]
+            if digits:
+                k = rng.choice(digits)
+                lines[i] = lines[i][:k] + str(rng.choice([0, 1, 3, 7, 9, 64, 1000])) + lines[i][k + 1 :]
+        elif op == 4 and lines:  # indentation
+            lines[i] = rng.choice(["", "  ", "    ", "\t"]) + lines[i].lstrip()
+        elif op == 5:
+            lines.insert(i, rng.choice(TOKENS) + ": " + rng.choice(TOKENS))
+        else:  # truncate
+            cut = rng.randrange(len(text) + 1)
+            return text[:cut]
+    return "\n".join(lines)
+
+
+def random_yaml(rng: random.Random, depth: int = 0):
+    kind = rng.randrange(6 if depth < 4 else 3)
+    if kind == 0:
+        return rng.choice([0, 1, -5, 2**40, 3.5, None, True, "x", "t3k", "meshspec"])
+    if kind == 1:
+        return rng.choice(["from_torch", "cpu", "dst", "[1, 3]", "bfloat16"])
+    if kind == 2:
+        return rng.randint(-3, 70)
+    if kind == 3:
+        return [random_yaml(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    keys = ["meshspec", "mesh", "steps", "as", "shape", "dtype", "tensor", "src", "dst", "expect", "profiles", "x"]
+    return {rng.choice(keys): random_yaml(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+
+
+def random_input(rng: random.Random) -> str:
+    r = rng.random()
+    if r < 0.7:
+        return mutate(rng.choice(SEEDS), rng)
+    if r < 0.85:
+        doc = random_yaml(rng)
+        if isinstance(doc, dict) and rng.random() < 0.7:
+            doc.setdefault("meshspec", 1)
+        return yaml.safe_dump(doc)
+    return bytes(rng.randrange(256) for _ in range(rng.randint(0, 200))).decode("latin-1")
+
+
+def outcome(text: str, seconds: float = 5.0) -> str:
+    """What meshspec does with ``text`` as a scenario: 'invalid' (exit 2, one line), 'error'
+    (a step error, exit 1), 'findings' (exit 1), 'clean' (exit 0). Anything else raises."""
+    with time_limit(seconds):
+        try:
+            scenario = parse(text, ROOT / "scenarios" / "fuzz.yaml")
+        except (ScenarioError, UsageError) as err:
+            message = str(err)
+            assert "\n" not in message and message.strip(), repr(message)
+            return "invalid"
+        report = run(scenario, max_memory=64 << 20, data=True, show_values=3)
+        report.to_json()
+        render([report], Format.JSON)
+        render([report], Format.TABLE, Options(trace=True))
+        render([report], Format.TABLE, Options(view=View.MAP, width=60))
+        if report.error:
+            assert "\n" not in report.error.message
+            return "error"
+        return "findings" if report.findings else "clean"
+
+
+def campaign(n: int, seed: int = 0, seconds_per_case: float = 5.0) -> Counter:
+    rng = random.Random(seed)
+    counts: Counter = Counter()
+    for _ in range(n):
+        counts[outcome(random_input(rng), seconds_per_case)] += 1
+    return counts

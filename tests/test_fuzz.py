@@ -1,0 +1,90 @@
+"""Issue 6, section 2: hostile and broken input never gives a traceback or a hang.
+
+A short fuzz campaign runs here (every outcome a report or a one-line error, each bounded in
+time); `python bench/fuzz.py --minutes N` runs a long one.
+"""
+
+import textwrap
+
+import pytest
+
+from fuzzing import campaign, outcome
+from meshspec.errors import ScenarioError
+from meshspec.scenario import parse
+
+
+def test_short_fuzz_campaign():
+    counts = campaign(400, seed=1)
+    assert sum(counts.values()) == 400
+    assert counts["invalid"] > 0 and counts["clean"] + counts["findings"] > 0, counts
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("meshspec: 1\nmesh: !!python/object/apply:os.system ['true']\nsteps: []\n", "could not determine a constructor"),
+        ("meshspec: 1\nmesh: !!binary aGVsbG8=\nsteps: []\n", "mesh"),
+        ("meshspec: 1\nmeshspec: 1\n", "duplicate key 'meshspec'"),
+    ],
+)
+def test_only_plain_yaml(text, message):
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "x.yaml")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_billion_laughs_fails_fast():
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 10):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    text = "meshspec: 1\nmesh: t3k\nsteps: []\n" + "\n".join(lines) + "\n"
+    assert outcome(text, seconds=5) == "invalid"
+    with pytest.raises(ScenarioError, match="more than 200,000 values"):
+        parse(text, "bomb.yaml")
+
+
+def test_deep_nesting_is_refused():
+    text = "meshspec: 1\nmesh: t3k\nsteps: " + "[" * 200 + "]" * 200 + "\n"
+    with pytest.raises(ScenarioError, match="nesting deeper than 32"):
+        parse(text, "deep.yaml")
+
+
+def test_huge_files_are_refused(tmp_path):
+    from meshspec.scenario import load
+
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * (5 << 20) + "\n")
+    with pytest.raises(ScenarioError, match="limited to"):
+        load(big)
+
+
+def test_huge_meshes_are_refused():
+    with pytest.raises(ScenarioError, match="up to 65,536"):
+        parse("meshspec: 1\nmesh: [1000, 1000]\nsteps:\n  - from_torch: {as: h, shape: [1]}\n", "m.yaml")
+
+
+def test_data_files_stay_in_the_scenario_folder(tmp_path):
+    import numpy as np
+
+    np.save(tmp_path / "outside.npy", np.zeros((2,), dtype=np.float32))
+    inner = tmp_path / "scenarios"
+    inner.mkdir()
+    text = textwrap.dedent(
+        """\
+        meshspec: 1
+        mesh: n150
+        steps:
+          - from_torch: {as: h, shape: [2], dtype: float32, data: {file: ../outside.npy}}
+        """
+    )
+    with pytest.raises(ScenarioError, match="outside the scenario's folder"):
+        parse(text, inner / "s.yaml")
+    assert parse(text, inner / "s.yaml", allow_outside_data=True).steps[0].op == "from_torch"
+    (inner / "link.npy").symlink_to(tmp_path / "outside.npy")
+    with pytest.raises(ScenarioError, match="outside"):
+        parse(text.replace("../outside.npy", "link.npy"), inner / "s.yaml")
+
+
+def test_oversize_shapes_are_refused_before_allocating():
+    text = "meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {as: d, shape: [1099511627776, 1099511627776]}\n"
+    assert outcome(text) == "error"
