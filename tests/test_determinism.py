@@ -25,3 +25,23 @@ def test_json_is_byte_identical_across_processes():
 def test_check_output_is_identical_for_every_jobs_count():
     outs = {j: CliRunner().invoke(app, ["check", str(ROOT / "scenarios"), "--profile", "all", "-j", str(j)]).stdout for j in (1, 2, 3)}
     assert outs[1] == outs[2] == outs[3]
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkeypatch):
+    import os
+
+    import pytest
+
+    from meshspec.files import write_atomic
+
+    target = tmp_path / "report.json"
+    target.write_text("old report\n")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, "new report\n" * 1000)
+    assert target.read_text() == "old report\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
