@@ -6,6 +6,7 @@ Colour is only a help: every status is spelled out, so piped or NO_COLOR output 
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 
 from rich import box
 from rich.console import Group
@@ -52,7 +53,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
             parts.append(Text())
             parts.append(_tensor_title(t))
             if t.devices:
-                parts.append(_tensor_table(t))
+                parts += _tensor_table(t)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
         parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
     if opts.view is View.DATA:
@@ -121,14 +122,26 @@ HOST_COLUMNS = ("device", "shape", "padded", "dtype", "layout", "pages", "bytes"
 RIGHT = {"pages", "B recorded", "B written", "bytes"}
 
 
-def _tensor_table(t: TensorReport) -> Table:
+FOLD_OVER = 64
+"""Above this many devices the table lists only the devices with findings and counts the rest."""
+
+
+def _tensor_table(t: TensorReport) -> list:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
     host = t.storage == "host"
     for name in HOST_COLUMNS if host else DEVICE_COLUMNS:
         table.add_column(name, justify="right" if name in RIGHT else "left", no_wrap=True)
-    for v in t.devices:
+    fold = len(t.devices) > FOLD_OVER
+    shown = [v for v in t.devices if v.status.is_finding] if fold else list(t.devices)
+    for v in shown:
         table.add_row(*_cells(v, host), style="bold" if v.status.is_finding else None)
-    return table
+    out: list = [table] if shown else []
+    if fold:
+        rest = Counter(v.status.value for v in t.devices if not v.status.is_finding)
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(rest.items()))
+        more = "more " if shown else ""
+        out.append(Text(f"{len(t.devices) - len(shown)} {more}devices: {counts} (a picture: --view map; every device: --format json)", style="dim"))
+    return out
 
 
 def _cells(v: DeviceView, host: bool) -> list:
