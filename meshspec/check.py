@@ -115,7 +115,14 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
         scenario = load(path, allow_outside_data=allow_outside_data)
     except MeshspecError as err:
         return [CaseResult(str(path), None, None, ERROR, (str(err),))]
-    return [check_scenario(scenario, p) for p in profiles_for(scenario, profile)]
+    out = []
+    for p in profiles_for(scenario, profile):
+        try:
+            out.append(check_scenario(scenario, p))
+        except Exception as err:  # one scenario's failure must not stop the suite
+            what = "out of memory" if isinstance(err, MemoryError) else f"internal error: {type(err).__name__}: {err}"
+            out.append(CaseResult(str(path), scenario.name, p, ERROR, (f"{path}: {what}",)))
+    return out
 
 
 def check_files(

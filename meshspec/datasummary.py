@@ -15,6 +15,7 @@ import numpy as np
 
 from . import pages
 from .mesh import Coord, Shape, coords
+from .modes import Uninitialized
 from .tensor import DeviceTensor
 from .values import same_bits
 
@@ -34,7 +35,10 @@ class DataSummary:
     poison: int
     """Elements read from pages never written since allocation."""
     values: tuple = ()
-    """The first N values, poison ones as the string "POISON"."""
+    """The first N values; never-written ones as "POISON" (or "UNWRITTEN" when memory is not
+    poisoned: zeros or reused bytes)."""
+    note: str = ""
+    """Why the values are not the tensor's: never written, or an earlier write's data."""
 
     def to_json(self) -> dict:
         return {
@@ -47,6 +51,7 @@ class DataSummary:
             "differ": self.differ,
             "poison": self.poison,
             "values": list(self.values),
+            "note": self.note,
         }
 
 
@@ -80,7 +85,15 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
         clean = values[~poison_mask]
         flat = values.reshape(-1)
         flat_poison = poison_mask.reshape(-1)
-        shown = tuple("POISON" if flat_poison[i] else _num(flat[i]) for i in range(min(show_values, flat.size)))
+        label = "POISON" if t.buffer.pool.rule is Uninitialized.POISON else "UNWRITTEN"
+        shown = tuple(label if flat_poison[i] else _num(flat[i]) for i in range(min(show_values, flat.size)))
+        old = t.buffer.last_write.get(c)
+        if write is not None:
+            note = ""
+        elif old is not None:
+            note = f"holds superseded data from step {old.step}"
+        else:
+            note = "never written since allocation"
         out[c] = DataSummary(
             coord=c,
             count=int(values.size),
@@ -92,5 +105,6 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
             differ=differ,
             poison=int(poison_mask.sum()),
             values=shown,
+            note=note,
         )
     return out

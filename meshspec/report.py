@@ -46,6 +46,8 @@ class TensorReport:
     """Step that created the tensor."""
     data: Optional[dict] = None
     """With the data view: device -> :class:`~meshspec.datasummary.DataSummary` of what a reader gets."""
+    plain: bool = False
+    """A single host tensor (no mesh mapper, or a to_torch result): on no device at all."""
 
     def to_json(self) -> dict:
         devices = [_device_json(v) for v in self.devices]
@@ -56,6 +58,7 @@ class TensorReport:
         return {
             "name": self.name,
             "storage": self.storage,
+            "plain": self.plain,
             "step": self.step,
             "topology": self.topology.to_json(),
             "devices": devices,

@@ -15,7 +15,7 @@ from .profiles import DEFAULT_PROFILE, get_profile
 from .report import Report, StepError, TensorReport
 from .runtime import Runtime
 from .scenario import LoadedScenario, load
-from .tensor import DeviceTensor
+from .tensor import DeviceTensor, HostTensor
 from .trace import StepTrace, record_changes, snapshot
 
 
@@ -56,7 +56,8 @@ def run(
     ran = 0
     traces: list[StepTrace] = []
     seen: set[tuple] = set()
-    before = snapshot(rt.tensors)
+    records = snapshot(rt.tensors)
+    events_seen = retired_seen = 0
     for step in scenario.steps:
         if on_step is not None:
             on_step(step.index, len(scenario.steps), step.op)
@@ -67,11 +68,21 @@ def run(
         except (TTFatal, ResourceLimit, StepInputError) as err:
             error = StepError(step.index, step.op, str(err), step.line)
             failure = str(err)
-        after = snapshot(rt.tensors)
-        _, now = _judge(rt, scenario.mesh_shape)
+        except MemoryError:
+            error = StepError(step.index, step.op, OUT_OF_MEMORY, step.line)
+            failure = OUT_OF_MEMORY
+        entries = rt.log[logged:]
+        # A step changes only the tensors it names or writes: judge those alone, so a long
+        # scenario costs time in proportion to its length.
+        names = set(_touched(step)) | {e[1] for e in entries}
+        before = {n: records.pop(n) for n in names if n in records}
+        after = snapshot({n: rt.tensors[n] for n in names if n in rt.tensors})
+        records.update(after)
+        now = [f for n in sorted(names) if n in rt.tensors for f in _findings(rt, n, scenario.mesh_shape)]
+        now += rt.events[events_seen:] + rt.retired[retired_seen:]
+        events_seen, retired_seen = len(rt.events), len(rt.retired)
         new = tuple(f for f in now if _key(f) not in seen)
         seen.update(_key(f) for f in now)
-        entries = rt.log[logged:]
         traces.append(
             StepTrace(
                 step.index,
@@ -85,7 +96,6 @@ def run(
                 failure,
             )
         )
-        before = after
         if failure is not None:
             break
         ran += 1
@@ -132,6 +142,17 @@ def _touched(step) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n))
 
 
+OUT_OF_MEMORY = (
+    "out of memory: the machine could not hold this step's data; run with --no-data (records and written pages "
+    "only) or lower --max-memory so meshspec refuses before allocating"
+)
+
+
+def _findings(rt: Runtime, name: str, mesh_shape) -> list[Finding]:
+    t = rt.tensors[name]
+    return findings_of(name, t, device_views(t, mesh_shape), rt.ops)
+
+
 def _judge(rt: Runtime, mesh_shape) -> tuple[list[TensorReport], list[Finding]]:
     """Every tensor's per-device view, and every finding: the live tensors' lies, events
     (readback mismatches, use after free) and the lies of tensors that went away."""
@@ -146,7 +167,8 @@ def _judge(rt: Runtime, mesh_shape) -> tuple[list[TensorReport], list[Finding]]:
                 storage = "deallocated"
         else:
             spec, topology = t.spec, t.topology
-        tensors.append(TensorReport(name, storage, spec, topology, tuple(views), t.step))
+        plain = isinstance(t, HostTensor) and t.plain
+        tensors.append(TensorReport(name, storage, spec, topology, tuple(views), t.step, plain=plain))
         findings.extend(findings_of(name, t, views, rt.ops))
     findings.extend(rt.events)
     keys = {_key(f) for f in findings}

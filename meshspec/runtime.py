@@ -41,9 +41,17 @@ class Readback:
     tensor: str
     devices: tuple[Coord, ...]
     shape: Shape
+    from_device: bool = True
+    """False when a host tensor's shards were composed (nothing was read from a device)."""
 
     def to_json(self) -> dict:
-        return {"step": self.step, "tensor": self.tensor, "devices": [list(c) for c in self.devices], "shape": list(self.shape)}
+        return {
+            "step": self.step,
+            "tensor": self.tensor,
+            "devices": [list(c) for c in self.devices],
+            "shape": list(self.shape),
+            "from_device": self.from_device,
+        }
 
 
 @dataclass
@@ -322,6 +330,9 @@ class Runtime:
             order = [c for c in rec.topology.coords if c in recorded]
             listed = set(order)
             order += [c for c in self.all_coords if c in recorded and c not in listed]
+        if self.with_data:
+            need = sum(rec.specs[c].volume * host_dtype(rec.specs[c].dtype).itemsize for c in order if c in rec.specs)
+            self._reserve(need, f"reading back {dev.name} from {len(order)} device(s)")
         shards: dict[Coord, HostShard] = {}
         for c in order:
             spec = rec.specs.get(c)
@@ -357,8 +368,11 @@ class Runtime:
             host = self._read(self._device(a.tensor, step, "to_torch"), step, a.as_ or f"{a.tensor}.torch")
         else:
             host = t
+        if self.with_data:
+            need = sum(getattr(sh.values, "nbytes", 0) for sh in host.shards.values())
+            self._reserve(need, f"composing {a.tensor} ({len(host.shards)} shard(s))")
         result, used = self._compose(host, a.mesh_composer)
-        self.readbacks.append(Readback(step, a.tensor, tuple(used), tuple(result.shape)))
+        self.readbacks.append(Readback(step, a.tensor, tuple(used), tuple(result.shape), isinstance(t, DeviceTensor)))
         before = len(self.events)
         self._judge_readback(host, a.tensor, used, step)
         if len(self.events) == before:  # no device explains a difference: compare with the source

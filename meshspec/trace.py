@@ -96,9 +96,26 @@ def record_changes(before: Snapshot, after: Snapshot) -> list[RecordChange]:
     return out
 
 
-def fmt_devices(coords: list[Coord], limit: int = 4) -> str:
-    """``(0,0) (0,1) ... (1,2)`` with a count when long."""
-    items = [fmt_coord(c) for c in coords]
-    if len(items) > limit:
-        return f"{len(items)} devices {items[0]}..{items[-1]}"
-    return " ".join(items)
+def fmt_devices(devices: list[Coord], mesh_shape: Optional[tuple[int, ...]] = None, limit: int = 8) -> str:
+    """A set of devices in words that cannot be misread: every one when few, else what the set
+    leaves out of the mesh when that is shorter, else the first few and a count.
+
+    >>> fmt_devices([(0, 0), (0, 1)])
+    '(0,0) (0,1)'
+    >>> fmt_devices([(r, c) for r in range(8) for c in range(4)][:-1], (8, 4))
+    'all 32 devices but (7,3)'
+    """
+    chosen = sorted(set(devices))
+    if len(chosen) <= limit:
+        return " ".join(fmt_coord(c) for c in chosen)
+    if mesh_shape is not None:
+        from .mesh import coords as all_coords
+
+        everyone = list(all_coords(mesh_shape))
+        missing = sorted(set(everyone) - set(chosen))
+        if not missing:
+            return f"all {len(everyone)} devices"
+        if len(missing) <= 4:
+            return f"all {len(everyone)} devices but {' '.join(fmt_coord(c) for c in missing)}"
+    head = " ".join(fmt_coord(c) for c in chosen[:3])
+    return f"{len(chosen)} devices: {head} and {len(chosen) - 3} more"

@@ -14,6 +14,7 @@ Block-float format (one shared exponent per 16 consecutive values of a face row)
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import numpy as np
@@ -186,7 +187,7 @@ class ShapeOnly:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return math.prod(self.shape)  # Python ints: a 4 TiB tensor's count does not overflow
 
     def __getitem__(self, slices: tuple[slice, ...]) -> "ShapeOnly":
         shape = tuple(len(range(*s.indices(n))) for s, n in zip(slices, self.shape)) + self.shape[len(slices) :]

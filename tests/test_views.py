@@ -111,7 +111,7 @@ def test_data_in_json_and_table():
     assert dev["data"]["poison"] == 1024 and dev["data"]["values"] == ["POISON", "POISON"]
     res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--show-values", "2")
     row = next(line for line in res.stdout.splitlines() if line.startswith("(1,3)"))
-    assert "1024 POISON" in row and "POISON POISON" in row
+    assert " 1024 " in row and "POISON POISON" in row and "never written since allocation" in row
 
 
 # -- exports ------------------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ def data_renderables(report, opts) -> list:
     from .table import _tensor_title
 
     out: list = []
+    if all(t.data is None for t in report.tensors if t.storage == "device"):
+        return [Text(), Text("data view: no values in metadata mode (--no-data / data: none)", style="dim")]
     for t in report.tensors:
         if t.data is None:
             continue
@@ -29,13 +31,16 @@ def data_renderables(report, opts) -> list:
         if not t.data:
             out.append(Text("  no device is recorded: a reader gets nothing back", style="dim"))
             continue
+        any_note = any(d.note for d in t.data.values())
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
-        for name in ("device", "first", "last", "min", "max", "crc32", "differ", "poison"):
+        for name in ("device", "first", "last", "min", "max", "crc32", "differ", "unwritten"):
             table.add_column(name, justify="left" if name in ("device", "crc32") else "right", no_wrap=True)
+        if any_note:
+            table.add_column("note")
         if opts.show_values:
             table.add_column(f"first {opts.show_values} values")
         for coord, d in t.data.items():
-            bad = d.poison or d.differ
+            bad = d.poison or d.differ or d.note
             row = [
                 fmt_coord(coord),
                 _fmt(d.first),
@@ -44,8 +49,10 @@ def data_renderables(report, opts) -> list:
                 _fmt(d.max),
                 d.crc32,
                 _fmt(d.differ),
-                Text(f"{d.poison} POISON" if d.poison else "0", style="bold red" if d.poison else ""),
+                Text(str(d.poison), style="bold red" if d.poison else ""),
             ]
+            if any_note:
+                row.append(Text(d.note, style="bold red" if d.note else ""))
             if opts.show_values:
                 row.append(Text(" ".join(_fmt(v) for v in d.values), overflow="fold"))
             table.add_row(*row, style="bold" if bad else None)

@@ -26,8 +26,8 @@ STATUS_STYLE = {
     Status.STALE: "bold red",
     Status.PARTIAL: "bold yellow",
     Status.LOST: "bold magenta",
-    Status.MISSING_SPEC: "bold red",
-    Status.SHAPE_MISMATCH: "bold yellow",
+    Status.MISSING_SPEC: "bold cyan",
+    Status.SHAPE_MISMATCH: "bold blue",
 }
 
 
@@ -53,7 +53,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
             parts.append(Text())
             parts.append(_tensor_title(t))
             if t.devices:
-                parts += _tensor_table(t)
+                parts += _tensor_table(t, width)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
         parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
     if opts.view is View.DATA:
@@ -65,7 +65,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
 
         parts.append(Text())
         parts.append(Text("trace", style="bold"))
-        parts.append(trace_renderable(r.steps, opts.width))
+        parts.append(trace_renderable(r.steps, opts.width, r.mesh))
     if r.readbacks:
         parts.append(Text())
         for rb in r.readbacks:
@@ -74,7 +74,11 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
                 shown = shown[:4] + ["..."] + shown[-2:]
             devices = ", ".join(shown)
             parts.append(
-                Text(f"step {rb.step} to_torch({rb.tensor}): read {len(rb.devices)} device(s) [{devices}] -> {fmt_shape(rb.shape)}")
+                Text(
+                    f"step {rb.step} to_torch({rb.tensor}): "
+                    + (f"read {len(rb.devices)} device(s)" if rb.from_device else f"composed {len(rb.devices)} host shard(s)")
+                    + f" [{devices}] -> {fmt_shape(rb.shape)}"
+                )
             )
     if r.error:
         parts.append(Text())
@@ -107,6 +111,10 @@ def _tensor_title(t: TensorReport) -> Text:
     title.append(f"  {t.storage}")
     if t.storage == "deallocated":
         return title
+    if t.plain:
+        title.append(f"  {t.spec.describe()}  a single host tensor (no mesh mapper): on no device")
+        title.append(f"  (created at step {t.step})")
+        return title
     title.append(f"  {t.spec.describe()}  topology {t.topology}")
     if t.storage == "device":
         recorded = {v.coord for v in t.devices if v.recorded}
@@ -126,16 +134,33 @@ FOLD_OVER = 64
 """Above this many devices the table lists only the devices with findings and counts the rest."""
 
 
-def _tensor_table(t: TensorReport) -> list:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+DROP_ORDER = ("padded", "layout", "dtype", "pages", "offset", "B recorded", "shape")
+"""Columns a narrow terminal loses first; device, recorded, written bytes and status stay."""
+
+
+def _tensor_table(t: TensorReport, width: int = 120) -> list:
     host = t.storage == "host"
-    for name in HOST_COLUMNS if host else DEVICE_COLUMNS:
-        table.add_column(name, justify="right" if name in RIGHT else "left", no_wrap=True)
     fold = len(t.devices) > FOLD_OVER
     shown = [v for v in t.devices if v.status.is_finding] if fold else list(t.devices)
-    for v in shown:
-        table.add_row(*_cells(v, host), style="bold" if v.status.is_finding else None)
+    columns = list(HOST_COLUMNS if host else DEVICE_COLUMNS)
+    rows = [_cells(v, host, t.plain) for v in shown]
+    widths = {name: max([len(name)] + [len(str(getattr(r[i], "plain", r[i]))) for r in rows]) for i, name in enumerate(columns)}
+    dropped = []
+    for name in DROP_ORDER:
+        if sum(widths[c] + 2 for c in columns) <= width:
+            break
+        if name in columns:
+            dropped.append(name)
+            columns.remove(name)
+    keep = [i for i, name in enumerate(HOST_COLUMNS if host else DEVICE_COLUMNS) if name in columns]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+    for name in columns:
+        table.add_column(name, justify="right" if name in RIGHT else "left", no_wrap=True)
+    for v, r in zip(shown, rows):
+        table.add_row(*[r[i] for i in keep], style="bold" if v.status.is_finding else None)
     out: list = [table] if shown else []
+    if dropped:
+        out.append(Text(f"(narrow terminal: {', '.join(dropped)} not shown)", style="dim"))
     if fold:
         rest = Counter(v.status.value for v in t.devices if not v.status.is_finding)
         counts = ", ".join(f"{n} {status}" for status, n in sorted(rest.items()))
@@ -144,7 +169,7 @@ def _tensor_table(t: TensorReport) -> list:
     return out
 
 
-def _cells(v: DeviceView, host: bool) -> list:
+def _cells(v: DeviceView, host: bool, plain: bool = False) -> list:
     spec = v.spec
     # an unrecorded device's spec is the one the runtime keeps, not a claim of data: dim it
     dim = "dim" if not v.recorded else ""
@@ -160,7 +185,7 @@ def _cells(v: DeviceView, host: bool) -> list:
     offset = fmt_coord(v.offset) if v.offset is not None else "-"
     status = Text(v.status.value, style=STATUS_STYLE[v.status])
     if host:
-        return [fmt_coord(v.coord), *spec_cells, str(spec.buffer_bytes if spec else 0), offset, status]
+        return [fmt_coord(v.coord) if not plain else "host", *spec_cells, str(spec.buffer_bytes if spec else 0), offset, status]
     recorded_bytes = str(spec.buffer_bytes) if spec and v.recorded else "0"
     return [fmt_coord(v.coord), "yes" if v.recorded else "no", *spec_cells, recorded_bytes, str(v.written_bytes), offset, status]
 
@@ -237,7 +262,7 @@ def _maps(r: Report, opts: "Options", only_device: bool) -> list:
     from .map import legend, map_renderable
 
     out: list = []
-    shown = [t for t in r.tensors if t.devices and (t.storage == "device" or not only_device)]
+    shown = [t for t in r.tensors if t.devices and not t.plain and (t.storage == "device" or not only_device)]
     if not shown:
         return out
     out.append(Text())

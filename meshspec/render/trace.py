@@ -10,7 +10,7 @@ from ..mesh import fmt_coord
 from ..trace import StepTrace, fmt_devices
 
 
-def _written(t: StepTrace) -> str:
+def _written(t: StepTrace, mesh) -> str:
     by_tensor: dict[str, list] = {}
     for name, coord, nbytes in t.written:
         by_tensor.setdefault(name, []).append((coord, nbytes))
@@ -18,15 +18,15 @@ def _written(t: StepTrace) -> str:
     for name, items in by_tensor.items():
         sizes = {b for _, b in items}
         size = f"{sizes.pop()} B each" if len(sizes) == 1 else f"{sum(b for _, b in items)} B"
-        parts.append(f"{name}: {fmt_devices([c for c, _ in items])}, {size}")
+        parts.append(f"{name}: {fmt_devices([c for c, _ in items], mesh)}, {size}")
     reads: dict[str, list] = {}
     for name, coord in t.read:
         reads.setdefault(name, []).append(coord)
-    parts += [f"read {name}: {fmt_devices(cs)}" for name, cs in reads.items()]
+    parts += [f"read {name}: {fmt_devices(cs, mesh)}" for name, cs in reads.items()]
     return "\n".join(parts) or "-"
 
 
-def _changes(t: StepTrace) -> str:
+def _changes(t: StepTrace, mesh) -> str:
     groups: dict[tuple, list] = {}
     lines = []
     for c in t.changes:
@@ -35,11 +35,11 @@ def _changes(t: StepTrace) -> str:
         else:
             groups.setdefault((c.tensor, c.change, c.detail), []).append(c.device)
     for (tensor, change, detail), devices in groups.items():
-        lines.append(f"{tensor} {change}: {fmt_devices(devices)}" + (f" ({detail})" if detail else ""))
+        lines.append(f"{tensor} {change}: {fmt_devices(devices, mesh)}" + (f" ({detail})" if detail else ""))
     return "\n".join(lines) or "-"
 
 
-def _findings(t: StepTrace) -> Text:
+def _findings(t: StepTrace, mesh) -> Text:
     if t.error:
         return Text(f"error: {t.error}", style="bold red")
     if not t.findings:
@@ -51,27 +51,27 @@ def _findings(t: StepTrace) -> Text:
     for i, ((kind, tensor), devices) in enumerate(groups.items()):
         if i:
             text.append("\n")
-        where = fmt_devices([d for d in devices if d is not None])
+        where = fmt_devices([d for d in devices if d is not None], mesh)
         text.append(f"{kind} {tensor}" + (f" {where}" if where else ""), style="bold red")
     return text
 
 
-def trace_renderable(steps: tuple, width: int) -> Table:
+def trace_renderable(steps: tuple, width: int, mesh=None) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1), expand=False)
     table.add_column("step", justify="right", no_wrap=True)
     table.add_column("op", no_wrap=True)
-    table.add_column("tensors")
-    table.add_column("written / read")
-    table.add_column("record changes")
-    table.add_column("new findings")
+    table.add_column("tensors", overflow="fold")
+    table.add_column("written / read", overflow="fold")
+    table.add_column("record changes", overflow="fold")
+    table.add_column("new findings", overflow="fold", min_width=14)
     for t in steps:
         table.add_row(
             str(t.index),
             f"{t.op}\nline {t.line}",
             ", ".join(t.tensors) or "-",
-            _written(t),
-            _changes(t),
-            _findings(t),
+            _written(t, mesh),
+            _changes(t, mesh),
+            _findings(t, mesh),
         )
     return table
 

@@ -9,6 +9,7 @@ system names, profile names, data files).
 from __future__ import annotations
 
 import re
+import stat
 import types
 import typing
 from dataclasses import dataclass
@@ -389,6 +390,8 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             )
         if target.suffix != ".npy":
             raise ScenarioError(f"data file {file_name!r} must be a .npy file", file, line, col)
+        if target.exists() and not target.is_file():
+            raise ScenarioError(f"data file {file_name!r} is not a regular file", file, line, col)
         try:
             arr = np.load(target, mmap_mode="r", allow_pickle=False)
         except FileNotFoundError:
@@ -547,10 +550,18 @@ def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenari
     """Read and parse a scenario file."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ScenarioError(f"file is {size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
-        text = path.read_text(encoding="utf-8")
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+            raise ScenarioError("is not a regular file (a pipe or device?); give a scenario .yaml file", str(path))
+        if info.st_size > MAX_FILE_BYTES:
+            raise ScenarioError(f"file is {info.st_size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise ScenarioError(f"file is over {MAX_FILE_BYTES} bytes; scenarios are limited to that", str(path))
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such file", str(path)) from None
     except IsADirectoryError:
