@@ -98,6 +98,9 @@ def run(
     from .render import Options, export, render
     from .runner import run_paths
 
+    if fmt is Format.JSON and (svg or html):
+        _err("--svg and --html save the table format as printed; drop --format json (or save the JSON with --output)")
+        raise typer.Exit(EXIT_USAGE)
     compare = profile == "all"
     data = view is View.DATA or show_values > 0
     options: dict = {

@@ -12,8 +12,7 @@ TEMPLATE = """\
 meshspec: 1
 name: {name}
 description: >
-  Describe what this scenario reproduces. This starter shards a tensor with one row fewer than
-  the {system} has devices, and copies it into a uniform allocation: the last device gets nothing.
+  Describe what this scenario reproduces. {story}
 mesh: {system}                      # {rows}; or a shape such as [2, 4]
 profile: current                   # current | uniform-by-value | unpopulated | reference
 steps:
@@ -40,10 +39,18 @@ def starter(system: str, file_name: str) -> str:
     shape, note = SYSTEMS[key]
     n = volume(shape)
     stem = file_name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if n > 1:
+        story = (
+            f"This starter shards a tensor with one row fewer than the {key} has devices and copies it into a "
+            "uniform allocation: the last device gets nothing (try --profile all)."
+        )
+    else:
+        story = f"This starter copies a tensor onto the {key}'s single device and reads it back."
     return TEMPLATE.format(
         file=file_name,
         name=stem,
         system=key,
+        story=story,
         rows=f"{'x'.join(map(str, shape))}: {note}",
         rows_minus_one=max(n - 1, 1),
     )

@@ -32,7 +32,9 @@ def comparison_renderable(reports: list, width: int) -> Group:
             for v in t.devices:
                 statuses.setdefault((t.name, v.coord), {})[r.profile] = v.status.value
     differing = [k for k, by in statuses.items() if len({by.get(r.profile, "-") for r in reports}) > 1]
-    if differing:
+    if len(differing) > 16:
+        parts.append(_grouped(differing, statuses, reports))
+    elif differing:
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
         table.add_column("tensor", no_wrap=True)
         table.add_column("device", no_wrap=True)
@@ -52,9 +54,29 @@ def comparison_renderable(reports: list, width: int) -> Group:
     for r in reports:
         line = Text(f"{r.profile:<17} ")
         line.append(r.summary(), style="bold red" if r.exit_code else "bold green")
+        parts.append(line)
         if r.findings:
             first_f = r.findings[0]
             where = f" {fmt_coord(first_f.device)}" if first_f.device is not None else ""
-            line.append(f"  first: {first_f.kind.value} {first_f.tensor}{where}")
-        parts.append(line)
+            parts.append(Text(f"{'':<17} first: {first_f.kind.value} {first_f.tensor}{where}, origin step {first_f.step}", style="dim"))
     return Group(*parts)
+
+
+def _grouped(differing: list, statuses: dict, reports: list) -> Table:
+    """On big meshes, devices with the same statuses across profiles share a row."""
+    from .table import STATUS_STYLE
+
+    groups: dict[tuple, list] = {}
+    for name, coord in differing:
+        row = tuple(statuses[(name, coord)].get(r.profile, "-") for r in reports)
+        groups.setdefault((name, row), []).append(coord)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+    table.add_column("tensor", no_wrap=True)
+    table.add_column("devices")
+    for r in reports:
+        table.add_column(r.profile, no_wrap=True)
+    for (name, row), coords in groups.items():
+        shown = " ".join(fmt_coord(c) for c in coords[:3]) + (f" and {len(coords) - 3} more" if len(coords) > 3 else "")
+        cells = [Text(v, style=STATUS_STYLE.get(Status(v), "") if v in Status._value2member_map_ else "dim") for v in row]
+        table.add_row(name, f"{len(coords)}: {shown}", *cells)
+    return table
