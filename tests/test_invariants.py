@@ -29,9 +29,15 @@ LOSSLESS = ["bfloat16", "float32", "int32", "uint32", "uint16", "uint8"]
 def scenarios(draw, lossless=True):
     """A from_torch with a random mapper, put on the mesh by to_device or by a copy into a
     matching allocation, then read back with cpu or to_torch."""
-    mesh = draw(st.one_of(st.tuples(st.integers(1, 8)), st.tuples(st.integers(1, 4), st.integers(1, 4))))
+    mesh = draw(st.one_of(st.tuples(st.integers(1, 8)), st.tuples(st.integers(1, 8), st.integers(1, 8))))
     rank = draw(st.integers(1, 4))
-    shape = draw(st.lists(st.integers(1, 12), min_size=rank, max_size=rank))
+    # sizes 1 to 64, at most 4096 elements in all (the examples stay fast)
+    shape, budget = [], 4096
+    for _ in range(rank):
+        size = draw(st.integers(1, min(64, budget)))
+        shape.append(size)
+        budget //= size
+    shape = draw(st.permutations(shape))
     dtype = draw(st.sampled_from(LOSSLESS if lossless else LOSSLESS + ["bfloat8_b", "bfloat4_b"]))
     layout = "tile" if dtype.endswith("_b") else draw(st.sampled_from(["tile", "row_major"]))
     kind = draw(st.sampled_from(["replicate", "shard", "placements"]))
@@ -134,3 +140,53 @@ def test_an_injected_fault_is_found_on_exactly_that_device(case, kind, data):
     # consequences (the readback) may only point at the same device
     assert all(f.device in (coord, None) for f in report.findings if f.tensor == "d")
     event(f"fault {kind} found")
+
+
+@st.composite
+def sequences(draw):
+    """Random programs: host tensors with random mappers, put on the mesh, copied, read back,
+    deallocated, in a random order (never using a freed tensor)."""
+    mesh = draw(st.one_of(st.tuples(st.integers(1, 8)), st.tuples(st.integers(1, 4), st.integers(1, 4))))
+    rank = draw(st.integers(1, 3))
+    shape = draw(st.lists(st.integers(1, 16), min_size=rank, max_size=rank))
+    dtype = draw(st.sampled_from(LOSSLESS))
+    steps, hosts, devices, freed = [], [], [], set()
+    for i in range(draw(st.integers(1, 3))):
+        dim = draw(st.integers(0, rank - 1))
+        mapper = draw(st.sampled_from(["replicate", {"shard": dim}, None]))
+        step = {"as": f"h{i}", "shape": shape, "dtype": dtype, "data": {"random": i}}
+        if mapper is not None:
+            step["mesh_mapper"] = mapper
+        steps.append({"from_torch": step})
+        hosts.append(f"h{i}")
+    for j in range(draw(st.integers(1, 8))):
+        op = draw(st.sampled_from(["to_device", "copy", "cpu", "to_torch", "deallocate"]))
+        live = [d for d in devices if d not in freed]
+        if op == "to_device" or not live:
+            name = f"d{j}"
+            steps.append({"to_device": {"src": draw(st.sampled_from(hosts)), "as": name}})
+            devices.append(name)
+        elif op == "copy":
+            steps.append({"copy_host_to_device_tensor": {"src": draw(st.sampled_from(hosts)), "dst": draw(st.sampled_from(live))}})
+        elif op == "cpu":
+            steps.append({"cpu": {"tensor": draw(st.sampled_from(live)), "as": f"c{j}"}})
+        elif op == "to_torch":
+            steps.append({"to_torch": {"tensor": draw(st.sampled_from(live + hosts)), "mesh_composer": {"concat": 0}}})
+        else:
+            victim = draw(st.sampled_from(live))
+            steps.append({"deallocate": {"tensor": victim}})
+            freed.add(victim)
+    return list(mesh), steps
+
+
+@given(sequences())
+def test_reference_random_programs_report_nothing(program):
+    mesh, steps = program
+    report = run(make_scenario(steps, mesh=mesh), "reference")
+    if report.error is not None:
+        # the library's own refusals: a mapper rule, a copy of another shard shape, a composer
+        assert report.error.op in ("from_torch", "copy_host_to_device_tensor", "to_torch"), report.error
+        event(f"stopped at {report.error.op}")
+    else:
+        event("ran to the end")
+    assert report.findings == (), [f.message for f in report.findings]

@@ -71,14 +71,19 @@ def sharded_cases(draw):
 
 
 @settings(deadline=None)
-@given(sharded_cases(), st.sampled_from(["current", "reference", "uniform-by-value"]))
-def test_from_torch_then_to_torch_is_the_identity(case, profile):
+@given(
+    sharded_cases(),
+    st.sampled_from(["current", "reference", "uniform-by-value"]),
+    st.sampled_from(["float32", "bfloat16", "int32", "uint32", "uint16", "uint8"]),
+    st.sampled_from(["tile", "row_major"]),
+)
+def test_from_torch_then_to_torch_is_the_identity(case, profile, dtype, layout):
     from conftest import run_steps
 
     mesh, shape, dims = case
     placements = [{"shard": d} for d in dims]
     steps = [
-        {"from_torch": {"as": "h", "shape": list(shape), "dtype": "float32", "mesh_mapper": {"placements": placements}}},
+        {"from_torch": {"as": "h", "shape": list(shape), "dtype": dtype, "layout": layout, "mesh_mapper": {"placements": placements}}},
         {"to_device": {"src": "h", "as": "d"}},
         {"to_torch": {"tensor": "d", "mesh_composer": {"concat": list(dims)} if len(mesh) > 1 else {"concat": dims[0]}, "as": "back"}},
     ]
@@ -88,7 +93,7 @@ def test_from_torch_then_to_torch_is_the_identity(case, profile):
         assert report.error.op == "from_torch", report.error
         return
     assert report.findings == ()
-    # the composed values are the source, element for element (arange data, float32 is exact)
+    # the composed values are the source, element for element (arange data as the dtype holds it)
     from conftest import make_scenario
     from meshspec.profiles import get_profile
     from meshspec.runtime import Runtime
@@ -98,4 +103,7 @@ def test_from_torch_then_to_torch_is_the_identity(case, profile):
     for step in scenario.steps:
         rt.execute(step)
     back = next(iter(rt.tensors["back"].shards.values())).values
-    assert (back == np.arange(math.prod(shape), dtype=np.float32).reshape(shape)).all()
+    from meshspec.spec import DataType
+    from meshspec.values import generate, same_bits
+
+    assert same_bits(back, generate("arange", tuple(shape), DataType(dtype))).all()

@@ -193,3 +193,26 @@ def test_init_never_overwrites(tmp_path):
     res = invoke("init", path)
     assert res.exit_code == 2 and path.read_text() == "my work\n"
     assert invoke("init", tmp_path / "x.yaml", "--system", "t3000").exit_code == 2
+
+
+def test_progress_bar_only_on_a_terminal_for_large_runs(monkeypatch, tmp_path):
+    import io
+
+    from meshspec import cli
+
+    small = [SCENARIOS / "seed-uneven-copy.yaml"]
+    with cli._run_progress(small) as on_step:
+        assert on_step is None  # piped (pytest captures stderr): nothing extra
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    fake = Tty()
+    monkeypatch.setattr(cli.sys, "stderr", fake)
+    with cli._run_progress(small) as on_step:
+        assert on_step is None  # a terminal, but a small run
+    monkeypatch.setattr(cli, "LARGE_RUN_ELEMENTS", 1)
+    with cli._run_progress(small) as on_step:
+        assert callable(on_step)
+        on_step(0, 4, "allocate_tensor_on_device")
