@@ -8,8 +8,6 @@ the same functions, so both report the same mismatch text.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -136,6 +134,9 @@ def check_files(
     """
     if jobs <= 1 or len(files) <= 1:
         return [check_file(f, profile, allow_outside_data) for f in files]
+    from concurrent.futures import ProcessPoolExecutor  # only here: multiprocessing is slow to import
+    from concurrent.futures.process import BrokenProcessPool
+
     results: dict[int, list[CaseResult]] = {}
     pending = list(range(len(files)))
     with ProcessPoolExecutor(max_workers=jobs) as pool:

@@ -26,6 +26,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain click help and usage errors: a usage error is a short plain message, not a drawn box
+    rich_markup_mode=None,
 )
 
 EXIT_USAGE = 2
@@ -120,6 +122,9 @@ def run(
     if show_values and view is not View.DATA:
         view = View.DATA
     try:
+        from .check import check_profile_option
+
+        check_profile_option(profile)  # names 'all' among the choices
         if compare:
             from .profiles import PROFILES
 

@@ -23,6 +23,7 @@ from . import pages
 from .mesh import Coord, Shape
 from .modes import Uninitialized
 from .spec import Layout, TensorSpec
+from .values import host_dtype
 
 POISON = np.array([0xA5, 0xFF], dtype=np.uint8)
 
@@ -173,7 +174,7 @@ class MeshBuffer:
         spec, n = dev.native
         dev.native = None
         raw = dev.data[: n * spec.page_size]
-        values = raw.view(spec_dtype(spec)).reshape(spec.physical_shape)
+        values = raw.view(host_dtype(spec.dtype)).reshape(spec.physical_shape)
         self._pages(dev)[:n, : spec.page_size] = pages.encode_physical(values, spec)
 
     def write(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
@@ -201,7 +202,7 @@ class MeshBuffer:
             return None
         if dev.native is not None and _same_rows(dev.native[0], spec) and spec.num_pages <= dev.native[1]:
             rows = spec.physical_shape[0]
-            physical = dev.data[: spec.num_pages * spec.page_size].view(spec_dtype(spec)).reshape(rows, -1)
+            physical = dev.data[: spec.num_pages * spec.page_size].view(host_dtype(spec.dtype)).reshape(rows, -1)
             return pages.logical_from_physical(physical, spec).copy()
         self._tile_native(dev)
         if spec.page_size == self.spec.page_size and spec.num_pages <= self.spec.num_pages:
@@ -244,9 +245,3 @@ class MeshBuffer:
                 self._tile_native(dev)
                 self.pool.give(coord, dev.data)
         self.devices.clear()
-
-
-def spec_dtype(spec: TensorSpec) -> np.dtype:
-    from .values import host_dtype
-
-    return host_dtype(spec.dtype)

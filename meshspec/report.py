@@ -6,7 +6,7 @@ JSON is built here, in one place, from plain dicts (format ``meshspec.report/1``
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from typing import TYPE_CHECKING
@@ -93,7 +93,6 @@ class Report:
     readbacks: tuple[Readback, ...] = ()
     steps_run: int = 0
     steps_total: int = 0
-    ops: tuple[str, ...] = field(default=())
     steps: tuple = ()
     """Per step: a :class:`~meshspec.trace.StepTrace`."""
     expect: Optional["ExpectResult"] = None

@@ -123,7 +123,6 @@ def run(
         readbacks=tuple(rt.readbacks),
         steps_run=ran,
         steps_total=len(scenario.steps),
-        ops=tuple(s.op for s in scenario.steps),
         steps=tuple(traces),
     )
     if scenario.expect is None:

@@ -9,7 +9,6 @@ completeness under injected faults (hypothesis; see conftest for the example-cou
   exactly the matching finding on exactly that device (faults.py), no misses, no false positives.
 """
 
-import numpy as np
 from hypothesis import event, given
 from hypothesis import strategies as st
 

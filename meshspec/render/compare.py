@@ -12,12 +12,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import Status
 from ..mesh import fmt_coord
 
 
 def comparison_renderable(reports: list, width: int) -> Group:
-    from .table import STATUS_STYLE
+    from .table import status_style
 
     first = reports[0]
     parts: list = []
@@ -44,8 +43,7 @@ def comparison_renderable(reports: list, width: int) -> Group:
             cells = []
             for r in reports:
                 value = statuses[(name, coord)].get(r.profile, "-")
-                style = STATUS_STYLE.get(Status(value), "") if value in Status._value2member_map_ else "dim"
-                cells.append(Text(value, style=style))
+                cells.append(Text(value, style=status_style(value, "dim")))
             table.add_row(name, fmt_coord(coord), *cells)
         parts.append(table)
     else:
@@ -64,7 +62,7 @@ def comparison_renderable(reports: list, width: int) -> Group:
 
 def _grouped(differing: list, statuses: dict, reports: list) -> Table:
     """On big meshes, devices with the same statuses across profiles share a row."""
-    from .table import STATUS_STYLE
+    from .table import status_style
 
     groups: dict[tuple, list] = {}
     for name, coord in differing:
@@ -77,6 +75,6 @@ def _grouped(differing: list, statuses: dict, reports: list) -> Table:
         table.add_column(r.profile, no_wrap=True)
     for (name, row), coords in groups.items():
         shown = " ".join(fmt_coord(c) for c in coords[:3]) + (f" and {len(coords) - 3} more" if len(coords) > 3 else "")
-        cells = [Text(v, style=STATUS_STYLE.get(Status(v), "") if v in Status._value2member_map_ else "dim") for v in row]
+        cells = [Text(v, style=status_style(v, "dim")) for v in row]
         table.add_row(name, f"{len(coords)}: {shown}", *cells)
     return table

@@ -190,11 +190,12 @@ def _cells(v: DeviceView, host: bool, plain: bool = False) -> list:
     return [fmt_coord(v.coord), "yes" if v.recorded else "no", *spec_cells, recorded_bytes, str(v.written_bytes), offset, status]
 
 
-def _kind_style(kind: str) -> str:
+def status_style(name: str, default: str = "bold red") -> str:
+    """The colour of a status or finding kind by name (finding-only kinds get ``default``)."""
     try:
-        return STATUS_STYLE[Status(kind)]
+        return STATUS_STYLE[Status(name)]
     except ValueError:
-        return "bold red"
+        return default
 
 
 def _findings(findings, width: int) -> list[Text]:
@@ -213,7 +214,7 @@ def _findings(findings, width: int) -> list[Text]:
     for group in _group(roots, key=lambda f: (f.kind, f.tensor, f.step, _strip_where(f))):
         f = group[0]
         line = Text("  ")
-        line.append(f.kind.value, style=_kind_style(f.kind.value))
+        line.append(f.kind.value, style=status_style(f.kind.value))
         line.append(f" {f.tensor}{_devices(group)}", style="bold")
         if f.step is not None:
             line.append(f"  origin: step {f.step} {f.op}")

@@ -6,7 +6,6 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ..mesh import fmt_coord
 from ..trace import StepTrace, fmt_devices
 
 
@@ -75,5 +74,3 @@ def trace_renderable(steps: tuple, width: int, mesh=None) -> Table:
         )
     return table
 
-
-__all__ = ["trace_renderable", "fmt_coord"]
