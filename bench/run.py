@@ -43,7 +43,7 @@ def galaxy_scenario(rows: int, size: int) -> str:
 
 def case_meshspec_galaxy(rows: int, size: int) -> dict:
     from meshspec.runner import run
-    from meshspec.scenario import parse
+    from meshspec.scenario.loader import parse
 
     scenario = parse(galaxy_scenario(rows, size), ROOT / "bench.yaml")
     marks = {}
@@ -106,7 +106,7 @@ def meta_scenario(rows: int, cols: int) -> str:
 
 def case_meshspec_meta(rows: int, cols: int) -> dict:
     from meshspec.runner import run
-    from meshspec.scenario import parse
+    from meshspec.scenario.loader import parse
 
     scenario = parse(meta_scenario(rows, cols), ROOT / "bench.yaml")
     start = time.perf_counter()

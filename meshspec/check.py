@@ -8,39 +8,15 @@ the same functions, so both report the same mismatch text.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import MeshspecError, UsageError, did_you_mean, one_of
-from .expect import check, named_profiles
-from .profiles import DEFAULT_PROFILE, PROFILES
-from .scenario import LoadedScenario, load
-from .sniff import SCENARIO_SUFFIXES, looks_like_scenario
-
-PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """One scenario under one profile (or one invalid file)."""
-
-    path: str
-    scenario: Optional[str]
-    profile: Optional[str]
-    outcome: str
-    """PASS, FAIL or ERROR."""
-    details: tuple[str, ...] = ()
-    """Every mismatch (FAIL) or the error (ERROR); the first is the headline."""
-    seconds: float = 0.0
-
-    @property
-    def message(self) -> str:
-        return self.details[0] if self.details else ""
-
-    @property
-    def case_id(self) -> str:
-        return f"{self.scenario or Path(self.path).stem}[{self.profile}]" if self.profile else self.path
+from .judge.expect import check, named_profiles
+from .report import ERROR, FAIL, PASS, CaseResult
+from .scenario.loader import LoadedScenario, load
+from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
+from .sim.profiles import DEFAULT_PROFILE, PROFILES
 
 
 def collect(paths: Sequence[Path | str]) -> list[Path]:
@@ -154,27 +130,3 @@ def check_files(
                 died = f"{files[i]}: the worker process running it died (killed or out of memory)"
                 results[i] = [CaseResult(str(files[i]), None, None, ERROR, (died,))]
     return [results[i] for i in range(len(files))]
-
-
-@dataclass(frozen=True)
-class Summary:
-    passed: int
-    failed: int
-    errors: int
-
-    @property
-    def exit_code(self) -> int:
-        """0 all pass; 1 any failure; 2 any invalid input."""
-        return 2 if self.errors else 1 if self.failed else 0
-
-    def line(self) -> str:
-        text = f"{self.passed} passed, {self.failed} failed"
-        return text + (f", {self.errors} errors" if self.errors else "")
-
-
-def summarize(results: list[CaseResult]) -> Summary:
-    return Summary(
-        sum(r.outcome == PASS for r in results),
-        sum(r.outcome == FAIL for r in results),
-        sum(r.outcome == ERROR for r in results),
-    )

@@ -16,8 +16,10 @@ import typer
 
 from . import __version__
 from .errors import MeshspecError, UsageError
-from .modes import Uninitialized
-from .render import Format, View
+from .render.options import Format, View
+from .sim.mesh import SYSTEMS
+from .sim.modes import Uninitialized
+from .sim.profiles import PROFILES
 
 app = typer.Typer(
     name="meshspec",
@@ -73,7 +75,7 @@ def run(
     profile: Annotated[
         Optional[str],
         typer.Option(
-            "--profile", "-p", help="Runtime profile: current, uniform-by-value, unpopulated, reference, or 'all' to compare them. Overrides the scenario's."
+            "--profile", "-p", help=f"Runtime profile: {', '.join(PROFILES)}, or 'all' to compare them. Overrides the scenario's."
         ),
     ] = None,
     fmt: FormatOption = Format.TABLE,
@@ -126,8 +128,6 @@ def run(
 
         check_profile_option(profile)  # names 'all' among the choices
         if compare:
-            from .profiles import PROFILES
-
             with _run_progress(scenarios) as on_step:
                 results = [r for p in PROFILES for r in run_paths(scenarios, p, on_step=on_step, **options)]
             results.sort(key=lambda r: _order(r, scenarios))
@@ -182,7 +182,7 @@ def _run_progress(scenarios: list[Path]):
 def _elements(scenarios: list[Path]) -> int:
     import math
 
-    from .scenario import load
+    from .scenario.loader import load
 
     total = 0
     for path in scenarios:
@@ -231,7 +231,8 @@ def diff(
     allow_outside_data: AllowOutsideOption = False,
 ) -> None:
     """Expected vs actual per-device records; exit 1 when they differ."""
-    from .diff import diff_reports
+    from .judge.diff import diff_reports
+    from .render import Options, render_diff
 
     try:
         exp, act, exp_label, act_label = _diff_sides(sources, expected, actual, allow_outside_data)
@@ -239,14 +240,8 @@ def diff(
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
-    if fmt is Format.JSON:
-        from .render.json import dumps
-
-        text = dumps(result.to_json())
-    else:
-        from .render.diff import render_diff
-
-        text = render_diff(result, color=_use_color(no_color, output), width=_width(output), show_all=show_all)
+    opts = Options(color=_use_color(no_color, output), width=_width(output))
+    text = render_diff(result, fmt, opts, show_all=show_all)
     try:
         _emit(text, output, sources)
     except MeshspecError as err:
@@ -258,10 +253,10 @@ def diff(
 def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False):
     import json
 
-    from .diff import check_report
-    from .profiles import get_profile
+    from .judge.diff import check_report
     from .runner import run
-    from .scenario import load
+    from .scenario.loader import load
+    from .sim.profiles import get_profile
 
     if len(sources) == 2:
         if expected or actual:
@@ -304,6 +299,7 @@ def check(
     from . import check as checks
     from .render.check import junit_xml as to_junit
     from .render.check import result_line
+    from .report import summarize
 
     try:
         checks.check_profile_option(profile)
@@ -316,7 +312,7 @@ def check(
     results = [r for per_file in _with_progress(checks.check_files, files, profile, jobs, allow_outside_data) for r in per_file]
     for r in results:
         typer.echo(result_line(r))
-    summary = checks.summarize(results)
+    summary = summarize(results)
     typer.echo(summary.line())
     if junit_xml is not None:
         try:
@@ -330,7 +326,7 @@ def check(
 @app.command()
 def systems() -> None:
     """List the known systems and their mesh shapes."""
-    from .mesh import SYSTEMS, volume
+    from .sim.mesh import volume
 
     for name, (shape, note) in SYSTEMS.items():
         n = volume(shape)
@@ -338,12 +334,15 @@ def systems() -> None:
 
 
 @app.command()
-def explain(kind: Annotated[str, typer.Argument(help="A finding kind, e.g. stale.", show_default=False)]) -> None:
-    """Explain a finding kind: what it means, how it arises, what a fix looks like."""
+def explain(
+    name: Annotated[Optional[str], typer.Argument(help="A finding kind (e.g. stale), a status, or a step (e.g. to_torch).", show_default=False)] = None,
+) -> None:
+    """Explain a finding kind or a step; with no name, list what can be explained."""
+    from .explain import choices_text
     from .explain import explain as text_of
 
     try:
-        typer.echo(text_of(kind), nl=False)
+        typer.echo(text_of(name) if name is not None else choices_text(), nl=False)
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
@@ -352,7 +351,7 @@ def explain(kind: Annotated[str, typer.Argument(help="A finding kind, e.g. stale
 @app.command()
 def init(
     file: Annotated[Path, typer.Argument(help="Scenario file to create.", show_default=False)],
-    system: Annotated[str, typer.Option("--system", "-s", help="System: n150 n300 t3k galaxy p150 p300 p150x4 p150x8.")] = "t3k",
+    system: Annotated[str, typer.Option("--system", "-s", help=f"System: {' '.join(SYSTEMS)}.")] = "t3k",
 ) -> None:
     """Write a commented starter scenario (never over an existing file)."""
     from .starter import starter

@@ -14,7 +14,7 @@ import pytest
 
 # Only the sniffing module (yaml) is imported at module level: pytest loads this plugin in every
 # session of a project that has meshspec installed, and one that does not ask pays almost nothing.
-from .sniff import SCENARIO_SUFFIXES, looks_like_scenario
+from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,8 +64,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[p
     return None
 
 
-class ScenarioError(Exception):
-    """The scenario file is invalid."""
+class InvalidScenario(Exception):
+    """The scenario file is invalid (raised by an item standing for it)."""
 
 
 class ExpectMismatch(Exception):
@@ -76,7 +76,7 @@ class ScenarioFile(pytest.File):
     def collect(self):
         from .check import profiles_for
         from .errors import MeshspecError
-        from .scenario import load
+        from .scenario.loader import load
 
         try:
             scenario = load(self.path)
@@ -116,10 +116,10 @@ class InvalidScenarioItem(pytest.Item):
         self.error = error
 
     def runtest(self) -> None:
-        raise ScenarioError(self.error)
+        raise InvalidScenario(self.error)
 
     def repr_failure(self, excinfo, style=None):
-        return str(excinfo.value) if isinstance(excinfo.value, ScenarioError) else super().repr_failure(excinfo, style)
+        return str(excinfo.value) if isinstance(excinfo.value, InvalidScenario) else super().repr_failure(excinfo, style)
 
     def reportinfo(self):
         return self.path, None, f"meshspec {self.path.name}"

@@ -1,28 +1,27 @@
-"""The report of one scenario run: the data every renderer (table, JSON) shows.
+"""Plain report data: what every renderer (table, JSON, diff, check) shows.
 
-JSON is built here, in one place, from plain dicts (format ``meshspec.report/1``).
+Nothing here computes or judges, and nothing imports numpy, yaml or pydantic: the judge
+(meshspec/judge) fills these values in from the simulator's state; the renderers (meshspec/render)
+only read them. JSON is built here, in one place, from plain dicts (format ``meshspec.report/1``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional
+from pathlib import Path
+from typing import Any, Optional
 
-from typing import TYPE_CHECKING
-
-from .findings import DeviceView, Finding
-from .mesh import Shape
-from .placement import Topology
-from .runtime import Readback
-from .spec import TensorSpec
-
-if TYPE_CHECKING:
-    from .expect import ExpectResult
+from .kinds import Kind
+from .sim.mesh import Coord, Shape
+from .sim.placement import Topology
+from .sim.spec import TensorSpec
 
 REPORT_FORMAT = "meshspec.report/1"
+DIFF_FORMAT = "meshspec.diff/1"
 
 
+# -- one run -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class StepError:
     step: int
@@ -32,6 +31,110 @@ class StepError:
 
     def to_json(self) -> dict:
         return {"step": self.step, "op": self.op, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: Kind
+    tensor: str
+    device: Optional[Coord]
+    step: Optional[int]
+    """The origin: the step that set the lying record (or did the bad read / use)."""
+    op: Optional[str]
+    message: str
+    spec: Optional[TensorSpec] = None
+    """The spec the record (or the read) claims for the device, if any."""
+    written_bytes: Optional[int] = None
+    """Bytes written to the device since allocation, where a device is named."""
+    source: Optional[tuple[str, Coord]] = None
+    """For a lie carried into a host tensor by a read: the device tensor and device it came from."""
+
+    def key(self) -> tuple:
+        return (self.kind, self.tensor, self.device)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind.value,
+            "tensor": self.tensor,
+            "device": list(self.device) if self.device is not None else None,
+            "step": self.step,
+            "op": self.op,
+            "message": self.message,
+            "spec": self.spec.to_json() if self.spec is not None else None,
+            "written_bytes": self.written_bytes,
+            "source": {"tensor": self.source[0], "device": list(self.source[1])} if self.source else None,
+        }
+
+
+@dataclass(frozen=True)
+class DeviceView:
+    """One device of one tensor: record vs truth. The single source every view renders."""
+
+    coord: Coord
+    recorded: bool
+    spec: Optional[TensorSpec]
+    """The recorded spec (None when the runtime keeps none for this device)."""
+    written_bytes: int
+    """Bytes written to this device since allocation (host shards: the shard's bytes)."""
+    written_spec: Optional[TensorSpec]
+    """Spec of the shard holding the current content, if any."""
+    offset: Optional[Shape]
+    status: Kind
+    """A device status (``Kind.is_status``)."""
+    record_step: Optional[int]
+    write_step: Optional[int]
+    detail: str = ""
+    """Why the status is what it is, in words."""
+
+    def to_json(self) -> dict:
+        return {
+            "coord": list(self.coord),
+            "recorded": self.recorded,
+            "spec": self.spec.to_json() if self.spec is not None else None,
+            "written_bytes": self.written_bytes,
+            "written_shape": list(self.written_spec.shape) if self.written_spec is not None else None,
+            "offset": list(self.offset) if self.offset is not None else None,
+            "status": self.status.value,
+            "record_step": self.record_step,
+            "write_step": self.write_step,
+        }
+
+
+@dataclass(frozen=True)
+class DataSummary:
+    """What a reader gets back from one device, in numbers (the data view)."""
+
+    coord: Coord
+    count: int
+    first: Optional[float]
+    last: Optional[float]
+    min: Optional[float]
+    """Over the elements that are not poison (None when all are)."""
+    max: Optional[float]
+    crc32: str
+    differ: Optional[int]
+    """Elements that differ from what the current write put there (None: nothing to compare)."""
+    poison: int
+    """Elements read from pages never written since allocation."""
+    values: tuple = ()
+    """The first N values; never-written ones as "POISON" (or "UNWRITTEN" when memory is not
+    poisoned: zeros or reused bytes)."""
+    note: str = ""
+    """Why the values are not the tensor's: never written, or an earlier write's data."""
+
+    def to_json(self) -> dict:
+        return {
+            "count": self.count,
+            "first": self.first,
+            "last": self.last,
+            "min": self.min,
+            "max": self.max,
+            "crc32": self.crc32,
+            "differ": self.differ,
+            "poison": self.poison,
+            "values": list(self.values),
+            "note": self.note,
+        }
 
 
 @dataclass(frozen=True)
@@ -45,12 +148,12 @@ class TensorReport:
     step: int
     """Step that created the tensor."""
     data: Optional[dict] = None
-    """With the data view: device -> :class:`~meshspec.datasummary.DataSummary` of what a reader gets."""
+    """With the data view: device -> :class:`DataSummary` of what a reader gets."""
     plain: bool = False
     """A single host tensor (no mesh mapper, or a to_torch result): on no device at all."""
 
     def to_json(self) -> dict:
-        devices = [_device_json(v) for v in self.devices]
+        devices = [v.to_json() for v in self.devices]
         if self.data is not None:
             for d, v in zip(devices, self.devices):
                 summary = self.data.get(v.coord)
@@ -65,18 +168,87 @@ class TensorReport:
         }
 
 
-def _device_json(v: DeviceView) -> dict:
-    return {
-        "coord": list(v.coord),
-        "recorded": v.recorded,
-        "spec": v.spec.to_json() if v.spec is not None else None,
-        "written_bytes": v.written_bytes,
-        "written_shape": list(v.written_spec.shape) if v.written_spec is not None else None,
-        "offset": list(v.offset) if v.offset is not None else None,
-        "status": v.status.value,
-        "record_step": v.record_step,
-        "write_step": v.write_step,
-    }
+@dataclass(frozen=True)
+class Readback:
+    """One composition (``to_torch``): which devices were read and the composed shape."""
+
+    step: int
+    tensor: str
+    devices: tuple[Coord, ...]
+    shape: Shape
+    from_device: bool = True
+    """False when a host tensor's shards were composed (nothing was read from a device)."""
+
+    def to_json(self) -> dict:
+        return {
+            "step": self.step,
+            "tensor": self.tensor,
+            "devices": [list(c) for c in self.devices],
+            "shape": list(self.shape),
+            "from_device": self.from_device,
+        }
+
+
+@dataclass(frozen=True)
+class RecordChange:
+    tensor: str
+    device: Optional[Coord]
+    change: str
+    """``recorded``, ``unrecorded``, ``spec``, ``allocated``, ``deallocated``."""
+    detail: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "tensor": self.tensor,
+            "device": list(self.device) if self.device is not None else None,
+            "change": self.change,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    """What one step did: the trace row where the user sees when a lie began."""
+
+    index: int
+    op: str
+    line: int
+    tensors: tuple[str, ...]
+    written: tuple[tuple[str, Coord, int], ...]
+    """(device tensor, device, bytes) for every device written by the step."""
+    read: tuple[tuple[str, Coord], ...]
+    changes: tuple[RecordChange, ...]
+    findings: tuple[Finding, ...]
+    """Findings first visible after this step."""
+    error: Optional[str] = None
+
+    def to_json(self) -> dict:
+        return {
+            "step": self.index,
+            "op": self.op,
+            "line": self.line,
+            "tensors": list(self.tensors),
+            "written": [{"tensor": t, "device": list(c), "bytes": b} for t, c, b in self.written],
+            "read": [{"tensor": t, "device": list(c)} for t, c in self.read],
+            "record_changes": [c.to_json() for c in self.changes],
+            "new_findings": [{"kind": f.kind.value, "tensor": f.tensor, "device": list(f.device) if f.device else None} for f in self.findings],
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class ExpectResult:
+    """A run checked against its scenario's ``expect`` block."""
+
+    profile: str
+    mismatches: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+    def to_json(self) -> dict:
+        return {"passed": self.passed, "mismatches": list(self.mismatches)}
 
 
 @dataclass(frozen=True)
@@ -85,6 +257,8 @@ class Report:
     path: str
     description: str
     profile: str
+    era: str
+    """The profile's era, in words (for headers)."""
     mesh: Shape
     mesh_name: Optional[str]
     error: Optional[StepError]
@@ -93,9 +267,8 @@ class Report:
     readbacks: tuple[Readback, ...] = ()
     steps_run: int = 0
     steps_total: int = 0
-    steps: tuple = ()
-    """Per step: a :class:`~meshspec.trace.StepTrace`."""
-    expect: Optional["ExpectResult"] = None
+    steps: tuple[StepTrace, ...] = ()
+    expect: Optional[ExpectResult] = None
     """The scenario's ``expect`` block checked against this run (None without one)."""
 
     @property
@@ -150,3 +323,119 @@ def invalid_json(path: str, message: str) -> dict:
         "findings": [],
         "summary": "invalid scenario",
     }
+
+
+# -- diff: two reports compared ------------------------------------------------------------------
+#: Per-device record fields compared, in table order.
+DEVICE_FIELDS = ("recorded", "shape", "padded_shape", "dtype", "layout", "num_pages", "bytes", "offset")
+
+
+@dataclass(frozen=True)
+class Difference:
+    tensor: str
+    device: Optional[tuple[int, ...]]
+    """None for a tensor-level field (topology, storage, present)."""
+    field: str
+    expected: Any
+    actual: Any
+
+    def to_json(self) -> dict:
+        return {
+            "tensor": self.tensor,
+            "device": list(self.device) if self.device is not None else None,
+            "field": self.field,
+            "expected": self.expected,
+            "actual": self.actual,
+        }
+
+
+@dataclass(frozen=True)
+class TensorDiff:
+    name: str
+    rows: tuple[tuple[tuple[int, ...], dict, dict], ...]
+    """Every device: (coord, expected fields, actual fields)."""
+    differences: tuple[Difference, ...]
+
+
+@dataclass(frozen=True)
+class Diff:
+    scenario: str
+    mesh: list[int]
+    expected_label: str
+    actual_label: str
+    expected_error: Optional[dict]
+    actual_error: Optional[dict]
+    tensors: tuple[TensorDiff, ...]
+
+    @property
+    def differences(self) -> list[Difference]:
+        return [d for t in self.tensors for d in t.differences]
+
+    @property
+    def equal(self) -> bool:
+        return not self.differences
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.equal else 1
+
+    def to_json(self) -> dict:
+        return {
+            "format": DIFF_FORMAT,
+            "scenario": self.scenario,
+            "mesh": self.mesh,
+            "expected": self.expected_label,
+            "actual": self.actual_label,
+            "equal": self.equal,
+            "differences": [d.to_json() for d in self.differences],
+        }
+
+
+# -- check: scenarios as CI cases ------------------------------------------------------------------
+PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One scenario under one profile (or one invalid file)."""
+
+    path: str
+    scenario: Optional[str]
+    profile: Optional[str]
+    outcome: str
+    """PASS, FAIL or ERROR."""
+    details: tuple[str, ...] = ()
+    """Every mismatch (FAIL) or the error (ERROR); the first is the headline."""
+    seconds: float = 0.0
+
+    @property
+    def message(self) -> str:
+        return self.details[0] if self.details else ""
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.scenario or Path(self.path).stem}[{self.profile}]" if self.profile else self.path
+
+
+@dataclass(frozen=True)
+class Summary:
+    passed: int
+    failed: int
+    errors: int
+
+    @property
+    def exit_code(self) -> int:
+        """0 all pass; 1 any failure; 2 any invalid input."""
+        return 2 if self.errors else 1 if self.failed else 0
+
+    def line(self) -> str:
+        text = f"{self.passed} passed, {self.failed} failed"
+        return text + (f", {self.errors} errors" if self.errors else "")
+
+
+def summarize(results: list[CaseResult]) -> Summary:
+    return Summary(
+        sum(r.outcome == PASS for r in results),
+        sum(r.outcome == FAIL for r in results),
+        sum(r.outcome == ERROR for r in results),
+    )

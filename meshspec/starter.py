@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .errors import UsageError, did_you_mean, one_of
-from .mesh import SYSTEMS, volume
+from .sim.mesh import SYSTEMS, volume
+from .sim.profiles import PROFILES
 
 TEMPLATE = """\
 # yaml-language-server: $schema=meshspec-scenario.schema.json   (meshspec schema > that file)
@@ -14,7 +15,7 @@ name: {name}
 description: >
   Describe what this scenario reproduces. {story}
 mesh: {system}                      # {rows}; or a shape such as [2, 4]
-profile: current                   # current | uniform-by-value | unpopulated | reference
+profile: current                   # {profiles}
 steps:
   # ttnn.allocate_tensor_on_device(ttnn.TensorSpec([1, 1, 32, 32], ttnn.bfloat16, ttnn.TILE_LAYOUT), mesh)
   - allocate_tensor_on_device: {{as: dst, shape: [1, 1, 32, 32], dtype: bfloat16, layout: tile}}
@@ -53,4 +54,5 @@ def starter(system: str, file_name: str) -> str:
         story=story,
         rows=f"{'x'.join(map(str, shape))}: {note}",
         rows_minus_one=max(n - 1, 1),
+        profiles=" | ".join(PROFILES),
     )

@@ -4,7 +4,7 @@ import pytest
 import yaml
 
 from meshspec.runner import run
-from meshspec.scenario import parse
+from meshspec.scenario.loader import parse
 
 
 def make_scenario(steps, mesh="t3k", **top):

@@ -17,7 +17,7 @@ import yaml
 from meshspec.errors import ScenarioError, UsageError
 from meshspec.render import Format, Options, View, render
 from meshspec.runner import run
-from meshspec.scenario import parse
+from meshspec.scenario.loader import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "scenarios").glob("*.yaml"))]

@@ -4,7 +4,7 @@ Through typer's CliRunner on ``meshspec.cli.app`` and through the functions in `
 Every CLI run happens in a tmp folder (``monkeypatch.chdir``) with relative paths, so the expected
 lines below are written by hand: ``PASS  s/seed.yaml [current]``.
 
-Expected values come from the scenarios themselves (REFERENCE of the seed: under uniform-by-value
+Expected values come from the scenarios themselves (docs/semantics.md section 1, the seed: under uniform-by-value
 device (1,3) is recorded by the allocation but never written, so its ``written_bytes`` is 0 and
 its findings are ``stale`` at step 0 and ``data_mismatch`` at step 3).
 """
@@ -22,24 +22,12 @@ import yaml
 from typer.testing import CliRunner
 
 import meshspec.check as checks
-from meshspec.check import (
-    ERROR,
-    FAIL,
-    PASS,
-    CaseResult,
-    Summary,
-    check_file,
-    check_files,
-    collect,
-    parse_shard,
-    profiles_for,
-    shard,
-    summarize,
-)
+from meshspec.check import check_file, check_files, collect, parse_shard, profiles_for, shard
+from meshspec.report import ERROR, FAIL, PASS, CaseResult, Summary, summarize
 from meshspec.cli import app
 from meshspec.errors import UsageError
 from meshspec.render.check import junit_xml, result_line
-from meshspec.scenario import load
+from meshspec.scenario.loader import load
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"

@@ -73,7 +73,7 @@ def bad_file(tmp_path) -> Path:
 # -- exit codes --------------------------------------------------------------------------------
 def test_exit_0_seed_under_current():
     # Under current TT-NN the copy records the 7 written coords, so the seed is clean
-    # (REFERENCE.md section 6, "current (2026)" row).
+    # (docs/semantics.md section 6, the "current (2026)" row).
     result = invoke("run", SEED, "--profile", "current")
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
@@ -81,20 +81,20 @@ def test_exit_0_seed_under_current():
 
 
 def test_exit_0_seed_under_reference():
-    # A correct runtime records exactly what was written (REFERENCE.md section 6/7).
+    # A correct runtime records exactly what was written (docs/semantics.md section 6/7).
     result = invoke("run", SEED, "--profile", "reference")
     assert result.exit_code == 0, result.output
 
 
 def test_exit_1_seed_under_uniform_by_value():
-    # The seed's bug (REFERENCE.md section 1): device (1,3) is recorded but never written.
+    # The seed's bug (docs/semantics.md section 1): device (1,3) is recorded but never written.
     result = invoke("run", SEED, "--profile", "uniform-by-value")
     assert result.exit_code == 1, result.output
     assert result.stderr == ""
 
 
 def test_scenario_profile_is_used_without_the_option():
-    # stale under uniform-by-value, clean under current (REFERENCE.md sections 1 and 6)
+    # stale under uniform-by-value, clean under current (docs/semantics.md sections 1 and 6)
     # seed-uneven-copy.yaml says `profile: uniform-by-value`; --profile overrides it.
     result, report = run_json(SEED)
     assert result.exit_code == 1
@@ -106,7 +106,7 @@ def test_scenario_profile_is_used_without_the_option():
 
 def test_exit_1_step_error_mapper_nine_over_eight():
     # 9 rows over 8 devices: chunks 2,2,2,2,1; the current mapper's equal-shape rule raises
-    # "Shard shape mismatch" (REFERENCE.md section 4).
+    # "Shard shape mismatch" (docs/semantics.md section 4).
     result, report = run_json(NINE, "--profile", "current")
     assert result.exit_code == 1, result.output
     assert report["error"] is not None
@@ -117,7 +117,7 @@ def test_exit_1_step_error_mapper_nine_over_eight():
 
 
 def test_step_error_table_still_prints_the_state():
-    # the equal-shape mapper rule stops step 1 (REFERENCE.md section 4)
+    # the equal-shape mapper rule stops step 1 (docs/semantics.md section 4)
     # "the run stops there and still prints what it has" (issue 2 section 3)
     result = invoke("run", NINE, "--profile", "current")
     assert result.exit_code == 1
@@ -168,7 +168,7 @@ def test_exit_2_no_scenario_given():
 
 
 def test_exit_code_is_the_worst_with_a_bad_file(bad_file):
-    # the seed under uniform-by-value has findings (REFERENCE.md section 1)
+    # the seed under uniform-by-value has findings (docs/semantics.md section 1)
     # a bad input (2) beats a finding (1); the good scenario's report is still printed
     result = invoke("run", SEED, bad_file, "--profile", "uniform-by-value", "--format", "json")
     assert result.exit_code == 2
@@ -236,7 +236,7 @@ ALL_T3K = [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]]
 
 
 def test_json_seed_uniform_by_value_stale_on_1_3():
-    # REFERENCE.md section 1 (the seed's bug) and section 6 (PR #18833 row): allocation records a
+    # docs/semantics.md section 1 (the seed's bug) and section 6 (PR #18833 row): allocation records a
     # uniform (1,1,32,32) spec on all 8 devices, the copy writes 7 shards and its record update is
     # lost, so device (1,3) is recorded but never written: stale, origin step 0 (allocation).
     result, report = run_json(SEED, "--profile", "uniform-by-value")
@@ -249,7 +249,7 @@ def test_json_seed_uniform_by_value_stale_on_1_3():
 
     dst = tensor(report, "dst")
     assert dst["storage"] == "device"
-    # REFERENCE.md section 6: a freshly allocated mesh tensor has topology (mesh shape), all
+    # docs/semantics.md section 6: a freshly allocated mesh tensor has topology (mesh shape), all
     # Replicate, all coords; under uniform-by-value the copy does not change it.
     assert dst["topology"] == {"distribution_shape": [2, 4], "placements": ["R", "R"], "coords": ALL_T3K}
     d13 = device(dst, [1, 3])
@@ -257,7 +257,7 @@ def test_json_seed_uniform_by_value_stale_on_1_3():
     assert d13["written_bytes"] == 0
     assert d13["offset"] is None
     assert d13["status"] == "stale"
-    # REFERENCE.md section 3: (1,1,32,32) bf16 TILE = 1 page of 2048 B
+    # docs/semantics.md section 3: (1,1,32,32) bf16 TILE = 1 page of 2048 B
     spec = d13["spec"]
     assert spec["shape"] == [1, 1, 32, 32]
     assert spec["padded_shape"] == [1, 1, 32, 32]
@@ -267,7 +267,7 @@ def test_json_seed_uniform_by_value_stale_on_1_3():
     assert spec["memory"] == "dram"
     assert (spec["page_size"], spec["aligned_page_size"], spec["num_pages"], spec["buffer_bytes"]) == (2048, 2048, 1, 2048)
     # the 7 written devices are fine; shard j of dim 1 sits at global offset (0, j, 0, 0)
-    # (REFERENCE.md section 4: 7 chunks of 1, laid out row-major)
+    # (docs/semantics.md section 4: 7 chunks of 1, laid out row-major)
     for j, coord in enumerate(ALL_T3K[:7]):
         d = device(dst, coord)
         assert d["status"] == "ok", d
@@ -285,7 +285,7 @@ def test_json_seed_uniform_by_value_stale_on_1_3():
 
 
 def test_json_seed_under_current_records_the_seven_coords():
-    # REFERENCE.md section 6, current: a partial write sets coords to the host's populated coords
+    # docs/semantics.md section 6, current: a partial write sets coords to the host's populated coords
     # and the host's topology; section 4: a 1-D distribution is cut to 7 shards, placement Shard(1).
     result, report = run_json(SEED, "--profile", "current")
     assert result.exit_code == 0
@@ -303,7 +303,7 @@ def test_json_seed_under_current_records_the_seven_coords():
 
 
 def test_json_several_scenarios_array_in_order_worst_exit():
-    # even-copy is clean under uniform-by-value (8 shards fill all 8 devices; REFERENCE.md
+    # even-copy is clean under uniform-by-value (8 shards fill all 8 devices; docs/semantics.md
     # section 4), the seed is not (section 1): the array follows the command line order.
     result, reports = run_json(EVEN, SEED, "--profile", "uniform-by-value")
     assert result.exit_code == 1
@@ -320,14 +320,14 @@ def test_json_several_scenarios_array_in_order_worst_exit():
 
 
 def test_json_several_clean_scenarios_exit_0():
-    # both clean under current: the copy records the written coords (REFERENCE.md section 6)
+    # both clean under current: the copy records the written coords (docs/semantics.md section 6)
     result, reports = run_json(SEED, EVEN, "--profile", "current")
     assert result.exit_code == 0
     assert [r["scenario"] for r in reports] == ["seed-uneven-copy", "even-copy"]
 
 
 def test_json_step_error_beats_clean():
-    # even 8-way split is clean; 9 over 8 breaks the equal-shape rule (REFERENCE.md section 4)
+    # even 8-way split is clean; 9 over 8 breaks the equal-shape rule (docs/semantics.md section 4)
     result, reports = run_json(EVEN, NINE, "--profile", "current")
     assert result.exit_code == 1
     assert [r["error"] is None for r in reports] == [True, False]
@@ -344,7 +344,7 @@ def test_json_report_shape_for_every_bundled_scenario(path, profile):
 
 # -- --output ----------------------------------------------------------------------------------
 def test_output_writes_the_report_and_nothing_on_stdout(tmp_path):
-    # exit 1: the seed's stale device (REFERENCE.md section 1)
+    # exit 1: the seed's stale device (docs/semantics.md section 1)
     out = tmp_path / "report.json"
     result = invoke("run", SEED, "--profile", "uniform-by-value", "--format", "json", "--output", out)
     assert result.exit_code == 1
@@ -355,7 +355,7 @@ def test_output_writes_the_report_and_nothing_on_stdout(tmp_path):
 
 
 def test_output_table_has_no_ansi(tmp_path):
-    # exit 1 and "stale": the seed's bug (REFERENCE.md section 1)
+    # exit 1 and "stale": the seed's bug (docs/semantics.md section 1)
     out = tmp_path / "report.txt"
     result = invoke("run", SEED, "--profile", "uniform-by-value", "-o", out)
     assert result.exit_code == 1
@@ -423,7 +423,7 @@ SUMMARY = re.compile(r"^(\d+) findings? \((.+)\) in (\d+) tensors?$")
 
 
 def test_table_summary_and_stale_row():
-    # REFERENCE.md section 1 / 7: (1,3) of dst is stale under uniform-by-value.
+    # docs/semantics.md section 1 / 7: (1,3) of dst is stale under uniform-by-value.
     result = invoke("run", SEED, "--profile", "uniform-by-value")
     assert result.exit_code == 1
     text = result.stdout
@@ -451,13 +451,13 @@ def test_table_summary_and_stale_row():
 
 
 def test_table_clean_summary():
-    # the seed is clean under current (REFERENCE.md section 6)
+    # the seed is clean under current (docs/semantics.md section 6)
     result = invoke("run", SEED, "--profile", "current")
     assert result.stdout.rstrip().splitlines()[-1].strip() == "no findings"
 
 
 def test_no_color_env_under_cli_runner():
-    # "stale": the seed under uniform-by-value (REFERENCE.md section 1)
+    # "stale": the seed under uniform-by-value (docs/semantics.md section 1)
     result = invoke("run", SEED, "--profile", "uniform-by-value", env={"NO_COLOR": "1"})
     assert result.exit_code == 1
     assert "stale" in result.stdout
@@ -499,7 +499,7 @@ def _run_on_tty(env_overrides: dict[str, str | None], *extra: str) -> tuple[int,
 
 
 def test_no_color_on_a_terminal():
-    # exit 1 / "stale": the seed under uniform-by-value (REFERENCE.md section 1)
+    # exit 1 / "stale": the seed under uniform-by-value (docs/semantics.md section 1)
     # control: on a terminal without NO_COLOR the table is coloured ...
     code, text = _run_on_tty({"NO_COLOR": None})
     assert code == 1

@@ -10,7 +10,7 @@ import pytest
 
 from fuzzing import campaign, outcome
 from meshspec.errors import ScenarioError
-from meshspec.scenario import parse
+from meshspec.scenario.loader import parse
 
 
 def test_short_fuzz_campaign():
@@ -50,7 +50,7 @@ def test_deep_nesting_is_refused():
 
 
 def test_huge_files_are_refused(tmp_path):
-    from meshspec.scenario import load
+    from meshspec.scenario.loader import load
 
     big = tmp_path / "big.yaml"
     big.write_text("# " + "x" * (5 << 20) + "\n")

@@ -2,7 +2,7 @@
 
 tests/golden/ttnn_0_81_1.json was written by tools/golden/record_ttnn.py (see its docstring to
 re-record). Each case there is what the real library said; meshspec's `current` profile must say
-the same (REFERENCE.md sections 3-6).
+the same (docs/semantics.md sections 3-6).
 """
 
 import json
@@ -12,13 +12,19 @@ import pytest
 import yaml
 
 from meshspec.errors import TTFatal
-from meshspec.mapping import distribute
-from meshspec.placement import placement_from_json
-from meshspec.profiles import get_profile
-from meshspec.runtime import Runtime, UseAfterFree
-from meshspec.scenario import parse
-from meshspec.spec import BufferType, DataType, Layout, make_spec
-from meshspec.tensor import DeviceTensor, HostTensor
+from meshspec.sim.mapping import distribute
+from meshspec.sim.placement import Replicate, Shard
+from meshspec.sim.profiles import get_profile
+from meshspec.runner import execute
+from meshspec.sim.runtime import Runtime, UseAfterFree
+from meshspec.scenario.loader import parse
+from meshspec.sim.spec import BufferType, DataType, Layout, make_spec
+from meshspec.sim.tensor import DeviceTensor, HostTensor
+
+def placement_from_json(value):
+    """A placement as the golden JSON writes it: "R" or {"shard": d}."""
+    return Replicate() if value == "R" else Shard(value["shard"])
+
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1.json").read_text())
 
@@ -174,4 +180,4 @@ def _run(rt, steps):
     scenario = parse(yaml.safe_dump(doc, sort_keys=False))
     base = len(rt.ops) + 1000
     for step in scenario.steps[len(prelude):]:
-        rt.execute(type(step)(base + step.index, step.op, step.args, step.line))
+        execute(rt, type(step)(base + step.index, step.op, step.args, step.line))

@@ -1,7 +1,7 @@
 """Issue 6, section 1: properties of the simulator over random scenarios, and detector
 completeness under injected faults (hypothesis; see conftest for the example-count profiles).
 
-- REFERENCE.md section 4: accepted distributions tile the tensor; every device reads back exactly
+- docs/semantics.md section 4: accepted distributions tile the tensor; every device reads back exactly
   its slice of the source (lossless dtypes), under every profile whose mapper accepts it.
 - Bytes written never exceed the buffer; written pages are a subset of allocated pages.
 - The reference profile records exactly what is written: no random scenario yields a finding.
@@ -14,12 +14,13 @@ from hypothesis import strategies as st
 
 from conftest import make_scenario
 from meshspec.errors import TTFatal
-from meshspec.faults import Fault
-from meshspec.profiles import get_profile
+from meshspec.sim.faults import Fault
+from meshspec.sim.profiles import get_profile
 from meshspec.runner import run
-from meshspec.runtime import Runtime
-from meshspec.tensor import DeviceTensor
-from meshspec.values import same_bits
+from meshspec.runner import execute
+from meshspec.sim.runtime import Runtime
+from meshspec.sim.tensor import DeviceTensor
+from meshspec.sim.values import same_bits
 
 LOSSLESS = ["bfloat16", "float32", "int32", "uint32", "uint16", "uint8"]
 
@@ -71,7 +72,7 @@ def _prepare(case, profile):
     rt = Runtime(tuple(mesh) if len(mesh) > 1 else (mesh[0],), get_profile(profile))
     scenario = make_scenario([host], mesh=mesh)
     try:
-        rt.execute(scenario.steps[0])
+        execute(rt, scenario.steps[0])
     except TTFatal:
         return None
     shards = rt.tensors["h"].shards
@@ -90,7 +91,7 @@ def test_every_device_reads_back_its_slice_and_writes_fit(case, profile):
     scenario, host = prepared
     rt = Runtime(scenario.mesh_shape, get_profile(profile))
     for step in scenario.steps[:-1]:
-        rt.execute(step)
+        execute(rt, step)
     dev = rt.tensors["d"]
     assert isinstance(dev, DeviceTensor)
     for c, shard in host.shards.items() if not host.plain else ():

@@ -239,7 +239,7 @@ import sys
 
 def test_mods():
     loaded = sorted(m for m in sys.modules if m == "meshspec" or m.startswith("meshspec."))
-    assert loaded == ["meshspec", "meshspec.pytest_plugin", "meshspec.sniff"], loaded
+    assert loaded == ["meshspec", "meshspec.pytest_plugin", "meshspec.scenario", "meshspec.scenario.sniff"], loaded
     assert "pydantic" not in sys.modules
 """
     )

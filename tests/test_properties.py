@@ -1,6 +1,6 @@
 """Properties of the simulator over random meshes, shapes and placements (hypothesis).
 
-REFERENCE.md section 4 (mapping) and 5 (composing): whenever the current mapper accepts a tensor,
+docs/semantics.md section 4 (mapping) and 5 (composing): whenever the current mapper accepts a tensor,
 its shards tile the global tensor and composing them back gives the source exactly; under the
 reference profile a copy into a matching allocation records exactly what was written.
 """
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meshspec.errors import TTFatal
-from meshspec.mapping import distribute
-from meshspec.placement import Replicate, Shard
+from meshspec.sim.mapping import distribute
+from meshspec.sim.placement import Replicate, Shard
 
 meshes = st.one_of(
     st.tuples(st.integers(1, 8)),
@@ -95,15 +95,16 @@ def test_from_torch_then_to_torch_is_the_identity(case, profile, dtype, layout):
     assert report.findings == ()
     # the composed values are the source, element for element (arange data as the dtype holds it)
     from conftest import make_scenario
-    from meshspec.profiles import get_profile
-    from meshspec.runtime import Runtime
+    from meshspec.sim.profiles import get_profile
+    from meshspec.runner import execute
+    from meshspec.sim.runtime import Runtime
 
     scenario = make_scenario(steps, mesh=list(mesh))
     rt = Runtime(scenario.mesh_shape, get_profile(profile))
     for step in scenario.steps:
-        rt.execute(step)
+        execute(rt, step)
     back = next(iter(rt.tensors["back"].shards.values())).values
-    from meshspec.spec import DataType
-    from meshspec.values import generate, same_bits
+    from meshspec.sim.spec import DataType
+    from meshspec.sim.values import generate, same_bits
 
     assert same_bits(back, generate("arange", tuple(shape), DataType(dtype))).all()

@@ -9,10 +9,10 @@ from typer.testing import CliRunner
 from conftest import make_scenario, run_steps
 from meshspec.cli import app, parse_bytes
 from meshspec.errors import UsageError
-from meshspec.profiles import PROFILES, get_profile
-from meshspec.runner import run
-from meshspec.runtime import Runtime
-from meshspec.scenario import load
+from meshspec.sim.profiles import PROFILES, get_profile
+from meshspec.runner import execute, run
+from meshspec.sim.runtime import Runtime
+from meshspec.scenario.loader import load
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"))
 
@@ -83,7 +83,7 @@ SEED = [
 ]
 
 
-# REFERENCE.md section 1: whatever never-written memory holds, (1,3) is stale under uniform-by-value.
+# docs/semantics.md section 1: whatever never-written memory holds, (1,3) is stale under uniform-by-value.
 @pytest.mark.parametrize("mode", ["poison", "zeros", "reuse"])
 def test_stale_is_flagged_whatever_uninitialized_memory_holds(mode):
     report = run(make_scenario(SEED), "uniform-by-value", uninitialized=mode)
@@ -99,12 +99,12 @@ def test_reuse_hands_back_an_earlier_tensors_bytes():
     ]
     scenario = make_scenario(earlier + SEED[:3])
     rt = Runtime(scenario.mesh_shape, get_profile("uniform-by-value"))
-    from meshspec.device import MemoryPool
-    from meshspec.modes import Uninitialized
+    from meshspec.sim.device import MemoryPool
+    from meshspec.sim.modes import Uninitialized
 
     rt.pool = MemoryPool(Uninitialized.REUSE)
     for step in scenario.steps:
-        rt.execute(step)
+        execute(rt, step)
     stale = rt.tensors["dst"].buffer.read((1, 3), rt.tensors["dst"].record.specs[(1, 3)])
     assert (stale == 7.0).all()  # plausible data, from the freed tensor
     report = run(scenario, "uniform-by-value", uninitialized="reuse")
@@ -126,7 +126,7 @@ def test_block_float_round_trip_is_clean_and_stale_is_not(dtype):
 
 
 def test_a_wrong_composer_is_a_data_mismatch_with_no_device():
-    # REFERENCE.md section 7: composed readback differs from the source host tensor
+    # docs/semantics.md section 7: composed readback differs from the source host tensor
     steps = [
         {"from_torch": {"as": "h", "shape": [1, 1, 64, 64], "dtype": "float32", "mesh_mapper": {"placements": [{"shard": 2}, {"shard": 3}]}}},
         {"to_device": {"src": "h", "as": "d"}},
@@ -142,8 +142,8 @@ def test_a_wrong_composer_is_a_data_mismatch_with_no_device():
 def test_bfloat16_conversion_is_round_to_nearest_even():
     import ml_dtypes
 
-    from meshspec.spec import DataType
-    from meshspec.values import to_dtype
+    from meshspec.sim.spec import DataType
+    from meshspec.sim.values import to_dtype
 
     x = np.array([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8)])  # halfway cases
     assert to_dtype(x, DataType.BFLOAT16).astype(np.float64).tolist() == [1.0, 1 + 2**-6, -1.0]

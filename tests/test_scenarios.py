@@ -1,6 +1,6 @@
 """Every bundled scenario gives the outcome its description claims, under every profile.
 
-Expectations are derived by hand from REFERENCE.md (section cited per scenario), not copied from
+Expectations are derived by hand from docs/semantics.md (section cited per scenario), not copied from
 a run: the set of (finding kind, device) and the step error, if any.
 """
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from meshspec.runner import run
-from meshspec.scenario import load
+from meshspec.scenario.loader import load
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 T3K = [(r, c) for r in range(2) for c in range(4)]
@@ -22,7 +22,7 @@ def missing(devs):
 
 # (scenario, profile) -> (findings as {(kind, device)}, error substring or None)
 EXPECTED = {
-    # REFERENCE.md sections 1 and 6: the seed. 7 shards into a uniform allocation.
+    # docs/semantics.md sections 1 and 6: the seed. 7 shards into a uniform allocation.
     ("seed-uneven-copy", "uniform-by-value"): ({("stale", (1, 3)), ("data_mismatch", (1, 3))}, None),
     ("seed-uneven-copy", "current"): (set(), None),
     ("seed-uneven-copy", "reference"): (set(), None),

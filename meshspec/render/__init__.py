@@ -1,62 +1,61 @@
-"""Renderers: one per output format. They show a report; they never compute or judge."""
+"""Renderers: one per output format. They show plain report data (meshspec/report.py); they
+never compute or judge, and importing any of them loads none of numpy, yaml or pydantic.
+
+Each :class:`Format` has exactly one renderer in :data:`RENDERERS` (and one in
+:data:`DIFF_RENDERERS`); an unknown format is an error, never a fallthrough.
+"""
 
 from __future__ import annotations
 
-import enum
-import io
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Optional
+
+from ..errors import UsageError
+from .options import Format, Options, View, console_text, make_console
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..report import Diff
 
-class Format(str, enum.Enum):
-    TABLE = "table"
-    JSON = "json"
-
-
-class View(str, enum.Enum):
-    TABLE = "table"
-    """Per-device tables (and a mesh map when the mesh has at most 64 devices)."""
-    MAP = "map"
-    """A grid shaped like the mesh per tensor."""
-    DATA = "data"
-    """What a reader gets back from each device, in numbers."""
+__all__ = ["Format", "Options", "View", "export", "print_reports", "render", "render_diff"]
 
 
-@dataclass(frozen=True)
-class Options:
-    view: View = View.TABLE
-    trace: bool = False
-    color: bool = False
-    width: int = 120
-    show_values: int = 0
-    brief: bool = False
-    """Side by side (--profile all): no description, maps of device tensors only."""
+def _table(reports: list, opts: Options, compare: bool) -> str:
+    console = make_console(opts.color, opts.width)
+    print_reports(console, reports, opts, compare=compare)
+    return console_text(console, opts.color)
 
 
-def make_console(color: bool, width: int, record: bool = False) -> "Console":
-    """A console writing to memory: colour only when asked; recording for SVG/HTML export."""
-    from rich.console import Console
+def _json(reports: list, opts: Options, compare: bool) -> str:
+    from .json import render_json
 
-    return Console(
-        file=io.StringIO(),
-        width=width,
-        color_system=("truecolor" if record else "standard") if color else None,
-        force_terminal=color,
-        no_color=not color,
-        highlight=False,
-        emoji=False,
-        record=record,
-    )
+    return render_json(reports, force_array=compare)
 
 
-def console_text(console: "Console", color: bool) -> str:
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    if not color:  # rich pads cells to the column width; plain text should not trail blanks
-        text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return text
+def _diff_table(diff: "Diff", opts: Options, show_all: bool) -> str:
+    from .diff import render_diff as table
+
+    return table(diff, color=opts.color, width=opts.width, show_all=show_all)
+
+
+def _diff_json(diff: "Diff", opts: Options, show_all: bool) -> str:
+    from .json import dumps
+
+    return dumps(diff.to_json())
+
+
+#: Format -> renderer of run reports.
+RENDERERS: dict[Format, Callable[[list, Options, bool], str]] = {Format.TABLE: _table, Format.JSON: _json}
+#: Format -> renderer of a diff.
+DIFF_RENDERERS: dict[Format, Callable[["Diff", Options, bool], str]] = {Format.TABLE: _diff_table, Format.JSON: _diff_json}
+
+
+def _pick(table: dict, fmt: Format):
+    try:
+        return table[Format(fmt)]
+    except (KeyError, ValueError):
+        raise UsageError(f"unknown format {fmt!r}; one of: {', '.join(f.value for f in Format)}") from None
 
 
 def render(reports: list, fmt: Format, opts: Optional[Options] = None, *, compare: bool = False) -> str:
@@ -64,23 +63,20 @@ def render(reports: list, fmt: Format, opts: Optional[Options] = None, *, compar
 
     ``compare``: the reports are one scenario under several profiles (``--profile all``).
     """
-    opts = opts or Options()
-    if fmt is Format.JSON:
-        from .json import render_json
+    return _pick(RENDERERS, fmt)(reports, opts or Options(), compare)
 
-        return render_json(reports, force_array=compare)
-    console = make_console(opts.color, opts.width)
-    print_reports(console, reports, opts, compare=compare)
-    return console_text(console, opts.color)
+
+def render_diff(diff: "Diff", fmt: Format, opts: Optional[Options] = None, *, show_all: bool = False) -> str:
+    """The text of a diff in ``fmt``: what ``meshspec diff`` prints."""
+    return _pick(DIFF_RENDERERS, fmt)(diff, opts or Options(), show_all)
 
 
 def print_reports(console: "Console", reports: list, opts: Options, *, compare: bool = False) -> None:
     """Print the table-format output on ``console`` (also used to record SVG/HTML exports)."""
+    from .compare import comparison_renderable
     from .table import report_renderable
 
     if compare:
-        from .compare import comparison_renderable
-
         by_scenario: dict[str, list] = {}
         for r in reports:
             by_scenario.setdefault(r.path, []).append(r)
@@ -88,8 +84,6 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
             if i:
                 console.print()
             if opts.view is not View.TABLE or opts.trace:
-                from dataclasses import replace
-
                 for j, r in enumerate(group):
                     console.print(report_renderable(r, replace(opts, brief=j > 0)))
                     console.print()
@@ -103,8 +97,6 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
 
 def export(path, reports: list, opts: Options, kind: str, *, compare: bool = False) -> str:
     """SVG or HTML of exactly what the table format prints, in colour."""
-    from dataclasses import replace
-
     console = make_console(True, opts.width, record=True)
     print_reports(console, reports, replace(opts, color=True), compare=compare)
     title = "meshspec " + ", ".join(dict.fromkeys(r.scenario for r in reports))

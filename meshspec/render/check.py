@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..check import ERROR, FAIL, PASS, CaseResult, summarize
+from ..report import ERROR, FAIL, PASS, CaseResult, summarize
 
 
 def _xml_text(text: str) -> str:

@@ -12,12 +12,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..mesh import fmt_coord
+from ..sim.mesh import fmt_coord
+from .common import status_style
 
 
 def comparison_renderable(reports: list, width: int) -> Group:
-    from .table import status_style
-
     first = reports[0]
     parts: list = []
     head = Text()
@@ -62,8 +61,6 @@ def comparison_renderable(reports: list, width: int) -> Group:
 
 def _grouped(differing: list, statuses: dict, reports: list) -> Table:
     """On big meshes, devices with the same statuses across profiles share a row."""
-    from .table import status_style
-
     groups: dict[tuple, list] = {}
     for name, coord in differing:
         row = tuple(statuses[(name, coord)].get(r.profile, "-") for r in reports)

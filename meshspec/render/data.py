@@ -6,7 +6,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ..mesh import fmt_coord
+from ..sim.mesh import fmt_coord
+from .common import tensor_title
 
 
 def _fmt(v) -> str:
@@ -18,8 +19,6 @@ def _fmt(v) -> str:
 
 
 def data_renderables(report, opts) -> list:
-    from .table import _tensor_title
-
     out: list = []
     if all(t.data is None for t in report.tensors if t.storage == "device"):
         return [Text(), Text("data view: no values in metadata mode (--no-data / data: none)", style="dim")]
@@ -27,7 +26,7 @@ def data_renderables(report, opts) -> list:
         if t.data is None:
             continue
         out.append(Text())
-        out.append(_tensor_title(t))
+        out.append(tensor_title(t))
         if not t.data:
             out.append(Text("  no device is recorded: a reader gets nothing back", style="dim"))
             continue

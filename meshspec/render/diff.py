@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..diff import DEVICE_FIELDS, Diff, TensorDiff
-from ..mesh import fmt_coord
-from . import console_text, make_console
+from ..report import DEVICE_FIELDS, Diff, TensorDiff
+from ..sim.mesh import fmt_coord
+from .options import console_text, make_console
 
 HEADERS = {
     "recorded": "recorded",

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from ..errors import ScenarioError
+from ..report import invalid_json
+
 # A list of plain numbers on one line: [1, 3] rather than five lines of indentation. Only
 # structural newlines match (a JSON string cannot hold a raw newline), so values are untouched.
 _NUMBER_LIST = re.compile(r"\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]")
@@ -19,9 +22,6 @@ def dumps(data: object) -> str:
 def render_json(reports: list, force_array: bool = False) -> str:
     """One report as an object; several (in the order given, an invalid file as its error entry)
     as an array."""
-    from ..errors import ScenarioError
-    from ..report import invalid_json
-
     def one(r) -> dict:
         return invalid_json(r.file or "", str(r)) if isinstance(r, ScenarioError) else r.to_json()
 

@@ -19,7 +19,7 @@ the same extent on it. Otherwise it is ``start:stop`` (from the device's offset 
 the shard written there). The global shape is not known to a map, so ``:`` never means "the whole
 dim of some larger tensor", only "the same, unsplit range on every device".
 
-Colour: the status colour of the table view (``table.STATUS_STYLE``) for the cell's text; devices
+Colour: the status colour of the table view (``common.STATUS_STYLE``) for the cell's text; devices
 holding the same slice as another device (replicas) share a background tone from
 :data:`REPLICA_TONES`, in order of first appearance (cycling when there are more replica groups
 than tones). A slice held by one device only gets no tone.
@@ -49,21 +49,21 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import DeviceView, Status
-from ..mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
-from ..report import TensorReport
-from .table import STATUS_STYLE
+from ..kinds import STATUSES, Kind
+from ..report import DeviceView, TensorReport
+from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
+from .common import STATUS_STYLE
 
 #: One character per status in the compressed view (in the legend's order).
-GLYPHS: dict[Status, str] = {
-    Status.OK: ".",
-    Status.STALE: "S",
-    Status.PARTIAL: "P",
-    Status.LOST: "L",
-    Status.MISSING_SPEC: "M",
-    Status.SHAPE_MISMATCH: "X",
-    Status.EMPTY: "_",
-    Status.UNINITIALIZED: "u",
+GLYPHS: dict[Kind, str] = {
+    Kind.OK: ".",
+    Kind.STALE: "S",
+    Kind.PARTIAL: "P",
+    Kind.LOST: "L",
+    Kind.MISSING_SPEC: "M",
+    Kind.SHAPE_MISMATCH: "X",
+    Kind.EMPTY: "_",
+    Kind.UNINITIALIZED: "u",
 }
 
 #: Background tones shared by replicas (chosen to stay apart from the status colours, also when
@@ -91,7 +91,7 @@ class Cell:
     """Global slice of the current content held there (``-`` when none)."""
     recorded: str
     """Recorded shape (``-`` when not recorded)."""
-    status: Status
+    status: Kind
 
     @property
     def lines(self) -> tuple[str, str, str, str]:
@@ -103,9 +103,9 @@ def whole_dims(views: Iterable[DeviceView]) -> Optional[tuple[bool, ...]]:
 
     None when no device holds content.
 
-    >>> from meshspec.spec import TensorSpec
+    >>> from meshspec.sim.spec import TensorSpec
     >>> def held(offset, shape):
-    ...     return DeviceView((0,), True, None, 0, TensorSpec(shape), offset, Status.OK, None, None)
+    ...     return DeviceView((0,), True, None, 0, TensorSpec(shape), offset, Kind.OK, None, None)
     >>> whole_dims([held((0, 0, 0), (1, 2, 32)), held((0, 2, 0), (1, 2, 32))])
     (True, False, True)
     """
@@ -137,7 +137,7 @@ def cells_of(tensor: TensorReport, mesh_shape: Shape) -> dict[Coord, Cell]:
     """Every device of the mesh as a cell; a device missing from ``tensor.devices`` (a host
     tensor's device without a shard) is ``empty``."""
     whole = whole_dims(tensor.devices)
-    out = {c: Cell(c, NONE, NONE, Status.EMPTY) for c in coords(mesh_shape)}
+    out = {c: Cell(c, NONE, NONE, Kind.EMPTY) for c in coords(mesh_shape)}
     for v in tensor.devices:
         shape = v.written_spec.shape if v.written_spec is not None else None
         recorded = fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE
@@ -148,8 +148,8 @@ def cells_of(tensor: TensorReport, mesh_shape: Shape) -> dict[Coord, Cell]:
 def replica_tones(cells: Iterable[Cell], tones: Sequence[str] = REPLICA_TONES) -> dict[str, str]:
     """Slice text -> background tone, for slices held by two or more devices.
 
-    >>> replica_tones([Cell((0,), "[0:1]", "-", Status.OK), Cell((1,), "[0:1]", "-", Status.OK),
-    ...                Cell((2,), "[1:2]", "-", Status.OK)], ("grey23",))
+    >>> replica_tones([Cell((0,), "[0:1]", "-", Kind.OK), Cell((1,), "[0:1]", "-", Kind.OK),
+    ...                Cell((2,), "[1:2]", "-", Kind.OK)], ("grey23",))
     {'[0:1]': 'grey23'}
     """
     counts = Counter(c.slice for c in cells if c.slice != NONE)
@@ -264,7 +264,7 @@ def status_counts(cells: Iterable[Cell]) -> str:
     """``1024 devices: 1023 ok, 1 stale`` (statuses in their declared order)."""
     cells = list(cells)
     counts = Counter(c.status for c in cells)
-    parts = [f"{counts[s]} {s.value}" for s in Status if counts[s]]
+    parts = [f"{counts[s]} {s.value}" for s in STATUSES if counts[s]]
     n = len(cells)
     return f"{n} device{'s' * (n != 1)}: " + ", ".join(parts)
 
@@ -294,7 +294,7 @@ class Line:
     text: str
     glyphs_at: int = 0
     """For a ``row``: where its glyphs start in ``text``."""
-    status: Optional[Status] = None
+    status: Optional[Kind] = None
     """For a ``device``: its status."""
 
 

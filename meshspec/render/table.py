@@ -13,22 +13,14 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import DeviceView, Status
-from ..mesh import fmt_coord, fmt_shape, volume
-from . import Options, View
-from ..profiles import PROFILES
-from ..report import Report, TensorReport
-
-STATUS_STYLE = {
-    Status.OK: "green",
-    Status.EMPTY: "dim",
-    Status.UNINITIALIZED: "dim",
-    Status.STALE: "bold red",
-    Status.PARTIAL: "bold yellow",
-    Status.LOST: "bold magenta",
-    Status.MISSING_SPEC: "bold cyan",
-    Status.SHAPE_MISMATCH: "bold blue",
-}
+from ..report import DeviceView, Report, TensorReport
+from ..sim.mesh import fmt_coord, fmt_shape, volume
+from ..sim.spec import Layout
+from .options import Options, View
+from .common import STATUS_STYLE, status_style, tensor_title
+from .data import data_renderables
+from .map import legend, map_renderable
+from .trace import trace_renderable
 
 
 def report_renderable(r: Report, opts: "Options") -> Group:
@@ -40,7 +32,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     parts = []
     mesh = "x".join(str(n) for n in r.mesh)
     mesh_label = f"{r.mesh_name} ({mesh})" if r.mesh_name else mesh
-    era = PROFILES[r.profile].era
+    era = r.era
     head = Text()
     head.append("meshspec ", style="bold")
     head.append(r.scenario, style="bold cyan")
@@ -51,18 +43,14 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if opts.view is View.TABLE:
         for t in r.tensors:
             parts.append(Text())
-            parts.append(_tensor_title(t))
+            parts.append(tensor_title(t))
             if t.devices:
                 parts += _tensor_table(t, width)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
         parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
     if opts.view is View.DATA:
-        from .data import data_renderables
-
         parts += data_renderables(r, opts)
     if opts.trace:
-        from .trace import trace_renderable
-
         parts.append(Text())
         parts.append(Text("trace", style="bold"))
         parts.append(trace_renderable(r.steps, opts.width, r.mesh))
@@ -103,26 +91,6 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     summary = Text(r.summary(), style="bold red" if r.exit_code else "bold green")
     parts.append(summary)
     return Group(*parts)
-
-
-def _tensor_title(t: TensorReport) -> Text:
-    title = Text()
-    title.append(t.name, style="bold")
-    title.append(f"  {t.storage}")
-    if t.storage == "deallocated":
-        return title
-    if t.plain:
-        title.append(f"  {t.spec.describe()}  a single host tensor (no mesh mapper): on no device")
-        title.append(f"  (created at step {t.step})")
-        return title
-    title.append(f"  {t.spec.describe()}  topology {t.topology}")
-    if t.storage == "device":
-        recorded = {v.coord for v in t.devices if v.recorded}
-        if recorded != set(t.topology.coords):
-            # the record contradicts the topology (the current library's gap shows here)
-            title.append(f"; {len(recorded)} recorded", style="bold yellow")
-    title.append(f"  (created at step {t.step})")
-    return title
 
 
 DEVICE_COLUMNS = ("device", "recorded", "shape", "padded", "dtype", "layout", "pages", "B recorded", "B written", "offset", "status")
@@ -177,7 +145,7 @@ def _cells(v: DeviceView, host: bool, plain: bool = False) -> list:
         Text(fmt_shape(spec.shape), style=dim) if spec else "-",
         Text(fmt_shape(spec.padded_shape), style=dim) if spec else "-",
         Text(str(spec.dtype), style=dim) if spec else "-",
-        Text(str(spec.layout) + ("" if spec.tile == (32, 32) or spec.layout.value != "tile" else f" {spec.tile[0]}x{spec.tile[1]}"), style=dim)
+        Text(str(spec.layout) + ("" if spec.tile == (32, 32) or spec.layout is not Layout.TILE else f" {spec.tile[0]}x{spec.tile[1]}"), style=dim)
         if spec
         else "-",
         Text(str(spec.num_pages), style=dim) if spec else "-",
@@ -188,14 +156,6 @@ def _cells(v: DeviceView, host: bool, plain: bool = False) -> list:
         return [fmt_coord(v.coord) if not plain else "host", *spec_cells, str(spec.buffer_bytes if spec else 0), offset, status]
     recorded_bytes = str(spec.buffer_bytes) if spec and v.recorded else "0"
     return [fmt_coord(v.coord), "yes" if v.recorded else "no", *spec_cells, recorded_bytes, str(v.written_bytes), offset, status]
-
-
-def status_style(name: str, default: str = "bold red") -> str:
-    """The colour of a status or finding kind by name (finding-only kinds get ``default``)."""
-    try:
-        return STATUS_STYLE[Status(name)]
-    except ValueError:
-        return default
 
 
 def _findings(findings, width: int) -> list[Text]:
@@ -260,8 +220,6 @@ def _strip_where(f) -> str:
 
 
 def _maps(r: Report, opts: "Options", only_device: bool) -> list:
-    from .map import legend, map_renderable
-
     out: list = []
     shown = [t for t in r.tensors if t.devices and not t.plain and (t.storage == "device" or not only_device)]
     if not shown:
@@ -270,7 +228,7 @@ def _maps(r: Report, opts: "Options", only_device: bool) -> list:
     out.append(Text("mesh map", style="bold"))
     for t in shown:
         out.append(Text())
-        out.append(_tensor_title(t))
+        out.append(tensor_title(t))
         out.append(map_renderable(t, r.mesh, width=opts.width))
     out.append(legend())
     return out

@@ -6,7 +6,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ..trace import StepTrace, fmt_devices
+from ..report import StepTrace
+from .common import fmt_devices
 
 
 def _written(t: StepTrace, mesh) -> str:

@@ -1,5 +1,2 @@
-"""Scenario files: the typed model (format 1) and the loader that validates YAML against it."""
-
-from .loader import LoadedScenario, LoadedStep, load, parse
-
-__all__ = ["LoadedScenario", "LoadedStep", "load", "parse"]
+"""The scenario format: the typed model (format 1), the loader that validates YAML against it,
+the JSON Schema, and a cheap sniffer that tells scenario files from other YAML."""

@@ -20,9 +20,10 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError, did_you_mean, one_of
-from ..mesh import SYSTEM_ALIASES, SYSTEMS, Shape, parse_coord, volume
-from ..profiles import PROFILES
-from .model import OPS, Expect, Scenario, step_args, step_op
+from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, parse_coord, volume
+from ..sim.ops import OPS, TensorKind
+from ..sim.profiles import PROFILES
+from .model import Expect, Scenario, all_models, step_args, step_op
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -210,7 +211,7 @@ def _model_at(loc: tuple, data: Any) -> Optional[type[BaseModel]]:
                 if part in (name, f.alias):
                     nxt.extend(_models_in(f.annotation))
         if part in OPS:
-            nxt = [OPS[part]]
+            nxt = [OPS[part].args]
         if isinstance(value, dict) and part in value:
             value = value[part]
         if nxt:
@@ -225,13 +226,7 @@ def _model_at(loc: tuple, data: Any) -> Optional[type[BaseModel]]:
     return models[0] if len(models) == 1 else None
 
 
-def _all_models() -> dict[str, type[BaseModel]]:
-    from . import model as m
-
-    return {name: obj for name, obj in vars(m).items() if isinstance(obj, type) and issubclass(obj, BaseModel)}
-
-
-_MODELS = _all_models()
+_MODELS = all_models()
 
 
 def _where(loc: tuple) -> str:
@@ -321,50 +316,32 @@ def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
             raise ScenarioError(f"steps[{i}].{op}: needs arguments, e.g. {{tensor: t}}", file, line, col)
 
 
-_HOST, _DEVICE = "host", "device"
-#: (field, kind it must be or None for either, whether it defines the name)
-_USES: dict[str, tuple[tuple[str, Optional[str]], ...]] = {
-    "allocate_tensor_on_device": (),
-    "from_torch": (),
-    "to_device": (("src", _HOST),),
-    "copy_host_to_device_tensor": (("src", _HOST), ("dst", _DEVICE)),
-    "cpu": (("tensor", _DEVICE),),
-    "to_torch": (("tensor", None),),
-    "deallocate": (("tensor", _DEVICE),),
-}
-_DEFINES = {
-    "allocate_tensor_on_device": _DEVICE,
-    "from_torch": _HOST,
-    "to_device": _DEVICE,
-    "cpu": _HOST,
-    "to_torch": _HOST,
-}
-
-
 def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
-    kinds: dict[str, str] = {}
+    """Every tensor a step uses is bound by an earlier step, and of the kind the op needs."""
+    kinds: dict[str, TensorKind] = {}
     for i, step in enumerate(scenario.steps):
-        op = step_op(step)
+        name_of_op = step_op(step)
+        op = OPS[name_of_op]
         args = step_args(step)
-        for field, want in _USES[op]:
-            name = getattr(args, field)
-            node = _node_at(root, ("steps", i, op, field))
+        for field, name, want in op.names_used(args):
+            node = _node_at(root, ("steps", i, name_of_op, field))
             line, col = _mark(node)
             if name not in kinds:
                 known = sorted(kinds)
                 hint = did_you_mean(name, known)
                 choices = f"defined so far: {', '.join(known)}" if known else "no tensor is defined before this step"
-                raise ScenarioError(f"steps[{i}].{op}.{field}: unknown tensor {name!r}{hint}; {choices}", file, line, col)
-            if want is not None and kinds[name] != want:
+                raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: unknown tensor {name!r}{hint}; {choices}", file, line, col)
+            if want is not TensorKind.ANY and kinds[name] is not want:
                 raise ScenarioError(
-                    f"steps[{i}].{op}.{field}: {name!r} is a {kinds[name]} tensor, {op} needs a {want} tensor",
+                    f"steps[{i}].{name_of_op}.{field}: {name!r} is a {kinds[name].value} tensor, {name_of_op} needs a "
+                    f"{want.value} tensor",
                     file,
                     line,
                     col,
                 )
-        name = getattr(args, "as_", None)
-        if name is not None and op in _DEFINES:
-            kinds[name] = _DEFINES[op]
+        bound = op.bound(args)
+        if bound is not None:
+            kinds[bound] = op.binds.kind  # type: ignore[union-attr]
 
 
 def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str, allow_outside: bool) -> None:
@@ -372,13 +349,11 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
 
     folder = path.parent.resolve()
     for i, step in enumerate(scenario.steps):
-        if step_op(step) != "from_torch":
-            continue
         args = step_args(step)
-        file_name = getattr(args.data, "file", None)
+        file_name = getattr(getattr(args, "data", None), "file", None)
         if file_name is None:
             continue
-        line, col = _mark(_node_at(root, ("steps", i, "from_torch", "data", "file")))
+        line, col = _mark(_node_at(root, ("steps", i, step_op(step), "data", "file")))
         target = (path.parent / file_name).resolve()
         if not allow_outside and not target.is_relative_to(folder):
             raise ScenarioError(
@@ -423,7 +398,7 @@ def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: 
     """Names in ``expect`` must exist: profiles, tensors defined by a step, coordinates on the mesh."""
     expect = scenario.expect
     assert expect is not None
-    defined = [getattr(step_args(s), "as_", None) for s in scenario.steps]
+    defined = [OPS[step_op(s)].bound(step_args(s)) for s in scenario.steps]
     defined = [n for n in defined if n]
 
     def fail(loc: tuple, message: str, key: bool = True) -> None:

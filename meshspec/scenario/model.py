@@ -15,191 +15,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, Discriminator, Field, Tag, create_model, field_validator
 
-# Strict scalars via Field(strict=True): importing pydantic's StrictInt & co. loads pydantic.types,
-# a fifth of the loader's import time.
-StrictInt = Annotated[int, Field(strict=True)]
-StrictFloat = Annotated[float, Field(strict=True)]
-StrictStr = Annotated[str, Field(strict=True)]
-
-from ..spec import TILE_SHAPES, BufferType, DataType, Layout
-
-Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z_][A-Za-z0-9_.\-]*$")]
-Dim = Annotated[StrictInt, Field(ge=1, le=2**40)]
-
-
-def _tagged(tags: dict[str, Any], fn: Any, expected: str) -> Any:
-    """A union picked by ``fn(value)`` (a tag), so errors point inside the branch the user meant.
-
-    Tags are capitalised so they never collide with a key in a message's path.
-    """
-    return Annotated[
-        Union[tuple(Annotated[t, Tag(name)] for name, t in tags.items())],  # type: ignore[misc]
-        Discriminator(fn, custom_error_type="invalid_choice", custom_error_message=f"expected {expected}"),
-    ]
-
-
-def _by_key(*keys: str) -> Any:
-    """Tag function: 'Name' for a string, else the tag of the first of ``keys`` the mapping has."""
-
-    def tag(value: Any) -> Optional[str]:
-        if isinstance(value, str):
-            return "Name"
-        if isinstance(value, dict):
-            for k in keys:
-                if k in value:
-                    return k.capitalize()
-        return None
-
-    return tag
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, defer_build=True)
-
-
-class TensorFields(_Strict):
-    shape: Annotated[list[Dim], Field(min_length=1, max_length=8)]
-    """Logical shape, e.g. [1, 1, 32, 32]."""
-    dtype: DataType = DataType.BFLOAT16
-    layout: Layout = Layout.TILE
-    tile: tuple[int, int] = (32, 32)
-    memory: BufferType = BufferType.DRAM
-
-    @field_validator("tile")
-    @classmethod
-    def _known_tile(cls, v: tuple[int, int]) -> tuple[int, int]:
-        if tuple(v) not in TILE_SHAPES:
-            raise ValueError(f"tile {list(v)} is not one of {', '.join(str(list(t)) for t in TILE_SHAPES)}")
-        return v
-
-
-# -- from_torch data -------------------------------------------------------------------------
-class FillData(_Strict):
-    fill: Union[StrictInt, StrictFloat]
-
-    @field_validator("fill", mode="before")
-    @classmethod
-    def _number_text(cls, v: Any) -> Any:
-        # YAML 1.1 reads 1e30 (no dot) as text; take it as the number it plainly is.
-        if isinstance(v, str):
-            try:
-                return float(v)
-            except ValueError:
-                raise ValueError(f"fill takes a number, got {v!r}") from None
-        return v
-
-
-class RandomData(_Strict):
-    random: Annotated[StrictInt, Field(ge=0)]
-
-
-class FileData(_Strict):
-    file: Annotated[str, Field(min_length=1)]
-    """A .npy file, relative to the scenario's folder (loaded without pickle)."""
-
-
-Data = _tagged(
-    {"Name": Literal["arange", "zeros", "ones"], "Fill": FillData, "Random": RandomData, "File": FileData},
-    _by_key("fill", "random", "file"),
-    "arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy}",
-)
-
-
-# -- mappers and composers -------------------------------------------------------------------
-class ShardPlacement(_Strict):
-    shard: StrictInt
-
-
-PlacementItem = _tagged(
-    {"Name": Literal["replicate"], "Shard": ShardPlacement}, _by_key("shard"), "replicate or {shard: DIM}"
-)
-
-
-class PlacementsMapper(_Strict):
-    placements: Annotated[list[PlacementItem], Field(min_length=1)]
-    mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
-    """MeshMapperConfig's mesh_shape_override."""
-
-
-Mapper = _tagged(
-    {"Name": Literal["replicate"], "Shard": ShardPlacement, "Placements": PlacementsMapper},
-    _by_key("shard", "placements"),
-    "replicate, {shard: DIM} or {placements: [...], mesh_shape: [...]}",
-)
-
-
-class ConcatComposer(_Strict):
-    """``{concat: d}`` is concat_mesh_to_tensor_composer; a list, or a ``mesh_shape``, is
-    create_mesh_composer(MeshComposerConfig(dims, mesh_shape_override))."""
-
-    concat: Union[StrictInt, Annotated[list[StrictInt], Field(min_length=1)]]
-    """A dim (concat_mesh_to_tensor_composer) or one dim per mesh axis (create_mesh_composer)."""
-    mesh_shape: Optional[Annotated[list[Dim], Field(min_length=1)]] = None
-
-
-# -- steps -------------------------------------------------------------------------------------
-class Allocate(TensorFields):
-    """``ttnn.allocate_tensor_on_device(TensorSpec(...), mesh_device)``."""
-
-    as_: Name = Field(alias="as")
-
-
-class FromTorch(TensorFields):
-    """``ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=...)``: a host tensor."""
-
-    as_: Name = Field(alias="as")
-    data: Data = "arange"
-    mesh_mapper: Optional[Mapper] = None
-
-
-class ToDevice(_Strict):
-    """``ttnn.to_device(host, mesh_device)``: a new device tensor holding the host shards."""
-
-    src: Name
-    as_: Name = Field(alias="as")
-    memory: Optional[BufferType] = None
-
-
-class CopyHostToDevice(_Strict):
-    """``ttnn.copy_host_to_device_tensor(src, dst)``."""
-
-    src: Name
-    dst: Name
-
-
-class Cpu(_Strict):
-    """``dst.cpu()``: read the device tensor back into a host tensor."""
-
-    tensor: Name
-    as_: Optional[Name] = Field(default=None, alias="as")
-
-
-class ToTorch(_Strict):
-    """``ttnn.to_torch(t, mesh_composer=...)``: read back (if on device) and compose."""
-
-    tensor: Name
-    mesh_composer: Optional[ConcatComposer] = None
-    as_: Optional[Name] = Field(default=None, alias="as")
-
-
-class Deallocate(_Strict):
-    """``ttnn.deallocate(t)``."""
-
-    tensor: Name
-
-
-#: Step op name -> its arguments' model, in the order the README lists them.
-OPS: dict[str, type[_Strict]] = {
-    "allocate_tensor_on_device": Allocate,
-    "from_torch": FromTorch,
-    "to_device": ToDevice,
-    "copy_host_to_device_tensor": CopyHostToDevice,
-    "cpu": Cpu,
-    "to_torch": ToTorch,
-    "deallocate": Deallocate,
-}
+from ..kinds import FINDINGS, STATUSES
+from ..sim.ops import OPS
+from ..sim.ops.fields import Dim, Name, Strict, StrictInt, StrictStr, tagged
+from ..sim.spec import DataType, Layout
 
 
 def _step_tag(value: Any) -> Optional[str]:
@@ -210,13 +31,12 @@ def _step_tag(value: Any) -> Optional[str]:
     return None
 
 
-def _step_model(op: str, args: type[_Strict]) -> type[_Strict]:
-    from pydantic import create_model
-
-    return create_model(f"Step_{op}", __base__=_Strict, **{op: (args, ...)})
+def _step_model(op: str, args: type[Strict]) -> type[Strict]:
+    return create_model(f"Step_{op}", __base__=Strict, **{op: (args, ...)})
 
 
-STEP_MODELS: dict[str, type[_Strict]] = {op: _step_model(op, args) for op, args in OPS.items()}
+#: One single-key model per op, ``{op: args}``, derived from the op registry.
+STEP_MODELS: dict[str, type[Strict]] = {name: _step_model(name, op.args) for name, op in OPS.items()}
 
 Step = Annotated[
     Union[tuple(Annotated[STEP_MODELS[op], Tag("Step:" + op)] for op in OPS)],  # type: ignore[misc]
@@ -225,14 +45,12 @@ Step = Annotated[
 
 
 # -- expectations (checked by `meshspec check`, shown by `meshspec run`) ------------------------
-FindingKind = Literal["stale", "partial", "lost", "missing_spec", "shape_mismatch", "data_mismatch", "use_after_free"]
-DeviceStatus = Literal[
-    "ok", "empty", "uninitialized", "stale", "partial", "lost", "missing_spec", "shape_mismatch"
-]
+FindingKind = Literal[tuple(k.value for k in FINDINGS)]  # type: ignore[valid-type]
+DeviceStatus = Literal[tuple(k.value for k in STATUSES)]  # type: ignore[valid-type]
 Coord = Annotated[list[StrictInt], Field(min_length=1, max_length=4)]
 
 
-class FindingExpect(_Strict):
+class FindingExpect(Strict):
     """A finding pattern: matches every finding equal on the keys given."""
 
     kind: Optional[FindingKind] = None
@@ -241,7 +59,7 @@ class FindingExpect(_Strict):
     step: Optional[Annotated[StrictInt, Field(ge=0)]] = None
 
 
-class DeviceExpect(_Strict):
+class DeviceExpect(Strict):
     """Expected record of one device; only the keys given are checked."""
 
     recorded: Optional[bool] = None
@@ -256,7 +74,7 @@ class DeviceExpect(_Strict):
     offset: Optional[list[StrictInt]] = None
 
 
-class TensorExpect(_Strict):
+class TensorExpect(Strict):
     """Expected record of one tensor at the end of the run; only the keys given are checked."""
 
     storage: Optional[Literal["device", "host", "deallocated"]] = None
@@ -271,7 +89,7 @@ class TensorExpect(_Strict):
     """Per device, keyed by coordinate: ``"[1, 3]": {shape: [...]}``."""
 
 
-class ProfileExpect(_Strict):
+class ProfileExpect(Strict):
     findings: Optional[list[FindingExpect]] = None
     """The exact set of findings (each pattern must match one, each finding some pattern)."""
     error: Optional[str] = None
@@ -279,14 +97,14 @@ class ProfileExpect(_Strict):
     tensors: Optional[dict[str, TensorExpect]] = None
 
 
-class Expect(_Strict):
+class Expect(Strict):
     profiles: Optional[dict[str, ProfileExpect]] = None
     """Per profile name; ``default`` applies to every profile not named."""
     tensors: Optional[dict[str, TensorExpect]] = None
     """Expected records at the end of the run, under every profile."""
 
 
-class Scenario(_Strict):
+class Scenario(Strict):
     """A whole scenario file, format version 1."""
 
     meshspec: Literal[1]
@@ -300,7 +118,7 @@ class Scenario(_Strict):
         return v
     name: Optional[str] = None
     description: Optional[str] = None
-    mesh: _tagged(
+    mesh: tagged(
         {"Name": StrictStr, "Shape": Annotated[list[Dim], Field(min_length=1, max_length=4)]},
         lambda v: "Name" if isinstance(v, str) else "Shape" if isinstance(v, list) else None,
         "a system name like t3k, or a mesh shape like [2, 4] (1 to 4 dims)",
@@ -321,3 +139,18 @@ def step_op(step: BaseModel) -> str:
 
 def step_args(step: BaseModel) -> BaseModel:
     return getattr(step, step_op(step))
+
+
+def all_models() -> dict[str, type[BaseModel]]:
+    """Every model a scenario can hold, by class name: the scenario's own and every op's."""
+    import sys
+
+    from ..sim.ops import fields
+
+    modules = [sys.modules[__name__], fields] + [sys.modules[op.args.__module__] for op in OPS.values()]
+    return {
+        name: obj
+        for module in modules
+        for name, obj in vars(module).items()
+        if isinstance(obj, type) and issubclass(obj, BaseModel)
+    }

@@ -13,8 +13,15 @@ import inspect
 SCHEMA_ID = "https://meshspec.dev/schema/scenario-1.json"
 
 
-def _field_docs(module) -> dict[str, dict[str, str]]:
-    """class name -> field name -> the docstring written under the field."""
+def _field_docs(modules) -> dict[str, dict[str, str]]:
+    """class name -> field name -> the docstring written under the field, in ``modules``."""
+    out: dict[str, dict[str, str]] = {}
+    for module in modules:
+        out.update(_module_field_docs(module))
+    return out
+
+
+def _module_field_docs(module) -> dict[str, dict[str, str]]:
     tree = ast.parse(inspect.getsource(module))
     out: dict[str, dict[str, str]] = {}
     for node in tree.body:
@@ -39,9 +46,10 @@ def json_schema() -> dict:
     from . import model
 
     schema = model.Scenario.model_json_schema(by_alias=True)
-    docs = _field_docs(model)
+    models = model.all_models()
+    docs = _field_docs(dict.fromkeys(inspect.getmodule(cls) for cls in models.values()))
     for name, definition in [("Scenario", schema)] + list(schema.get("$defs", {}).items()):
-        cls = getattr(model, name, None)
+        cls = models.get(name)
         if not (isinstance(cls, type) and hasattr(cls, "model_fields")):
             continue  # enums and generated step wrappers have no field docstrings
         for field, info in cls.model_fields.items():

@@ -1,0 +1,184 @@
+"""Check a run against a scenario's ``expect`` block.
+
+Works on the report's JSON form (``meshspec.report/1``), the one view every consumer shares.
+Rules:
+
+- the profile's entry (or ``default``) is used; with neither, the run must be clean (no findings,
+  no error);
+- ``findings`` is an exact set: every pattern must match a finding (on the keys it gives) and
+  every finding must match a pattern; absent, findings are not checked;
+- ``error`` is a substring of the step error; null or absent, the run must not stop on an error;
+- ``tensors`` (top level, and the profile's own) check only the keys given.
+
+Each mismatch is one line naming the tensor, the device and the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..report import ExpectResult
+from ..scenario.model import DeviceExpect, Expect, FindingExpect, ProfileExpect, TensorExpect
+from ..sim.mesh import fmt_coord, parse_coord
+
+
+def profile_entry(expect: Optional[Expect], profile: str) -> Optional[ProfileExpect]:
+    if expect is None or not expect.profiles:
+        return None
+    return expect.profiles.get(profile) or expect.profiles.get("default")
+
+
+def named_profiles(expect: Optional[Expect]) -> list[str]:
+    """Profiles an expect block names explicitly (not ``default``), in file order."""
+    if expect is None or not expect.profiles:
+        return []
+    return [p for p in expect.profiles if p != "default"]
+
+
+def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
+    """Every way ``report`` (report JSON) differs from ``expect`` under the report's profile."""
+    profile = report["profile"]
+    entry = profile_entry(expect, profile)
+    out: list[str] = []
+    out += _check_error(report, entry.error if entry else None)
+    if entry is None:
+        out += _check_findings(report["findings"], [])
+    elif entry.findings is not None:
+        out += _check_findings(report["findings"], entry.findings)
+    tensors = _merged_tensors(expect, entry)
+    by_name = {t["name"]: t for t in report["tensors"]}
+    for name, te in tensors.items():
+        out += _check_tensor(name, by_name.get(name), te)
+    return ExpectResult(profile, tuple(out))
+
+
+def _merged_tensors(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> dict[str, TensorExpect]:
+    """Top-level tensor expectations with the profile's on top, key by key (and device by device):
+    a profile adds to or overrides what holds for every profile, it does not drop it."""
+    out: dict[str, dict] = {}
+    for source in ((expect.tensors if expect else None) or {}, (entry.tensors if entry else None) or {}):
+        for name, te in source.items():
+            merged = out.setdefault(name, {})
+            given = te.model_dump(exclude_unset=True)
+            devices = given.pop("devices", None)
+            merged.update(given)
+            for key, fields in (devices or {}).items():
+                merged.setdefault("devices", {}).setdefault(key, {}).update(fields)
+    return {name: TensorExpect.model_validate(fields) for name, fields in out.items()}
+
+
+def _check_error(report: dict, expected: Optional[str]) -> list[str]:
+    err = report["error"]
+    if expected is None:
+        if err:
+            return [f"unexpected error at step {err['step']} ({err['op']}): {err['message']}"]
+        return []
+    if not err:
+        return [f"expected an error containing {expected!r}; the run had none"]
+    if expected not in err["message"]:
+        return [f"error at step {err['step']} ({err['op']}) does not contain {expected!r}: {err['message']}"]
+    return []
+
+
+def _matches(finding: dict, pattern: FindingExpect) -> bool:
+    for key in ("kind", "tensor", "step"):
+        want = getattr(pattern, key)
+        if want is not None and finding[key] != want:
+            return False
+    if pattern.device is not None and finding["device"] != list(pattern.device):
+        return False
+    return True
+
+
+def _fmt_pattern(p: FindingExpect) -> str:
+    parts = [f"{k}: {v}" for k, v in p.model_dump(exclude_none=True).items()]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _fmt_finding(f: dict) -> str:
+    device = f" {fmt_coord(tuple(f['device']))}" if f["device"] is not None else ""
+    return f"{f['kind']} {f['tensor']}{device} (step {f['step']})"
+
+
+def _check_findings(findings: list[dict], patterns: list[FindingExpect]) -> list[str]:
+    out = []
+    for f in findings:
+        if not any(_matches(f, p) for p in patterns):
+            out.append(f"unexpected finding: {_fmt_finding(f)}: {f['message']}")
+    for p in patterns:
+        if not any(_matches(f, p) for f in findings):
+            out.append(f"missing finding {_fmt_pattern(p)}")
+    return out
+
+
+def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect) -> list[str]:
+    if tensor is None:
+        return [f"{name}: expected a tensor named {name!r}; the run has none"]
+    out = []
+    given = te.model_fields_set
+    devices = {tuple(d["coord"]): d for d in tensor["devices"]}
+    recorded = [tuple(d["coord"]) for d in tensor["devices"] if d["recorded"]]
+    if "storage" in given and tensor["storage"] != te.storage:
+        out.append(f"{name}: storage: expected {te.storage}, got {tensor['storage']}")
+    if "recorded" in given:
+        want = [tuple(c) for c in te.recorded or []]
+        if sorted(want) != sorted(recorded):
+            extra = sorted(set(recorded) - set(want))
+            gone = sorted(set(want) - set(recorded))
+            detail = "; ".join(
+                s
+                for s in (
+                    f"also recorded: {', '.join(fmt_coord(c) for c in extra)}" if extra else "",
+                    f"not recorded: {', '.join(fmt_coord(c) for c in gone)}" if gone else "",
+                )
+                if s
+            )
+            out.append(f"{name}: recorded devices differ ({detail})")
+    if "distribution_shape" in given and tensor["topology"]["distribution_shape"] != te.distribution_shape:
+        out.append(
+            f"{name}: distribution_shape: expected {te.distribution_shape}, got {tensor['topology']['distribution_shape']}"
+        )
+    for field in ("shape", "dtype", "layout"):
+        if field not in given:
+            continue
+        want = _plain(getattr(te, field))
+        for c in recorded:
+            got = (devices[c]["spec"] or {}).get(field)
+            if got != want:
+                out.append(f"{name} {fmt_coord(c)}: {field}: expected {want}, got {got}")
+    for key, de in (te.devices or {}).items():
+        coord = parse_coord(key)
+        d = devices.get(coord)
+        if d is None:
+            out.append(f"{name} {fmt_coord(coord)}: expected a device entry; the tensor has none there")
+            continue
+        out += _check_device(f"{name} {fmt_coord(coord)}", d, de)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    return value.value if hasattr(value, "value") else value
+
+
+def _device_field(d: dict, field: str) -> Any:
+    if field in ("recorded", "status", "written_bytes", "offset"):
+        return d[field]
+    return (d["spec"] or {}).get(field)
+
+
+def _check_device(where: str, d: dict, de: DeviceExpect) -> list[str]:
+    out = []
+    for field in DeviceExpect.model_fields:
+        if field not in de.model_fields_set:
+            continue
+        want = _plain(getattr(de, field))
+        got = _device_field(d, field)
+        if got != want:
+            out.append(f"{where}: {field}: expected {_fmt(want)}, got {_fmt(got)}")
+    return out
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)

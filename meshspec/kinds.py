@@ -1,0 +1,193 @@
+"""meshspec's one vocabulary of device statuses and finding kinds.
+
+Every device of every tensor has a status; every status but ``ok``, ``empty`` and
+``uninitialized`` is also a finding kind, and two findings are not device statuses
+(``data_mismatch``, ``use_after_free``: they come from reads and uses, not from a record). The
+scenario model, the judge, ``meshspec explain``, the schema and the renderers all use
+:class:`Kind`; its meaning, example and fix live in :data:`KINDS` (docs/semantics.md section 7).
+
+=================  ========  ==========================================================================
+kind               status?   meaning
+=================  ========  ==========================================================================
+ok                 yes       recorded, holds the current content with the recorded shape and bytes
+empty              yes       not recorded, holds no current content
+uninitialized      yes       allocated and recorded, nothing copied in yet (like ``torch.empty``)
+stale              yes       recorded, but the current content never reached it
+partial            yes       recorded with N bytes, the current write put fewer there
+lost               yes       holds current content, the record says it holds nothing
+missing_spec       yes       holds content, or is claimed, but the runtime keeps no spec for it
+shape_mismatch     yes       every recorded byte written, but the recorded shape differs
+data_mismatch      no        a read-back value differs from what was written
+use_after_free     no        a deallocated tensor was used
+=================  ========  ==========================================================================
+
+When several statuses apply to one device, the first of missing_spec, stale, partial,
+shape_mismatch, lost is its status (the one that best explains what a reader will see).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Kind(str, enum.Enum):
+    """A device status or a finding kind (see the module docstring)."""
+
+    OK = "ok"
+    EMPTY = "empty"
+    UNINITIALIZED = "uninitialized"
+    STALE = "stale"
+    PARTIAL = "partial"
+    LOST = "lost"
+    MISSING_SPEC = "missing_spec"
+    SHAPE_MISMATCH = "shape_mismatch"
+    DATA_MISMATCH = "data_mismatch"
+    USE_AFTER_FREE = "use_after_free"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def is_finding(self) -> bool:
+        """Reported as a finding (everything but ok, empty and uninitialized)."""
+        return KINDS[self].finding
+
+    @property
+    def is_status(self) -> bool:
+        """A status a device can have (everything but data_mismatch and use_after_free)."""
+        return KINDS[self].status
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    finding: bool
+    status: bool
+    meaning: str
+    """One line, for tables."""
+    what: str
+    example: str
+    fix: str
+
+
+KINDS: dict[Kind, KindInfo] = {
+    Kind.OK: KindInfo(
+        False,
+        True,
+        "recorded, and holds the current content with the recorded shape and bytes",
+        "The runtime says the device holds data, and the write that defines the tensor's current content "
+        "put exactly the recorded spec's bytes there. A reader gets what was written.",
+        "Every device of scenarios/even-copy.yaml under current: 8 shards written into 8 recorded devices.",
+        "Nothing to fix.",
+    ),
+    Kind.EMPTY: KindInfo(
+        False,
+        True,
+        "not recorded, holds no current content",
+        "The runtime says the device holds nothing, and nothing of the current content was written there. "
+        "A reader skips it, rightly.",
+        "Device (1,3) of the seed under reference or current: 7 shards go to 7 devices and the 8th is "
+        "neither written nor recorded (scenarios/seed-uneven-copy.yaml).",
+        "Nothing to fix.",
+    ),
+    Kind.UNINITIALIZED: KindInfo(
+        False,
+        True,
+        "allocated and recorded, nothing copied in yet (like torch.empty)",
+        "The tensor was allocated with a record on the device, and nothing has been copied into the tensor "
+        "yet, like torch.empty. It is not a lie by itself; reading it back is a data_mismatch.",
+        "Right after allocate_tensor_on_device under current: every device is recorded and none is written.",
+        "Write the tensor before reading it.",
+    ),
+    Kind.STALE: KindInfo(
+        True,
+        True,
+        "recorded, but the current content never reached it",
+        "The runtime records the device as holding data, but the write that defines the tensor's "
+        "current content never reached it: the memory was never written since allocation, or still "
+        "holds an earlier, superseded write. A reader gets uninitialized memory (or old data that "
+        "looks plausible) as if it were the tensor.",
+        "The seed (tt-metal PR #18833): allocate_tensor_on_device records a uniform (1,1,32,32) spec on "
+        "all 8 devices of a T3K; a (1,7,32,32) tensor sharded on dim 1 gives only 7 shards; "
+        "copy_host_to_device_tensor(src, dst) writes them, but it takes dst by value, so its update of "
+        "dst's per-device specs is lost. Device (1,3) is still recorded as holding data; dst.cpu() "
+        "reads it back. Try: meshspec run scenarios/seed-uneven-copy.yaml --view map --profile all",
+        "Make the write update the record it writes through (pass dst by reference), and record only "
+        "the devices the host tensor populates (TT-NN today keeps 'coords' = the written devices). "
+        "Under the reference profile this scenario is clean.",
+    ),
+    Kind.PARTIAL: KindInfo(
+        True,
+        True,
+        "recorded with N bytes, the current write put fewer there",
+        "The device is recorded as holding N bytes, but the write that defines the current content put "
+        "fewer there: the rest of what a reader gets is memory this content never touched.",
+        "Legacy torch.chunk mappers allowed unequal shards: (1,9,32,32) over 8 devices gives "
+        "2,2,2,2,1 rows, and the 5th device gets one row where two are recorded "
+        "(scenarios/mapper-error-nine-over-eight.yaml under uniform-by-value).",
+        "Record per-device specs from the shards actually written, or refuse unequal shards as current "
+        "TT-NN does (TT_FATAL 'Shard shape mismatch', issue #22977).",
+    ),
+    Kind.LOST: KindInfo(
+        True,
+        True,
+        "holds current content, the record says it holds nothing",
+        "Data was written to the device, but the runtime's record says the device holds nothing: no "
+        "reader ever sees it, and a composed readback comes back short.",
+        "TT-NN 0.81.1 (current profile): copy a 7-shard tensor into a uniform allocation (coords "
+        "become the 7 written devices), then copy a full 8-shard tensor: the uniform-write path "
+        "replaces the topology but keeps the old coords, so device (1,3) is written and never read "
+        "(scenarios/partial-then-full.yaml).",
+        "Reset coords on every write to the devices the host tensor populates, on the uniform path too.",
+    ),
+    Kind.MISSING_SPEC: KindInfo(
+        True,
+        True,
+        "holds content (or is claimed) but the runtime keeps no spec for it",
+        "The device holds data (or is claimed), but the runtime keeps no spec for it at all, so it "
+        "cannot read it back.",
+        "Before PR #18833 mesh-buffer storage kept no per-device specs, and copy_host_to_device_tensor's "
+        "update was lost (by value): every written device has no spec and readback finds nothing "
+        "(any copy scenario under the unpopulated profile).",
+        "Populate per-device specs when writing (or when allocating, as PR #18833 did).",
+    ),
+    Kind.SHAPE_MISMATCH: KindInfo(
+        True,
+        True,
+        "every recorded byte was written, but the recorded shape differs from the shard's",
+        "Every recorded byte was written, but the recorded shape differs from the shape of the shard "
+        "written there: a reader interprets the bytes with the wrong shape (padding read as data, rows "
+        "misplaced).",
+        "(1,1,63,32) sharded on dim 2 over two devices gives 32 and 31 rows; both fit one 32x32 tile, so "
+        "the bytes match, but the second device is recorded as (1,1,32,32) "
+        "(scenarios/legacy-uneven-tail.yaml under uniform-by-value).",
+        "Record the shard's own spec per device (tensor_spec() returning the first shard's spec hides "
+        "this, issue #21652), or require equal shards.",
+    ),
+    Kind.DATA_MISMATCH: KindInfo(
+        True,
+        False,
+        "a read-back value differs from what was written there, or a written device was left out of the readback",
+        "A value read back differs from what was written to that device, or a device that holds the "
+        "tensor's data was left out of the readback. Reported at the to_torch that read it.",
+        "The seed under uniform-by-value: the legacy composer concatenates all 8 recorded shards, "
+        "including (1,3)'s poison, into a (1,8,32,32) tensor where (1,7,32,32) was sent.",
+        "Fix the record (stale, partial, lost, ...) that made the reader read the wrong memory; the "
+        "data_mismatch goes away with it.",
+    ),
+    Kind.USE_AFTER_FREE: KindInfo(
+        True,
+        False,
+        "a deallocated tensor was used",
+        "A deallocated tensor was used (read, copied into, deallocated again). ttnn.deallocate frees the "
+        "mesh buffer for every handle sharing it.",
+        "deallocate(dst) then dst.cpu(): ttnn 0.81.1 crashes (SIGSEGV) in mock mode "
+        "(scenarios/use-after-deallocate.yaml).",
+        "Keep the tensor alive while it is used, or reallocate it.",
+    ),
+}
+
+STATUSES: tuple[Kind, ...] = tuple(k for k in Kind if k.is_status)
+"""Device statuses, in their declared order (tables, legends and counts use it)."""
+FINDINGS: tuple[Kind, ...] = tuple(k for k in Kind if k.is_finding)
+"""Finding kinds, in their declared order."""

@@ -1,0 +1,75 @@
+"""What several renderers share: status colours, a tensor's title line, device sets in words."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.text import Text
+
+from ..kinds import Kind
+from ..report import TensorReport
+from ..sim.mesh import Coord, coords, fmt_coord
+
+#: The colour of each device status; every status is also spelled out, so colour is only a help.
+STATUS_STYLE: dict[Kind, str] = {
+    Kind.OK: "green",
+    Kind.EMPTY: "dim",
+    Kind.UNINITIALIZED: "dim",
+    Kind.STALE: "bold red",
+    Kind.PARTIAL: "bold yellow",
+    Kind.LOST: "bold magenta",
+    Kind.MISSING_SPEC: "bold cyan",
+    Kind.SHAPE_MISMATCH: "bold blue",
+}
+
+
+def status_style(name: str, default: str = "bold red") -> str:
+    """The colour of a status or finding kind by name (finding-only kinds get ``default``)."""
+    try:
+        return STATUS_STYLE.get(Kind(name), default)
+    except ValueError:
+        return default
+
+
+def tensor_title(t: TensorReport) -> Text:
+    """``dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)``."""
+    title = Text()
+    title.append(t.name, style="bold")
+    title.append(f"  {t.storage}")
+    if t.storage == "deallocated":
+        return title
+    if t.plain:
+        title.append(f"  {t.spec.describe()}  a single host tensor (no mesh mapper): on no device")
+        title.append(f"  (created at step {t.step})")
+        return title
+    title.append(f"  {t.spec.describe()}  topology {t.topology}")
+    if t.storage == "device":
+        recorded = {v.coord for v in t.devices if v.recorded}
+        if recorded != set(t.topology.coords):
+            # the record contradicts the topology (the current library's gap shows here)
+            title.append(f"; {len(recorded)} recorded", style="bold yellow")
+    title.append(f"  (created at step {t.step})")
+    return title
+
+
+def fmt_devices(devices: list[Coord], mesh_shape: Optional[tuple[int, ...]] = None, limit: int = 8) -> str:
+    """A set of devices in words that cannot be misread: every one when few, else what the set
+    leaves out of the mesh when that is shorter, else the first few and a count.
+
+    >>> fmt_devices([(0, 0), (0, 1)])
+    '(0,0) (0,1)'
+    >>> fmt_devices([(r, c) for r in range(8) for c in range(4)][:-1], (8, 4))
+    'all 32 devices but (7,3)'
+    """
+    chosen = sorted(set(devices))
+    if len(chosen) <= limit:
+        return " ".join(fmt_coord(c) for c in chosen)
+    if mesh_shape is not None:
+        everyone = list(coords(mesh_shape))
+        missing = sorted(set(everyone) - set(chosen))
+        if not missing:
+            return f"all {len(everyone)} devices"
+        if len(missing) <= 4:
+            return f"all {len(everyone)} devices but {' '.join(fmt_coord(c) for c in missing)}"
+    head = " ".join(fmt_coord(c) for c in chosen[:3])
+    return f"{len(chosen)} devices: {head} and {len(chosen) - 3} more"

@@ -1,0 +1,63 @@
+"""What a step leaves behind for the judge: events the runtime records as it executes.
+
+The runtime never judges; it notes what happened (a composition, a use after free, a tensor
+going away) with the objects involved, and the judge (meshspec/judge) turns events into findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from .mesh import Coord
+
+if TYPE_CHECKING:
+    from .tensor import DeviceTensor, HostTensor, Tensor
+
+
+@dataclass(frozen=True)
+class Composed:
+    """``to_torch``: ``host``'s shards ``used`` (in order) were composed into ``result``."""
+
+    step: int
+    name: str
+    """The tensor named in the step."""
+    host: "HostTensor"
+    """The host tensor composed (read back first when the step named a device tensor)."""
+    used: tuple[Coord, ...]
+    result: Any = field(repr=False)
+    """The composed values (an array, or a ShapeOnly in metadata mode)."""
+    device: Optional["DeviceTensor"] = None
+    """The device tensor read back, when the step named one."""
+
+
+@dataclass(frozen=True)
+class UseAfterFree:
+    """A deallocated tensor was used (the step fails: the real library crashes)."""
+
+    step: int
+    op: str
+    name: str
+    message: str
+
+
+@dataclass(frozen=True)
+class DoubleFree:
+    """A deallocated tensor was deallocated again (ttnn ignores it)."""
+
+    step: int
+    name: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A tensor went away (deallocated, or its name rebound); its lies are kept as they stood."""
+
+    step: int
+    name: str
+    tensor: "Tensor"
+    why: str
+
+
+Event = Union[Composed, UseAfterFree, DoubleFree, Retired]

@@ -1,0 +1,212 @@
+"""Sharding math: where each piece of a host tensor goes on the mesh (docs/semantics.md section 4).
+
+Pure functions on plain tuples; nothing here touches data or devices. The one question answered
+is *device coordinate -> (global offset, shard shape)*; tables, the simulator and the composer are
+views of that mapping.
+
+Worked example — the seed: (1,7,32,32) sharded on dim 1 over a T3K (2x4) with
+``shard_tensor_to_mesh_mapper`` (a 1-D distribution of 8)::
+
+    chunk size ceil(7/8) = 1 -> 7 chunks; distribution shape cut to (7)
+    device  (0,0) (0,1) (0,2) (0,3) (1,0) (1,1) (1,2) (1,3)
+    offset  dim1=0  1     2     3     4     5     6    --
+    shape   1x1x32x32 on each of the first 7;        (1,3) gets nothing
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from ..errors import TTFatal
+from .mesh import Coord, Shape, coords, ttnn_shape, volume
+from .placement import Placement, Replicate, Shard, Topology
+
+
+def chunk_ranges(size: int, parts: int) -> tuple[tuple[int, int], ...]:
+    """``torch.chunk`` ranges of a dim of ``size`` split ``parts`` ways.
+
+    Chunk size is ``ceil(size / parts)``, so there may be fewer than ``parts`` chunks and the
+    last may be short (``ttnn/core/tensor/xtensor/partition.cpp``, ``chunk_ndim``).
+
+    >>> chunk_ranges(7, 8)
+    ((0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7))
+    >>> chunk_ranges(10, 8)
+    ((0, 2), (2, 4), (4, 6), (6, 8), (8, 10))
+    >>> [b - a for a, b in chunk_ranges(9, 8)]
+    [2, 2, 2, 2, 1]
+    """
+    if parts < 1:
+        raise ValueError(f"cannot split into {parts} parts")
+    if size == 0:
+        return ((0, 0),)
+    step = -(-size // parts)
+    return tuple((start, min(start + step, size)) for start in range(0, size, step))
+
+
+@dataclass(frozen=True)
+class MapperRules:
+    """What a runtime era's mapper accepts (see profiles)."""
+
+    name: str
+    equal_shards: bool
+    """Current TT-NN: every shard must have the same shape (issue #22977)."""
+
+
+CURRENT_MAPPER = MapperRules("current", equal_shards=True)
+LEGACY_MAPPER = MapperRules("legacy", equal_shards=False)
+
+
+@dataclass(frozen=True)
+class ShardSlot:
+    """One populated device: where its shard starts in the global tensor and its shape."""
+
+    coord: Coord
+    offset: Shape
+    shape: Shape
+
+    def slices(self) -> tuple[slice, ...]:
+        return tuple(slice(o, o + n) for o, n in zip(self.offset, self.shape))
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The result of mapping a tensor onto a mesh: topology plus one slot per populated device."""
+
+    topology: Topology
+    slots: tuple[ShardSlot, ...]
+
+
+def distribute(
+    shape: Shape,
+    mesh_shape: Shape,
+    placements: tuple[Placement, ...],
+    override: Shape | None = None,
+    rules: MapperRules = CURRENT_MAPPER,
+) -> Distribution:
+    """Map a tensor of ``shape`` onto ``mesh_shape`` (``create_mesh_mapper`` + ``distribute_tensor``).
+
+    1. The distribution shape is ``override`` or the mesh shape; it needs one placement per axis
+       and no more devices than the mesh has.
+    2. Each sharded axis splits its tensor dim with :func:`chunk_ranges`; chunks are laid on the
+       distribution shape row-major (last sharded axis fastest) and copied along replicated axes.
+    3. Distribution coordinates become device coordinates as they are (SUBMESH: no override, or
+       an override of the mesh's rank that fits inside it) or by row-major order (ROW_MAJOR).
+
+    Errors follow the current library (and the legacy Python mappers for ``LEGACY_MAPPER``):
+    a dim sharded on two axes, a distribution larger than the mesh, a placement count that is
+    not the distribution rank, unequal shards (current only), and an N-D distribution whose
+    chunk count is not the sharded mesh size.
+
+    >>> d = distribute((1, 8, 32, 32), (2, 4), (Replicate(), Shard(1)))
+    >>> [(s.coord, s.offset[1], s.shape[1]) for s in d.slots][:5]
+    [((0, 0), 0, 2), ((0, 1), 2, 2), ((0, 2), 4, 2), ((0, 3), 6, 2), ((1, 0), 0, 2)]
+    """
+    dist_shape = tuple(override) if override is not None else tuple(mesh_shape)
+    rank = len(shape)
+    if any(n < 1 for n in dist_shape):
+        raise TTFatal(f"distribution shape {list(dist_shape)} has an empty axis")
+    if volume(dist_shape) > volume(mesh_shape):
+        raise TTFatal(
+            f"The size of the supplied mesh shape {ttnn_shape(dist_shape)} does not match the device shape size "
+            f"{ttnn_shape(mesh_shape)}: it needs {volume(dist_shape)} devices, the mesh has {volume(mesh_shape)}"
+        )
+    if len(placements) != len(dist_shape):
+        raise TTFatal(
+            f"The number of dimensions in the mesh shape {ttnn_shape(dist_shape)} does not match the number of "
+            f"placements {[str(p) for p in placements]}; give one placement per distribution axis"
+        )
+    seen: dict[int, int] = {}
+    norm: list[Placement] = []
+    for axis, p in enumerate(placements):
+        if isinstance(p, Shard):
+            dim = p.dim + rank if p.dim < 0 else p.dim
+            if not 0 <= dim < rank:
+                raise TTFatal(
+                    f"Invalid dimension index: Shard(dim={p.dim}) on axis {axis} is out of range for a "
+                    f"rank-{rank} tensor {list(shape)}; dims are 0..{rank - 1} (or negative from the end)"
+                )
+            if dim in seen:
+                raise TTFatal(
+                    f"dims must be unique: tensor dim {dim} is sharded on both distribution axes "
+                    f"{seen[dim]} and {axis}; a dim can be sharded on one mesh axis only"
+                )
+            seen[dim] = axis
+            norm.append(Shard(dim))
+        else:
+            norm.append(Replicate())
+
+    # Chunks per axis (a replicated axis has one "chunk": the whole tensor).
+    per_axis: list[tuple[tuple[int, int] | None, ...]] = []
+    for axis, p in enumerate(norm):
+        per_axis.append(chunk_ranges(shape[p.dim], dist_shape[axis]) if isinstance(p, Shard) else (None,))
+
+    sharded_axes = [a for a, p in enumerate(norm) if isinstance(p, Shard)]
+    n_chunks = math.prod(len(per_axis[a]) for a in sharded_axes)
+    # distribute_tensor checks the N-D chunk count before the shard shapes (seen on ttnn 0.81.1).
+    if len(dist_shape) > 1:
+        expected = math.prod(dist_shape[a] for a in sharded_axes)
+        if n_chunks != expected:
+            raise TTFatal(
+                f"ND sharding requires the number of chunks {n_chunks} to match the mesh dimension size "
+                f"{expected} (placements {[str(p) for p in placements]} on {list(dist_shape)}; "
+                "fewer chunks than devices is allowed only for a 1-D distribution)"
+            )
+    if rules.equal_shards:
+        for a in sharded_axes:
+            sizes = [stop - start for start, stop in per_axis[a]]  # type: ignore[misc]
+            if len(set(sizes)) > 1:
+                dim = norm[a].dim  # type: ignore[union-attr]
+                first, short = list(shape), list(shape)
+                first[dim], short[dim] = sizes[0], sizes[-1]
+                raise TTFatal(
+                    f"Shard shape mismatch: expected {ttnn_shape(first, 'Shape')} but got {ttnn_shape(short, 'Shape')} "
+                    f"(dim {dim} of size {shape[dim]} split {dist_shape[a]} ways gives {sizes}; "
+                    "all tensor shards must have the same tensor spec)"
+                )
+
+    # Lay chunks on the distribution shape; replicate along replicated axes.
+    populated: list[tuple[Coord, Shape, Shape]] = []
+    for dist_coord in coords(dist_shape):
+        offset = [0] * rank
+        sub = list(shape)
+        ok = True
+        for axis, p in enumerate(norm):
+            if isinstance(p, Shard):
+                idx = dist_coord[axis]
+                if idx >= len(per_axis[axis]):
+                    ok = False
+                    break
+                start, stop = per_axis[axis][idx]  # type: ignore[misc]
+                offset[p.dim] = start
+                sub[p.dim] = stop - start
+        if ok:
+            populated.append((dist_coord, tuple(offset), tuple(sub)))
+
+    if len(dist_shape) == 1:
+        dist_shape = (len(populated),)
+
+    submesh = override is None or (
+        len(override) == len(mesh_shape) and all(o <= m for o, m in zip(override, mesh_shape))
+    )
+    if submesh:
+        slots = tuple(ShardSlot(c, off, sub) for c, off, sub in populated)
+    else:
+        devices = itertools.islice(coords(mesh_shape), len(populated))
+        slots = tuple(ShardSlot(dev, off, sub) for dev, (_, off, sub) in zip(devices, populated))
+    # The topology keeps the placements as given: ttnn reports PlacementShard(-1), not (rank-1).
+    topology = Topology(dist_shape, tuple(placements), tuple(s.coord for s in slots))
+    return Distribution(topology, slots)
+
+
+def replicate_all(mesh_shape: Shape, shape: Shape) -> Distribution:
+    """A plain host tensor copied to every device: topology ``(num_devices)``, ``[R]``."""
+    slots = tuple(ShardSlot(c, (0,) * len(shape), tuple(shape)) for c in coords(mesh_shape))
+    return Distribution(Topology((volume(mesh_shape),), (Replicate(),), tuple(s.coord for s in slots)), slots)
+
+
+def single(mesh_shape: Shape, shape: Shape) -> Distribution:
+    """A host tensor with no mapper: one shard, at the mesh's first coordinate."""
+    first = tuple(0 for _ in mesh_shape)
+    return Distribution(Topology((1,), (Replicate(),), (first,)), (ShardSlot(first, (0,) * len(shape), tuple(shape)),))

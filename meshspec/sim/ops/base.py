@@ -1,0 +1,72 @@
+"""What an op is: one TT-NN call, defined once.
+
+An :class:`Op` holds everything about a call: its arguments model (the scenario step's fields,
+named as ttnn names them), the tensors it uses and binds, its handler, and its one-line doc. The
+registry (:data:`meshspec.sim.ops.OPS`) is the only list of ops; the loader's name checks, the
+runner's touched sets, the scenario schema, ``meshspec explain`` and the README's step table are
+all derived from it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..runtime import Runtime
+
+
+class TensorKind(str, enum.Enum):
+    """Where a tensor an op uses or binds lives."""
+
+    HOST = "host"
+    DEVICE = "device"
+    ANY = "any"
+
+
+@dataclass(frozen=True)
+class Use:
+    """A field naming a tensor the op reads or writes, and the kind it must be."""
+
+    field: str
+    """The argument's Python name (``as_`` for ``as``)."""
+    kind: TensorKind
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    """The ttnn function name, which is also the step's key in a scenario."""
+    args: type["BaseModel"]
+    """The arguments model; its fields are the step's keys."""
+    run: Callable[["Runtime", Any], None]
+    """Executes the op on a runtime, for validated arguments."""
+    doc: str
+    """One line: what the call does."""
+    ttnn: str
+    """The ttnn code the step stands for, as a user would write it."""
+    uses: tuple[Use, ...] = ()
+    binds: Optional[Use] = None
+    """The field naming the tensor the op creates (``as``), and its kind; may be left out when
+    optional in the arguments."""
+
+    def names_used(self, args: Any) -> list[tuple[str, str, TensorKind]]:
+        """``(field, tensor name, kind)`` for every tensor ``args`` uses."""
+        return [(u.field, getattr(args, u.field), u.kind) for u in self.uses]
+
+    def bound(self, args: Any) -> Optional[str]:
+        """The name ``args`` binds, if any."""
+        return getattr(args, self.binds.field) if self.binds is not None else None
+
+    def touched(self, args: Any) -> tuple[str, ...]:
+        """Every tensor name the step mentions, uses first, in field order."""
+        names = [name for _, name, _ in self.names_used(args)] + [self.bound(args)]
+        return tuple(dict.fromkeys(n for n in names if n))
+
+    @property
+    def fields(self) -> list[str]:
+        """The step's keys, as a scenario writes them."""
+        return [f.alias or name for name, f in self.args.model_fields.items()]

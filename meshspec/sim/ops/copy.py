@@ -1,0 +1,101 @@
+"""``ttnn.copy_host_to_device_tensor(src, dst)``: write a host tensor into an allocated device tensor.
+
+What gets written is the same in every era; what the destination's record becomes is the era's
+:class:`~meshspec.sim.profiles.CopyRecord` (docs/semantics.md section 6): lost (``dst`` taken by
+value, the seed), current (by reference, with the uniform-write gap), or exact. The check of the
+source against the destination is the era's :class:`~meshspec.sim.profiles.CopyCheck`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...errors import TTFatal
+from ..mesh import Coord, fmt_coord
+from ..profiles import CopyCheck, CopyRecord
+from ..runtime import Runtime
+from ..spec import Layout, TensorSpec
+from ..tensor import DeviceTensor, HostShard, HostTensor
+from .base import Op, TensorKind, Use
+from .fields import Name, Strict
+
+
+class CopyHostToDevice(Strict):
+    """``ttnn.copy_host_to_device_tensor(src, dst)``."""
+
+    src: Name
+    dst: Name
+
+
+def run(rt: Runtime, a: CopyHostToDevice) -> None:
+    host = rt.host_with_shards(a.src)
+    dev = rt.device(a.dst)
+    shards = rt.shards_to_write(host)
+    _check(rt, host, dev, shards)
+    rt.write(dev, host, shards)
+    rec = dev.record
+    rule = rt.profile.copy
+    if rule is CopyRecord.LOST:
+        return  # dst was taken by value: the update was made on a copy
+    written = tuple(shards)
+    full = set(written) == set(rt.all_coords)
+    topology = rt.written_topology(host)
+    if rule is CopyRecord.CURRENT:
+        rec.topology = topology
+        if host.plain:
+            rt.set_recorded(rec, rt.all_coords)
+        elif not full:
+            rt.set_recorded(rec, written)
+        # a full write from a mapped host tensor keeps the old coords: the current gap
+        return
+    assert rule is CopyRecord.EXACT
+    rec.topology = topology
+    memory = dev.buffer.spec.memory
+    rec.specs = {c: replace(s.spec, memory=memory) for c, s in shards.items()} | {
+        c: rec.spec for c in rt.all_coords if c not in shards
+    }
+    rt.set_recorded(rec, written)
+
+
+def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord, HostShard]) -> None:
+    dst = dev.record.spec
+    if rt.profile.copy_check is CopyCheck.EVERY_SHARD:
+        checked = list(shards.values())
+    else:
+        checked = [next(iter(host.shards.values()))]
+    for shard in checked:
+        same_spec(shard.spec, dst, host.name, dev.name, shard.coord)
+    buf = dev.buffer.spec
+    for shard in shards.values():
+        if shard.spec.page_size != buf.page_size or shard.spec.num_pages > buf.num_pages:
+            raise TTFatal(
+                f"shard of {host.name} for device {fmt_coord(shard.coord)} is {shard.spec.describe()} "
+                f"({shard.spec.num_pages} pages of {shard.spec.page_size} B); the buffer of {dev.name} has "
+                f"{buf.num_pages} pages of {buf.page_size} B"
+            )
+
+
+def same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, coord: Coord) -> None:
+    """The current library's copy check (``tt_metal/impl/tensor/tensor_apis.cpp``)."""
+    where = f"{src_name} shard for {fmt_coord(coord)}"
+    if src.shape != dst.shape:
+        raise TTFatal(
+            f"Host tensor has different shape: {where} is {list(src.shape)}, {dst_name} is {list(dst.shape)}"
+        )
+    if src.dtype != dst.dtype:
+        raise TTFatal(f"Host tensor has different dtype: {where} is {src.dtype}, {dst_name} is {dst.dtype}")
+    if src.layout != dst.layout or (src.layout is Layout.TILE and src.tile != dst.tile):
+        raise TTFatal(
+            f"Host tensor has different page config: {where} is {src.layout} {list(src.tile)}, "
+            f"{dst_name} is {dst.layout} {list(dst.tile)}"
+        )
+
+
+OP = Op(
+    "copy_host_to_device_tensor",
+    CopyHostToDevice,
+    run,
+    "Write a host tensor's shards into an allocated device tensor; the era decides what is recorded.",
+    "ttnn.copy_host_to_device_tensor(host_tensor, device_tensor)",
+    uses=(Use("src", TensorKind.HOST), Use("dst", TensorKind.DEVICE)),
+)

@@ -1,0 +1,39 @@
+"""``ttnn.deallocate(t)``: free a device tensor's mesh buffer on every device.
+
+A second deallocate is ignored by ttnn 0.81.1 (tests/golden); meshspec still reports it.
+"""
+
+from __future__ import annotations
+
+from ..events import DoubleFree, Retired
+from ..runtime import Runtime
+from ..tensor import DeviceTensor
+from .base import Op, TensorKind, Use
+from .fields import Name, Strict
+
+
+class Deallocate(Strict):
+    """``ttnn.deallocate(t)``."""
+
+    tensor: Name
+
+
+def run(rt: Runtime, a: Deallocate) -> None:
+    dev = rt.tensors[a.tensor]
+    assert isinstance(dev, DeviceTensor)
+    if dev.freed_step is not None:
+        msg = f"{a.tensor} was deallocated by step {dev.freed_step} and is deallocated again"
+        rt.events.append(DoubleFree(rt.step, a.tensor, msg))
+        return
+    rt.events.append(Retired(rt.step, a.tensor, dev, f"step {rt.step} deallocated it"))
+    rt.free(dev)
+
+
+OP = Op(
+    "deallocate",
+    Deallocate,
+    run,
+    "Free a device tensor's buffer on every device; a later use is use_after_free.",
+    "ttnn.deallocate(device_tensor)",
+    uses=(Use("tensor", TensorKind.DEVICE),),
+)

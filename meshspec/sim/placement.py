@@ -1,0 +1,63 @@
+"""Placements and tensor topology: small immutable values with a pasteable repr and a short str.
+
+``Replicate()`` / ``Shard(dim=1)`` mirror ``ttnn.PlacementReplicate`` / ``ttnn.PlacementShard``;
+their ``str`` forms ``R`` / ``S(1)`` are what tables show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .mesh import Coord, Shape
+
+
+@dataclass(frozen=True)
+class Replicate:
+    """Every device along this distribution axis gets the same data."""
+
+    def __str__(self) -> str:
+        return "R"
+
+    def to_json(self) -> str:
+        return "R"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The tensor's dim ``dim`` is split (as ``torch.chunk``) along this distribution axis."""
+
+    dim: int
+
+    def __str__(self) -> str:
+        return f"S({self.dim})"
+
+    def to_json(self) -> dict:
+        return {"shard": self.dim}
+
+
+Placement = Union[Replicate, Shard]
+
+
+@dataclass(frozen=True)
+class Topology:
+    """``ttnn.TensorTopology``: how a tensor is laid over the mesh.
+
+    ``coords`` are the device coordinates that hold a shard, in distribution order.
+    """
+
+    distribution_shape: Shape
+    placements: tuple[Placement, ...]
+    coords: tuple[Coord, ...]
+
+    def __str__(self) -> str:
+        shape = "x".join(str(n) for n in self.distribution_shape)
+        n = len(self.coords)
+        return f"({shape}) [{', '.join(str(p) for p in self.placements)}] on {n} device{'s' * (n != 1)}"
+
+    def to_json(self) -> dict:
+        return {
+            "distribution_shape": list(self.distribution_shape),
+            "placements": [p.to_json() for p in self.placements],
+            "coords": [list(c) for c in self.coords],
+        }

@@ -1,0 +1,58 @@
+"""Reading a device tensor back (``dev.cpu()``): every recorded device, with its recorded spec.
+
+The order is the era's composer rule (docs/semantics.md section 5): legacy composers walk the
+mesh, current ones the topology's coords (then any recorded device the topology leaves out).
+Each read-back shard remembers where it came from and what that device really held then
+(:class:`~meshspec.sim.tensor.ReadOrigin`), so the judge can tell a good read from a lie.
+"""
+
+from __future__ import annotations
+
+from .mesh import Coord
+from .profiles import Composer
+from .runtime import Runtime
+from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
+from .values import ShapeOnly, host_dtype
+
+
+def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
+    """``dev.cpu()`` as a host tensor named ``name``."""
+    rec = dev.record
+    recorded = rec.recorded_set
+    if rt.profile.composer is Composer.LEGACY:
+        order = [c for c in rt.all_coords if c in recorded]
+    else:
+        order = [c for c in rec.topology.coords if c in recorded]
+        listed = set(order)
+        order += [c for c in rt.all_coords if c in recorded and c not in listed]
+    if rt.with_data:
+        need = sum(rec.specs[c].volume * host_dtype(rec.specs[c].dtype).itemsize for c in order if c in rec.specs)
+        rt.reserve(need, f"reading back {dev.name} from {len(order)} device(s)")
+    shards: dict[Coord, HostShard] = {}
+    for c in order:
+        spec = rec.specs.get(c)
+        if spec is None:
+            continue  # the runtime cannot read a device it has no spec for
+        values = dev.buffer.read(c, spec)
+        if values is None:  # metadata mode
+            values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
+        rt.log.append(("read", dev.name, c))
+        write = dev.current_write(c)
+        origin = ReadOrigin(
+            dev.name,
+            c,
+            rt.step,
+            dev.buffer.written_bytes(c),
+            write,
+            None if write else dev.buffer.last_write.get(c),
+            rec.origin.get(c),
+            write is not None and dev.buffer.intact(c, write, spec),
+        )
+        shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
+    unread = {}
+    for c in rt.all_coords:
+        w = dev.current_write(c)
+        if w is not None and c not in shards:
+            unread[c] = w
+    first = next(iter(shards.values())).spec if shards else rec.spec
+    return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread)

@@ -1,0 +1,214 @@
+"""The simulated TT-NN runtime's state: the mesh, the tensors by name, memory accounting, and the
+events each step leaves for the judge.
+
+Ops (:mod:`meshspec.sim.ops`) change this state through the primitives here (new buffers,
+writes, record updates, bindings); what gets *written* is the same under every profile, what
+gets *recorded* follows the profile's rules. The runtime never judges: it records events.
+Errors the real library raises are :class:`~meshspec.errors.TTFatal`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Optional
+
+from ..errors import ResourceLimit, TTFatal
+from .device import MemoryPool, MeshBuffer, Write
+from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
+from .faults import Fault
+from .mapping import replicate_all
+from .mesh import Coord, Shape, coords, volume
+from .placement import Topology
+from .profiles import Profile
+from .spec import TensorSpec, make_spec
+from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
+
+
+class UseAfterFree(TTFatal):
+    """A deallocated tensor was used; also recorded as an event for the judge."""
+
+
+@dataclass
+class Runtime:
+    mesh_shape: Shape
+    profile: Profile
+    folder: Path = Path(".")
+    """Where relative data files are read from (the scenario's folder)."""
+    with_data: bool = True
+    """False: metadata mode (shapes, records and written pages; no values, no buffers)."""
+    pool: MemoryPool = field(default_factory=MemoryPool)
+    """What never-written device memory holds (poison, zeros, or reused freed bytes)."""
+    max_memory: int = field(default_factory=lambda: default_max_memory())
+    """Bytes of host and device data a run may hold; a step that needs more is refused."""
+    fault: Optional[Fault] = None
+    """A fault to inject (testing meshspec's detectors; see faults.py)."""
+    tensors: dict[str, Tensor] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    """What steps did that the judge must see, in order (see events.py)."""
+    log: list[tuple] = field(default_factory=list)
+    """("write", tensor, device, bytes) and ("read", tensor, device) entries, in order."""
+    ops: dict[int, str] = field(default_factory=dict)
+    """Step index -> op name, for every step begun."""
+    step: int = -1
+    """The step being executed."""
+    touched: set[str] = field(default_factory=set)
+    """Names the current step bound, wrote, read or freed."""
+    _buffers: int = 0
+    _reserved: int = 0
+    _log_start: int = 0
+
+    # -- steps ---------------------------------------------------------------------------------
+    def begin(self, index: int, op: str) -> None:
+        """Start step ``index`` (op ``op``)."""
+        self.step = index
+        self.ops[index] = op
+        self.touched = set()
+        self._log_start = len(self.log)
+
+    def end(self) -> None:
+        """Finish the current step: apply an injected record fault to what it wrote."""
+        if self.fault is not None and self.fault.step == self.step and self.fault.kind != "skip_write":
+            written = {e[1] for e in self.log[self._log_start :] if e[0] == "write"}
+            for name in written:
+                t = self.tensors.get(name)
+                if isinstance(t, DeviceTensor):
+                    self._apply_fault(t.record)
+
+    def _apply_fault(self, rec: Record) -> None:
+        fault = self.fault
+        assert fault is not None
+        if fault.kind == "drop_record":
+            rec.recorded = tuple(c for c in rec.recorded if c != fault.coord)
+        elif fault.kind == "alter_shape" and fault.coord in rec.specs:
+            spec = rec.specs[fault.coord]
+            bigger = spec.shape[:-1] + (spec.shape[-1] + spec.page_shape[1],)  # one more page column
+            rec.specs[fault.coord] = make_spec(bigger, spec.dtype, spec.layout, spec.tile, spec.memory)
+
+    @property
+    def op(self) -> str:
+        return self.ops.get(self.step, "?")
+
+    # -- names ---------------------------------------------------------------------------------
+    def bind(self, name: str, tensor: Tensor) -> None:
+        """Give ``tensor`` the name ``name``; a tensor that had the name goes away (its lies stay)."""
+        old = self.tensors.get(name)
+        self.tensors[name] = tensor
+        self.touched.add(name)
+        if old is not None and old is not tensor:
+            self.events.append(Retired(self.step, name, old, f"step {self.step} ({self.op}) rebound the name {name!r}"))
+
+    def device(self, name: str) -> DeviceTensor:
+        """The live device tensor ``name``; using a deallocated one fails as use after free."""
+        t = self.tensors[name]
+        assert isinstance(t, DeviceTensor)
+        self.touched.add(name)
+        if t.freed_step is not None:
+            # ttnn 0.81.1 crashes (SIGSEGV) on cpu() or a copy into a deallocated tensor (tests/golden).
+            msg = f"{name} was deallocated by step {t.freed_step}; {self.op} uses it after free (the real library crashes here)"
+            self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
+            raise UseAfterFree(msg)
+        return t
+
+    def host(self, name: str) -> HostTensor:
+        t = self.tensors[name]
+        assert isinstance(t, HostTensor)
+        return t
+
+    def host_with_shards(self, name: str) -> HostTensor:
+        """A host tensor that has something to write."""
+        host = self.host(name)
+        if not host.shards:
+            raise TTFatal(
+                f"{self.op}: host tensor {name} has no shards (it was read back from {host.read_from}, which records "
+                "no device); there is nothing to write"
+            )
+        return host
+
+    # -- the mesh ------------------------------------------------------------------------------
+    @property
+    def all_coords(self) -> tuple[Coord, ...]:
+        return tuple(coords(self.mesh_shape))
+
+    def reserve(self, nbytes: int, what: str) -> None:
+        """Account for ``nbytes`` of host or device data; refuse past ``max_memory``."""
+        if self._reserved + nbytes > self.max_memory:
+            held = f" on top of the {fmt_bytes(self._reserved)} already held" if self._reserved else ""
+            raise ResourceLimit(
+                f"{what} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
+                "(--max-memory; default half the machine's RAM); run with --no-data (records and written pages only, "
+                "every finding but data_mismatch) or use a smaller shape"
+            )
+        self._reserved += nbytes
+
+    def release(self, nbytes: int) -> None:
+        self._reserved -= nbytes
+
+    def new_buffer(self, spec: TensorSpec) -> MeshBuffer:
+        """A mesh buffer of ``spec`` on every device (the same size everywhere)."""
+        if self.with_data:
+            self.reserve(spec.allocated_bytes * volume(self.mesh_shape), f"a buffer of {spec.describe()} on every device")
+        self._buffers += 1
+        return MeshBuffer(self._buffers, spec, self.mesh_shape, self.step, self.pool, self.with_data)
+
+    def free(self, dev: DeviceTensor) -> None:
+        dev.freed_step = self.step
+        dev.buffer.free()
+        self.touched.add(dev.name)
+        if self.with_data:
+            self.release(dev.buffer.spec.allocated_bytes * volume(self.mesh_shape))
+
+    # -- writes and records --------------------------------------------------------------------
+    def shards_to_write(self, host: HostTensor) -> dict[Coord, HostShard]:
+        """A plain host tensor goes to every device; a mapped one to its populated devices."""
+        if not host.plain:
+            return host.shards
+        only = next(iter(host.shards.values()))
+        return {c: replace(only, coord=c) for c in self.all_coords}
+
+    def written_topology(self, host: HostTensor) -> Topology:
+        """The topology a write of ``host`` gives: a plain tensor is replicated to all devices."""
+        if host.plain:
+            return replicate_all(self.mesh_shape, host.spec.shape).topology
+        return host.topology
+
+    def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard]) -> None:
+        """Write each shard to its device from page 0; the shards become the tensor's content."""
+        memory = dev.buffer.spec.memory
+        fault = self.fault
+        for c, shard in shards.items():
+            if fault is not None and fault.kind == "skip_write" and (fault.step, fault.coord) == (self.step, c):
+                continue
+            spec = replace(shard.spec, memory=memory)
+            write = Write(self.step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values, host)
+            dev.buffer.write(c, shard.values, spec, write)
+            self.log.append(("write", dev.name, c, spec.buffer_bytes))
+        dev.content_step = self.step
+        self.touched.add(dev.name)
+
+    def set_recorded(self, rec: Record, new: tuple[Coord, ...]) -> None:
+        """The record now says exactly ``new`` hold data; each changed device's origin is this step."""
+        for c in set(rec.recorded) | set(new):
+            rec.origin[c] = self.step
+        rec.recorded = tuple(new)
+
+
+def fmt_bytes(n: int) -> str:
+    """``1536`` -> ``'1.5 KiB'``; exact below 1 KiB."""
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"):
+        n /= 1024
+        if n < 1024 or unit == "YiB":
+            return f"{n:,.1f} {unit}"
+    raise AssertionError
+
+
+def default_max_memory() -> int:
+    """Half of the machine's physical memory (8 GiB where it cannot be read)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30

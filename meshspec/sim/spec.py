@@ -1,0 +1,248 @@
+"""TensorSpec: shapes, pages and bytes of one device's tensor (docs/semantics.md section 3).
+
+A spec is a frozen value; every derived number (padded shape, page size, page count, buffer
+bytes) is a pure function of it, following ``tt_metal/impl/tensor/spec/tensor_spec.cpp``,
+``.../layout/tensor_layout.cpp`` and ``tt_metal/impl/data_format/tile.cpp``.
+
+Worked examples (each checked in tests/test_spec.py):
+
+=====================  ======  =====  ==========  =========  =====  ============
+logical shape          dtype   layout padded      page size  pages  buffer bytes
+=====================  ======  =====  ==========  =========  =====  ============
+(1,1,32,32)            bf16    tile   (1,1,32,32)      2048      1         2048
+(1,1,30,50)            bf16    tile   (1,1,32,64)      2048      2         4096
+(3,5,33,65)            bf16    tile   (3,5,64,96)      2048     90       184320
+(4,10,31)              fp32    row    (4,10,31)     124 (128)   40         4960
+(1,1,32,32)            bfp8_b  tile   (1,1,32,32)      1088      1         1088
+=====================  ======  =====  ==========  =========  =====  ============
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..errors import TTFatal
+from .mesh import Shape, fmt_shape
+
+
+class _NameEnum(str, enum.Enum):
+    """A str enum that reads its values case-insensitively (ttnn spells them BFLOAT16, TILE, L1)
+    and whose repr pastes back as code."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> "_NameEnum | None":
+        if isinstance(value, str):
+            for member in cls:
+                if member.value == value.lower().removesuffix("_layout"):
+                    return member
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class DataType(_NameEnum):
+    """ttnn.DataType, in the C++ enum's order (BFLOAT16=0 ... INT32=7)."""
+
+    BFLOAT16 = "bfloat16"
+    FLOAT32 = "float32"
+    UINT32 = "uint32"
+    BFLOAT8_B = "bfloat8_b"
+    BFLOAT4_B = "bfloat4_b"
+    UINT8 = "uint8"
+    UINT16 = "uint16"
+    INT32 = "int32"
+
+    @property
+    def is_block_float(self) -> bool:
+        return self in (DataType.BFLOAT8_B, DataType.BFLOAT4_B)
+
+    @property
+    def element_bytes(self) -> int:
+        """Bytes per element for the non-block-float types."""
+        return _ELEMENT_BYTES[self]
+
+
+_ELEMENT_BYTES = {
+    DataType.BFLOAT16: 2,
+    DataType.FLOAT32: 4,
+    DataType.UINT32: 4,
+    DataType.INT32: 4,
+    DataType.UINT16: 2,
+    DataType.UINT8: 1,
+}
+
+
+class Layout(_NameEnum):
+    ROW_MAJOR = "row_major"
+    TILE = "tile"
+
+
+class BufferType(_NameEnum):
+    DRAM = "dram"
+    L1 = "l1"
+
+
+#: Tile shapes ttnn accepts (``ttnn.Tile``).
+TILE_SHAPES: tuple[tuple[int, int], ...] = ((32, 32), (16, 32), (32, 16), (16, 16))
+FACE = (16, 16)
+
+#: Per-page alignment of a buffer, in bytes, on Wormhole (docs/semantics.md section 3).
+BUFFER_ALIGNMENT = {BufferType.DRAM: 32, BufferType.L1: 16}
+
+
+def round_up(value: int, multiple: int) -> int:
+    """Smallest multiple of ``multiple`` that is >= ``value``."""
+    return -(-value // multiple) * multiple
+
+
+def tile_bytes(dtype: DataType, tile: tuple[int, int]) -> int:
+    """Bytes of one tile of ``dtype`` (``tt_metal/impl/data_format/tile.cpp``).
+
+    Block floats add a shared-exponent section of ``round_up(face_h * num_faces, 16)`` bytes:
+    one exponent byte per 16-wide face row.
+
+    >>> tile_bytes(DataType.BFLOAT8_B, (32, 32)), tile_bytes(DataType.BFLOAT4_B, (32, 32))
+    (1088, 576)
+    >>> tile_bytes(DataType.BFLOAT8_B, (16, 32))
+    544
+    """
+    h, w = tile
+    if dtype.is_block_float:
+        exponents = round_up(exponent_rows(tile), 16)
+        mantissas = h * w if dtype is DataType.BFLOAT8_B else h * w // 2
+        return mantissas + exponents
+    return h * w * dtype.element_bytes
+
+
+def exponent_rows(tile: tuple[int, int]) -> int:
+    """Face rows in a tile, each with one shared exponent: ``face_h * num_faces``."""
+    h, w = tile
+    face_h = min(h, FACE[0])
+    num_faces = (h // face_h) * (w // FACE[1])
+    return face_h * num_faces
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """The spec of the tensor one device holds: logical shape plus layout (``ttnn.TensorSpec``).
+
+    Built only through :func:`make_spec`, which validates it.
+    """
+
+    shape: Shape
+    """Logical shape, e.g. ``(1, 1, 32, 32)``."""
+    dtype: DataType = DataType.BFLOAT16
+    layout: Layout = Layout.TILE
+    tile: tuple[int, int] = (32, 32)
+    """Tile shape; meaningful in TILE layout only."""
+    memory: BufferType = BufferType.DRAM
+
+    # -- derived numbers (computed once per spec: large meshes ask for them per device) -----------
+    @cached_property
+    def padded_shape(self) -> Shape:
+        """Last two dims rounded up to the tile (TILE) or unchanged (ROW_MAJOR).
+
+        TILE tensors of rank below 2 are padded as rank 2: ``(5,)`` pads to ``(32, 32)``
+        (seen on ttnn 0.81.1, tests/golden).
+        """
+        if self.layout is Layout.ROW_MAJOR:
+            return self.shape
+        th, tw = self.tile
+        dims = [1] * (2 - len(self.shape)) + list(self.shape)
+        dims[-1] = round_up(dims[-1], tw)
+        dims[-2] = round_up(dims[-2], th)
+        return tuple(dims)
+
+    @cached_property
+    def physical_shape(self) -> tuple[int, int]:
+        """2-D (height, width): padded width, and padded height times every outer dim."""
+        padded = self.padded_shape
+        return math.prod(padded[:-1]), padded[-1]
+
+    @cached_property
+    def page_shape(self) -> tuple[int, int]:
+        """A tile in TILE layout, one row of the physical shape in ROW_MAJOR (interleaved)."""
+        if self.layout is Layout.TILE:
+            return self.tile
+        return 1, self.physical_shape[1]
+
+    @cached_property
+    def page_size(self) -> int:
+        """Bytes of one page, before alignment."""
+        if self.layout is Layout.TILE:
+            return tile_bytes(self.dtype, self.tile)
+        return self.physical_shape[1] * self.dtype.element_bytes
+
+    @cached_property
+    def alignment(self) -> int:
+        return BUFFER_ALIGNMENT[self.memory]
+
+    @cached_property
+    def aligned_page_size(self) -> int:
+        """Bytes one page takes in the buffer: ``page_size`` rounded up to the buffer alignment."""
+        return round_up(self.page_size, self.alignment)
+
+    @cached_property
+    def num_pages(self) -> int:
+        (h, w), (ph, pw) = self.physical_shape, self.page_shape
+        return (h // ph) * (w // pw)
+
+    @cached_property
+    def buffer_bytes(self) -> int:
+        """Bytes of data the spec describes: ``num_pages * page_size`` (ttnn's buffer size)."""
+        return self.num_pages * self.page_size
+
+    @cached_property
+    def allocated_bytes(self) -> int:
+        """Bytes the buffer occupies on a device: ``num_pages * aligned_page_size``."""
+        return self.num_pages * self.aligned_page_size
+
+    @property
+    def volume(self) -> int:
+        return math.prod(self.shape)
+
+    # -- renderings --------------------------------------------------------------------------
+    def describe(self) -> str:
+        """Compact one-liner for tables: ``1x1x32x32 bfloat16 tile dram``."""
+        tile = f"[{self.tile[0]}x{self.tile[1]}]" if self.layout is Layout.TILE and self.tile != (32, 32) else ""
+        return f"{fmt_shape(self.shape)} {self.dtype} {self.layout}{tile} {self.memory}"
+
+    def to_json(self) -> dict:
+        return {
+            "shape": list(self.shape),
+            "padded_shape": list(self.padded_shape),
+            "dtype": self.dtype.value,
+            "layout": self.layout.value,
+            "tile": list(self.tile),
+            "memory": self.memory.value,
+            "page_size": self.page_size,
+            "aligned_page_size": self.aligned_page_size,
+            "num_pages": self.num_pages,
+            "buffer_bytes": self.buffer_bytes,
+        }
+
+
+def make_spec(
+    shape: Shape,
+    dtype: DataType = DataType.BFLOAT16,
+    layout: Layout = Layout.TILE,
+    tile: tuple[int, int] = (32, 32),
+    memory: BufferType = BufferType.DRAM,
+) -> TensorSpec:
+    """Build a validated :class:`TensorSpec`; raises :class:`TTFatal` where ttnn would."""
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise TTFatal(f"shape {list(shape)} has a negative dimension")
+    tile = tuple(tile)  # type: ignore[assignment]
+    if tile not in TILE_SHAPES:
+        raise TTFatal(f"tile {list(tile)} is not supported; use one of {[list(t) for t in TILE_SHAPES]}")
+    if dtype.is_block_float and layout is not Layout.TILE:
+        raise TTFatal(f"Only TILE layout is supported for {dtype.name} (got {layout})")
+    return TensorSpec(shape, DataType(dtype), Layout(layout), tile, BufferType(memory))  # type: ignore[arg-type]

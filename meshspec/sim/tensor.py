@@ -1,0 +1,121 @@
+"""Host and device tensors as the simulated runtime holds them.
+
+A device tensor pairs a :class:`~meshspec.device.MeshBuffer` (the truth: what was written) with a
+:class:`Record` (what the runtime *says* each device holds). meshspec's findings are the places
+where the two disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+from .device import MeshBuffer, Write
+from .mesh import Coord, Shape
+from .placement import Topology
+from .spec import TensorSpec
+
+
+@dataclass(frozen=True)
+class ReadOrigin:
+    """Where a read-back host shard came from, and what that device really held when read."""
+
+    tensor: str
+    coord: Coord
+    step: int
+    written_bytes: int
+    """Bytes written to the device since allocation, at the time of the read."""
+    write: Optional[Write]
+    """The write holding the tensor's current content on that device, if any."""
+    stale_write: Optional[Write] = None
+    """An older, superseded write the device still held, if any."""
+    record_step: Optional[int] = None
+    """The step that set the record that made the runtime read this device."""
+    intact: bool = False
+    """The device provably still held ``write``'s bytes in its written layout, read with the
+    written spec: the values are the written ones without comparing them."""
+
+
+@dataclass
+class HostShard:
+    coord: Coord
+    spec: TensorSpec
+    values: np.ndarray = field(repr=False)
+    offset: Optional[Shape]
+    """Global offset in the source tensor (None for a read-back shard of unknown origin)."""
+    origin: Optional[ReadOrigin] = None
+    composed_from: Optional[tuple["HostTensor", tuple[Coord, ...]]] = None
+    """For a composed (to_torch) result: the host tensor composed and the shards used, in order."""
+
+
+@dataclass
+class HostTensor:
+    """A host tensor: one shard (plain) or a mapper's shards keyed by device coordinate."""
+
+    name: str
+    step: int
+    spec: TensorSpec
+    """``tensor_spec()``: the first shard's spec (issue #21652)."""
+    topology: Topology
+    shards: dict[Coord, HostShard]
+    plain: bool = False
+    """No mesh mapper: a single host tensor, replicated when copied to a mesh."""
+    read_from: Optional[str] = None
+    """Name of the device tensor this was read back from."""
+    unread: dict[Coord, Write] = field(default_factory=dict, repr=False)
+    """Devices that held the tensor's current content but were not read back."""
+    source_values: Optional[np.ndarray] = field(default=None, repr=False)
+    """For from_torch: the whole tensor as given (block floats before quantization)."""
+
+    storage = "host"
+
+
+@dataclass
+class Record:
+    """What the runtime records about a device tensor.
+
+    ``specs`` are the per-device specs the runtime keeps; ``recorded`` the devices it says hold
+    data (and will read back). Eras differ only in how these are set (see profiles).
+    """
+
+    spec: TensorSpec
+    topology: Topology
+    specs: dict[Coord, TensorSpec]
+    recorded: tuple[Coord, ...]
+    origin: dict[Coord, int]
+    """Step that last set (or cleared) each device's record."""
+
+    def is_recorded(self, coord: Coord) -> bool:
+        return coord in self.recorded_set
+
+    @property
+    def recorded_set(self) -> frozenset[Coord]:
+        """``recorded`` as a set, for O(1) membership on large meshes (rebuilt when replaced)."""
+        cached = self.__dict__.get("_recorded_cache")
+        if cached is None or cached[0] is not self.recorded:
+            cached = (self.recorded, frozenset(self.recorded))
+            self.__dict__["_recorded_cache"] = cached
+        return cached[1]
+
+
+@dataclass
+class DeviceTensor:
+    name: str
+    step: int
+    buffer: MeshBuffer
+    record: Record
+    content_step: Optional[int] = None
+    """Step of the last write (copy or to_device) that defines the tensor's content."""
+    freed_step: Optional[int] = None
+
+    storage = "device"
+
+    def current_write(self, coord: Coord) -> Optional[Write]:
+        """The write holding the current content on ``coord``, or None."""
+        w = self.buffer.last_write.get(coord)
+        return w if w is not None and w.step == self.content_step else None
+
+
+Tensor = Union[HostTensor, DeviceTensor]

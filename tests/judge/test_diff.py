@@ -1,0 +1,122 @@
+"""meshspec diff: per-device records of two runs, field by field."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meshspec.cli import app
+from meshspec.judge.diff import DiffError, check_report, diff_reports
+from meshspec.runner import run
+from meshspec.scenario.loader import load
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+SEED = SCENARIOS / "seed-uneven-copy.yaml"
+
+
+def report(name, profile):
+    return run(load(SCENARIOS / f"{name}.yaml"), profile).to_json()
+
+
+# docs/semantics.md sections 1 and 6: reference records the 7 written devices; uniform-by-value
+# records all 8, so only device (1,3) (and the tensor's topology) differ.
+def test_seed_reference_vs_uniform_by_value():
+    d = diff_reports(report("seed-uneven-copy", "reference"), report("seed-uneven-copy", "uniform-by-value"))
+    assert not d.equal
+    per_device = [(x.tensor, x.device, x.field, x.expected, x.actual) for x in d.differences if x.device]
+    assert per_device == [("dst", (1, 3), "recorded", False, True), ("dst", (1, 3), "bytes", 0, 2048)]
+    tensor_level = [(x.tensor, x.field) for x in d.differences if x.device is None]
+    assert tensor_level == [("dst", "topology")]
+
+
+def test_equal_runs():
+    d = diff_reports(report("even-copy", "reference"), report("even-copy", "current"))
+    assert d.equal and d.exit_code == 0
+
+
+# docs/semantics.md section 6: the current library's gap. The topology is the same as the reference's
+# ((8) [S(1)] on 8 devices): only the record of (1,3) says otherwise.
+def test_gap_vs_reference():
+    d = diff_reports(report("partial-then-full", "reference"), report("partial-then-full", "current"))
+    assert [(x.device, x.field, x.expected, x.actual) for x in d.differences] == [
+        ((1, 3), "recorded", True, False),
+        ((1, 3), "bytes", 2048, 0),
+    ]
+
+
+def test_different_scenarios_or_meshes_are_refused():
+    with pytest.raises(DiffError, match="different scenarios"):
+        diff_reports(report("seed-uneven-copy", "current"), report("even-copy", "current"))
+    other = report("seed-uneven-copy", "current") | {"mesh": [1, 8]}
+    with pytest.raises(DiffError, match="different meshes"):
+        diff_reports(report("seed-uneven-copy", "current"), other)
+    with pytest.raises(DiffError, match="holds 2 reports"):
+        check_report([{}, {}], "x.json")
+    with pytest.raises(DiffError, match="not a meshspec report"):
+        check_report({"format": "junk"}, "x.json")
+
+
+def test_missing_tensor_is_a_difference():
+    a = report("seed-uneven-copy", "current")
+    b = json.loads(json.dumps(a))
+    b["tensors"] = [t for t in b["tensors"] if t["name"] != "src"]
+    d = diff_reports(a, b)
+    assert [(x.tensor, x.field, x.expected, x.actual) for x in d.differences] == [("src", "present", True, False)]
+
+
+runner = CliRunner()
+
+
+def test_cli_scenario_mode_table_and_json():
+    res = runner.invoke(app, ["diff", str(SEED)])
+    assert res.exit_code == 1
+    out = res.stdout
+    assert "expected reference  actual uniform-by-value" in out
+    assert "(1,3)   no -> yes" in out and "0 -> 2048" in out
+    assert "7 devices agree" in out and "3 differences in 1 tensor" in out
+    assert "(1,2)" not in out.split("7 devices agree")[0]  # agreeing devices are folded
+    res = runner.invoke(app, ["diff", str(SEED), "--all"])
+    assert "(1,2)" in res.stdout and "agree" not in res.stdout
+    res = runner.invoke(app, ["diff", str(SEED), "--format", "json"])
+    data = json.loads(res.stdout)
+    assert data["format"] == "meshspec.diff/1" and data["equal"] is False
+    assert {"tensor": "dst", "device": [1, 3], "field": "recorded", "expected": False, "actual": True} in data["differences"]
+    res = runner.invoke(app, ["diff", str(SEED), "--expected", "reference", "--actual", "current"])
+    assert res.exit_code == 0 and "equal: no differences" in res.stdout
+
+
+def test_cli_report_mode(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for path, profile in ((a, "reference"), (b, "uniform-by-value")):
+        res = runner.invoke(app, ["run", str(SEED), "-p", profile, "-f", "json", "-o", str(path)])
+        assert res.exit_code in (0, 1)
+    res = runner.invoke(app, ["diff", str(a), str(b), "-f", "json"])
+    assert res.exit_code == 1
+    assert [d["device"] for d in json.loads(res.stdout)["differences"]] == [None, [1, 3], [1, 3]]
+    assert runner.invoke(app, ["diff", str(a), str(a)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not JSON"),
+        ('{"format": "other"}', "not a meshspec report"),
+    ],
+)
+def test_cli_bad_reports(tmp_path, content, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    res = runner.invoke(app, ["diff", str(bad), str(bad)])
+    assert res.exit_code == 2 and message in res.stderr and "Traceback" not in res.stderr
+
+
+def test_cli_usage_errors(tmp_path):
+    assert runner.invoke(app, ["diff", str(SEED), "--expected", "nope"]).exit_code == 2
+    assert runner.invoke(app, ["diff", str(SEED), str(SEED), str(SEED)]).exit_code == 2
+    a = tmp_path / "a.json"
+    runner.invoke(app, ["run", str(SEED), "-f", "json", "-o", str(a)])
+    other = tmp_path / "b.json"
+    runner.invoke(app, ["run", str(SCENARIOS / "even-copy.yaml"), "-f", "json", "-o", str(other)])
+    res = runner.invoke(app, ["diff", str(a), str(other)])
+    assert res.exit_code == 2 and "different scenarios" in res.stderr

@@ -1,0 +1,77 @@
+"""Rendered text compared exactly (width 120, no colour) for the table, trace and compare views.
+
+Expected lines are written from docs/semantics.md by hand: the seed (section 1) under uniform-by-value
+records all 8 devices with (1,1,32,32) = one 2048 B tile (section 3); devices (0,0)..(1,2) hold
+rows 0..6 of dim 1 (section 4); (1,3) is never written.
+"""
+
+from pathlib import Path
+
+from meshspec.render import Format, Options, render
+from meshspec.runner import run
+from meshspec.scenario.loader import load
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def text(name, profile, width=120, **opts):
+    return render([run(load(SCENARIOS / f"{name}.yaml"), profile)], Format.TABLE, Options(width=width, **opts))
+
+
+def block(output, first_line, n):
+    lines = output.splitlines()
+    i = lines.index(first_line)
+    return lines[i : i + n]
+
+
+def test_seed_device_table():
+    expected = [
+        "dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)",
+        "device  recorded  shape      padded     dtype     layout  pages  B recorded  B written  offset     status",
+        "─" * 105,
+    ] + [
+        f"({r},{c})   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  (0,{4 * r + c},0,0)  ok"
+        for r in range(2)
+        for c in range(4)
+        if (r, c) != (1, 3)
+    ] + [
+        "(1,3)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048          0  -          stale",
+    ]
+    assert block(text("seed-uneven-copy", "uniform-by-value"), expected[0], len(expected)) == expected
+
+
+def test_seed_findings_and_summary():
+    out = text("seed-uneven-copy", "uniform-by-value")
+    assert block(out, "findings", 5) == [
+        "findings",
+        "  stale dst (1,3)  origin: step 0 allocate_tensor_on_device",
+        "      recorded as holding 1x1x32x32 bfloat16 tile dram since step 0 (allocate_tensor_on_device), but never written",
+        "      since allocation",
+        "      -> data_mismatch dst (1,3): read back 1024 values from device memory never written since allocation",
+    ]
+    assert out.rstrip().splitlines()[-1] == "2 findings (1 data_mismatch, 1 stale) in 1 tensor"
+
+
+def test_gap_trace():
+    # docs/semantics.md section 6: the partial copy sets coords to 7 devices; the full copy writes all 8
+    # and keeps them: (1,3) is lost from step 4, and missing from the readback at step 5.
+    out = text("partial-then-full", "current", width=220, trace=True)
+    rows = block(out, "trace", 14)
+    assert rows[1].split() == ["step", "op", "tensors", "written", "/", "read", "record", "changes", "new", "findings"]
+    body = "\n".join(rows)
+    assert "dst: (0,0) (0,1) (0,2) (0,3) (1,0) (1,1) (1,2)" in body  # step 2 writes 7, listed
+    assert "dst unrecorded: (1,3)" in body
+    assert "dst: (0,0) (0,1) (0,2) (0,3) (1,0) (1,1) (1,2) (1,3), 2048 B each" in body  # step 4: all 8
+    assert "lost dst (1,3)" in body and "data_mismatch dst (1,3)" in body
+
+
+def test_compare_rows():
+    out = render(
+        [run(load(SCENARIOS / "seed-uneven-copy.yaml"), p) for p in ("current", "uniform-by-value", "unpopulated", "reference")],
+        Format.TABLE,
+        Options(width=120),
+        compare=True,
+    )
+    assert block(out, "tensor  device  current  uniform-by-value  unpopulated   reference", 10)[2:] == [
+        f"dst     ({r},{c})   ok       ok                missing_spec  ok" for r in range(2) for c in range(4) if (r, c) != (1, 3)
+    ] + ["dst     (1,3)   empty    stale             empty         empty"]

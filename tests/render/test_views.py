@@ -1,0 +1,218 @@
+"""Issue 4 views other than the map: the step trace (as data), profiles side by side, the data
+view, exports, and the systems / explain / init commands."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meshspec.cli import app
+from meshspec.runner import run
+from meshspec.scenario.loader import load
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+# -- trace (docs/semantics.md section 6, the current library's gap) ----------------------------------
+def test_trace_shows_when_the_gap_opens():
+    steps = run(load(SCENARIOS / "partial-then-full.yaml"), "current").to_json()["steps"]
+    assert [s["op"] for s in steps] == [
+        "allocate_tensor_on_device",
+        "from_torch",
+        "copy_host_to_device_tensor",
+        "from_torch",
+        "copy_host_to_device_tensor",
+        "to_torch",
+    ]
+    alloc, _, partial, _, full, read = steps
+    assert alloc["record_changes"] == [{"tensor": "dst", "device": None, "change": "allocated", "detail": "8 devices recorded"}]
+    # the partial copy writes 7 devices and unrecords (1,3)
+    assert [w["device"] for w in partial["written"]] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2]]
+    assert partial["record_changes"] == [{"tensor": "dst", "device": [1, 3], "change": "unrecorded", "detail": ""}]
+    assert partial["new_findings"] == []
+    # the full copy writes all 8, changes no record: (1,3) is lost from this step on
+    assert len(full["written"]) == 8 and all(w["bytes"] == 2048 for w in full["written"])
+    assert full["record_changes"] == []
+    assert full["new_findings"] == [{"kind": "lost", "tensor": "dst", "device": [1, 3]}]
+    assert len(read["read"]) == 7
+    assert read["new_findings"] == [{"kind": "data_mismatch", "tensor": "dst", "device": [1, 3]}]
+
+
+# docs/semantics.md section 1: under uniform-by-value the seed's lie is visible once the copy has run.
+def test_trace_of_the_seed():
+    steps = run(load(SCENARIOS / "seed-uneven-copy.yaml"), "uniform-by-value").to_json()["steps"]
+    assert steps[2]["record_changes"] == []  # the copy's update is lost: no record changes
+    assert steps[2]["new_findings"] == [{"kind": "stale", "tensor": "dst", "device": [1, 3]}]
+    assert steps[0]["new_findings"] == []  # a fresh allocation is uninitialized, not a lie
+
+
+def test_trace_records_the_error_step():
+    steps = run(load(SCENARIOS / "mapper-error-nine-over-eight.yaml"), "current").to_json()["steps"]
+    assert len(steps) == 2 and steps[1]["error"].startswith("Shard shape mismatch")
+
+
+def test_trace_table_lists_every_step():
+    res = invoke("run", SCENARIOS / "partial-then-full.yaml", "--trace", "--view", "data")
+    text = res.stdout
+    assert "trace" in text and "record changes" in text
+    assert "dst unrecorded: (1,3)" in text and "lost dst (1,3)" in text
+
+
+# -- profiles side by side ------------------------------------------------------------------------
+def test_profile_all_table():
+    res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all")
+    assert res.exit_code == 1
+    lines = res.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("tensor"))
+    assert header.split() == ["tensor", "device", "current", "uniform-by-value", "unpopulated", "reference"]
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ") and len(line.split()) == 6}
+    # (1,3): empty under current and reference, stale under uniform-by-value, empty (no spec) under unpopulated
+    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty"]
+    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok"]
+    verdicts = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in ("current", "uniform-by-value", "unpopulated", "reference") and "finding" in line}
+    assert "no findings" in verdicts["current"] and "no findings" in verdicts["reference"]
+    assert "stale" in verdicts["uniform-by-value"]
+    after = lines[lines.index(verdicts["uniform-by-value"]) + 1]
+    assert after.split() == ["first:", "stale", "dst", "(1,3),", "origin", "step", "0"]
+
+
+def test_profile_all_json_is_an_array_of_reports():
+    res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all", "--format", "json")
+    data = json.loads(res.stdout)
+    assert [r["profile"] for r in data] == ["current", "uniform-by-value", "unpopulated", "reference"]
+    assert all(r["scenario"] == "seed-uneven-copy" for r in data)
+
+
+# -- data view --------------------------------------------------------------------------------------
+def test_data_view_marks_poison_and_differences():
+    report = run(load(SCENARIOS / "seed-uneven-copy.yaml"), "uniform-by-value", data=True, show_values=3)
+    dst = next(t for t in report.tensors if t.name == "dst")
+    stale = dst.data[(1, 3)]
+    assert stale.poison == 1024 and stale.values == ("POISON",) * 3 and stale.differ is None
+    assert stale.min is None  # every element is poison
+    good = dst.data[(0, 1)]
+    assert good.poison == 0 and good.differ == 0 and good.first == 1024.0  # arange, offset 1024
+    assert good.crc32 != stale.crc32
+    # mapper-error under uniform-by-value: (1,0) holds one written row of the two recorded
+    report = run(load(SCENARIOS / "mapper-error-nine-over-eight.yaml"), "uniform-by-value", data=True)
+    partial = next(t for t in report.tensors if t.name == "dst").data[(1, 0)]
+    assert partial.poison == 1024 and partial.count == 2048 and partial.differ == 2048
+
+
+def test_data_in_json_and_table():
+    res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--view", "data", "--format", "json", "--show-values", "2")
+    dev = next(d for d in json.loads(res.stdout)["tensors"][0]["devices"] if d["coord"] == [1, 3])
+    assert dev["data"]["poison"] == 1024 and dev["data"]["values"] == ["POISON", "POISON"]
+    res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--show-values", "2")
+    row = next(line for line in res.stdout.splitlines() if line.startswith("(1,3)"))
+    assert " 1024 " in row and "POISON POISON" in row and "never written since allocation" in row
+
+
+# -- exports ------------------------------------------------------------------------------------------
+def test_svg_and_html_exports(tmp_path):
+    svg, html = tmp_path / "seed.svg", tmp_path / "seed.html"
+    res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--svg", svg, "--html", html)
+    assert res.exit_code == 1
+    assert svg.read_text().lstrip().startswith("<svg") and "stale" in svg.read_text()
+    page = html.read_text()
+    assert "<html" in page and "stale" in page and "seed-uneven-copy" in page
+    assert not list(tmp_path.glob(".*.tmp"))  # written atomically, no leftovers
+
+
+def test_export_refuses_to_overwrite_an_input(tmp_path):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text((SCENARIOS / "even-copy.yaml").read_text())
+    before = scenario.read_text()
+    res = invoke("run", scenario, "--html", scenario)
+    assert res.exit_code == 2 and scenario.read_text() == before
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium) to render the HTML export")
+def test_html_export_renders_in_a_real_browser(tmp_path):
+    html = tmp_path / "seed.html"
+    invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--view", "map", "--html", html)
+    shot = tmp_path / "shot.png"
+    cmd = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+        f"--screenshot={shot}", "--window-size=1200,900", html.as_uri(),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+    assert shot.stat().st_size > 5000  # a real rendering, not a blank page
+    dump = subprocess.run(
+        [c for c in cmd if not c.startswith("--screenshot") and not c.startswith("--window")][:-1] + ["--dump-dom", html.as_uri()],
+        check=True, capture_output=True, text=True, timeout=60,
+    ).stdout
+    assert "stale" in dump and "(1,3)" in dump
+
+
+# -- systems, explain, init ---------------------------------------------------------------------------
+def test_systems_lists_the_reference_table():
+    # docs/semantics.md section 2: n150 1x1, n300 1x2, t3k 2x4, galaxy 8x4, p150 1x1, p300 1x2, p150x4 2x2, p150x8 2x4
+    res = invoke("systems")
+    shapes = {line.split()[0]: line.split()[1] for line in res.stdout.splitlines()}
+    assert shapes == {"n150": "1x1", "n300": "1x2", "t3k": "2x4", "galaxy": "8x4", "p150": "1x1", "p300": "1x2", "p150x4": "2x2", "p150x8": "2x4"}
+
+
+@pytest.mark.parametrize("kind", ["stale", "partial", "shape_mismatch", "lost", "missing_spec", "data_mismatch", "use_after_free"])
+def test_explain_every_kind(kind):
+    res = invoke("explain", kind)
+    assert res.exit_code == 0
+    assert "What it means" in res.stdout and "How it arises" in res.stdout and "What a fix looks like" in res.stdout
+
+
+def test_explain_stale_tells_the_seed_and_unknown_kinds_get_a_hint():
+    assert "by value" in invoke("explain", "stale").stdout and "(1,3)" in invoke("explain", "stale").stdout
+    res = invoke("explain", "stail")
+    assert res.exit_code == 2 and "did you mean 'stale'" in res.stderr
+
+
+@pytest.mark.parametrize("system", ["n150", "t3k", "galaxy", "p150x4"])
+def test_init_writes_a_scenario_that_runs_clean(tmp_path, system):
+    path = tmp_path / f"{system}.yaml"
+    res = invoke("init", path, "--system", system)
+    assert res.exit_code == 0 and path.exists()
+    report = run(load(path))
+    assert report.error is None and report.findings == () and report.expect.passed
+
+
+def test_init_never_overwrites(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("my work\n")
+    res = invoke("init", path)
+    assert res.exit_code == 2 and path.read_text() == "my work\n"
+    assert invoke("init", tmp_path / "x.yaml", "--system", "t3000").exit_code == 2
+
+
+def test_progress_bar_only_on_a_terminal_for_large_runs(monkeypatch, tmp_path):
+    import io
+
+    from meshspec import cli
+
+    small = [SCENARIOS / "seed-uneven-copy.yaml"]
+    with cli._run_progress(small) as on_step:
+        assert on_step is None  # piped (pytest captures stderr): nothing extra
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    fake = Tty()
+    monkeypatch.setattr(cli.sys, "stderr", fake)
+    with cli._run_progress(small) as on_step:
+        assert on_step is None  # a terminal, but a small run
+    monkeypatch.setattr(cli, "LARGE_RUN_ELEMENTS", 1)
+    with cli._run_progress(small) as on_step:
+        assert callable(on_step)
+        on_step(0, 4, "allocate_tensor_on_device")

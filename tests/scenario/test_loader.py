@@ -1,0 +1,788 @@
+"""The scenario loader's contract (issue 2, section 2).
+
+Every invalid input is a :class:`meshspec.errors.ScenarioError` whose ``str()`` is ONE line
+``file:line:column: message``; the line and column (1-based) point at the offending key or value,
+the message names the bad value and, where a set of valid choices exists, lists them (with a
+"did you mean" hint for near misses).
+
+The expected lines and columns below are counted by hand from the YAML text of each test (the
+``# col`` rulers in the comments show the count); they are never copied from meshspec's output.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from meshspec.errors import ScenarioError
+from meshspec.scenario.loader import LoadedScenario, load, parse
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLED = sorted((REPO / "scenarios").glob("*.yaml"))
+
+FILE = "scen.yaml"
+
+DTYPES = ["bfloat16", "float32", "uint32", "int32", "uint16", "uint8", "bfloat8_b", "bfloat4_b"]
+OPS = [
+    "allocate_tensor_on_device",
+    "from_torch",
+    "to_device",
+    "copy_host_to_device_tensor",
+    "cpu",
+    "to_torch",
+    "deallocate",
+]
+SYSTEMS = ["n150", "n300", "t3k", "galaxy", "p150", "p300", "p150x4", "p150x8"]
+PROFILES = ["current", "uniform-by-value", "unpopulated", "reference"]
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def parse_error(text: str, path: str | Path = FILE) -> ScenarioError:
+    """The ScenarioError that parsing ``text`` (dedented) raises."""
+    with pytest.raises(ScenarioError) as info:
+        parse(dedent(text), path)
+    return info.value
+
+
+def load_error(path: Path) -> ScenarioError:
+    with pytest.raises(ScenarioError) as info:
+        load(path)
+    return info.value
+
+
+def message_at(err: ScenarioError, line: int, column: int, file: str | Path = FILE) -> str:
+    """Check ``err`` is one line ``file:line:column: message`` and return the message."""
+    text = str(err)
+    assert "\n" not in text and "\r" not in text, f"not one line: {text!r}"
+    prefix = f"{file}:{line}:{column}: "
+    assert text.startswith(prefix), f"expected {prefix!r}..., got {text!r}"
+    assert (err.line, err.column) == (line, column)
+    message = text[len(prefix):]
+    assert message.strip(), "empty message"
+    assert "Traceback" not in message
+    return message
+
+
+def lists_all(message: str, choices: list[str]) -> None:
+    for choice in choices:
+        assert choice in message, f"{choice!r} missing from the valid choices in: {message}"
+
+
+# -- unknown keys ------------------------------------------------------------------------------
+def test_unknown_top_level_key_names_it_and_lists_valid_keys():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        descripton: typo
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # line 3, the key starts in column 1
+    msg = message_at(err, 3, 1)
+    assert "'descripton'" in msg
+    assert "did you mean 'description'" in msg
+    lists_all(msg, ["meshspec", "name", "description", "mesh", "profile", "steps"])
+
+
+def test_unknown_key_inside_a_flow_step_points_at_the_key():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32], dtyp: bfloat16}
+        """
+    )
+    # line 4: "  - " is cols 1-4, the op name cols 5-29, ": {" 30-32, "as: dst, " 33-41,
+    # "shape: [1, 1, 32, 32]" 42-62, ", " 63-64, so "dtyp" starts at column 65.
+    msg = message_at(err, 4, 65)
+    assert "'dtyp'" in msg
+    assert "did you mean 'dtype'" in msg
+    lists_all(msg, ["as", "shape", "dtype", "layout", "tile", "memory"])
+
+
+def test_unknown_key_inside_a_block_step_points_at_the_key():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch:
+              as: src
+              shape: [1, 1, 32, 32]
+              mesh_maper: replicate
+        """
+    )
+    # line 7, indented 6 spaces: column 7
+    msg = message_at(err, 7, 7)
+    assert "'mesh_maper'" in msg
+    assert "did you mean 'mesh_mapper'" in msg
+    lists_all(msg, ["as", "shape", "data", "mesh_mapper"])
+
+
+def test_typo_of_a_required_top_level_key_names_the_typo():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        stepz:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # line 3, column 1
+    msg = message_at(err, 3, 1)
+    assert "'stepz'" in msg
+    assert "did you mean 'steps'" in msg
+
+
+def test_unknown_key_inside_mesh_mapper_is_named():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: s, shape: [1, 1, 32, 32], mesh_mapper: {placements: [replicate], mesh_shap: [2, 4]}}
+        """
+    )
+    # line 4: "  - from_torch: {" 1-17, "as: s, " 18-24, "shape: [1, 1, 32, 32]" 25-45, ", " 46-47,
+    # "mesh_mapper: {" 48-61, "placements: [replicate], " 62-86, "mesh_shap" at 87
+    msg = message_at(err, 4, 87)
+    assert "'mesh_shap'" in msg
+    assert "did you mean 'mesh_shape'" in msg
+
+
+def test_unknown_key_inside_mesh_composer_is_named():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: s, shape: [1, 1, 32, 32]}
+          - to_torch: {tensor: s, mesh_composer: {concta: 1}}
+        """
+    )
+    # line 5: "  - to_torch: {" 1-15, "tensor: s, " 16-26, "mesh_composer: {" 27-42, "concta" at 43
+    msg = message_at(err, 5, 43)
+    assert "'concta'" in msg
+    assert "did you mean 'concat'" in msg
+
+
+# -- wrong types and bad values ----------------------------------------------------------------
+def test_wrong_type_for_shape_names_the_value():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: "abc"}
+        """
+    )
+    # line 4: "as: dst, " cols 33-41, "shape" 42-46, ": " 47-48, the quoted value at 49
+    msg = message_at(err, 4, 49)
+    assert "abc" in msg
+    assert "shape" in msg
+
+
+def test_location_in_message_names_the_op_once():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: "abc"}
+        """
+    )
+    msg = message_at(err, 4, 49)
+    assert msg.startswith("steps[0].allocate_tensor_on_device.shape: ")
+
+
+def test_wrong_type_inside_mesh_mapper_points_at_the_value():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: s, shape: [1, 1, 32, 32], mesh_mapper: {shard: x}}
+        """
+    )
+    # line 4: "mesh_mapper: {" 48-61, "shard" 62-66, ": " 67-68, "x" at 69
+    msg = message_at(err, 4, 69)
+    assert "'x'" in msg
+    assert "shard" in msg
+
+
+def test_bad_dtype_names_it_suggests_and_lists_choices():
+    # the dtypes ttnn has (docs/semantics.md section 3, "dtypes and element bytes")
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device:
+              as: dst
+              shape: [1, 1, 32, 32]
+              dtype: bfloat61
+        """
+    )
+    # line 7: "      dtype: " is 13 columns, the value starts at 14
+    msg = message_at(err, 7, 14)
+    assert "'bfloat61'" in msg
+    assert "did you mean 'bfloat16'" in msg
+    lists_all(msg, DTYPES)
+
+
+def test_bad_layout_names_it_and_lists_choices():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device:
+              as: dst
+              shape: [1, 1, 32, 32]
+              layout: tiled
+        """
+    )
+    # line 7: "      layout: " is 14 columns, the value at 15
+    msg = message_at(err, 7, 15)
+    assert "'tiled'" in msg
+    assert "did you mean 'tile'" in msg
+    lists_all(msg, ["tile", "row_major"])
+
+
+def test_bad_tile_names_it_and_lists_the_tile_shapes():
+    # Tile shapes ttnn accepts: 32x32, 16x32, 32x16, 16x16 (docs/semantics.md section 3).
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device:
+              as: dst
+              shape: [1, 1, 32, 32]
+              tile: [8, 8]
+        """
+    )
+    # line 7: "      tile: " is 12 columns, the "[" at 13
+    msg = message_at(err, 7, 13)
+    assert "[8, 8]" in msg
+    lists_all(msg, ["[32, 32]", "[16, 32]", "[32, 16]", "[16, 16]"])
+
+
+def test_bad_memory_names_it_and_lists_choices():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device:
+              as: dst
+              shape: [1, 1, 32, 32]
+              memory: sram
+        """
+    )
+    # line 7: "      memory: " is 14 columns, the value at 15
+    msg = message_at(err, 7, 15)
+    assert "'sram'" in msg
+    lists_all(msg, ["dram", "l1"])
+
+
+# -- step structure ----------------------------------------------------------------------------
+def test_unknown_step_op_suggests_and_lists_ops():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+          - from_torch: {as: src, shape: [1, 1, 32, 32]}
+          - copy_host_to_device: {src: src, dst: dst}
+        """
+    )
+    # line 6: the op starts after "  - ", column 5
+    msg = message_at(err, 6, 5)
+    assert "'copy_host_to_device'" in msg
+    assert "did you mean 'copy_host_to_device_tensor'" in msg
+    lists_all(msg, OPS)
+
+
+def test_step_with_two_ops_is_rejected_at_the_step():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: src, shape: [1, 1, 32, 32]}
+          - {to_device: {src: src, as: a}, cpu: {tensor: a}}
+        """
+    )
+    # line 5: the flow mapping "{" at column 5
+    msg = message_at(err, 5, 5)
+    assert "one op" in msg
+    assert "to_device" in msg and "cpu" in msg
+
+
+def test_step_that_is_a_plain_string_is_rejected_at_the_step():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: src, shape: [1, 1, 32, 32]}
+          - cpu
+        """
+    )
+    # line 5, column 5
+    msg = message_at(err, 5, 5)
+    assert "'cpu'" in msg
+    assert "one op" in msg
+
+
+def test_step_without_arguments_is_rejected():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - deallocate:
+        """
+    )
+    # line 4, column 5
+    msg = message_at(err, 4, 5)
+    assert "deallocate" in msg
+
+
+def test_missing_required_step_key_is_named():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst}
+        """
+    )
+    # line 4: op cols 5-29, ": " 30-31, the mapping that lacks the key opens at column 32
+    msg = message_at(err, 4, 32)
+    assert "shape" in msg and "missing" in msg
+
+
+# -- tensor names ------------------------------------------------------------------------------
+def test_unknown_tensor_lists_names_defined_so_far_with_hint():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+          - from_torch: {as: src, shape: [1, 1, 32, 32]}
+          - copy_host_to_device_tensor: {src: scr, dst: dst}
+        """
+    )
+    # line 6: op cols 5-30, ": {" 31-33 ("{" at 33), "src" 34-36, ": " 37-38, value at 39
+    msg = message_at(err, 6, 39)
+    assert "'scr'" in msg
+    assert "did you mean 'src'" in msg
+    assert "dst" in msg and "src" in msg
+
+
+def test_tensor_used_before_it_is_defined():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: src, shape: [1, 1, 32, 32]}
+          - copy_host_to_device_tensor: {src: src, dst: dst}
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # line 5: "{" at 33, "src: src, " 34-43, "dst" 44-46, ": " 47-48, value at 49
+    msg = message_at(err, 5, 49)
+    assert "'dst'" in msg
+    # only 'src' is defined at that point
+    assert "src" in msg.split("'dst'", 1)[1]
+
+
+def test_tensor_used_when_none_is_defined():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: n300
+        steps:
+          - to_torch: {tensor: ghost}
+        """
+    )
+    # line 4: "to_torch" cols 5-12, ": {" 13-15, "tensor: " 16-23, value at 24
+    msg = message_at(err, 4, 24)
+    assert "'ghost'" in msg
+
+
+def test_cpu_on_a_host_tensor_is_the_wrong_kind():
+    # from_torch makes a host tensor; cpu() reads a device tensor back (issue 2 section 2,
+    # docs/semantics.md section 4: the mapper returns a host tensor).
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: h, shape: [1, 1, 32, 32]}
+          - cpu: {tensor: h}
+        """
+    )
+    # line 5: "cpu" cols 5-7, ": {" 8-10, "tensor: " 11-18, value at 19
+    msg = message_at(err, 5, 19)
+    assert "'h'" in msg
+    assert "host" in msg and "device" in msg
+
+
+def test_copy_with_a_device_tensor_as_src_is_the_wrong_kind():
+    # copy_host_to_device_tensor(src, dst): src is a host tensor (docs/semantics.md section 6).
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}
+          - allocate_tensor_on_device: {as: b, shape: [1, 1, 32, 32]}
+          - copy_host_to_device_tensor: {src: a, dst: b}
+        """
+    )
+    # line 6: "{" at 33, "src: " 34-38, value at 39
+    msg = message_at(err, 6, 39)
+    assert "'a'" in msg
+    assert "host" in msg and "device" in msg
+
+
+# -- mesh, profile, version --------------------------------------------------------------------
+def test_unknown_mesh_system_lists_systems():
+    # the real system names (docs/semantics.md section 2 table)
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3kk
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # line 2: "mesh: " is 6 columns, the value at 7
+    msg = message_at(err, 2, 7)
+    assert "'t3kk'" in msg
+    assert "did you mean 't3k'" in msg
+    lists_all(msg, SYSTEMS)
+
+
+def test_unknown_mesh_t3000_suggests_t3k():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3000
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    msg = message_at(err, 2, 7)
+    assert "'t3000'" in msg
+    lists_all(msg, SYSTEMS)
+    assert "did you mean 't3k'" in msg
+
+
+def test_mesh_system_names_are_the_reference_systems():
+    # docs/semantics.md section 2: t3k is a 2x4 mesh, n300 1x2, galaxy 8x4, p150x4 2x2.
+    base = "meshspec: 1\nmesh: {}\nsteps:\n  - allocate_tensor_on_device: {{as: d, shape: [1, 1, 32, 32]}}\n"
+    assert parse(base.format("t3k")).mesh_shape == (2, 4)
+    assert parse(base.format("n300")).mesh_shape == (1, 2)
+    assert parse(base.format("galaxy")).mesh_shape == (8, 4)
+    assert parse(base.format("p150x4")).mesh_shape == (2, 2)
+    assert parse(base.format("[2, 3]")).mesh_shape == (2, 3)
+
+
+def test_unknown_profile_suggests_and_lists_profiles():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        profile: curent
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # line 3: "profile: " is 9 columns, value at 10
+    msg = message_at(err, 3, 10)
+    assert "'curent'" in msg
+    assert "did you mean 'current'" in msg
+    lists_all(msg, PROFILES)
+
+
+def test_format_version_true_is_rejected():
+    err = parse_error(
+        """
+        meshspec: true
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    msg = message_at(err, 1, 11)
+    assert "True" in msg or "true" in msg
+
+
+def test_unsupported_format_version():
+    err = parse_error(
+        """
+        meshspec: 2
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # line 1: "meshspec: " is 10 columns, value at 11
+    msg = message_at(err, 1, 11)
+    assert "2" in msg
+    assert "1" in msg  # names the version it reads
+
+
+def test_missing_meshspec_key():
+    err = parse_error(
+        """
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # the key is absent: the error points at the start of the document
+    msg = message_at(err, 1, 1)
+    assert "meshspec" in msg
+    assert "missing" in msg
+
+
+# -- YAML level --------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
+def test_empty_file(text):
+    with pytest.raises(ScenarioError) as info:
+        parse(text, FILE)
+    msg = message_at(info.value, 1, 1)
+    assert "empty" in msg
+
+
+def test_top_level_not_a_mapping():
+    err = parse_error(
+        """
+        - meshspec: 1
+        - mesh: t3k
+        """
+    )
+    msg = message_at(err, 1, 1)
+    assert "mapping" in msg
+
+
+def test_invalid_yaml_mapping_value_in_plain_scalar():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+          name: x
+        """
+    )
+    # "t3k" continues as a plain scalar on line 3; the ":" after "name" (cols 3-6) at column 7
+    # is where PyYAML finds a mapping value that is not allowed.
+    msg = message_at(err, 3, 7)
+    assert msg.startswith("invalid YAML")
+
+
+def test_invalid_yaml_tab_indentation():
+    with pytest.raises(ScenarioError) as info:
+        parse("meshspec: 1\n\tmesh: t3k\n", FILE)
+    # the tab is the first character of line 2
+    msg = message_at(info.value, 2, 1)
+    assert msg.startswith("invalid YAML")
+    assert "\\t" in msg or "tab" in msg.lower()
+
+
+def test_duplicate_top_level_key():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        mesh: n300
+        steps:
+          - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+        """
+    )
+    # the second "mesh" at line 3 column 1; the first is on line 2
+    msg = message_at(err, 3, 1)
+    assert "duplicate" in msg
+    assert "'mesh'" in msg
+    assert "line 2" in msg
+
+
+def test_duplicate_key_in_a_step():
+    err = parse_error(
+        """
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32], as: b}
+        """
+    )
+    # line 4: "{" at 32, "as: a, " 33-39, "shape: [1, 1, 32, 32]" 40-60, ", " 61-62, "as" at 63
+    msg = message_at(err, 4, 63)
+    assert "duplicate" in msg
+    assert "'as'" in msg
+
+
+# -- data files --------------------------------------------------------------------------------
+DATA_SCENARIO = """\
+meshspec: 1
+mesh: t3k
+steps:
+  - from_torch: {{as: src, shape: [1, 1, 32, 32], data: {{file: {file}}}}}
+  - to_device: {{src: src, as: dev}}
+"""
+# line 4: "  - " 1-4, "from_torch" 5-14, ": {" 15-17, "as: src, " 18-26, "shape: [1, 1, 32, 32]" 27-47,
+# ", " 48-49, "data: {" 50-56, "file: " 57-62, so the file name starts at column 63.
+DATA_LINE, DATA_COL = 4, 63
+
+
+def write_scenario(tmp_path: Path, file: str) -> Path:
+    path = tmp_path / "with-data.yaml"
+    path.write_text(DATA_SCENARIO.format(file=file), encoding="utf-8")
+    return path
+
+
+def test_data_file_missing(tmp_path):
+    path = write_scenario(tmp_path, "nope.npy")
+    msg = message_at(load_error(path), DATA_LINE, DATA_COL, file=path)
+    assert "'nope.npy'" in msg
+    assert "not found" in msg
+
+
+def test_data_file_wrong_shape(tmp_path):
+    np.save(tmp_path / "x.npy", np.zeros((1, 1, 32, 16), dtype=np.float32))
+    path = write_scenario(tmp_path, "x.npy")
+    msg = message_at(load_error(path), DATA_LINE, DATA_COL, file=path)
+    assert "'x.npy'" in msg
+    assert "[1, 1, 32, 16]" in msg
+    assert "[1, 1, 32, 32]" in msg
+
+
+def test_data_file_not_npy(tmp_path):
+    (tmp_path / "x.txt").write_text("1 2 3\n")
+    path = write_scenario(tmp_path, "x.txt")
+    msg = message_at(load_error(path), DATA_LINE, DATA_COL, file=path)
+    assert "'x.txt'" in msg
+    assert ".npy" in msg
+
+
+def test_data_file_needing_pickle_is_refused(tmp_path):
+    arr = np.empty((1, 1, 32, 32), dtype=object)
+    np.save(tmp_path / "obj.npy", arr, allow_pickle=True)
+    path = write_scenario(tmp_path, "obj.npy")
+    msg = message_at(load_error(path), DATA_LINE, DATA_COL, file=path)
+    assert "'obj.npy'" in msg
+
+
+def test_data_file_npy_loads(tmp_path):
+    np.save(tmp_path / "x.npy", np.arange(32 * 32, dtype=np.float32).reshape(1, 1, 32, 32))
+    path = write_scenario(tmp_path, "x.npy")
+    scenario = load(path)
+    assert [s.op for s in scenario.steps] == ["from_torch", "to_device"]
+    assert scenario.steps[0].args.data.file == "x.npy"
+    assert scenario.folder == tmp_path
+
+
+def test_data_file_relative_to_scenario_not_cwd(tmp_path, monkeypatch):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    np.save(sub / "x.npy", np.zeros((1, 1, 32, 32), dtype=np.float32))
+    path = write_scenario(sub, "x.npy")
+    monkeypatch.chdir(tmp_path)  # x.npy is not in the cwd
+    assert load(path).steps[0].op == "from_torch"
+
+
+# -- load() itself -----------------------------------------------------------------------------
+def test_load_missing_file_is_a_scenario_error(tmp_path):
+    path = tmp_path / "absent.yaml"
+    err = load_error(path)
+    text = str(err)
+    assert "\n" not in text
+    assert text.startswith(f"{path}: ")
+    assert "no such file" in text
+
+
+def test_load_folder_is_a_scenario_error(tmp_path):
+    err = load_error(tmp_path)
+    assert "\n" not in str(err)
+    assert str(err).startswith(f"{tmp_path}: ")
+
+
+def test_load_reports_errors_with_the_file_path(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("meshspec: 1\nmesh: t3k\nsteps:\n  - cpux: {tensor: a}\n", encoding="utf-8")
+    msg = message_at(load_error(path), 4, 5, file=path)
+    assert "'cpux'" in msg
+
+
+# -- valid input -------------------------------------------------------------------------------
+SEED_TEXT = """
+    meshspec: 1
+    description: the seed
+    mesh: t3k
+    profile: uniform-by-value
+    steps:
+      - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32], dtype: bfloat16, layout: tile}
+      - from_torch: {as: src, shape: [1, 7, 32, 32], mesh_mapper: {shard: 1}}
+      - copy_host_to_device_tensor: {src: src, dst: dst}
+      - to_torch: {tensor: dst, mesh_composer: {concat: 1}}
+"""
+
+
+def test_name_defaults_to_the_file_stem():
+    scenario = parse(dedent(SEED_TEXT), Path("some/dir/my-case.yaml"))
+    assert scenario.name == "my-case"
+    assert scenario.description == "the seed"
+
+
+def test_name_given_wins_over_the_file_stem():
+    scenario = parse("name: given\n" + dedent(SEED_TEXT), "some/dir/my-case.yaml")
+    assert scenario.name == "given"
+
+
+def test_valid_scenario_fields_and_step_lines():
+    # The seed's case (docs/semantics.md section 1): a 2x4 T3K mesh.
+    scenario = parse(dedent(SEED_TEXT), FILE)
+    assert isinstance(scenario, LoadedScenario)
+    assert scenario.mesh_shape == (2, 4)
+    assert scenario.mesh_name == "t3k"
+    assert scenario.profile == "uniform-by-value"
+    assert [s.op for s in scenario.steps] == [
+        "allocate_tensor_on_device",
+        "from_torch",
+        "copy_host_to_device_tensor",
+        "to_torch",
+    ]
+    assert [s.index for s in scenario.steps] == [0, 1, 2, 3]
+    assert [s.line for s in scenario.steps] == [6, 7, 8, 9]
+    alloc = scenario.steps[0].args
+    assert list(alloc.shape) == [1, 1, 32, 32]
+    assert str(alloc.dtype) == "bfloat16" or alloc.dtype.value == "bfloat16"
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=[p.stem for p in BUNDLED])
+def test_bundled_scenarios_load(path):
+    scenario = load(path)
+    assert scenario.name == path.stem  # each bundled file names itself after its file
+    assert scenario.description.strip(), "each bundled scenario says what it shows (issue 2 section 5)"
+    assert scenario.steps
+
+
+def test_there_are_bundled_scenarios():
+    names = {p.stem for p in BUNDLED}
+    assert {"seed-uneven-copy", "mapper-error-nine-over-eight", "even-copy"} <= names

@@ -1,0 +1,160 @@
+"""Page encoding: values survive a device round trip; bytes are laid out as TT-NN lays them
+(docs/semantics.md section 3: pages, tiles of 16x16 faces, block-float exponent sections)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from meshspec.sim import pages
+from meshspec.sim.device import POISON, MeshBuffer, Write, poison
+from meshspec.sim.spec import TILE_SHAPES, DataType, Layout, make_spec
+from meshspec.sim.values import generate, host_dtype, quantize_block_float, same_bits
+
+LOSSLESS = [d for d in DataType if not d.is_block_float]
+
+
+@pytest.mark.parametrize(
+    "dtype, layout, tile",
+    [(d, Layout.TILE, t) for d, t in itertools.product(list(DataType), TILE_SHAPES)]
+    + [(d, Layout.ROW_MAJOR, (32, 32)) for d in LOSSLESS],
+)
+def test_round_trip(dtype, layout, tile):
+    shape = (2, 3, 37, 45)
+    spec = make_spec(shape, dtype, layout, tile)
+    values = generate("random", shape, dtype, 3)
+    if dtype.is_block_float:
+        values = quantize_block_float(values, dtype)
+    data = pages.encode(values, spec)
+    assert data.shape == (spec.num_pages, spec.page_size)
+    back = pages.decode(data, spec)
+    assert back.shape == shape and back.dtype == host_dtype(dtype)
+    assert same_bits(back, values).all()
+
+
+def test_tile_layout_is_faces_row_major():
+    # A 32x32 bf16 tile: face 0 is rows 0-15 x cols 0-15, face 1 rows 0-15 x cols 16-31, ...
+    spec = make_spec((32, 32), DataType.FLOAT32, Layout.TILE)
+    values = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
+    flat = pages.encode(values, spec).view(np.float32).reshape(-1)
+    assert flat[:16].tolist() == list(range(16))  # row 0, cols 0..15
+    assert flat[16] == 32  # row 1 of face 0
+    assert flat[256] == 16  # face 1 starts at row 0, col 16
+    assert flat[512] == 16 * 32  # face 2 starts at row 16, col 0
+    assert flat[768] == 16 * 32 + 16  # face 3
+
+
+def test_padding_is_zero_and_cropped():
+    spec = make_spec((1, 1, 30, 50), DataType.BFLOAT16, Layout.TILE)
+    values = generate("ones", (1, 1, 30, 50), DataType.BFLOAT16)
+    data = pages.encode(values, spec)
+    assert data.shape == (2, 2048)
+    assert int(data.view(np.uint16).astype(bool).sum()) == 30 * 50  # only real values are non-zero
+    assert pages.decode(data, spec).shape == (1, 1, 30, 50)
+
+
+def test_block_float_layout():
+    # bfloat8_b tile: 64 shared exponents (one per face row of 16), padded to 64 B, then 1024 codes.
+    spec = make_spec((32, 32), DataType.BFLOAT8_B, Layout.TILE)
+    values = np.full((32, 32), 1.5, dtype=np.float32)
+    data = pages.encode(values, spec)[0]
+    assert data.size == 1088
+    assert (data[:64] == 127).all()  # 1.5 = 1.1b x 2^0: biased exponent 127
+    assert (data[64:] == 0b1100000).all()  # sign 0, 7-bit magnitude 1.100000b x 2^6 = 96
+
+
+def test_block_float_quantization_shares_exponent():
+    v = np.array([[8.0, 0.01] + [0.0] * 14], dtype=np.float32)
+    q = quantize_block_float(v, DataType.BFLOAT8_B)
+    assert q[0, 0] == 8.0
+    assert q[0, 1] == 0.0  # too small next to 8.0 with 7 mantissa bits: lost, as on hardware
+    q4 = quantize_block_float(np.array([[1.0, 0.3] + [0.0] * 14], dtype=np.float32), DataType.BFLOAT4_B)
+    assert q4[0, 0] == 1.0 and q4[0, 1] == 0.25
+
+
+def test_reading_with_another_spec_reinterprets_bytes():
+    written = make_spec((1, 1, 32, 32), DataType.FLOAT32, Layout.TILE)
+    read = make_spec((1, 1, 32, 64), DataType.BFLOAT16, Layout.TILE)
+    assert written.buffer_bytes == read.buffer_bytes
+    values = generate("arange", (1, 1, 32, 32), DataType.FLOAT32)
+    garbage = pages.decode(pages.encode(values, written), read)
+    assert garbage.shape == (1, 1, 32, 64)
+    assert not same_bits(garbage[..., :32].astype(np.float32), values).all()
+
+
+def test_poison_reads_back_as_nan():
+    spec = make_spec((1, 1, 32, 32), DataType.BFLOAT16, Layout.TILE)
+    buf = MeshBuffer(1, spec, (1, 2), 0)
+    values = generate("arange", (1, 1, 32, 32), DataType.BFLOAT16)
+    buf.write((0, 0), values, spec, Write(1, "h", spec, (0, 0, 0, 0), values))
+    assert same_bits(buf.read((0, 0), spec), values).all()
+    stale = buf.read((0, 1), spec)
+    assert np.isnan(stale.astype(np.float32)).all()
+    assert buf.written_bytes((0, 0)) == 2048 and buf.written_bytes((0, 1)) == 0
+    assert poison(4).tolist() == [0xA5, 0xFF, 0xA5, 0xFF] and POISON.dtype == np.uint8
+
+
+def test_row_major_pages_use_aligned_stride():
+    spec = make_spec((4, 10, 31), DataType.FLOAT32, Layout.ROW_MAJOR)
+    buf = MeshBuffer(1, spec, (1, 1), 0)
+    values = generate("arange", (4, 10, 31), DataType.FLOAT32)
+    buf.write((0, 0), values, spec, Write(1, "h", spec, (0, 0, 0), values))
+    mem = buf.devices[(0, 0)].data
+    assert mem.size == 40 * 128
+    # page 1 starts at byte 128 (not 124); the 4 alignment bytes of page 0 stay poison
+    assert mem[128:132].view(np.float32)[0] == 31.0
+    assert mem[124:128].tolist() == [0xA5, 0xFF, 0xA5, 0xFF]
+    assert same_bits(buf.read((0, 0), spec), values).all()
+
+
+def test_native_rows_read_back_exactly_as_tiles_would():
+    """The fast path (bytes kept as the written spec's rows) must give what tiled bytes give,
+    whatever spec reads them: same spec, fewer rows, or another shape with the same width."""
+    written = make_spec((1, 2, 64, 64), DataType.BFLOAT16, Layout.TILE)
+    values = generate("random", (1, 2, 64, 64), DataType.BFLOAT16, 9)
+    fast = MeshBuffer(1, written, (1, 1), 0)
+    fast.write((0, 0), values, written, Write(1, "h", written, (0, 0, 0, 0), values))
+    assert fast.devices[(0, 0)].native is not None
+    tiled = pages.encode(values, written).reshape(-1)
+    for read in (
+        written,
+        make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE),  # fewer rows: first pages
+        make_spec((1, 1, 128, 64), DataType.BFLOAT16, Layout.TILE),  # same pages, other shape
+        make_spec((1, 1, 32, 128), DataType.BFLOAT16, Layout.TILE),  # other width: reinterpreted
+        make_spec((1, 1, 16, 64), DataType.UINT16, Layout.TILE),  # other dtype, same page size
+    ):
+        expected = pages.decode(tiled[: read.buffer_bytes].reshape(read.num_pages, read.page_size), read)
+        got = fast.read((0, 0), read)
+        assert same_bits(got, expected).all(), read.describe()
+
+
+def test_metadata_mode_tracks_pages_without_bytes():
+    spec = make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE)
+    buf = MeshBuffer(1, spec, (1, 2), 0, with_data=False)
+    buf.write((0, 1), None, spec, Write(1, "h", spec, (0, 0, 0, 0)))
+    assert buf.written_pages((0, 1)) == 4 and buf.written_pages((0, 0)) == 0
+    assert buf.read((0, 1), spec) is None and buf.devices[(0, 1)].data is None
+
+
+def test_page_ranges_merge():
+    from meshspec.sim.device import PageRanges
+
+    r = PageRanges()
+    r.add(0, 4)
+    r.add(2, 6)
+    r.add(10, 12)
+    r.add(6, 10)
+    assert r.ranges == [(0, 12)] and r.count() == 12
+    assert r.mask(14).tolist() == [True] * 12 + [False] * 2
+
+
+def test_bfloat16_rounds_to_nearest_even():
+    # 257 is halfway between 256 and 258 in bfloat16: ties go to the even mantissa (256);
+    # 259 is halfway between 258 and 260: ties to 260.
+    v = generate("arange", (260,), DataType.BFLOAT16).astype(np.float32)
+    assert v[256] == 256 and v[257] == 256 and v[259] == 260
+
+
+def test_integer_wrap():
+    v = generate("arange", (300,), DataType.UINT8)
+    assert v[255] == 255 and v[256] == 0

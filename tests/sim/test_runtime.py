@@ -1,0 +1,235 @@
+"""The simulated runtime under each profile: records, writes, readback and findings.
+
+Each test names the docs/semantics.md fact it checks.
+"""
+
+import numpy as np
+import pytest
+
+from conftest import make_scenario, run_steps
+from meshspec.errors import TTFatal
+from meshspec.sim.profiles import get_profile
+from meshspec.runner import execute
+from meshspec.sim.readback import read
+from meshspec.sim.runtime import Runtime, UseAfterFree
+from meshspec.sim.values import same_bits
+
+T3K = [(r, c) for r in range(2) for c in range(4)]
+ALLOC = {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 32]}}
+SEVEN = {"from_torch": {"as": "seven", "shape": [1, 7, 32, 32], "mesh_mapper": {"shard": 1}}}
+EIGHT = {"from_torch": {"as": "eight", "shape": [1, 8, 32, 32], "data": {"random": 1}, "mesh_mapper": {"shard": 1}}}
+COPY7 = {"copy_host_to_device_tensor": {"src": "seven", "dst": "dst"}}
+COPY8 = {"copy_host_to_device_tensor": {"src": "eight", "dst": "dst"}}
+
+
+def runtime(steps, profile):
+    """Execute steps and return the Runtime, to inspect records and buffers directly."""
+    scenario = make_scenario(steps)
+    rt = Runtime(scenario.mesh_shape, get_profile(profile))
+    for s in scenario.steps:
+        execute(rt, s)
+    return rt
+
+
+def statuses(report, tensor="dst"):
+    t = next(t for t in report.tensors if t.name == tensor)
+    return {v.coord: v.status.value for v in t.devices}
+
+
+# docs/semantics.md section 6, table row "PR #18833": uniform spec on every device; the copy writes
+# the populated shards only; its spec update is lost; readback reads all 8 -> (1,3) stale.
+def test_uniform_by_value_seed():
+    rt = runtime([ALLOC, SEVEN, COPY7], "uniform-by-value")
+    dst = rt.tensors["dst"]
+    assert dst.record.recorded == tuple(T3K)
+    assert dst.buffer.written_bytes((1, 3)) == 0
+    assert all(dst.buffer.written_bytes(c) == 2048 for c in T3K[:7])
+    host = read(rt, dst, "back")
+    assert list(host.shards) == T3K  # reads every recorded device
+    stale = host.shards[(1, 3)].values.astype(np.float32)
+    assert np.isnan(stale).all()  # poison, not zeros
+    src = rt.tensors["seven"]
+    assert same_bits(host.shards[(1, 2)].values, src.shards[(1, 2)].values).all()
+
+
+def test_seed_findings_name_device_and_origin():
+    report = run_steps([ALLOC, SEVEN, COPY7, {"cpu": {"tensor": "dst", "as": "back"}}], "uniform-by-value")
+    stale = [f for f in report.findings if f.kind.value == "stale" and f.tensor == "dst"]
+    assert [(f.device, f.step, f.op) for f in stale] == [((1, 3), 0, "allocate_tensor_on_device")]
+    # the read-back host tensor carries the lie: its (1,3) shard came from never-written memory;
+    # its origin is the record that made the runtime read there (the allocation), its source dst
+    back = [f for f in report.findings if f.tensor == "back"]
+    assert [(f.kind.value, f.device, f.step, f.source) for f in back] == [("stale", (1, 3), 0, ("dst", (1, 3)))]
+    assert "read by step 3 from dst (1,3)" in back[0].message
+    assert statuses(report)[(1, 3)] == "stale"
+    assert {c: s for c, s in statuses(report).items() if s != "stale"} == {c: "ok" for c in T3K[:7]}
+
+
+# docs/semantics.md section 6, current: a partial write sets coords to the host's populated coords and
+# the host's topology; the readback reads only those.
+def test_current_partial_copy_records_coords():
+    rt = runtime([ALLOC, SEVEN, COPY7], "current")
+    rec = rt.tensors["dst"].record
+    assert rec.recorded == tuple(T3K[:7])
+    assert rec.topology.distribution_shape == (7,)
+    assert list(read(rt, rt.tensors["dst"], "b").shards) == T3K[:7]
+
+
+# docs/semantics.md section 6, "A real gap in the current library": a full write after a partial one
+# keeps the old coords; (1,3) is written and never read: lost.
+def test_current_gap_loses_device_1_3():
+    report = run_steps([ALLOC, SEVEN, COPY7, EIGHT, COPY8, {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}}])
+    dst = next(t for t in report.tensors if t.name == "dst")
+    assert dst.topology.distribution_shape == (8,) and len(dst.topology.coords) == 8
+    assert statuses(report)[(1, 3)] == "lost"
+    lost = next(f for f in report.findings if f.kind.value == "lost")
+    assert (lost.device, lost.step, lost.op) == ((1, 3), 2, "copy_host_to_device_tensor")
+    assert report.readbacks[0].shape == (1, 7, 32, 32)
+    assert any(f.kind.value == "data_mismatch" and f.device == (1, 3) for f in report.findings)
+
+
+# docs/semantics.md section 6: copying a plain host tensor replicates it and resets coords to all
+# devices, topology (num_devices) [Replicate].
+def test_current_plain_copy_resets_coords():
+    plain = {"from_torch": {"as": "p", "shape": [1, 1, 32, 32]}}
+    rt = runtime([ALLOC, SEVEN, COPY7, plain, {"copy_host_to_device_tensor": {"src": "p", "dst": "dst"}}], "current")
+    rec = rt.tensors["dst"].record
+    assert rec.recorded == tuple(T3K)
+    assert rec.topology.to_json() == {"distribution_shape": [8], "placements": ["R"], "coords": [list(c) for c in T3K]}
+    assert all(rt.tensors["dst"].buffer.written_bytes(c) == 2048 for c in T3K)
+
+
+# docs/semantics.md section 6: the current copy checks shape, dtype and page config; a failed copy
+# writes nothing and leaves the record alone (tests/golden shape_mismatch_copy).
+@pytest.mark.parametrize(
+    "src, match",
+    [
+        ({"shape": [1, 16, 32, 32], "mesh_mapper": {"shard": 1}}, "Host tensor has different shape"),
+        ({"shape": [1, 1, 32, 32], "dtype": "float32"}, "Host tensor has different dtype"),
+        ({"shape": [1, 1, 32, 32], "layout": "row_major"}, "Host tensor has different page config"),
+        ({"shape": [1, 1, 32, 32], "tile": [16, 32]}, "Host tensor has different page config"),
+    ],
+)
+def test_copy_checks(src, match):
+    steps = [ALLOC, {"from_torch": {"as": "h", **src}}, {"copy_host_to_device_tensor": {"src": "h", "dst": "dst"}}]
+    scenario = make_scenario(steps)
+    rt = Runtime(scenario.mesh_shape, get_profile("current"))
+    execute(rt, scenario.steps[0])
+    execute(rt, scenario.steps[1])
+    with pytest.raises(TTFatal, match=match):
+        execute(rt, scenario.steps[2])
+    dst = rt.tensors["dst"]
+    assert dst.record.recorded == tuple(T3K) and dst.content_step is None
+    assert all(dst.buffer.written_bytes(c) == 0 for c in T3K)
+
+
+# meshspec choice (profiles.py): legacy copies check only the first shard's spec (issue #21652:
+# tensor_spec() is the first shard's), so an uneven last shard goes through.
+def test_legacy_copy_checks_first_shard_only():
+    alloc = {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 2, 32, 32]}}
+    nine = {"from_torch": {"as": "nine", "shape": [1, 9, 32, 32], "mesh_mapper": {"shard": 1}}}
+    copy = {"copy_host_to_device_tensor": {"src": "nine", "dst": "dst"}}
+    rt = runtime([alloc, nine, copy], "uniform-by-value")
+    buf = rt.tensors["dst"].buffer
+    assert [buf.written_bytes(c) for c in T3K] == [4096] * 4 + [2048, 0, 0, 0]
+
+
+# docs/semantics.md section 6, first row: before PR #18833 no per-device specs: written devices have
+# no spec (missing_spec) and readback has nothing to read.
+def test_unpopulated_keeps_no_specs():
+    report = run_steps([ALLOC, SEVEN, COPY7, {"cpu": {"tensor": "dst", "as": "back"}}], "unpopulated")
+    assert {c for c, s in statuses(report).items() if s == "missing_spec"} == set(T3K[:7])
+    assert statuses(report)[(1, 3)] == "empty"
+    back = next(t for t in report.tensors if t.name == "back")
+    assert back.devices == ()
+    f = next(f for f in report.findings if f.device == (0, 0))
+    assert (f.kind.value, f.step) == ("missing_spec", 2)
+
+
+# meshspec choice (docs/semantics.md section 6, `reference`): record exactly what was written.
+def test_reference_records_exactly():
+    rt = runtime([ALLOC], "reference")
+    assert rt.tensors["dst"].record.recorded == ()
+    rt = runtime([ALLOC, SEVEN, COPY7, EIGHT, COPY8, SEVEN, COPY7], "reference")
+    assert rt.tensors["dst"].record.recorded == tuple(T3K[:7])
+
+
+# A stale read can return plausible data: (1,3) still holds the earlier 8-shard copy's bytes.
+# meshspec must flag it anyway (stale: the current content never reached it).
+def test_superseded_data_is_stale_under_uniform_by_value():
+    steps = [ALLOC, EIGHT, COPY8, SEVEN, COPY7, {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}}]
+    report = run_steps(steps, "uniform-by-value")
+    assert statuses(report)[(1, 3)] == "stale"
+    stale = next(f for f in report.findings if f.kind.value == "stale")
+    assert "superseded data from step 2" in stale.message
+    mismatch = next(f for f in report.findings if f.kind.value == "data_mismatch")
+    assert mismatch.device == (1, 3) and "superseded" in mismatch.message
+    # reference: the tensor now holds the 7-shard content; (1,3)'s old bytes are not part of it
+    assert run_steps(steps, "reference").findings == ()
+
+
+# docs/semantics.md section 5: legacy ConcatMeshToTensor concatenated every shard the storage claimed;
+# the current composer skips missing shards.
+def test_composers_by_era():
+    steps = [ALLOC, SEVEN, COPY7, {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}}]
+    assert run_steps(steps, "uniform-by-value").readbacks[0].shape == (1, 8, 32, 32)
+    assert run_steps(steps, "current").readbacks[0].shape == (1, 7, 32, 32)
+
+
+# docs/semantics.md section 5: N-D composition needs every shard; 2-D concat of [R, S(1)] on 2x4.
+def test_nd_composer():
+    host = {"from_torch": {"as": "h", "shape": [1, 8, 32, 32], "mesh_mapper": {"placements": ["replicate", {"shard": 1}]}}}
+    report = run_steps([host, {"to_torch": {"tensor": "h", "mesh_composer": {"concat": [0, 1]}}}])
+    assert report.readbacks[0].shape == (2, 8, 32, 32)
+    report = run_steps([SEVEN, {"to_torch": {"tensor": "seven", "mesh_composer": {"concat": [0, 1]}}}])
+    assert "ND composition requires the number of tensors 7" in report.error.message
+
+
+def test_to_torch_needs_a_composer_for_many_shards():
+    report = run_steps([SEVEN, {"to_torch": {"tensor": "seven"}}])
+    assert "needs a mesh_composer" in report.error.message
+    one = run_steps([{"from_torch": {"as": "p", "shape": [2, 3]}}, {"to_torch": {"tensor": "p", "as": "t"}}])
+    assert one.error is None and one.readbacks[0].shape == (2, 3)
+
+
+# docs/semantics.md section 6: deallocate frees the buffer; a later use is use_after_free (ttnn 0.81.1
+# crashes on cpu() of a deallocated tensor, tests/golden) and a second deallocate is a no-op there.
+def test_use_after_free():
+    scenario = make_scenario([ALLOC, SEVEN, {"deallocate": {"tensor": "dst"}}, COPY7])
+    rt = Runtime(scenario.mesh_shape, get_profile("current"))
+    for s in scenario.steps[:3]:
+        execute(rt, s)
+    with pytest.raises(UseAfterFree):
+        execute(rt, scenario.steps[3])
+    report = run_steps([ALLOC, {"deallocate": {"tensor": "dst"}}, {"deallocate": {"tensor": "dst"}}])
+    assert report.error is None
+    assert [(f.kind.value, f.step) for f in report.findings] == [("use_after_free", 2)]
+    assert next(t for t in report.tensors if t.name == "dst").storage == "deallocated"
+
+
+# Fresh allocations are uninitialized, not stale (torch.empty); reading one is a data_mismatch.
+def test_reading_an_uninitialized_tensor():
+    report = run_steps([ALLOC, {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 0}}}])
+    assert set(statuses(report).values()) == {"uninitialized"}
+    assert {f.kind.value for f in report.findings} == {"data_mismatch"}
+    assert len(report.findings) == 8
+
+
+def test_to_device_records_what_it_writes_in_every_era():
+    steps = [SEVEN, {"to_device": {"src": "seven", "as": "dev"}}]
+    for profile in ("current", "uniform-by-value", "unpopulated", "reference"):
+        report = run_steps(steps, profile)
+        assert report.findings == (), profile
+        assert statuses(report, "dev") == {**{c: "ok" for c in T3K[:7]}, (1, 3): "empty"}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat8_b", "bfloat4_b", "uint8", "int32", "float32", "uint16", "uint32"])
+def test_round_trip_is_clean_for_every_dtype(dtype):
+    steps = [
+        {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 2, 40, 48], "dtype": dtype}},
+        {"from_torch": {"as": "h", "shape": [1, 16, 40, 48], "dtype": dtype, "data": {"random": 5}, "mesh_mapper": {"shard": 1}}},
+        {"copy_host_to_device_tensor": {"src": "h", "dst": "dst"}},
+        {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}},
+    ]
+    report = run_steps(steps)
+    assert report.findings == () and report.error is None
