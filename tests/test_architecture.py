@@ -1,0 +1,161 @@
+"""The package's layout holds: imports flow one way, no cycles (lazy imports included), renderers
+load none of numpy/yaml/pydantic, every op in the registry is complete, every format has a
+renderer, and the code cites only documents inside the repository."""
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "meshspec"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _imports(name: str) -> set[str]:
+    """meshspec modules ``name`` imports anywhere in its body (function-level imports too)."""
+    path = MODULES[name]
+    is_package = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            # "from . import x" may name a submodule
+            targets = [module] + [f"{module}.{a.name}" for a in node.names]
+        else:
+            continue
+        out |= {t for t in targets if t in MODULES}
+    out.discard(name)
+    return out
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def _face(importer: str, imported: str) -> bool:
+    """A package importing its own submodule is its face, not a cycle."""
+    return MODULES[importer].name == "__init__.py" and imported.startswith(importer + ".")
+
+
+def test_no_import_cycles():
+    edges = {a: {b for b in bs if not _face(a, b)} for a, bs in GRAPH.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(edges[n]):
+            if state.get(m) == 1:
+                cycle = stack[stack.index(m) :] + [m]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(edges):
+        if n not in state:
+            visit(n)
+
+
+PURE = {"meshspec.errors", "meshspec.kinds", "meshspec.sim", "meshspec.sim.mesh", "meshspec.sim.placement", "meshspec.sim.spec"}
+#: layer -> the meshspec modules (or packages) it may import.
+LAYERS = {
+    "meshspec.sim": {"meshspec.sim", "meshspec.errors"},
+    "meshspec.kinds": set(),
+    "meshspec.report": PURE,
+    "meshspec.render": PURE | {"meshspec.render", "meshspec.report"},
+    "meshspec.scenario": {"meshspec.scenario", "meshspec.sim", "meshspec.kinds", "meshspec.errors"},
+    "meshspec.judge": {"meshspec.judge", "meshspec.report", "meshspec.sim", "meshspec.kinds", "meshspec.errors", "meshspec.scenario", "meshspec.scenario.model"},
+}
+
+
+def _within(module: str, allowed: set[str]) -> bool:
+    return any(module == a or module.startswith(a + ".") for a in allowed)
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_imports_flow_one_way(layer):
+    allowed = LAYERS[layer]
+    bad = {
+        (name, imported)
+        for name, imported_set in GRAPH.items()
+        if _within(name, {layer})
+        for imported in imported_set
+        if not _within(imported, allowed | {layer})
+    }
+    assert not bad, f"{layer} may import only {sorted(allowed)}: {sorted(bad)}"
+
+
+def test_simulator_knows_no_yaml_reports_or_rendering():
+    sim = [n for n in MODULES if n.startswith("meshspec.sim")]
+    for name in sim:
+        text = MODULES[name].read_text()
+        assert not re.search(r"^\s*(import yaml|from yaml|import rich|from rich)", text, re.M), name
+        assert not _within_any(GRAPH[name], ("meshspec.report", "meshspec.render", "meshspec.scenario", "meshspec.judge")), name
+
+
+def _within_any(modules: set[str], packages: tuple[str, ...]) -> bool:
+    return any(_within(m, set(packages)) for m in modules)
+
+
+def _loaded_after_import(module: str) -> list[str]:
+    code = f"import sys, {module}; print(' '.join(sorted(m for m in ('numpy', 'yaml', 'pydantic') if m in sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return out.stdout.split()
+
+
+RENDERERS = sorted(n for n in MODULES if n.startswith("meshspec.render")) + ["meshspec.report"]
+
+
+@pytest.mark.parametrize("module", RENDERERS)
+def test_renderers_load_no_numpy_yaml_or_pydantic(module):
+    assert _loaded_after_import(module) == []
+
+
+def test_the_simulated_mesh_runs_without_yaml_or_pydantic():
+    # The runtime and its buffers are usable on their own (numpy only).
+    assert _loaded_after_import("meshspec.sim.runtime") == ["numpy"]
+
+
+def test_every_format_has_a_renderer():
+    from meshspec.render import DIFF_RENDERERS, RENDERERS as TABLE, Format
+
+    assert set(TABLE) == set(Format)
+    assert set(DIFF_RENDERERS) == set(Format)
+
+
+def test_an_unknown_format_is_an_error_not_a_fallthrough():
+    from meshspec.errors import UsageError
+    from meshspec.render import render
+
+    with pytest.raises(UsageError, match="unknown format 'xml'; one of: table, json"):
+        render([], "xml")
+
+
+def test_code_cites_only_documents_in_the_repository():
+    cited = set()
+    for path in list(PACKAGE.rglob("*.py")) + list((ROOT / "tests").rglob("*.py")):
+        cited |= set(re.findall(r"\b([\w/.-]+\.md)\b", path.read_text()))
+    missing = sorted(c for c in cited if not (ROOT / c).exists())
+    assert not missing, f"cited but not in the repository: {missing}"
