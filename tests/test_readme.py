@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from meshspec.cli import app
 from meshspec.runner import run
-from meshspec.scenario import parse
+from meshspec.scenario.loader import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -36,7 +36,7 @@ def test_readme_scenarios_load_and_run(body):
         report = run(scenario, profile)
         if scenario.expect is not None:
             assert report.expect.passed, (profile, report.expect.mismatches)
-    # the format example is the seed: stale (1,3) under uniform-by-value (REFERENCE.md section 1)
+    # the format example is the seed: stale (1,3) under uniform-by-value (docs/semantics.md section 1)
     if scenario.expect is None:
         stale = [f.device for f in run(scenario, "uniform-by-value").findings if f.kind.value == "stale"]
         assert stale == [(1, 3)]
@@ -79,3 +79,9 @@ def test_setup_commands_match_ci():
     run_cmd = next(line for lang, body in BLOCKS for line in body.splitlines() if "meshspec run scenarios/" in line and "pip install" in line)
     assert (ROOT / run_cmd.split("meshspec run ")[1].strip()).is_file()
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
+
+
+def test_readme_step_table_is_the_registry():
+    from meshspec.explain import step_table
+
+    assert step_table() in README, "README's step table differs from meshspec.explain.step_table(); paste it in"
