@@ -7,6 +7,7 @@ the same functions, so both report the same mismatch text.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Optional, Sequence
@@ -110,12 +111,11 @@ def check_files(
     """
     if jobs <= 1 or len(files) <= 1:
         return [check_file(f, profile, allow_outside_data) for f in files]
-    from concurrent.futures import ProcessPoolExecutor  # only here: multiprocessing is slow to import
-    from concurrent.futures.process import BrokenProcessPool
+    from concurrent.futures.process import BrokenProcessPool  # only here: multiprocessing is slow to import
 
     results: dict[int, list[CaseResult]] = {}
     pending = list(range(len(files)))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with _pool(jobs) as pool:
         futures = {i: pool.submit(check_file, files[i], profile, allow_outside_data) for i in pending}
         for i, fut in futures.items():
             try:
@@ -123,10 +123,36 @@ def check_files(
             except BrokenProcessPool:
                 pass
     for i in [i for i in pending if i not in results]:
-        with ProcessPoolExecutor(max_workers=1) as solo:
+        with _pool(1) as solo:
             try:
                 results[i] = solo.submit(check_file, files[i], profile, allow_outside_data).result()
             except BrokenProcessPool:
                 died = f"{files[i]}: the worker process running it died (killed or out of memory)"
                 results[i] = [CaseResult(str(files[i]), None, None, ERROR, (died,))]
     return [results[i] for i in range(len(files))]
+
+
+@contextlib.contextmanager
+def _pool(jobs: int):
+    """A process pool whose workers die with the run: on an interrupt (SIGINT, SIGTERM) they are
+    terminated, not left running (ProcessPoolExecutor would wait for them)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    try:
+        yield pool
+    except BaseException:
+        # the pool has no public way to stop running workers before Python 3.14
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _worker_init() -> None:
+    """Workers leave interrupts to the parent, which terminates them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

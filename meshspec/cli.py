@@ -147,10 +147,11 @@ def run(
         shown = results if fmt is Format.JSON and (len(scenarios) > 1 or compare) else reports
         text = render(shown, fmt, opts, compare=compare)
         try:
-            _emit(text, output, scenarios)
+            inputs = _inputs(scenarios)
+            _emit(text, output, inputs)
             for path, kind in ((svg, "svg"), (html, "html")):
                 if path is not None:
-                    _emit(export(path, reports, opts, kind, compare=compare), path, scenarios)
+                    _emit(export(path, reports, opts, kind, compare=compare), path, inputs)
         except MeshspecError as err:
             _err(str(err))
             raise typer.Exit(EXIT_USAGE) from None
@@ -303,9 +304,10 @@ def check(
 
     try:
         checks.check_profile_option(profile)
-        files = checks.collect(paths)
+        files = every_file = checks.collect(paths)
         if shard_spec:
             files = checks.shard(files, *checks.parse_shard(shard_spec))
+        jobs = _cap_jobs(jobs, len(files))
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
@@ -316,7 +318,7 @@ def check(
     typer.echo(summary.line())
     if junit_xml is not None:
         try:
-            _emit(to_junit(results), junit_xml, files)
+            _emit(to_junit(results), junit_xml, _inputs(every_file))
         except MeshspecError as err:
             _err(str(err))
             raise typer.Exit(EXIT_USAGE) from None
@@ -328,9 +330,10 @@ def systems() -> None:
     """List the known systems and their mesh shapes."""
     from .sim.mesh import volume
 
-    for name, (shape, note) in SYSTEMS.items():
-        n = volume(shape)
-        typer.echo(f"{name:<8} {'x'.join(map(str, shape)):<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {note}")
+    for name, system in SYSTEMS.items():
+        n = volume(system.shape)
+        shape = "x".join(map(str, system.shape))
+        typer.echo(f"{name:<9} {shape:<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {system.arch:<11}  {system.note}")
 
 
 @app.command()
@@ -358,15 +361,23 @@ def init(
 
     try:
         text = starter(system, str(file))
-        if file.exists():
-            raise UsageError(f"{file} already exists; meshspec init never overwrites a file (choose another name)")
-        from .files import write_atomic
+        from .files import write_new
 
-        write_atomic(file, text)
+        write_new(file, text)
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
     typer.echo(f"wrote {file}; run it with: meshspec run {file}")
+
+
+def _cap_jobs(jobs: int, files: int) -> int:
+    """At most one worker per file and four per CPU; says so on stderr when it lowers ``-j``."""
+    cpus = os.cpu_count() or 1
+    capped = max(1, min(jobs, files, 4 * cpus))
+    if capped < jobs:
+        why = f"the number of files ({files})" if capped == files else f"4 x the {cpus} CPUs"
+        _err(f"-j {jobs} lowered to {capped}: no more workers than {why}")
+    return capped
 
 
 def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs: int, allow_outside: bool):
@@ -402,27 +413,66 @@ def _width(output: Optional[Path]) -> int:
 
 
 def _emit(text: str, output: Optional[Path], inputs: list[Path]) -> None:
-    """Write the report to stdout, or atomically to ``output`` (never over an input)."""
+    """Write the report to stdout, or to ``output`` (never over an input: see files.py)."""
     if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        _stdout(text)
         return
-    from .files import write_atomic
+    from .files import write_output
 
-    write_atomic(output, text, protect=inputs)
+    write_output(output, text, protect=inputs)
+
+
+def _stdout(text: str) -> None:
+    """Print ``text``; what the stream's encoding cannot hold (a lone surrogate from a file name
+    that is not UTF-8) is written as an escape rather than failing the run."""
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text)
+    else:
+        stream.flush()
+        buffer.write(text.encode(stream.encoding or "utf-8", "backslashreplace"))
+    stream.flush()
+
+
+def _inputs(paths: list[Path]) -> list[Path]:
+    """Every file a run reads: the scenarios and the data files they name (never written over)."""
+    from .scenario.loader import referenced_files
+
+    return [p for path in paths for p in [path, *referenced_files(path)]]
 
 
 EXIT_INTERNAL = 3
 
 
+_signalled: list[int] = []
+
+
+def _interrupt(signum: int, frame) -> None:
+    """SIGINT and SIGTERM alike: unwind (output files are cleaned up, workers stopped), then exit
+    128 + the signal's number."""
+    _signalled.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
-    (set MESHSPEC_DEBUG=1 to see it)."""
+    (set MESHSPEC_DEBUG=1 to see it). An interrupt (SIGINT, SIGTERM) exits 130 or 143."""
+    import signal
+
     # meshspec uses no pydantic plugins; looking for them reads every installed package's entry
     # points, a tenth of meshspec's start-up
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupt)
     try:
         app()
+    except SystemExit:
+        if _signalled:
+            sys.exit(128 + _signalled[0])
+        raise
+    except KeyboardInterrupt:
+        sys.exit(128 + (_signalled[0] if _signalled else signal.SIGINT))
     except Exception as err:  # typer.Exit and usage errors are SystemExit, not caught here
         if os.environ.get("MESHSPEC_DEBUG"):
             raise

@@ -30,7 +30,9 @@ class ScenarioError(MeshspecError):
         self.column = column
 
     def __str__(self) -> str:
-        where = self.file or "<scenario>"
+        from .text import printable
+
+        where = printable(self.file) if self.file else "<scenario>"
         if self.line is not None:
             where += f":{self.line}"
             if self.column is not None:

@@ -1,50 +1,95 @@
-"""Writing files safely: atomically (temp file then rename), never over a scenario being read."""
+"""Writing output files safely, and text that is safe to print.
+
+A regular file is written atomically (a temporary file beside it, then a rename), so a reader sees
+the old file or the new one, never half, and an interrupted write leaves no debris. A character
+device or a FIFO (``-o /dev/null``, ``-o /dev/stdout``, a named pipe) is written through: renaming
+over it would replace the device with a file. Anything else (a folder, a block device, a
+socket) is refused. No output ever goes over one of the run's inputs.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from .errors import UsageError
+from .text import printable
 
 
-def write_atomic(path: Path, text: str, protect: list[Path] = ()) -> None:  # type: ignore[assignment]
-    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half.
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except (OSError, RuntimeError):
+        return False
 
-    Refuses to write over any file in ``protect`` (the run's own inputs).
-    """
+
+def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
+    """Write ``text`` to ``path``: atomically for a regular (or new) file, straight through for a
+    character device or FIFO; never over a file in ``protect`` (the run's own inputs)."""
     target = Path(path)
     for p in protect:
+        if _same_file(target, Path(p)):
+            raise UsageError(f"{printable(str(path))} is one of the run's inputs ({printable(str(p))}); refusing to overwrite it")
+    data = text.encode("utf-8", "backslashreplace")
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as err:
+        raise UsageError(f"cannot write {printable(str(path))}: {err.strerror}") from None
+    if info is not None and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
         try:
-            if target.exists() and target.resolve() == Path(p).resolve():
-                raise UsageError(f"{path} is one of the input scenarios; refusing to overwrite it")
-        except OSError:
-            continue
+            with open(target, "wb") as f:
+                f.write(data)
+        except OSError as err:
+            raise UsageError(f"cannot write {printable(str(path))}: {err.strerror}") from None
+        return
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"cannot write {printable(str(path))}: it is a folder; give a file name")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"cannot write {printable(str(path))}: it is not a regular file, a character device or a FIFO")
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))  # replace what the link points at, not the link
+    _atomic(target, data, path)
+
+
+def _atomic(target: Path, data: bytes, shown: Path) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise UsageError(f"cannot write {path}: folder {folder} does not exist")
+        raise UsageError(f"cannot write {printable(str(shown))}: folder {printable(str(folder))} does not exist")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as err:
-        raise UsageError(f"cannot write {path}: {err.strerror}") from None
+        raise UsageError(f"cannot write {printable(str(shown))}: {err.strerror}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         # mkstemp makes the file private (0600); give it the mode any new file would have
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
-    except IsADirectoryError:
-        _unlink(tmp)
-        raise UsageError(f"cannot write {path}: it is a folder; give a file name") from None
     except OSError as err:
         _unlink(tmp)
-        raise UsageError(f"cannot write {path}: {err.strerror}") from None
-    except BaseException:
+        raise UsageError(f"cannot write {printable(str(shown))}: {err.strerror}") from None
+    except BaseException:  # an interrupt (SIGINT, SIGTERM) mid-write leaves no debris
         _unlink(tmp)
         raise
+
+
+def write_new(path: Path, text: str) -> None:
+    """Create ``path`` with ``text``; refuse if anything is there already (``meshspec init``)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        raise UsageError(f"{printable(str(path))} already exists; meshspec init never overwrites a file (choose another name)") from None
+    except OSError as err:
+        raise UsageError(f"cannot write {printable(str(path))}: {err.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def _unlink(path: str) -> None:

@@ -64,6 +64,8 @@ def run(
         scenario.mesh_shape,
         prof,
         scenario.folder,
+        arch=scenario.arch,
+        files=dict(scenario.files),
         with_data=scenario.with_data if with_data is None else with_data,
         pool=MemoryPool(Uninitialized(uninitialized)),
     )

@@ -37,7 +37,7 @@ def starter(system: str, file_name: str) -> str:
     key = system.lower()
     if key not in SYSTEMS:
         raise UsageError(f"unknown system {system!r}{did_you_mean(key, list(SYSTEMS))}; {one_of(list(SYSTEMS))}")
-    shape, note = SYSTEMS[key]
+    shape, note = SYSTEMS[key].shape, SYSTEMS[key].note
     n = volume(shape)
     stem = file_name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     if n > 1:

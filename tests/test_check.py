@@ -635,7 +635,10 @@ def test_junit_failure_text_has_every_mismatch():
 
 
 def test_junit_stays_well_formed_with_control_characters_in_a_name(tmp_path):
+    # a control character in a scenario's text is refused where it stands (issue 10, 2.14), and
+    # the error, which names it escaped, keeps the JUnit well-formed
     path = write(tmp_path / "ctl.yaml", 'meshspec: 1\nname: "bad\\x01name"\n' + SEED_STEPS)
     results = check_file(path, "current")
-    assert results[0].outcome == PASS
+    assert results[0].outcome == ERROR and "the control character \\x01" in results[0].message
+    assert "\x01" not in results[0].message
     ET.fromstring(junit_xml(results).split("\n", 1)[1])

@@ -32,7 +32,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkey
 
     import pytest
 
-    from meshspec.files import write_atomic
+    from meshspec.files import write_output
 
     target = tmp_path / "report.json"
     target.write_text("old report\n")
@@ -42,6 +42,6 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkey
 
     monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        write_atomic(target, "new report\n" * 1000)
+        write_output(target, "new report\n" * 1000)
     assert target.read_text() == "old report\n"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]

@@ -5,6 +5,7 @@ re-record). Each case there is what the real library said; meshspec's `current` 
 the same (docs/semantics.md sections 3-6).
 """
 
+import itertools
 import json
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from meshspec.sim.profiles import get_profile
 from meshspec.runner import execute
 from meshspec.sim.runtime import Runtime, UseAfterFree
 from meshspec.scenario.loader import parse
-from meshspec.sim.spec import BufferType, DataType, Layout, make_spec
+from meshspec.sim.mesh import SYSTEMS, open_shape
+from meshspec.sim.spec import Arch, BufferType, DataType, Layout, make_spec
 from meshspec.sim.tensor import DeviceTensor, HostTensor
 
 def placement_from_json(value):
@@ -30,11 +32,9 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1.json").read
 
 
 def _strip(err: str) -> str:
-    """The part of a real TT_FATAL message meshspec repeats word for word (it may add a hint)."""
-    text = err.removeprefix("TT_FATAL: ").rstrip("!.")
-    for cut in (" in the config", "; got dims"):
-        text = text.split(cut)[0]
-    return text
+    """The real TT_FATAL message, which a meshspec step error starts with word for word (meshspec's
+    explanation follows it)."""
+    return err.removeprefix("TT_FATAL: ")
 
 
 # -- section 3: specs ----------------------------------------------------------------------------
@@ -42,14 +42,40 @@ def _strip(err: str) -> str:
 def test_spec_matches_ttnn(case):
     args = (tuple(case["shape"]), DataType(case["dtype"]), Layout(case["layout"]), tuple(case["tile"]), BufferType(case["memory"]))
     if case["error"]:
-        with pytest.raises(TTFatal, match="Only TILE layout is supported"):
+        with pytest.raises(TTFatal) as err:
             make_spec(*args)
+        assert str(err.value).startswith(_strip(case["error"]))
         return
     spec = make_spec(*args)
     assert list(spec.padded_shape) == case["padded_shape"]
     assert spec.page_size == case["page_size"]
     assert spec.aligned_page_size == case["aligned_page_size"]
     assert spec.num_pages == case["num_pages"]
+
+
+# -- section 2: systems and the mesh shapes they open; section 3: alignment per architecture ----
+@pytest.mark.parametrize("case", GOLDEN["systems"], ids=lambda c: f"{c['system']}-{c['shape']}")
+def test_system_opens_the_mesh_ttnn_opens(case):
+    requested = tuple(case["shape"]) if case["shape"] is not None else None
+    if case["error"]:
+        with pytest.raises(TTFatal) as err:
+            open_shape(case["system"], requested)
+        assert str(err.value) == _strip(case["error"])
+        return
+    assert list(open_shape(case["system"], requested)) == case["opened"]
+    assert SYSTEMS[case["system"]].arch == case["arch"]
+
+
+ARCH_SPECS = [(row["system"], spec) for row in GOLDEN["systems"] for spec in row.get("specs", [])]
+
+
+@pytest.mark.parametrize("system, case", ARCH_SPECS, ids=lambda c: c if isinstance(c, str) else f"{c['shape']}-{c['dtype']}-{c['memory']}")
+def test_spec_alignment_per_architecture(system, case):
+    spec = make_spec(
+        tuple(case["shape"]), DataType(case["dtype"]), Layout(case["layout"]), tuple(case["tile"]),
+        BufferType(case["memory"]), Arch(SYSTEMS[system].arch),
+    )
+    assert (spec.page_size, spec.aligned_page_size, spec.num_pages) == (case["page_size"], case["aligned_page_size"], case["num_pages"])
 
 
 # -- section 4: mappers --------------------------------------------------------------------------
@@ -76,8 +102,9 @@ def test_mapper_matches_ttnn(case):
 # -- section 6: the runtime, event by event ------------------------------------------------------
 def _from_torch(name, src):
     step = {"as": name, "shape": src["shape"], "dtype": src["dtype"], "layout": src["layout"]}
-    if "tile" in src:
-        step["tile"] = src["tile"]
+    for key in ("tile", "memory"):
+        if key in src:
+            step[key] = src[key]
     mapper = src.get("mapper")
     if mapper == "replicate_tensor_to_mesh_mapper":
         step["mesh_mapper"] = "replicate"
@@ -109,7 +136,12 @@ def _translate(event, n):
     if op == "copy_host_to_device_tensor":
         return [_from_torch(f"h{n}", a["src"]), {"copy_host_to_device_tensor": {"src": f"h{n}", "dst": a["dst"]}}], a["dst"]
     if op in ("to_device", "Tensor.to"):
-        return [_from_torch(f"h{n}", a["src"]), {"to_device": {"src": f"h{n}", "as": a["out"]}}], a["out"]
+        steps = [] if "src_tensor" in a else [_from_torch(f"h{n}", a["src"])]
+        src = a.get("src_tensor", f"h{n}")
+        step = {"to_device": {"src": src, "as": a["out"]}} if op == "to_device" else {"to": {"tensor": src, "as": a["out"]}}
+        return steps + [step], a["out"]
+    if op == "to_numpy":  # Tensor.to_numpy() without a composer: to_torch with none
+        return [_from_torch(f"h{n}", a["src"]), {"to_torch": {"tensor": f"h{n}"}}], f"h{n}"
     if op == "cpu" and "out" in a:
         return [{"cpu": {"tensor": a["tensor"], "as": a["out"]}}], a["out"]
     if op == "cpu":
@@ -158,15 +190,25 @@ def test_runtime_matches_ttnn(case):
             assert [list(c) for c in rec.recorded] == event["device_coords"], event
             assert list(rec.spec.shape) == event["shape"]
             assert len([c for c in rec.recorded if c in rec.specs]) == event["cpu_shards"]
+            if event["buffer_type"] is not None:
+                assert rec.spec.memory.value == event["buffer_type"], event
         else:
             assert isinstance(t, HostTensor)
             assert t.topology.to_json() == event["topology"], event
             assert len(t.shards) == event["cpu_shards"], event
             assert [list(c) for c in t.shards] == event["cpu_coords"], event
-            shape = next(iter(t.shards.values())).values.shape
-            assert list(shape) == event["shape"], event
+            values = next(iter(t.shards.values())).values
+            assert list(values.shape) == event["shape"], event
+            if event["values_sample"]:
+                # arange data: each value names the source element that landed at a block's origin
+                assert _sample(values, event["args"]["block"]) == event["values_sample"], event
         checked += 1
     assert checked >= 1
+
+
+def _sample(values, block):
+    grid = [range(0, n, b) for n, b in zip(values.shape, block)]
+    return [float(values[index]) for index in itertools.product(*grid)]
 
 
 def _run(rt, steps):

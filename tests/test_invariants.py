@@ -54,6 +54,28 @@ def scenarios(draw, lossless=True):
     return list(mesh), host, via_copy, read
 
 
+def inverse_composer(mapper, rank):
+    """The composer that undoes ``mapper``: concatenate each sharded mesh axis along its dim, and
+    stack replicas along some other dim (docs/semantics.md section 5: a composer on another dim
+    than the mapper's is a data_mismatch, issue 10 item 1.1). None when no composer can (rank too
+    small to give each mesh axis its own dim)."""
+    if mapper is None or mapper == "replicate":
+        return {"concat": 0}
+    if "shard" in mapper:
+        return {"concat": mapper["shard"]}
+    sharded = [p["shard"] for p in mapper["placements"] if p != "replicate"]
+    spare = [d for d in range(rank) if d not in sharded]
+    dims = []
+    for p in mapper["placements"]:
+        if p != "replicate":
+            dims.append(p["shard"])
+        elif spare:
+            dims.append(spare.pop(0))
+        else:
+            return None
+    return {"concat": dims}
+
+
 def _steps(host, via_copy, read, shard_shape=None):
     steps = [host]
     if via_copy:
@@ -62,7 +84,11 @@ def _steps(host, via_copy, read, shard_shape=None):
         steps.append({"copy_host_to_device_tensor": {"src": "h", "dst": "d"}})
     else:
         steps.append({"to_device": {"src": "h", "as": "d"}})
-    steps.append({"cpu": {"tensor": "d", "as": "back"}} if read == "cpu" else {"to_torch": {"tensor": "d", "mesh_composer": {"concat": 0}}})
+    composer = inverse_composer(host["from_torch"]["mesh_mapper"], len(host["from_torch"]["shape"]))
+    if read == "cpu" or composer is None:
+        steps.append({"cpu": {"tensor": "d", "as": "back"}})
+    else:
+        steps.append({"to_torch": {"tensor": "d", "mesh_composer": composer}})
     return steps
 
 
@@ -151,6 +177,7 @@ def sequences(draw):
     shape = draw(st.lists(st.integers(1, 16), min_size=rank, max_size=rank))
     dtype = draw(st.sampled_from(LOSSLESS))
     steps, hosts, devices, freed = [], [], [], set()
+    mappers = {}  # tensor -> the mapper of the host tensor whose data it holds (for its composer)
     for i in range(draw(st.integers(1, 3))):
         dim = draw(st.integers(0, rank - 1))
         mapper = draw(st.sampled_from(["replicate", {"shard": dim}, None]))
@@ -159,19 +186,24 @@ def sequences(draw):
             step["mesh_mapper"] = mapper
         steps.append({"from_torch": step})
         hosts.append(f"h{i}")
+        mappers[f"h{i}"] = mapper
     for j in range(draw(st.integers(1, 8))):
         op = draw(st.sampled_from(["to_device", "copy", "cpu", "to_torch", "deallocate"]))
         live = [d for d in devices if d not in freed]
         if op == "to_device" or not live:
-            name = f"d{j}"
-            steps.append({"to_device": {"src": draw(st.sampled_from(hosts)), "as": name}})
+            name, src = f"d{j}", draw(st.sampled_from(hosts))
+            steps.append({"to_device": {"src": src, "as": name}})
             devices.append(name)
+            mappers[name] = mappers[src]
         elif op == "copy":
-            steps.append({"copy_host_to_device_tensor": {"src": draw(st.sampled_from(hosts)), "dst": draw(st.sampled_from(live))}})
+            src, dst = draw(st.sampled_from(hosts)), draw(st.sampled_from(live))
+            steps.append({"copy_host_to_device_tensor": {"src": src, "dst": dst}})
+            mappers[dst] = mappers[src]
         elif op == "cpu":
             steps.append({"cpu": {"tensor": draw(st.sampled_from(live)), "as": f"c{j}"}})
         elif op == "to_torch":
-            steps.append({"to_torch": {"tensor": draw(st.sampled_from(live + hosts)), "mesh_composer": {"concat": 0}}})
+            tensor = draw(st.sampled_from(live + hosts))
+            steps.append({"to_torch": {"tensor": tensor, "mesh_composer": inverse_composer(mappers[tensor], rank)}})
         else:
             victim = draw(st.sampled_from(live))
             steps.append({"deallocate": {"tensor": victim}})

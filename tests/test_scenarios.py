@@ -39,10 +39,11 @@ EXPECTED = {
     ("even-copy", "unpopulated"): (missing(T3K), "nothing to compose"),
     # section 4: [R, S(1)] -> 4 column shards replicated down 2 rows; to_device records exactly.
     **{("replicate-shard-2d", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
-    # section 4, SUBMESH: a 2x3 override on 2x4 leaves column 3 empty.
+    # section 4, SUBMESH: a 2x3 override on 2x4 leaves column 3 empty; section 5: the legacy
+    # ConcatMesh2dToTensor takes all 8 recorded shards, groups them 3, 3, 2, and torch.cat fails.
     ("submesh-override", "uniform-by-value"): (
         {("stale", (0, 3)), ("stale", (1, 3))},
-        "ND composition requires the number of tensors 8",
+        "Sizes of tensors must match except in dimension 2",
     ),
     ("submesh-override", "current"): (set(), None),
     ("submesh-override", "reference"): (set(), None),

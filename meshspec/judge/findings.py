@@ -19,7 +19,7 @@ import numpy as np
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
-from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape
+from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, ttnn_shape
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, differences, same_bits
@@ -283,10 +283,11 @@ class Judge:
             raise AssertionError(f"unhandled event {e!r}")
 
     def _composed(self, e: Composed) -> None:
-        result, host = e.result, e.host
-        self.readbacks.append(Readback(e.step, e.name, e.used, tuple(result.shape), e.device is not None))
+        comp, host = e.composition, e.host
+        self.readbacks.append(Readback(e.step, e.name, comp.used, tuple(comp.values.shape), e.device is not None))
         before = len(self.events)
-        self._judge_readback(host, e.name, e.used, e.step)
+        self._judge_readback(host, e.name, comp.used, e.step)
+        self._judge_dropped(e)
         if len(self.events) == before:  # no device explains a difference: compare with the source
             self._judge_composed(e)
 
@@ -324,30 +325,84 @@ class Judge:
             msg = f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback"
             self._mismatch(label, c, step, msg, None, w.spec.buffer_bytes)
 
+    def _judge_dropped(self, e: Composed) -> None:
+        """data_mismatch for each shard the composer's grid left out, unless a composed shard
+        holds the same slice (a replica): data the reader never read."""
+        comp, host = e.composition, e.host
+        label = host.read_from or e.name
+        kept = {_slice_of(host.shards[c]) for c in comp.used}
+        for c in comp.dropped:
+            held = _slice_of(host.shards[c])
+            if held is None or held in kept:
+                continue
+            source = _source_tensor(host, host.shards[c])
+            what = f"{source.name}{_slice_text(*held)}" if source is not None else "its shard"
+            msg = (
+                f"{label} {fmt_coord(c)}: holds {what}, but the composer ({e.composer}) takes the shards of its "
+                f"{ttnn_shape(comp.grid)} grid only and left it out of the composed tensor: the reader never reads it"
+            )
+            self._mismatch(label, c, e.step, msg, host.shards[c].spec, None)
+
     def _judge_composed(self, e: Composed) -> None:
-        """data_mismatch (no device) when the composed tensor differs from the host tensor that was
-        sent, within the dtype's precision: exact for integers, float32 and bfloat16 (already
-        rounded at from_torch), one step of the shared exponent for block floats. Compared only
-        when the shapes agree (composing replicas on purpose gives a bigger tensor)."""
-        result, host = e.result, e.host
-        source = _source_of(host, e.device, self.mesh_shape)
-        if source is None or isinstance(result, ShapeOnly) or tuple(result.shape) != tuple(source.source_values.shape):
+        """data_mismatch (no device) when the composed tensor is not the tensor that was sent: a
+        shard landed somewhere else than its place in the source (the composer's dims or mesh
+        shape do not undo the mapper's), or a value differs within the dtype's precision (exact
+        for integers, float32 and bfloat16, one step of the shared exponent for block floats).
+        Concatenating replicas on purpose (a copy of the whole source per block) is not a lie."""
+        comp, host = e.composition, e.host
+        source = _common_source(host, comp.used)
+        if source is None or source.shape is None:
             return
-        dtype = source.spec.dtype
+        result = comp.values
+        shape = tuple(source.shape)
+        got = tuple(result.shape)
+        held = {c: _slice_of(host.shards[c]) for c in comp.used}
+        if any(h is None for h in held.values()):
+            return  # a shard of unknown content: the readback judgement speaks for it
+        misplaced = [(c, off, size) for c, (off, size) in held.items() if not _in_place(comp.placed[c], off, size, shape)]
+
+        def whole(d: int) -> bool:  # every block spans all of the source's dim d: copies may stack on it
+            return all(size[d] == shape[d] for _, size in held.values())
+
+        stacked = all(g == n or (g % n == 0 and whole(d)) for d, (g, n) in enumerate(zip(got, shape)))
+        name = host.read_from or e.name
+        if misplaced or not stacked:
+            msg = f"{e.name}: the composed tensor is {fmt_shape(got)}, but {source.name}, the tensor that was sent, is {fmt_shape(shape)}"
+            if misplaced:
+                shown = [
+                    f"{fmt_coord(c)}'s {source.name}{_slice_text(off, size)} landed at {_slice_text(comp.placed[c], size)}"
+                    for c, off, size in misplaced[:3]
+                ]
+                more = f" and {len(misplaced) - 3} more" if len(misplaced) > 3 else ""
+                msg += f": {'; '.join(shown)}{more}"
+            msg += f" ({e.composer}; check that the composer's dims and mesh_shape undo the mapper's placements)"
+            self.events.append(Finding(Kind.DATA_MISMATCH, name, None, e.step, self.ops.get(e.step), msg))
+            return
+        if isinstance(result, ShapeOnly) or source.source_values is None:
+            return
         src = source.source_values
+        dtype = source.spec.dtype
         tolerance = None
         if dtype.is_block_float:
             rowmax = np.max(np.abs(src), axis=-1, keepdims=True).astype(np.float64)
             tolerance = 2.0 * rowmax * 2.0 ** -(MANTISSA_BITS[dtype] - 1)
-        n, first_flat = differences(result, src if tolerance is not None else src.astype(result.dtype, copy=False), tolerance)
-        if n:
-            first = tuple(int(i) for i in np.unravel_index(first_flat, result.shape))
+        total, first = 0, None
+        for c, (offset, size) in held.items():
+            block = result[_slices(comp.placed[c], size)]
+            want = src[_slices(offset, size)]
+            tol = None if tolerance is None else tolerance[_slices(offset, size)[:-1] + (slice(None),)]
+            n, at = differences(block, want if tol is not None else want.astype(block.dtype, copy=False), tol)
+            if n and first is None:
+                local = np.unravel_index(at, block.shape)
+                first = [int(p + i) for p, i in zip(comp.placed[c], local)]
+            total += n
+        if total:
             msg = (
-                f"{e.name}: the composed tensor differs from {source.name}, the tensor that was sent, in {n} of "
-                f"{result.size} values (first at {list(first)}), though every device read back what was written there: "
+                f"{e.name}: the composed tensor differs from {source.name}, the tensor that was sent, in {total} of "
+                f"{result.size} values (first at {first}), though every device read back what was written there: "
                 "check the composer's dims and mesh_shape"
             )
-            self.events.append(Finding(Kind.DATA_MISMATCH, host.read_from or e.name, None, e.step, self.ops.get(e.step), msg))
+            self.events.append(Finding(Kind.DATA_MISMATCH, name, None, e.step, self.ops.get(e.step), msg))
 
     def _mismatch(
         self, tensor: str, coord: Coord, step: int, msg: str, spec: Optional[TensorSpec], written: Optional[int]
@@ -357,14 +412,45 @@ class Judge:
             self.events.append(f)
 
 
-def _source_of(host: HostTensor, device: Optional[DeviceTensor], mesh_shape: Shape) -> Optional[HostTensor]:
-    """The from_torch tensor whose data the host tensor holds, if one tensor is the source."""
-    if host.source_values is not None:
+def _source_tensor(host: HostTensor, shard: HostShard) -> Optional[HostTensor]:
+    """The from_torch tensor a shard holds a slice of: ``host`` itself when it was made by a
+    mapper, the host tensor that was written for a shard read back from a device."""
+    if host.shape is not None:
         return host
-    if device is None:
+    if shard.origin is not None and shard.origin.write is not None:
+        src = shard.origin.write.host
+        return src if isinstance(src, HostTensor) and src.shape is not None else None
+    return None
+
+
+def _slice_of(shard: HostShard) -> Optional[tuple[Shape, Shape]]:
+    """(offset, shape) of the source slice a shard holds, if known."""
+    if shard.origin is not None:
+        w = shard.origin.write
+        return None if w is None else (tuple(w.offset), tuple(w.spec.shape))
+    if shard.offset is None:
         return None
-    sources = {id(w.host): w.host for c in coords(mesh_shape) if (w := device.current_write(c)) is not None}
-    if len(sources) != 1:
+    return tuple(shard.offset), tuple(shard.spec.shape)
+
+
+def _common_source(host: HostTensor, used: tuple[Coord, ...]) -> Optional[HostTensor]:
+    """The one from_torch tensor every used shard holds a slice of, if there is one."""
+    sources = [_source_tensor(host, host.shards[c]) for c in used]
+    if not sources or any(s is None for s in sources) or len({id(s) for s in sources}) != 1:
         return None
-    src = next(iter(sources.values()))
-    return src if isinstance(src, HostTensor) and src.source_values is not None else None
+    return sources[0]
+
+
+def _in_place(placed: Shape, offset: Shape, size: Shape, shape: Shape) -> bool:
+    """A block is where the source has it, on every dim: at its own offset, or (a whole-dim
+    replica) at a multiple of the dim's size."""
+    return all(p == o or (o == 0 and s == n and p % n == 0) for p, o, s, n in zip(placed, offset, size, shape))
+
+
+def _slices(offset: Shape, size: Shape) -> tuple[slice, ...]:
+    return tuple(slice(o, o + n) for o, n in zip(offset, size))
+
+
+def _slice_text(offset: Shape, size: Shape) -> str:
+    """``[0:1, 1:2, 0:32, 0:32]``: the slice as start:stop on every dim."""
+    return "[" + ", ".join(f"{o}:{o + n}" for o, n in zip(offset, size)) + "]"

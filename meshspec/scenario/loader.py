@@ -12,18 +12,20 @@ import re
 import stat
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ..errors import ScenarioError, did_you_mean, one_of
-from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, parse_coord, volume
+from ..errors import ScenarioError, TTFatal, did_you_mean, one_of
+from ..text import printable
+from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
 from ..sim.ops import OPS, TensorKind
 from ..sim.profiles import PROFILES
-from .model import Expect, Scenario, all_models, step_args, step_op
+from ..sim.spec import Arch
+from .model import Expect, Scenario, SystemMesh, all_models, step_args, step_op
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -49,6 +51,10 @@ class LoadedScenario:
     expect: Optional[Expect] = None
     with_data: bool = True
     """False for ``data: none``: metadata mode."""
+    arch: Arch = Arch.WORMHOLE_B0
+    """The chips' architecture: the system's, or Wormhole for a bare shape."""
+    files: dict[str, Path] = field(default_factory=dict)
+    """Each data file name as written -> the file the loader checked (the one the runtime opens)."""
 
     @property
     def folder(self) -> Path:
@@ -67,7 +73,29 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe loader (plain data only) that refuses duplicate keys."""
+    """Safe loader (plain data only) that refuses duplicate keys and reads no base-60 numbers."""
+
+
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+# YAML 1.1 reads 1:30 as 90 and 1:30.5 as 90.5 (sexagesimal): a mesh [1:30] would be 90 devices.
+# meshspec reads them as text, so they are refused where a number is due.
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    _INT,
+    re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+    list("-+0123456789"),
+)
+_Loader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -113,12 +141,33 @@ def _check_size(root: yaml.Node, file: str) -> None:
             )
         if depth > MAX_DEPTH:
             raise ScenarioError(f"nesting deeper than {MAX_DEPTH} levels; a scenario needs about 8", file, *_mark(node))
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, yaml.ScalarNode):
+            _check_text(node, file)
+        elif isinstance(node, yaml.MappingNode):
             for k, v in node.value:
                 stack.append((k, depth + 1))
                 stack.append((v, depth + 1))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((v, depth + 1) for v in node.value)
+
+
+def _check_text(node: yaml.ScalarNode, file: str) -> None:
+    """Text a terminal would act on, or that is no character at all, is refused where it stands:
+    control characters (ANSI escapes among them) and lone surrogates (a "\\ud800" escape)."""
+    value = node.value
+    if value.isprintable():
+        return
+    for ch in value:
+        if ch in "\n\t" or ch.isprintable():
+            continue
+        code = ord(ch)
+        what = "the lone surrogate" if 0xD800 <= code <= 0xDFFF else "the control character"
+        raise ScenarioError(
+            f"{what} {ch.encode('unicode_escape', 'backslashreplace').decode('ascii')} in {printable(value[:40])!r}: "
+            "scenario text holds printable characters, newlines and tabs only",
+            file,
+            *_mark(node),
+        )
 
 
 def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
@@ -344,17 +393,27 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
             kinds[bound] = op.binds.kind  # type: ignore[union-attr]
 
 
-def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str, allow_outside: bool) -> None:
+def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str, allow_outside: bool) -> dict[str, Path]:
+    """Every data file a step names, checked: beside the scenario (unless ``allow_outside``), a
+    regular .npy file of plain numbers of the step's shape. Returns the resolved path of each
+    name as written: the runtime opens exactly the file that was checked."""
     import numpy as np
 
     folder = path.parent.resolve()
+    resolved: dict[str, Path] = {}
     for i, step in enumerate(scenario.steps):
         args = step_args(step)
         file_name = getattr(getattr(args, "data", None), "file", None)
         if file_name is None:
             continue
         line, col = _mark(_node_at(root, ("steps", i, step_op(step), "data", "file")))
-        target = (path.parent / file_name).resolve()
+        try:
+            target = (path.parent / file_name).resolve(strict=True)
+        except FileNotFoundError:
+            raise ScenarioError(f"data file {file_name!r} not found (looked for {path.parent / file_name})", file, line, col) from None
+        except (OSError, RuntimeError) as err:  # a symlink loop, a name too long, no permission
+            why = "a symlink loop" if isinstance(err, RuntimeError) or getattr(err, "errno", None) == 40 else (err.strerror or str(err))
+            raise ScenarioError(f"data file {file_name!r} cannot be opened: {why}", file, line, col) from None
         if not allow_outside and not target.is_relative_to(folder):
             raise ScenarioError(
                 f"data file {file_name!r} is outside the scenario's folder {folder} (a scenario reads only files beside "
@@ -369,11 +428,10 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             raise ScenarioError(f"data file {file_name!r} is not a regular file", file, line, col)
         try:
             arr = np.load(target, mmap_mode="r", allow_pickle=False)
-        except FileNotFoundError:
-            raise ScenarioError(f"data file {file_name!r} not found (looked for {target})", file, line, col) from None
-        except (ValueError, OSError):
+        except Exception as err:  # numpy raises ValueError, OSError, EOFError (an empty file) and more
+            empty = " (it is empty)" if isinstance(err, EOFError) else ""
             raise ScenarioError(
-                f"data file {file_name!r} is not a .npy array file (or needs pickle, which meshspec never loads)",
+                f"data file {file_name!r} is not a .npy array file{empty} (or needs pickle, which meshspec never loads)",
                 file,
                 line,
                 col,
@@ -392,6 +450,8 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
                 line,
                 col,
             )
+        resolved[file_name] = target
+    return resolved
 
 
 def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: str) -> None:
@@ -437,27 +497,39 @@ def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: 
 
 
 def _system_hint(name: str) -> str:
-    if name in SYSTEM_ALIASES:
-        return f" (did you mean {SYSTEM_ALIASES[name]!r}?)"
-    return did_you_mean(name, list(SYSTEMS))
+    return did_you_mean(name, list(SYSTEMS) + list(SYSTEM_ALIASES))
 
 
-def _mesh_shape(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, Optional[str]]:
-    if isinstance(scenario.mesh, str):
-        name = scenario.mesh.lower()
-        if name not in SYSTEMS:
-            line, col = _mark(_node_at(root, ("mesh",)))
-            raise ScenarioError(
-                f"mesh: unknown system {scenario.mesh!r}{_system_hint(name)}; "
-                f"{one_of(list(SYSTEMS))}, or a shape like [2, 4]",
-                file,
-                line,
-                col,
-            )
-        return SYSTEMS[name][0], name
-    shape = tuple(scenario.mesh)
+def _mesh(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, Optional[str], Arch]:
+    """The mesh shape, the system's name (None for a bare shape) and the chips' architecture."""
+    mesh = scenario.mesh
+    if isinstance(mesh, list):
+        shape = tuple(mesh)
+        _check_devices(shape, ("mesh",), root, file)
+        return shape, None, Arch.WORMHOLE_B0
+    written, where = (mesh, ("mesh",)) if isinstance(mesh, str) else (mesh.system, ("mesh", "system"))
+    name = system_named(written)
+    if name is None:
+        line, col = _mark(_node_at(root, where))
+        raise ScenarioError(
+            f"{_where(where)}: unknown system {written!r}{_system_hint(written.lower())}; "
+            f"{one_of(list(SYSTEMS))}, or a shape like [2, 4]",
+            file,
+            line,
+            col,
+        )
+    requested = tuple(mesh.shape) if isinstance(mesh, SystemMesh) and mesh.shape is not None else None
+    try:
+        shape = open_shape(name, requested)
+    except TTFatal as err:
+        line, col = _mark(_node_at(root, ("mesh", "shape")))
+        raise ScenarioError(f"mesh.shape: {err} (open_mesh_device on a {name})", file, line, col) from None
+    return shape, name, Arch(SYSTEMS[name].arch)
+
+
+def _check_devices(shape: Shape, where: tuple, root: yaml.Node, file: str) -> None:
     if volume(shape) > MAX_DEVICES:
-        line, col = _mark(_node_at(root, ("mesh",)))
+        line, col = _mark(_node_at(root, where))
         raise ScenarioError(
             f"mesh: {list(shape)} has {volume(shape):,} devices; meshspec simulates up to {MAX_DEVICES:,} "
             "(the largest planned systems are 32x32)",
@@ -465,7 +537,6 @@ def _mesh_shape(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, 
             line,
             col,
         )
-    return shape, None
 
 
 def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: bool = False) -> LoadedScenario:
@@ -499,11 +570,11 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
             line,
             col,
         )
-    mesh_shape, mesh_name = _mesh_shape(scenario, root, file)
+    mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
     _check_names(scenario, root, file)
     if scenario.expect is not None:
         _check_expect(scenario, mesh_shape, root, file)
-    _check_data_files(scenario, root, path, file, allow_outside_data)
+    files = _check_data_files(scenario, root, path, file, allow_outside_data)
     steps_node = _node_at(root, ("steps",))
     steps = tuple(
         LoadedStep(i, step_op(s), step_args(s), _mark(steps_node.value[i])[0]) for i, s in enumerate(scenario.steps)
@@ -514,6 +585,8 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         description=scenario.description or "",
         mesh_shape=mesh_shape,
         mesh_name=mesh_name,
+        arch=arch,
+        files=files,
         profile=scenario.profile,
         steps=steps,
         expect=scenario.expect,
@@ -546,3 +619,27 @@ def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenari
     except OSError as err:
         raise ScenarioError(f"cannot read: {err.strerror}", str(path)) from None
     return parse(text, path, allow_outside_data=allow_outside_data)
+
+
+def referenced_files(path: Path | str) -> list[Path]:
+    """The data files a scenario file names (``data: {file: ...}``), resolved beside it, from a
+    quick read of its YAML without validating it: the files a run must never write over."""
+    path = Path(path)
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return []
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except Exception:  # a broken file names nothing; loading it reports why
+        return []
+    found: list[Path] = []
+    stack = [data]
+    while stack and len(found) < 10_000:
+        item = stack.pop()
+        if isinstance(item, dict):
+            data_field = item.get("data")
+            if isinstance(data_field, dict) and isinstance(data_field.get("file"), str):
+                found.append(path.parent / data_field["file"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, Discriminator, Field, Tag, create_model, field_validator
 
 from ..kinds import FINDINGS, STATUSES
+from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, Name, Strict, StrictInt, StrictStr, tagged
 from ..sim.spec import DataType, Layout
@@ -104,6 +105,18 @@ class Expect(Strict):
     """Expected records at the end of the run, under every profile."""
 
 
+SystemName = Annotated[StrictStr, Field(json_schema_extra={"enum": list(SYSTEMS) + list(SYSTEM_ALIASES)})]
+MeshShape = Annotated[list[Dim], Field(min_length=1, max_length=4)]
+
+
+class SystemMesh(Strict):
+    """A system opened with a mesh shape, as ``open_mesh_device(MeshShape(...))`` on it."""
+
+    system: SystemName
+    shape: Optional[MeshShape] = None
+    """The mesh shape to open; the system's own when left out."""
+
+
 class Scenario(Strict):
     """A whole scenario file, format version 1."""
 
@@ -119,11 +132,12 @@ class Scenario(Strict):
     name: Optional[str] = None
     description: Optional[str] = None
     mesh: tagged(
-        {"Name": StrictStr, "Shape": Annotated[list[Dim], Field(min_length=1, max_length=4)]},
-        lambda v: "Name" if isinstance(v, str) else "Shape" if isinstance(v, list) else None,
-        "a system name like t3k, or a mesh shape like [2, 4] (1 to 4 dims)",
+        {"Name": SystemName, "Shape": MeshShape, "System": SystemMesh},
+        lambda v: "Name" if isinstance(v, str) else "Shape" if isinstance(v, list) else "System" if isinstance(v, dict) else None,
+        "a system name like t3k, a mesh shape like [2, 4] (1 to 4 dims), or {system: t3k, shape: [1, 8]}",
     )
-    """A system name (n150 n300 t3k galaxy p150 p300 p150x4 p150x8) or a shape like [2, 4]."""
+    """A system name (its default mesh), a bare shape like [2, 4] (Wormhole chips), or a system
+    opened with a shape: {system: t3k, shape: [1, 8]}."""
     profile: Optional[str] = None
     data: Literal["full", "none"] = "full"
     """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""

@@ -7,28 +7,27 @@ going away) with the objects involved, and the judge (meshspec/judge) turns even
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Union
-
-from .mesh import Coord
+from typing import TYPE_CHECKING, Optional, Union
 
 if TYPE_CHECKING:
+    from .compose import Composition
     from .tensor import DeviceTensor, HostTensor, Tensor
 
 
 @dataclass(frozen=True)
 class Composed:
-    """``to_torch``: ``host``'s shards ``used`` (in order) were composed into ``result``."""
+    """``to_torch``: ``host``'s shards were composed (which ones, and where they went: ``composition``)."""
 
     step: int
     name: str
     """The tensor named in the step."""
     host: "HostTensor"
     """The host tensor composed (read back first when the step named a device tensor)."""
-    used: tuple[Coord, ...]
-    result: Any = field(repr=False)
-    """The composed values (an array, or a ShapeOnly in metadata mode)."""
+    composition: "Composition" = field(repr=False)
     device: Optional["DeviceTensor"] = None
     """The device tensor read back, when the step named one."""
+    composer: str = ""
+    """The composer as the step wrote it, for messages."""
 
 
 @dataclass(frozen=True)

@@ -110,12 +110,14 @@ def distribute(
     if volume(dist_shape) > volume(mesh_shape):
         raise TTFatal(
             f"The size of the supplied mesh shape {ttnn_shape(dist_shape)} does not match the device shape size "
-            f"{ttnn_shape(mesh_shape)}: it needs {volume(dist_shape)} devices, the mesh has {volume(mesh_shape)}"
+            f"{ttnn_shape(mesh_shape)} (the distribution needs {volume(dist_shape)} devices, the mesh has "
+            f"{volume(mesh_shape)}; a smaller one is allowed)"
         )
     if len(placements) != len(dist_shape):
         raise TTFatal(
             f"The number of dimensions in the mesh shape {ttnn_shape(dist_shape)} does not match the number of "
-            f"placements {[str(p) for p in placements]}; give one placement per distribution axis"
+            f"placements in the config {mapper_config_repr(placements, override)} (give one placement per axis of the "
+            "distribution shape)"
         )
     seen: dict[int, int] = {}
     norm: list[Placement] = []
@@ -124,13 +126,14 @@ def distribute(
             dim = p.dim + rank if p.dim < 0 else p.dim
             if not 0 <= dim < rank:
                 raise TTFatal(
-                    f"Invalid dimension index: Shard(dim={p.dim}) on axis {axis} is out of range for a "
-                    f"rank-{rank} tensor {list(shape)}; dims are 0..{rank - 1} (or negative from the end)"
+                    f"Invalid dimension index; got dims: {{{p.dim}}}, tensor dimension: {rank} (Shard(dim={p.dim}) on "
+                    f"axis {axis} is out of range for a rank-{rank} tensor {list(shape)}; dims are 0..{rank - 1}, or "
+                    "negative from the end)"
                 )
             if dim in seen:
                 raise TTFatal(
-                    f"dims must be unique: tensor dim {dim} is sharded on both distribution axes "
-                    f"{seen[dim]} and {axis}; a dim can be sharded on one mesh axis only"
+                    f"dims must be unique (tensor dim {dim} is sharded on both distribution axes "
+                    f"{seen[dim]} and {axis}; a dim can be sharded on one mesh axis only)"
                 )
             seen[dim] = axis
             norm.append(Shard(dim))
@@ -148,10 +151,13 @@ def distribute(
     if len(dist_shape) > 1:
         expected = math.prod(dist_shape[a] for a in sharded_axes)
         if n_chunks != expected:
+            chunks = " x ".join(str(len(per_axis[a])) for a in sharded_axes)
+            sizes = " x ".join(str(dist_shape[a]) for a in sharded_axes)
             raise TTFatal(
                 f"ND sharding requires the number of chunks {n_chunks} to match the mesh dimension size "
-                f"{expected} (placements {[str(p) for p in placements]} on {list(dist_shape)}; "
-                "fewer chunks than devices is allowed only for a 1-D distribution)"
+                f"{expected} (the 'mesh dimension size' is the product of the sharded axes of the distribution "
+                f"shape {list(dist_shape)}: {sizes}; the tensor splits into {chunks} chunks on them; fewer chunks "
+                "than devices is allowed only for a 1-D distribution)"
             )
     if rules.equal_shards:
         for a in sharded_axes:
@@ -198,6 +204,17 @@ def distribute(
     # The topology keeps the placements as given: ttnn reports PlacementShard(-1), not (rank-1).
     topology = Topology(dist_shape, tuple(placements), tuple(s.coord for s in slots))
     return Distribution(topology, slots)
+
+
+def mapper_config_repr(placements: tuple[Placement, ...], override: Shape | None) -> str:
+    """How ttnn prints a MeshMapperConfig in its messages.
+
+    >>> mapper_config_repr((Replicate(), Shard(1)), (8,))
+    'MeshMapperConfig(placements: [PlacementReplicate(), PlacementShard(1)], mesh_shape_override=MeshShape([8]))'
+    """
+    names = ", ".join("PlacementReplicate()" if isinstance(p, Replicate) else f"PlacementShard({p.dim})" for p in placements)
+    tail = f", mesh_shape_override={ttnn_shape(override)}" if override is not None else ""
+    return f"MeshMapperConfig(placements: [{names}]{tail})"
 
 
 def replicate_all(mesh_shape: Shape, shape: Shape) -> Distribution:

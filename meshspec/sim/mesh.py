@@ -8,25 +8,86 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Iterator
+from dataclasses import dataclass
+from typing import Iterator, Optional
 
 Coord = tuple[int, ...]
 Shape = tuple[int, ...]
 
-#: Known systems and their mesh shapes (tt_metal/fabric/mesh_graph_descriptors/*.textproto).
-SYSTEMS: dict[str, tuple[Shape, str]] = {
-    "n150": ((1, 1), "one Wormhole chip"),
-    "n300": ((1, 2), "two Wormhole chips on one card"),
-    "t3k": ((2, 4), "eight Wormhole chips (some tests use 1x8)"),
-    "galaxy": ((8, 4), "32 Wormhole chips, TG (older descriptors say 4x8)"),
-    "p150": ((1, 1), "one Blackhole chip"),
-    "p300": ((1, 2), "two Blackhole chips"),
-    "p150x4": ((2, 2), "four Blackhole chips"),
-    "p150x8": ((2, 4), "eight Blackhole chips"),
+@dataclass(frozen=True)
+class System:
+    """A Tenstorrent system: its mesh (the shape ``open_mesh_device()`` opens by default) and chips."""
+
+    shape: Shape
+    arch: str
+    """``wormhole_b0`` or ``blackhole`` (sets buffer alignment, docs/semantics.md section 3)."""
+    note: str
+
+
+#: Known systems (docs/semantics.md section 2). Shapes are what the real ttnn 0.81.1 opens by
+#: default with the system's cluster descriptor (observed, tests/golden ``systems``); p300 has no
+#: descriptor here and keeps the shape of tt_metal/fabric/mesh_graph_descriptors.
+SYSTEMS: dict[str, System] = {
+    "n150": System((1, 1), "wormhole_b0", "one Wormhole chip"),
+    "n300": System((2, 1), "wormhole_b0", "two Wormhole chips on one card (opens 2x1 by default; 1x2 also opens)"),
+    "t3k": System((2, 4), "wormhole_b0", "eight Wormhole chips (also opens as 1x8, 4x2, 8)"),
+    "galaxy": System((8, 4), "wormhole_b0", "32 Wormhole chips, TG (also opens as 4x8, 1x32)"),
+    "p150": System((1, 1), "blackhole", "one Blackhole chip"),
+    "p300": System((1, 2), "blackhole", "two Blackhole chips"),
+    "p150x4": System((2, 2), "blackhole", "four Blackhole chips"),
+    "p150x8": System((2, 4), "blackhole", "eight Blackhole chips"),
+    "bh-galaxy": System((8, 4), "blackhole", "32 Blackhole chips"),
 }
 
-#: Other names people use for a system, for "did you mean" hints only.
-SYSTEM_ALIASES = {"t3000": "t3k", "tg": "galaxy", "wh_galaxy": "galaxy", "n300s": "n300", "lb": "t3k", "loudbox": "t3k"}
+#: Other names for a system: accepted, and shown as the system's own name.
+SYSTEM_ALIASES = {"tg": "galaxy", "wh-galaxy": "galaxy", "t3000": "t3k", "loudbox": "t3k", "lb": "t3k", "n300s": "n300"}
+
+
+def system_named(name: str) -> Optional[str]:
+    """The system's own name for ``name`` (case-insensitive, aliases included), or None."""
+    key = name.lower().replace("_", "-")
+    key = SYSTEM_ALIASES.get(key, key)
+    return key if key in SYSTEMS else None
+
+
+def open_shape(system: str, requested: Optional[Shape]) -> Shape:
+    """The mesh ``open_mesh_device(MeshShape(requested))`` opens on ``system``, or the real
+    library's error (observed on ttnn 0.81.1 for every system with a cluster descriptor):
+
+    - no shape: the system's own;
+    - more dims than the system mesh: ``Requested mesh shape dimensions mismatch``;
+    - more devices than it has: ``Requested mesh shape ... requires N devices``;
+    - a line (one dim, or 1xN / Nx1) of up to that many devices, or a 2-D shape that fits the
+      system mesh as it is or rotated, opens;
+    - anything else: ``Requested mesh is too big and is not rotatable``.
+
+    >>> open_shape("t3k", (1, 8)), open_shape("t3k", (3, 2))
+    ((1, 8), (3, 2))
+    """
+    from ..errors import TTFatal
+
+    home = SYSTEMS[system].shape
+    if requested is None:
+        return home
+    shape = tuple(requested)
+    if len(shape) > len(home):
+        raise TTFatal(f"Requested mesh shape dimensions mismatch: {ttnn_shape(shape)} != {ttnn_shape(home)}")
+    if volume(shape) > volume(home):
+        raise TTFatal(
+            f"Requested mesh shape {ttnn_shape(shape)} requires {volume(shape)} devices, but only {volume(home)} "
+            f"devices are available in the system mesh {ttnn_shape(home)}."
+        )
+    line = len(shape) == 1 or sum(n > 1 for n in shape) <= 1
+    fits = len(shape) == len(home) and (
+        all(a <= b for a, b in zip(shape, home)) or all(a <= b for a, b in zip(shape, reversed(home)))
+    )
+    if line or fits:
+        return shape
+    origin = ttnn_shape((0,) * len(home), "MeshCoordinate")
+    raise TTFatal(
+        f"Requested mesh is too big and is not rotatable: {ttnn_shape(shape)} and SystemMesh {ttnn_shape(home)}, "
+        f"offset {origin}"
+    )
 
 
 def coords(shape: Shape) -> Iterator[Coord]:

@@ -21,7 +21,7 @@ from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, volume
 from .placement import Topology
 from .profiles import Profile
-from .spec import TensorSpec, make_spec
+from .spec import Arch, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 
 
@@ -35,6 +35,10 @@ class Runtime:
     profile: Profile
     folder: Path = Path(".")
     """Where relative data files are read from (the scenario's folder)."""
+    arch: Arch = Arch.WORMHOLE_B0
+    """The chips' architecture (buffer alignment)."""
+    files: dict[str, Path] = field(default_factory=dict)
+    """Data file names as written -> the files to open (checked by the loader)."""
     with_data: bool = True
     """False: metadata mode (shapes, records and written pages; no values, no buffers)."""
     pool: MemoryPool = field(default_factory=MemoryPool)
@@ -83,7 +87,7 @@ class Runtime:
         elif fault.kind == "alter_shape" and fault.coord in rec.specs:
             spec = rec.specs[fault.coord]
             bigger = spec.shape[:-1] + (spec.shape[-1] + spec.page_shape[1],)  # one more page column
-            rec.specs[fault.coord] = make_spec(bigger, spec.dtype, spec.layout, spec.tile, spec.memory)
+            rec.specs[fault.coord] = make_spec(bigger, spec.dtype, spec.layout, spec.tile, spec.memory, spec.arch)
 
     @property
     def op(self) -> str:

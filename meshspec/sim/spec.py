@@ -93,8 +93,19 @@ class BufferType(_NameEnum):
 TILE_SHAPES: tuple[tuple[int, int], ...] = ((32, 32), (16, 32), (32, 16), (16, 16))
 FACE = (16, 16)
 
-#: Per-page alignment of a buffer, in bytes, on Wormhole (docs/semantics.md section 3).
-BUFFER_ALIGNMENT = {BufferType.DRAM: 32, BufferType.L1: 16}
+class Arch(_NameEnum):
+    """The chip architecture, which sets buffer alignment."""
+
+    WORMHOLE_B0 = "wormhole_b0"
+    BLACKHOLE = "blackhole"
+
+
+#: Per-page alignment of a buffer, in bytes (docs/semantics.md section 3; observed on ttnn 0.81.1,
+#: tests/golden ``systems``): DRAM 32 B on Wormhole and 64 B on Blackhole, L1 16 B on both.
+BUFFER_ALIGNMENT = {
+    Arch.WORMHOLE_B0: {BufferType.DRAM: 32, BufferType.L1: 16},
+    Arch.BLACKHOLE: {BufferType.DRAM: 64, BufferType.L1: 16},
+}
 
 
 def round_up(value: int, multiple: int) -> int:
@@ -143,6 +154,8 @@ class TensorSpec:
     tile: tuple[int, int] = (32, 32)
     """Tile shape; meaningful in TILE layout only."""
     memory: BufferType = BufferType.DRAM
+    arch: Arch = Arch.WORMHOLE_B0
+    """The architecture of the device the spec is on (its buffer alignment)."""
 
     # -- derived numbers (computed once per spec: large meshes ask for them per device) -----------
     @cached_property
@@ -182,7 +195,7 @@ class TensorSpec:
 
     @cached_property
     def alignment(self) -> int:
-        return BUFFER_ALIGNMENT[self.memory]
+        return BUFFER_ALIGNMENT[self.arch][self.memory]
 
     @cached_property
     def aligned_page_size(self) -> int:
@@ -235,6 +248,7 @@ def make_spec(
     layout: Layout = Layout.TILE,
     tile: tuple[int, int] = (32, 32),
     memory: BufferType = BufferType.DRAM,
+    arch: Arch = Arch.WORMHOLE_B0,
 ) -> TensorSpec:
     """Build a validated :class:`TensorSpec`; raises :class:`TTFatal` where ttnn would."""
     shape = tuple(int(n) for n in shape)
@@ -244,5 +258,6 @@ def make_spec(
     if tile not in TILE_SHAPES:
         raise TTFatal(f"tile {list(tile)} is not supported; use one of {[list(t) for t in TILE_SHAPES]}")
     if dtype.is_block_float and layout is not Layout.TILE:
-        raise TTFatal(f"Only TILE layout is supported for {dtype.name} (got {layout})")
-    return TensorSpec(shape, DataType(dtype), Layout(layout), tile, BufferType(memory))  # type: ignore[arg-type]
+        # ttnn 0.81.1 names BFLOAT8_B whichever block float it is (tests/golden, specs)
+        raise TTFatal(f"Only TILE layout is supported for BFLOAT8_B dtype! ({dtype.value} is a block float; got {layout})")
+    return TensorSpec(shape, DataType(dtype), Layout(layout), tile, BufferType(memory), Arch(arch))  # type: ignore[arg-type]

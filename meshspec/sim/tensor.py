@@ -68,6 +68,8 @@ class HostTensor:
     """Devices that held the tensor's current content but were not read back."""
     source_values: Optional[np.ndarray] = field(default=None, repr=False)
     """For from_torch: the whole tensor as given (block floats before quantization)."""
+    shape: Optional[Shape] = None
+    """For from_torch: the global (logical) shape of the tensor that was distributed."""
 
     storage = "host"
 

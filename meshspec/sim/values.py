@@ -154,10 +154,78 @@ def generate(kind: str, shape: tuple[int, ...], dtype: DataType, arg: object = N
     return quantize_block_float(out, dtype) if dtype.is_block_float else out
 
 
-def _fill(shape: tuple[int, ...], value: float, dtype: DataType) -> np.ndarray:
-    """Every element ``value`` as ``dtype`` holds it (wrapped, rounded or quantized)."""
-    one = to_dtype(np.array([float(value)]), dtype)
-    return np.full(shape, one[0], dtype=HOST_DTYPES[dtype])
+def _fill(shape: tuple[int, ...], value: float | int, dtype: DataType) -> np.ndarray:
+    """Every element ``value``, as ``torch.full(shape, value, dtype=dtype)`` makes it: integers
+    exactly (never through a float), floats rounded to the dtype; a value the dtype cannot hold
+    (outside an integer type's range, NaN or infinity into an integer type, a finite value past a
+    float type's largest) is refused with torch's words."""
+    target = HOST_DTYPES[dtype]
+    if np.issubdtype(target, np.integer):
+        info = np.iinfo(target)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _overflow(value, dtype, info.min, info.max)
+            value = int(value)  # torch truncates a float fill toward zero
+        if not info.min <= value <= info.max:
+            raise _overflow(value, dtype, info.min, info.max)
+        return np.full(shape, value, dtype=target)
+    base = np.dtype(np.float32) if dtype.is_block_float else target
+    largest = float(ml_dtypes.finfo(base).max) if base == BFLOAT16 else float(np.finfo(base).max)
+    try:
+        as_float = float(value)
+    except OverflowError:
+        raise _overflow(value, dtype, -largest, largest) from None
+    if math.isfinite(as_float) and abs(as_float) > largest:
+        raise _overflow(value, dtype, -largest, largest)
+    with np.errstate(all="ignore"):
+        one = np.array([as_float], dtype=np.float64).astype(base)
+    if dtype.is_block_float:
+        one = quantize_block_float(one, dtype)
+    return np.full(shape, one[0], dtype=target)
+
+
+def _overflow(value, dtype: DataType, lo, hi):
+    from ..errors import StepInputError
+
+    shown = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}...({len(str(value))} digits)"
+    return StepInputError(
+        f"value cannot be converted to type {dtype} without overflow (fill {shown} is outside what {dtype} holds, "
+        f"{lo:g}..{hi:g}; torch.full refuses it, and so does meshspec)"
+    )
+
+
+def load_npy(path, dtype: DataType, reserve=None) -> np.ndarray:
+    """A ``.npy`` file's values as ``dtype`` holds them (see :func:`to_dtype`), read and converted a
+    chunk at a time: whatever the file's own dtype, the temporaries stay a few chunks in size.
+    ``reserve(nbytes, what)`` is told of the temporaries before they are made."""
+    from numpy.lib import format as npy
+
+    readers = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+    with open(path, "rb") as f:
+        version = npy.read_magic(f)
+        if version not in readers:  # format 3.0 (utf-8 field names): let numpy map it
+            arr = np.load(path, mmap_mode="r", allow_pickle=False)
+            shape, fortran, stored = arr.shape, True, arr.dtype
+        else:
+            shape, fortran, stored = readers[version](f)
+        n = math.prod(shape)
+        out = np.empty(n, dtype=HOST_DTYPES[dtype])
+        if fortran or stored.hasobject:
+            if reserve is not None:
+                reserve(n * stored.itemsize * 2, f"reading {path.name}")
+            return to_dtype(np.load(path, allow_pickle=False), dtype)
+        if reserve is not None:
+            reserve(min(n, CHUNK) * (stored.itemsize + 16), f"reading {path.name} a chunk at a time")
+        buffer = np.empty(min(n, CHUNK), dtype=stored)
+        for start in range(0, n, CHUNK):
+            count = min(CHUNK, n - start)
+            view = buffer[:count]
+            got = f.readinto(memoryview(view).cast("B"))
+            if got != count * stored.itemsize:
+                raise ValueError(f"{path.name} ends before its {n} values")
+            out[start : start + count] = to_dtype(view, dtype) if not dtype.is_block_float else view
+    out = out.reshape(shape)
+    return quantize_block_float(out, dtype) if dtype.is_block_float else out
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -159,10 +159,14 @@ def test_html_export_renders_in_a_real_browser(tmp_path):
 
 # -- systems, explain, init ---------------------------------------------------------------------------
 def test_systems_lists_the_reference_table():
-    # docs/semantics.md section 2: n150 1x1, n300 1x2, t3k 2x4, galaxy 8x4, p150 1x1, p300 1x2, p150x4 2x2, p150x8 2x4
+    # docs/semantics.md section 2: n150 1x1, n300 2x1, t3k 2x4, galaxy 8x4, p150 1x1, p300 1x2, p150x4 2x2,
+    # p150x8 2x4, bh-galaxy 8x4 (tests/golden systems, p300 from the mesh graph descriptors)
     res = invoke("systems")
     shapes = {line.split()[0]: line.split()[1] for line in res.stdout.splitlines()}
-    assert shapes == {"n150": "1x1", "n300": "1x2", "t3k": "2x4", "galaxy": "8x4", "p150": "1x1", "p300": "1x2", "p150x4": "2x2", "p150x8": "2x4"}
+    assert shapes == {
+        "n150": "1x1", "n300": "2x1", "t3k": "2x4", "galaxy": "8x4", "p150": "1x1", "p300": "1x2", "p150x4": "2x2",
+        "p150x8": "2x4", "bh-galaxy": "8x4",
+    }
 
 
 @pytest.mark.parametrize("kind", ["stale", "partial", "shape_mismatch", "lost", "missing_spec", "data_mismatch", "use_after_free"])

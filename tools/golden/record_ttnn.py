@@ -94,6 +94,51 @@ SPEC_CASES = [
 ]
 
 
+CLUSTERS = Path(os.environ.get("MESHSPEC_CLUSTERS", REPO.parent / "shared" / "ttnn-mock" / "clusters"))
+#: meshspec system name -> the mock cluster descriptor that describes it (from tt-umd, shipped with
+#: the steering repository's ttnn-mock); t3k uses the T3K descriptor that the mock set-up points at.
+SYSTEM_CLUSTERS = {
+    "n150": "wormhole_N150.yaml",
+    "n300": "wormhole_N300.yaml",
+    "t3k": "../t3k_cluster_desc.yaml",
+    "galaxy": "6u_cluster_desc.yaml",
+    "p150": "blackhole_P150.yaml",
+    "p150x4": "blackhole_4xP150.yaml",
+    "p150x8": "blackhole_8xP150.yaml",
+    "bh-galaxy": "blackhole_galaxy.yaml",
+}
+
+#: Mesh shapes asked of each system (None: open_mesh_device's default).
+SYSTEM_SHAPES = {
+    "n150": [None, (1, 1), (1,), (1, 2)],
+    "n300": [None, (1, 2), (2, 1), (2,), (1, 1), (1, 3)],
+    "t3k": [None, (2, 4), (4, 2), (1, 8), (8, 1), (8,), (1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 3),
+            (3, 2), (1, 3), (1, 5), (2, 2, 2), (1, 2, 4), (4, 4), (16,), (3, 3)],
+    "galaxy": [None, (8, 4), (4, 8), (1, 32), (32, 1), (32,), (4, 4), (2, 4), (1, 8), (2, 16), (16, 2), (8, 8),
+               (2, 2, 8)],
+    "p150": [None, (1, 1), (1, 2)],
+    "p150x4": [None, (2, 2), (1, 4), (4, 1), (4,), (1, 2), (2, 4)],
+    "p150x8": [None, (2, 4), (4, 2), (1, 8), (8,), (2, 2), (3, 3), (4, 4)],
+    "bh-galaxy": [None, (8, 4), (4, 8), (32,), (2, 16)],
+}
+
+#: Specs allocated on each architecture's default mesh (alignment differs: Wormhole and Blackhole).
+ARCH_SPEC_CASES = {
+    system: [
+        spec((1, 1, 12, 10), "bfloat16", "row_major"),
+        spec((1, 1, 12, 10), "bfloat16", "row_major", memory="l1"),
+        spec((1, 1, 12, 20), "bfloat16", "row_major"),
+        spec((1, 1, 12, 20), "bfloat16", "row_major", memory="l1"),
+        spec((4, 10, 31), "float32", "row_major"),
+        spec((1, 1, 32, 32), "bfloat8_b", tile=(16, 16)),
+        spec((1, 1, 32, 32), "bfloat8_b", tile=(16, 16), memory="l1"),
+        spec((1, 1, 32, 32), "bfloat4_b", tile=(16, 16)),
+        spec((1, 1, 32, 32)),
+    ]
+    for system in ("n150", "t3k", "galaxy", "p150", "p150x4", "p150x8")
+}
+
+
 def mapper(mesh, shape, placements, override=None):
     return {"mesh": list(mesh), "shape": list(shape), "placements": placements,
             "mesh_shape_override": None if override is None else list(override)}
@@ -162,15 +207,17 @@ ALLOCATE = event("allocate_tensor_on_device", out="dst", **DST)
 SEVEN = host((1, 7, 32, 32), placements=[S(1)], override=(8,))  # 7 shards of (1,1,32,32)
 EIGHT = host((1, 8, 32, 32), placements=[S(1)], override=(8,))  # 8 shards of (1,1,32,32)
 PLAIN = host((1, 1, 32, 32))  # no mapper: one shard
+X2D = host((1, 1, 64, 128), "float32", placements=[S(2), S(3)])  # coord (r, c) holds [.., 32r:, 32c:]
+SEVEN32 = host((1, 7, 32, 32), "float32", placements=[S(1)], override=(8,))
 
 
 def copy(src, dst="dst"):
     return event("copy_host_to_device_tensor", src=src, dst=dst)
 
 
-def compose(composer, tensor=None, src=None):
+def compose(composer, tensor=None, src=None, block=None):
     where = {"tensor": tensor} if tensor else {"src": src}
-    return event("aggregate_tensor", **where, composer=composer)
+    return event("aggregate_tensor", **where, composer=composer, **({"block": block} if block else {}))
 
 
 def concat(dim):
@@ -242,6 +289,57 @@ RUNTIME_SCENARIOS = [
             src=host((1, 8, 32, 32), mapper="ShardTensor2dMesh", mesh_shape=[2, 4], dims=[None, 1])),
       event("distribute_tensor", out="d1", device=True,  # distribute_tensor(host, mapper, mesh_device)
             src=host((1, 7, 32, 32), mapper="shard_tensor_to_mesh_mapper", dim=1))]),
+    ("composer_dims", "Composing on another dim than the tensor was sharded on (float32 arange: values name their "
+     "source index); values_sample holds the composed value at each shard-sized block's origin.",
+     [compose(concat(3), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
+      compose(nd([3], (8,)), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
+      compose(nd([0, 3]), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
+      compose(nd([2, 3]), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
+      compose(concat(1), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
+      compose(concat(0), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
+      compose(nd([0, 1]), src=host((1, 1, 32, 32), "float32", placements=[R, R]), block=[1, 1, 32, 32]),
+      compose(nd([0, 3]), src=host((1, 1, 32, 128), "float32", placements=[R, S(3)]), block=[1, 1, 32, 32])]),
+    ("composer_overrides", "Composer mesh_shape overrides on a 2x4 mesh: which shards compose, and where they land.",
+     [compose(nd([2, 3], (2, 2)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (2, 3)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([3, 2], (2, 3)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (1, 4)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (1, 8)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (4, 2)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (8, 1)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([3], (8,)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([1, 2, 3], (2, 2, 2)), src=X2D, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (3, 4)), src=X2D),
+      compose(nd([2, 3], (2, 5)), src=X2D),
+      compose(nd([3], (9,)), src=X2D),
+      compose(nd([2, 3], (8,)), src=X2D),
+      compose(nd([3], (2, 4)), src=X2D),
+      compose(nd([1], (4,)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([1], (8,)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([1], (7,)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([0, 1], (2, 2)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([2, 1], (2, 2)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([0, 1], (4, 2)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([0, 1], (1, 8)), src=SEVEN32, block=[1, 1, 32, 32]),
+      compose(nd([2, 3], (2, 2)), src=host((1, 1, 64, 128), "float32", placements=[S(2), R]), block=[1, 1, 32, 128]),
+      compose(nd([1, 2, 3], (1, 2, 2)), src=X2D, block=[1, 1, 32, 32]),  # ROW_MAJOR, fewer slots than shards
+      compose(nd([0, 1], (2, 4)), src=SEVEN32, block=[1, 1, 32, 32]),  # SUBMESH, a shard missing
+      compose(nd([0, 1], (2, 3)), src=SEVEN32, block=[1, 1, 32, 32])]),  # SUBMESH region all present
+    ("no_composer", "Reading a host tensor back without a composer (Tensor.to_numpy(); to_torch needs torch).",
+     [event("to_numpy", src=host((1, 7, 32, 32), "float32", placements=[S(1)], override=(8,))),
+      event("to_numpy", src=host((1, 1, 32, 32), "float32", placements=[R, R])),
+      event("to_numpy", src=host((1, 1, 32, 32), "float32", placements=[S(1)], override=(8,))),
+      event("to_numpy", src=host((1, 1, 32, 32), "float32"))]),
+    ("memory_configs", "to_device drops the host tensor's memory config (DRAM interleaved); Tensor.to keeps it.",
+     [event("to_device", src=host((1, 1, 32, 32), memory="l1"), out="a"),
+      event("Tensor.to", src=host((1, 1, 32, 32), memory="l1"), out="b"),
+      event("to_device", src=host((1, 1, 32, 32)), out="c"),
+      event("Tensor.to", src=host((1, 1, 32, 32)), out="d"),
+      event("to_device", src=host((1, 7, 32, 32), placements=[S(1)], override=(8,), memory="l1"), out="e"),
+      event("Tensor.to", src=host((1, 7, 32, 32), placements=[S(1)], override=(8,), memory="l1"), out="f"),
+      event("cpu", tensor="b", out="b_back"),
+      event("to_device", src_tensor="b_back", out="g"),
+      event("Tensor.to", src_tensor="b_back", out="h")]),
     ("composer", "Composers via ttnn.aggregate_tensor (works without torch); the subject is the composed tensor.",
      [compose(concat(1), src=SEVEN),
       compose(nd([1], (8,)), src=SEVEN),
@@ -269,6 +367,7 @@ RUNTIME_SCENARIOS = [
 DTYPE = {name: getattr(ttnn, name) for name in DTYPES}
 LAYOUT = {"tile": ttnn.TILE_LAYOUT, "row_major": ttnn.ROW_MAJOR_LAYOUT}
 MEMORY = {"dram": ttnn.BufferType.DRAM, "l1": ttnn.BufferType.L1}
+MEMORY_CONFIG = {"dram": ttnn.DRAM_MEMORY_CONFIG, "l1": ttnn.L1_MEMORY_CONFIG}
 INT_DTYPES = {"uint32", "int32", "uint16", "uint8"}
 
 
@@ -316,7 +415,8 @@ def host_tensor(src, mesh_device=None):
     count = int(np.prod(src["shape"]))
     data = np.arange(count, dtype=np.int32 if src["dtype"] in INT_DTYPES else np.float32).reshape(src["shape"])
     tile = ttnn.Tile(src["tile"]) if "tile" in src else None
-    tensor = ttnn.Tensor(data, DTYPE[src["dtype"]], None, LAYOUT[src["layout"]], tile=tile)
+    memory = {"mem_config": MEMORY_CONFIG[src["memory"]]} if "memory" in src else {}
+    tensor = ttnn.Tensor(data, DTYPE[src["dtype"]], None, LAYOUT[src["layout"]], tile=tile, **memory)
     mapper = make_mapper(src, mesh_device)
     return tensor if mapper is None else ttnn.distribute_tensor(tensor, mapper, None)
 
@@ -388,7 +488,7 @@ def first_offset(shard, global_shape):
 # --- runtime ---------------------------------------------------------------------------------------
 
 OBSERVATION = ("shape", "is_allocated", "topology", "device_coords", "cpu_shards", "cpu_coords",
-               "padded_shape", "page_size", "aligned_page_size", "num_pages")
+               "padded_shape", "page_size", "aligned_page_size", "num_pages", "buffer_type", "values_sample")
 
 
 def observe(tensor):
@@ -403,6 +503,7 @@ def observe(tensor):
     seen["is_allocated"] = tensor.is_allocated()
     if not seen["is_allocated"]:
         return seen
+    seen["buffer_type"] = {ttnn.BufferType.DRAM: "dram", ttnn.BufferType.L1: "l1"}[tensor.memory_config().buffer_type]
     readback = tensor.cpu()
     coords = populated_coords(readback)
     assert len(ttnn.get_device_tensors(readback)) == len(coords)
@@ -425,9 +526,11 @@ def run_event(op, args, tensors, mesh_device):
         ttnn.copy_host_to_device_tensor(host_tensor(args["src"], mesh_device), tensors[args["dst"]])
         return tensors[args["dst"]]
     elif op == "Tensor.to":
-        made = host_tensor(args["src"], mesh_device).to(mesh_device)
+        source = tensors[args["src_tensor"]] if "src_tensor" in args else host_tensor(args["src"], mesh_device)
+        made = source.to(mesh_device)
     elif op == "to_device":
-        made = ttnn.to_device(host_tensor(args["src"], mesh_device), mesh_device)
+        source = tensors[args["src_tensor"]] if "src_tensor" in args else host_tensor(args["src"], mesh_device)
+        made = ttnn.to_device(source, mesh_device)
     elif op == "distribute_tensor":
         data = host_tensor({k: args["src"][k] for k in ("shape", "dtype", "layout")})
         target = mesh_device if args.get("device") else None
@@ -435,6 +538,11 @@ def run_event(op, args, tensors, mesh_device):
     elif op == "aggregate_tensor":
         source = given if "tensor" in args else host_tensor(args["src"], mesh_device)
         made = ttnn.aggregate_tensor(source, make_composer(args["composer"], mesh_device))
+        if "block" in args:
+            tensors["_sample"] = values_sample(made, args["block"])
+    elif op == "to_numpy":
+        made = host_tensor(args["src"], mesh_device)
+        made.to_numpy()
     elif op == "Tensor":
         made = ttnn.Tensor(given)  # a second handle on the same device storage
     elif op in ("cpu", "from_device"):
@@ -455,6 +563,14 @@ def run_event(op, args, tensors, mesh_device):
     if "out" in args:
         tensors[args["out"]] = made
     return made
+
+
+def values_sample(tensor, block):
+    """The composed value at the origin of each ``block``-shaped block, row-major: with arange data
+    each names the source element that landed there."""
+    values = np.asarray(tensor.to_numpy())
+    grid = [range(0, n, b) for n, b in zip(values.shape, block)]
+    return [float(values[index]) for index in itertools.product(*grid)]
 
 
 def make_composer(composer, mesh_device):
@@ -486,6 +602,7 @@ def play_scenario(name, skip, out_path):
                 record["error"] = error_text(exc)
                 subject = subject_after_error(args, tensors)
             record |= dict.fromkeys(OBSERVATION) if subject is None else observe(subject)
+            record["values_sample"] = tensors.pop("_sample", None)
             out.write(json.dumps({"index": index, "event": record}) + "\n")
             out.flush()
     ttnn.close_mesh_device(mesh_device)
@@ -513,6 +630,38 @@ def record_scenario(name, description, events):
     return {"name": name, "description": description, "events": [done[i] for i in range(len(events))]}
 
 
+# --- systems ---------------------------------------------------------------------------------------
+
+def play_system(system, out_path):
+    """Child process (the cluster descriptor is read once per process): open each asked shape, and
+    allocate the architecture's spec cases on the default mesh."""
+    rows = []
+    for shape in SYSTEM_SHAPES[system]:
+        row = {"system": system, "shape": None if shape is None else list(shape), "error": None}
+        try:
+            mesh_device = ttnn.open_mesh_device(None if shape is None else ttnn.MeshShape(list(shape)))
+        except RuntimeError as exc:
+            rows.append(row | {"error": error_text(exc)})
+            continue
+        row |= {"opened": list(mesh_device.shape), "device_ids": list(mesh_device.get_device_ids()),
+                "arch": str(mesh_device.arch()).split(".")[-1].lower()}
+        if shape is None and system in ARCH_SPEC_CASES:
+            row["specs"] = [record_spec(case, mesh_device) for case in ARCH_SPEC_CASES[system]]
+        ttnn.close_mesh_device(mesh_device)
+        rows.append(row)
+    Path(out_path).write_text(json.dumps(rows))
+
+
+def record_system(system):
+    env = dict(os.environ, TT_METAL_MOCK_CLUSTER_DESC_PATH=str((CLUSTERS / SYSTEM_CLUSTERS[system]).resolve()))
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
+        child = subprocess.run([sys.executable, str(SCRIPT), "--system", system, "--out", out.name],
+                               capture_output=True, text=True, env=env)
+        if child.returncode != 0:
+            sys.exit(f"system {system!r} failed:\n{child.stdout[-3000:]}\n{child.stderr[-3000:]}")
+        return json.loads(out.read())
+
+
 # --- output ----------------------------------------------------------------------------------------
 
 def dumps(value, indent=0, width=110):
@@ -531,6 +680,7 @@ def dumps(value, indent=0, width=110):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--play", help=argparse.SUPPRESS)  # internal: run one scenario in this process
+    parser.add_argument("--system", help=argparse.SUPPRESS)  # internal: probe one system in this process
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--skip", default="", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -539,6 +689,9 @@ def main():
         sys.exit(f"record_ttnn.py: ttnn {installed} is installed; this records ttnn {TTNN_VERSION}")
     if options.play:
         play_scenario(options.play, {int(i) for i in options.skip.split(",") if i}, options.out)
+        return
+    if options.system:
+        play_system(options.system, options.out)
         return
 
     home = os.getcwd()
@@ -551,7 +704,7 @@ def main():
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     OUTPUT.write_text(dumps(golden) + "\n")
     print(f"wrote {OUTPUT.relative_to(REPO)}: {len(golden['specs'])} specs, {len(golden['mappers'])} mappers, "
-          f"{len(golden['runtime'])} runtime scenarios", file=sys.stderr)
+          f"{len(golden['runtime'])} runtime scenarios, {len(golden['systems'])} system shapes", file=sys.stderr)
 
 
 def record_all():
@@ -560,8 +713,9 @@ def record_all():
     specs = [record_spec(case, mesh_device) for case in SPEC_CASES]
     ttnn.close_mesh_device(mesh_device)
     runtime = [record_scenario(*scenario) for scenario in RUNTIME_SCENARIOS]
+    systems = [row for system in SYSTEM_CLUSTERS for row in record_system(system)]
     return {"ttnn_version": TTNN_VERSION, "recorded_by": RECORDED_BY,
-            "specs": specs, "mappers": mappers, "runtime": runtime}
+            "specs": specs, "mappers": mappers, "runtime": runtime, "systems": systems}
 
 
 if __name__ == "__main__":

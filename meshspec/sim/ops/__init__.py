@@ -17,6 +17,7 @@ OPS: dict[str, Op] = {
         allocate.OP,
         from_torch.OP,
         to_device.OP,
+        to_device.TO,
         copy.OP,
         cpu.OP,
         to_torch.OP,

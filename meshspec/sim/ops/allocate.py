@@ -24,7 +24,7 @@ class Allocate(TensorFields):
 
 
 def run(rt: Runtime, a: Allocate) -> None:
-    spec = a.spec()
+    spec = a.spec(rt.arch)
     buffer = rt.new_buffer(spec)
     rule = rt.profile.allocation
     everyone = rt.all_coords

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
-from ..spec import TILE_SHAPES, BufferType, DataType, Layout, TensorSpec, make_spec
+from ..spec import TILE_SHAPES, Arch, BufferType, DataType, Layout, TensorSpec, make_spec
 
 # Strict scalars via Field(strict=True): importing pydantic's StrictInt & co. loads pydantic.types,
 # a fifth of the loader's import time.
@@ -68,9 +68,9 @@ class TensorFields(Strict):
             raise ValueError(f"tile {list(v)} is not one of {', '.join(str(list(t)) for t in TILE_SHAPES)}")
         return v
 
-    def spec(self, shape: Optional[tuple[int, ...]] = None) -> TensorSpec:
-        """The validated spec these fields describe (for ``shape``, if given)."""
-        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), self.memory)  # type: ignore[arg-type]
+    def spec(self, arch: Arch, shape: Optional[tuple[int, ...]] = None) -> TensorSpec:
+        """The validated spec these fields describe on ``arch`` (for ``shape``, if given)."""
+        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), self.memory, arch)  # type: ignore[arg-type]
 
 
 # -- from_torch data -------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from ..placement import Replicate, Shard
 from ..runtime import Runtime
 from ..spec import DataType
 from ..tensor import HostShard, HostTensor
-from ..values import ShapeOnly, generate, host_dtype, quantize_block_float, to_dtype
+from ..values import CHUNK, ShapeOnly, generate, host_dtype, load_npy, quantize_block_float
 from .base import Op, TensorKind, Use
 from .fields import Data, FillData, Mapper, Name, RandomData, ShardPlacement, TensorFields
 
@@ -48,10 +48,10 @@ def run(rt: Runtime, a: FromTorch) -> None:
         v = values[slot.slices()]
         if dtype.is_block_float and rt.with_data:  # ttnn quantizes each shard on its own
             v = quantize_block_float(v, dtype)
-        shards[slot.coord] = HostShard(slot.coord, a.spec(slot.shape), v, slot.offset)
+        shards[slot.coord] = HostShard(slot.coord, a.spec(rt.arch, slot.shape), v, slot.offset)
     first = next(iter(shards.values()))
     source = values if rt.with_data else None
-    rt.bind(a.as_, HostTensor(a.as_, rt.step, first.spec, dist.topology, shards, plain=plain, source_values=source))
+    rt.bind(a.as_, HostTensor(a.as_, rt.step, first.spec, dist.topology, shards, plain=plain, source_values=source, shape=shape))
 
 
 def distribution(rt: Runtime, shape: Shape, mapper) -> tuple[Distribution, bool]:
@@ -81,10 +81,18 @@ def _values(rt: Runtime, a: FromTorch, shape: Shape, dtype: DataType) -> np.ndar
         return generate("fill", shape, base, data.fill)
     if isinstance(data, RandomData):
         return generate("random", shape, base, data.random)
-    arr = np.load(rt.folder / data.file, allow_pickle=False)
-    if np.issubdtype(host_dtype(base), np.integer) and arr.dtype.kind == "f" and not np.isfinite(arr).all():
+    path = rt.files.get(data.file, rt.folder / data.file)
+    if np.issubdtype(host_dtype(base), np.integer) and _has_non_finite(path):
         raise StepInputError(f"data file {data.file!r} holds NaN or infinite values, which {base} cannot hold")
-    return to_dtype(arr, base)
+    return load_npy(path, base, rt.reserve)
+
+
+def _has_non_finite(path) -> bool:
+    arr = np.load(path, mmap_mode="r", allow_pickle=False)
+    if arr.dtype.kind != "f":
+        return False
+    flat = arr.reshape(-1)
+    return any(not np.isfinite(flat[i : i + CHUNK]).all() for i in range(0, flat.size, CHUNK))
 
 
 OP = Op(

@@ -43,19 +43,27 @@ def run(rt: Runtime, a: ToTorch) -> None:
         rt.reserve(need, f"composing {a.tensor} ({len(host.shards)} shard(s))")
     composer = a.mesh_composer
     if composer is None:
-        result, used = compose(host, rt.mesh_shape, None, None, True)
+        composition = compose(host, rt.mesh_shape, None, None, True)
     else:
         dims = list(composer.concat) if isinstance(composer.concat, list) else [composer.concat]
         one_d = not isinstance(composer.concat, list) and composer.mesh_shape is None
         override = tuple(composer.mesh_shape) if composer.mesh_shape is not None else None
-        result, used = compose(host, rt.mesh_shape, dims, override, one_d)
-    rt.events.append(Composed(rt.step, a.tensor, host, tuple(used), result, device))
+        composition = compose(host, rt.mesh_shape, dims, override, one_d, rt.profile.composer)
+    rt.events.append(Composed(rt.step, a.tensor, host, composition, device, _describe(composer)))
+    result, used = composition.values, composition.used
     if a.as_:
-        spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory)
+        spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory, host.spec.arch)
         dist = single(rt.mesh_shape, tuple(result.shape))
         c = dist.slots[0].coord
         shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)))
         rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, dist.topology, {c: shard}, plain=True))
+
+
+def _describe(composer: Optional[ConcatComposer]) -> str:
+    if composer is None:
+        return "no mesh_composer"
+    text = f"{{concat: {composer.concat}"
+    return text + (f", mesh_shape: {composer.mesh_shape}}}" if composer.mesh_shape is not None else "}")
 
 
 OP = Op(

@@ -1,0 +1,28 @@
+"""Rewrite the parts of README.md that are generated from the code: the step table (from the op
+registry). tests/test_readme.py fails when they are out of date.
+
+    python tools/update_readme.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from meshspec.explain import step_table  # noqa: E402
+
+
+def main() -> None:
+    readme = REPO / "README.md"
+    text = readme.read_text()
+    start = text.index("| step | ttnn | fields |")
+    end = text.index("\n\n", start)
+    readme.write_text(text[:start] + step_table().rstrip("\n") + text[end:])
+    print("README.md: step table updated")
+
+
+if __name__ == "__main__":
+    main()
