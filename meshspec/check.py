@@ -30,8 +30,9 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found += sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and f.is_file() and looks_like_scenario(f))
-        elif p.is_file():
+            # not only regular files: a dangling link or a FIFO named *.yaml is an ERROR, not skipped
+            found += sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and not f.is_dir() and looks_like_scenario(f))
+        elif p.is_file() or p.is_symlink() or p.exists():
             found.append(p)
         else:
             raise UsageError(f"{raw}: no such file or folder")
@@ -78,8 +79,11 @@ def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
 
     start = time.perf_counter()
     report = run(scenario, profile)
-    result = report.expect if report.expect is not None else check(report.to_json(), None)
     seconds = time.perf_counter() - start
+    if report.error is not None and report.error.source == "meshspec":  # the run is incomplete: no verdict
+        why = f"meshspec stopped at step {report.error.step} ({report.error.op}): {report.error.message}"
+        return CaseResult(str(scenario.path), scenario.name, profile, ERROR, (why,), seconds)
+    result = report.expect if report.expect is not None else check(report.to_json(), None)
     outcome = PASS if result.passed else FAIL
     return CaseResult(str(scenario.path), scenario.name, profile, outcome, result.mismatches, seconds)
 

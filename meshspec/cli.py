@@ -256,6 +256,7 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
 
     from .judge.diff import check_report
     from .runner import run
+    from .text import printable
     from .scenario.loader import load
     from .sim.profiles import get_profile
 
@@ -264,18 +265,27 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             raise UsageError("--expected/--actual name profiles for a scenario; with two reports the files are the sides")
         sides = []
         for p in sources:
+            shown = printable(str(p))
             try:
                 data = json.loads(p.read_text(encoding="utf-8"))
             except FileNotFoundError:
-                raise UsageError(f"{p}: no such file") from None
+                raise UsageError(f"{shown}: no such file") from None
             except (OSError, UnicodeDecodeError) as err:
-                raise UsageError(f"{p}: cannot read: {err}") from None
+                raise UsageError(f"{shown}: cannot read: {err}") from None
             except json.JSONDecodeError as err:
-                raise UsageError(f"{p}:{err.lineno}:{err.colno}: not JSON: {err.msg}") from None
-            sides.append(check_report(data, str(p)))
-        return sides[0], sides[1], str(sources[0]), str(sources[1])
+                raise UsageError(f"{shown}:{err.lineno}:{err.colno}: not JSON: {err.msg}") from None
+            except (ValueError, RecursionError) as err:  # integers past 4,300 digits; nesting past Python's limit
+                why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(";")[0]
+                raise UsageError(f"{shown}: not a report: {why}") from None
+            sides.append(check_report(data, shown))
+        return sides[0], sides[1], printable(str(sources[0])), printable(str(sources[1]))
     if len(sources) != 1:
         raise UsageError(f"diff takes one scenario or two reports, got {len(sources)} paths")
+    if sources[0].suffix == ".json":
+        raise UsageError(
+            f"{printable(str(sources[0]))} is a report; diff compares two reports (meshspec diff EXPECTED.json "
+            "ACTUAL.json) or runs one scenario under two profiles (meshspec diff SCENARIO.yaml)"
+        )
     scenario = load(sources[0], allow_outside_data=allow_outside_data)
     exp_p = get_profile(expected or "reference").name
     act_p = get_profile(actual or scenario.profile or "current").name
@@ -398,9 +408,17 @@ def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs:
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario format 1 (for editors: yaml-language-server)."""
+def schema(
+    report: Annotated[bool, typer.Option("--report", help="The schema of saved reports (meshspec.report/1) instead.")] = False,
+) -> None:
+    """Print the JSON Schema of scenario format 1 (for editors: yaml-language-server), or of reports."""
     from .render.json import dumps
+
+    if report:
+        from .judge.reports import report_schema
+
+        sys.stdout.write(dumps(report_schema()))
+        return
     from .scenario.schema import json_schema
 
     sys.stdout.write(dumps(json_schema()))

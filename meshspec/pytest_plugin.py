@@ -3,6 +3,9 @@
 Inert unless asked: ``pytest --meshspec PATH...`` collects every ``*.yaml`` scenario pytest
 visits; the ``meshspec_paths`` ini option collects those under the listed paths. A failing item
 shows the same mismatch lines as ``meshspec check``.
+
+The options are added once the project's own conftest files have added theirs: a project that
+already has an option called ``--meshspec`` keeps it, and the plugin stays out of its way.
 """
 
 from __future__ import annotations
@@ -17,22 +20,37 @@ import pytest
 from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+_INERT = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]):
+    result = yield  # the project's initial conftests are loaded now, with their options
     group = parser.getgroup("meshspec", "meshspec scenarios as tests")
-    group.addoption("--meshspec", action="store_true", default=False, help="collect meshspec scenario files (*.yaml) as tests")
-    group.addoption(
-        "--meshspec-profile",
-        default=None,
-        metavar="NAME",
-        help="profile to run scenarios under, or 'all' (default: those each expect block names)",
-    )
+    try:
+        group.addoption(
+            "--meshspec", action="store_true", default=False, dest="meshspec_collect",
+            help="collect meshspec scenario files (*.yaml) as tests",
+        )
+        group.addoption(
+            "--meshspec-profile", default=None, metavar="NAME", dest="meshspec_profile_name",
+            help="profile to run scenarios under, or 'all' (default: those each expect block names)",
+        )
+    except ValueError:  # the project has an option of that name: it is theirs
+        early_config.stash[_INERT] = True
+        return result
     parser.addini("meshspec_paths", type="paths", default=[], help="folders or files whose *.yaml scenarios are collected as tests")
+    return result
+
+
+def _inert(config: pytest.Config) -> bool:
+    return config.stash.get(_INERT, False)
 
 
 def _wanted(file_path: Path, config: pytest.Config) -> bool:
-    if file_path.suffix not in SCENARIO_SUFFIXES:
+    if file_path.suffix not in SCENARIO_SUFFIXES or _inert(config):
         return False
-    if config.getoption("meshspec"):
+    if config.getoption("meshspec_collect"):
         return True
     for root in config.getini("meshspec_paths"):
         root = Path(root)
@@ -42,7 +60,9 @@ def _wanted(file_path: Path, config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    profile = config.getoption("meshspec_profile")
+    if _inert(config):
+        return
+    profile = config.getoption("meshspec_profile_name")
     if profile is not None:
         from .check import check_profile_option
         from .errors import UsageError
@@ -83,7 +103,7 @@ class ScenarioFile(pytest.File):
         except MeshspecError as err:
             yield InvalidScenarioItem.from_parent(self, name="load", error=str(err))
             return
-        for profile in profiles_for(scenario, self.config.getoption("meshspec_profile")):
+        for profile in profiles_for(scenario, self.config.getoption("meshspec_profile_name")):
             yield ScenarioItem.from_parent(self, name=profile, scenario=scenario, profile=profile)
 
 

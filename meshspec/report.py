@@ -22,15 +22,23 @@ DIFF_FORMAT = "meshspec.diff/1"
 
 
 # -- one run -------------------------------------------------------------------------------------
+EXIT_LIMIT = 4
+"""Exit code of a run that meshspec stopped at one of its own limits (--max-memory, out of memory)."""
+
+
 @dataclass(frozen=True)
 class StepError:
     step: int
     op: str
     message: str
     line: Optional[int] = None
+    source: str = "ttnn"
+    """``ttnn``: the simulated library refused the step (a TT_FATAL, or data its dtype cannot
+    hold), part of what the scenario shows. ``meshspec``: meshspec's own limit stopped the run
+    (--max-memory, the machine's memory); the scenario's outcome is unknown."""
 
     def to_json(self) -> dict:
-        return {"step": self.step, "op": self.op, "message": self.message}
+        return {"step": self.step, "op": self.op, "message": self.message, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -273,7 +281,9 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 clean, 1 findings or a step error."""
+        """0 clean, 1 findings or a step error, 4 stopped at a meshspec limit."""
+        if self.error is not None and self.error.source == "meshspec":
+            return EXIT_LIMIT
         return 1 if self.findings or self.error else 0
 
     def summary(self) -> str:
@@ -287,7 +297,9 @@ class Report:
             parts.append(f"{n} finding{'s' * (n != 1)} ({kinds}) in {tensors} tensor{'s' * (tensors != 1)}")
         else:
             parts.append("no findings")
-        if self.error:
+        if self.error and self.error.source == "meshspec":
+            parts.append(f"stopped by meshspec's own limit at step {self.error.step} ({self.error.op}): the run is incomplete")
+        elif self.error:
             parts.append(f"stopped by an error at step {self.error.step} ({self.error.op})")
         return "; ".join(parts)
 

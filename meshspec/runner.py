@@ -85,11 +85,14 @@ def run(
         failure = None
         try:
             execute(rt, step)
-        except (TTFatal, ResourceLimit, StepInputError) as err:
+        except (TTFatal, StepInputError) as err:
             error = StepError(step.index, step.op, str(err), step.line)
             failure = str(err)
+        except ResourceLimit as err:
+            error = StepError(step.index, step.op, str(err), step.line, source="meshspec")
+            failure = str(err)
         except MemoryError:
-            error = StepError(step.index, step.op, OUT_OF_MEMORY, step.line)
+            error = StepError(step.index, step.op, OUT_OF_MEMORY, step.line, source="meshspec")
             failure = OUT_OF_MEMORY
         entries = rt.log[logged:]
         # A step changes only the tensors it names or touches: judge those alone, so a long

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 from .errors import UsageError, did_you_mean, one_of
-from .sim.mesh import SYSTEMS, volume
+from .sim.mesh import SYSTEMS, system_named, volume
 from .sim.profiles import PROFILES
+from .text import printable
 
 TEMPLATE = """\
 # yaml-language-server: $schema=meshspec-scenario.schema.json   (meshspec schema > that file)
 # A meshspec scenario: each step is a ttnn call. Run it with
-#   meshspec run {file}              (add --profile all to compare runtime eras)
+#   meshspec run {file}   (add --profile all to compare runtime eras)
 meshspec: 1
-name: {name}
+name: {name}                # quoted: a name like 2024 or yes stays text
 description: >
   Describe what this scenario reproduces. {story}
 mesh: {system}                      # {rows}; or a shape such as [2, 4]
@@ -34,7 +37,7 @@ expect:
 
 
 def starter(system: str, file_name: str) -> str:
-    key = system.lower()
+    key = system_named(system) or system.lower()
     if key not in SYSTEMS:
         raise UsageError(f"unknown system {system!r}{did_you_mean(key, list(SYSTEMS))}; {one_of(list(SYSTEMS))}")
     shape, note = SYSTEMS[key].shape, SYSTEMS[key].note
@@ -48,8 +51,8 @@ def starter(system: str, file_name: str) -> str:
     else:
         story = f"This starter copies a tensor onto the {key}'s single device and reads it back."
     return TEMPLATE.format(
-        file=file_name,
-        name=stem,
+        file=printable(file_name).replace("\n", "\\n"),
+        name=json.dumps(printable(stem)),  # a JSON string is a YAML double-quoted scalar
         system=key,
         story=story,
         rows=f"{'x'.join(map(str, shape))}: {note}",

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..errors import MeshspecError
 from ..report import DEVICE_FIELDS, Diff, Difference, TensorDiff
-
-
-class DiffError(MeshspecError):
-    """The two sides cannot be compared (different scenarios or meshes, not a report)."""
+from .reports import DiffError, validate_report
 
 
 def device_fields(device: dict) -> dict:
@@ -34,12 +30,8 @@ def device_fields(device: dict) -> dict:
 
 
 def check_report(data: Any, label: str) -> dict:
-    if isinstance(data, list):
-        raise DiffError(f"{label} holds {len(data)} reports; diff compares one report with one report")
-    if not isinstance(data, dict) or data.get("format") != "meshspec.report/1":
-        got = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise DiffError(f"{label} is not a meshspec report (format {got!r}; expected 'meshspec.report/1')")
-    return data
+    """``data`` if it is a valid saved report (see reports.py), else a one-line error."""
+    return validate_report(data, label)
 
 
 def diff_reports(expected: dict, actual: dict, expected_label: str = "expected", actual_label: str = "actual") -> Diff:

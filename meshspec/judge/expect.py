@@ -15,10 +15,11 @@ Each mismatch is one line naming the tensor, the device and the field.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import re
+from typing import Any, Optional, Union
 
 from ..report import ExpectResult
-from ..scenario.model import DeviceExpect, Expect, FindingExpect, ProfileExpect, TensorExpect
+from ..scenario.model import DeviceExpect, ErrorMatch, Expect, FindingExpect, ProfileExpect, TensorExpect
 from ..sim.mesh import fmt_coord, parse_coord
 
 
@@ -67,27 +68,41 @@ def _merged_tensors(expect: Optional[Expect], entry: Optional[ProfileExpect]) ->
     return {name: TensorExpect.model_validate(fields) for name, fields in out.items()}
 
 
-def _check_error(report: dict, expected: Optional[str]) -> list[str]:
+def _check_error(report: dict, expected: Optional[Union[str, ErrorMatch]]) -> list[str]:
     err = report["error"]
     if expected is None:
         if err:
             return [f"unexpected error at step {err['step']} ({err['op']}): {err['message']}"]
         return []
+    if isinstance(expected, ErrorMatch):
+        wanted = f"an error matching {expected.match!r}"
+        ok = err is not None and re.search(expected.match, err["message"]) is not None
+        said = "does not match"
+        shown = repr(expected.match)
+    else:
+        wanted = f"an error containing {expected!r}"
+        ok = err is not None and expected in err["message"]
+        said = "does not contain"
+        shown = repr(expected)
     if not err:
-        return [f"expected an error containing {expected!r}; the run had none"]
-    if expected not in err["message"]:
-        return [f"error at step {err['step']} ({err['op']}) does not contain {expected!r}: {err['message']}"]
+        return [f"expected {wanted}; the run had none"]
+    if not ok:
+        return [f"error at step {err['step']} ({err['op']}) {said} {shown}: {err['message']}"]
     return []
 
 
-def _matches(finding: dict, pattern: FindingExpect) -> bool:
-    for key in ("kind", "tensor", "step"):
-        want = getattr(pattern, key)
-        if want is not None and finding[key] != want:
-            return False
-    if pattern.device is not None and finding["device"] != list(pattern.device):
-        return False
-    return True
+PATTERN_KEYS = ("kind", "tensor", "device", "step")
+
+
+def _key_of(finding: dict, keys: tuple[str, ...]) -> tuple:
+    return tuple(tuple(finding[k]) if k == "device" and finding[k] is not None else finding[k] for k in keys)
+
+
+def _pattern_key(pattern: FindingExpect) -> tuple[tuple[str, ...], tuple]:
+    """The keys a pattern gives and its values on them (a pattern matches every finding equal there)."""
+    keys = tuple(k for k in PATTERN_KEYS if getattr(pattern, k) is not None)
+    values = tuple(tuple(pattern.device) if k == "device" else getattr(pattern, k) for k in keys)
+    return keys, values
 
 
 def _fmt_pattern(p: FindingExpect) -> str:
@@ -101,12 +116,25 @@ def _fmt_finding(f: dict) -> str:
 
 
 def _check_findings(findings: list[dict], patterns: list[FindingExpect]) -> list[str]:
+    """Every finding must match some pattern, every pattern some finding. Patterns are grouped by
+    the keys they give (at most 16 groups), so this is linear in findings plus patterns."""
+    by_keys: dict[tuple[str, ...], set[tuple]] = {}
+    for p in patterns:
+        keys, values = _pattern_key(p)
+        by_keys.setdefault(keys, set()).add(values)
+    seen: dict[tuple[str, ...], set[tuple]] = {keys: set() for keys in by_keys}
     out = []
     for f in findings:
-        if not any(_matches(f, p) for p in patterns):
+        matched = False
+        for keys, wanted in by_keys.items():
+            key = _key_of(f, keys)
+            seen[keys].add(key)
+            matched = matched or key in wanted
+        if not matched:
             out.append(f"unexpected finding: {_fmt_finding(f)}: {f['message']}")
     for p in patterns:
-        if not any(_matches(f, p) for f in findings):
+        keys, values = _pattern_key(p)
+        if values not in seen[keys]:
             out.append(f"missing finding {_fmt_pattern(p)}")
     return out
 

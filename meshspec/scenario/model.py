@@ -90,11 +90,30 @@ class TensorExpect(Strict):
     """Per device, keyed by coordinate: ``"[1, 3]": {shape: [...]}``."""
 
 
+class ErrorMatch(Strict):
+    """``{match: REGEX}``: the step error matches the regular expression (``re.search``), as
+    ``pytest.raises(match=...)`` does."""
+
+    match: Annotated[str, Field(min_length=1)]
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        import re
+
+        try:
+            re.compile(v)
+        except re.error as err:
+            raise ValueError(f"{v!r} is not a regular expression: {err}") from None
+        return v
+
+
 class ProfileExpect(Strict):
     findings: Optional[list[FindingExpect]] = None
     """The exact set of findings (each pattern must match one, each finding some pattern)."""
-    error: Optional[str] = None
-    """A substring of the expected step error; null or absent: the run must not stop on an error."""
+    error: Optional[Union[StrictStr, ErrorMatch]] = None
+    """A substring of the expected step error, or {match: REGEX}; null or absent: the run must not
+    stop on an error."""
     tensors: Optional[dict[str, TensorExpect]] = None
 
 

@@ -13,12 +13,16 @@ MAX_SNIFF_BYTES = 4 * 1024 * 1024
 
 def looks_like_scenario(path: Path) -> bool:
     """True for a YAML mapping with a top-level ``meshspec`` key, and for files too broken to
-    tell (so that loading them reports the problem instead of skipping them silently)."""
+    tell (so that loading them reports the problem instead of skipping them silently). Never
+    reads from anything but a regular file (a FIFO would block)."""
+    import stat
+
     import yaml
 
     try:
-        if path.stat().st_size > MAX_SNIFF_BYTES:
-            return True
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNIFF_BYTES:
+            return True  # a FIFO, a device, a dangling link: loading it says what it is
         node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return True

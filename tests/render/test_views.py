@@ -196,7 +196,9 @@ def test_init_never_overwrites(tmp_path):
     path.write_text("my work\n")
     res = invoke("init", path)
     assert res.exit_code == 2 and path.read_text() == "my work\n"
-    assert invoke("init", tmp_path / "x.yaml", "--system", "t3000").exit_code == 2
+    assert invoke("init", tmp_path / "x.yaml", "--system", "t4k").exit_code == 2
+    # another name of a system is taken: the T3000 is the T3K (meshspec/sim/mesh.py: SYSTEM_ALIASES)
+    assert invoke("init", tmp_path / "y.yaml", "--system", "t3000").exit_code == 0
 
 
 def test_progress_bar_only_on_a_terminal_for_large_runs(monkeypatch, tmp_path):

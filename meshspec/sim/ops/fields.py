@@ -58,7 +58,8 @@ class TensorFields(Strict):
     """Logical shape, e.g. [1, 1, 32, 32]."""
     dtype: DataType = DataType.BFLOAT16
     layout: Layout = Layout.TILE
-    tile: tuple[int, int] = (32, 32)
+    tile: Annotated[tuple[StrictInt, StrictInt], Field(json_schema_extra={"enum": [list(t) for t in TILE_SHAPES]})] = (32, 32)
+    """The tile shape: [32, 32], [16, 32], [32, 16] or [16, 16]."""
     memory: BufferType = BufferType.DRAM
 
     @field_validator("tile")

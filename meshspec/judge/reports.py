@@ -1,0 +1,125 @@
+"""Reading saved reports: the published schema of ``meshspec.report/1`` and its validation.
+
+``meshspec diff A.json B.json`` compares two saved reports, one of which may come from somewhere
+else (a real runtime's report, written by an exported script). Each is validated against this
+schema first, so a report with a missing key, a wrong type or a bad value is one line naming the
+file and the place, never a crash. Keys the schema does not name are allowed: a report may carry
+more (a buffer address, data summaries) than diff compares. ``meshspec schema --report`` prints
+the JSON Schema.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import MeshspecError
+from ..report import REPORT_FORMAT
+
+Int = Annotated[int, Field(strict=True, ge=-(2**63), le=2**63 - 1)]
+Count = Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
+Ints = list[Int]
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class SpecJSON(_Open):
+    shape: Ints
+    padded_shape: Optional[Ints] = None
+    dtype: str
+    layout: str
+    tile: Optional[Ints] = None
+    memory: Optional[str] = None
+    page_size: Optional[Count] = None
+    aligned_page_size: Optional[Count] = None
+    num_pages: Optional[Count] = None
+    buffer_bytes: Optional[Count] = None
+
+
+class ShardJSON(_Open):
+    shard: Int
+
+
+class TopologyJSON(_Open):
+    distribution_shape: Ints
+    placements: list[Union[Literal["R"], ShardJSON]]
+    coords: list[Ints]
+
+
+class DeviceJSON(_Open):
+    coord: Ints
+    recorded: bool
+    spec: Optional[SpecJSON] = None
+    written_bytes: Optional[Count] = None
+    offset: Optional[Ints] = None
+    status: Optional[str] = None
+
+
+class TensorJSON(_Open):
+    name: str
+    storage: Literal["device", "host", "deallocated"]
+    topology: TopologyJSON
+    devices: list[DeviceJSON]
+
+
+class ErrorJSON(_Open):
+    step: Optional[Int] = None
+    op: Optional[str] = None
+    message: str
+
+
+class FindingJSON(_Open):
+    kind: str
+    tensor: str
+    device: Optional[Ints] = None
+    step: Optional[Int] = None
+    message: str = ""
+
+
+class ReportJSON(_Open):
+    """A meshspec.report/1 document: one run's records, device by device."""
+
+    format: Literal["meshspec.report/1"]
+    scenario: Optional[str]
+    profile: Optional[str] = None
+    mesh: Ints
+    error: Optional[ErrorJSON] = None
+    tensors: list[TensorJSON]
+    findings: list[FindingJSON] = []
+
+
+class DiffError(MeshspecError):
+    """Two reports cannot be compared (not reports, or of different scenarios or meshes)."""
+
+
+class ReportError(DiffError):
+    """A saved report is not a valid meshspec.report/1 document."""
+
+
+def validate_report(data: Any, label: str) -> dict:
+    """``data`` (parsed JSON) if it is a valid report; else :class:`ReportError`, one line."""
+    if isinstance(data, list):
+        raise ReportError(f"{label} holds {len(data)} reports; diff compares one report with one report")
+    if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT:
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise ReportError(f"{label} is not a meshspec report (format {got!r}; expected {REPORT_FORMAT!r})")
+    try:
+        ReportJSON.model_validate(data)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"] if not str(p).startswith(("literal[", "ShardJSON")))
+        bad = repr(first.get("input"))
+        bad = bad if len(bad) <= 60 else bad[:57] + "..."
+        raise ReportError(
+            f"{label} is not a valid {REPORT_FORMAT} report: {where.lstrip('.') or 'the report'}: {first['msg'].lower()}, got {bad} "
+            "(meshspec schema --report prints the format)"
+        ) from None
+    return data
+
+
+def report_schema() -> dict:
+    schema = ReportJSON.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema, "title": f"meshspec report ({REPORT_FORMAT})"}
