@@ -1,17 +1,21 @@
-"""A long fuzz campaign over meshspec's loader, runner and renderers.
+"""A long fuzz campaign over meshspec's loader, runner, renderers and diff.
 
     python bench/fuzz.py --minutes 10 [--seed N]
 
-Inputs: mutated bundled scenarios, random YAML documents, random bytes (tests/fuzzing.py). Every
-input must end as a report or a one-line error within 5 seconds; the first that does not stops
-the campaign with its input saved to fuzz-failure.yaml. Prints outcomes by kind.
+Inputs (tests/fuzzing.py): mutated bundled scenarios, random YAML documents, random bytes, hostile
+values (lone surrogates, control characters, huge integers, base-60 numbers), data files with
+edge cases, and mutated report JSON for ``meshspec diff``. Every input must end as a report or a
+one-line error within 5 seconds; the first that does not stops the campaign with its input saved
+to fuzz-failure.yaml (or fuzz-failure.json for a report). Prints outcomes by kind.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -21,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from fuzzing import outcome, random_input  # noqa: E402
+from fuzzing import a_report, data_folder, diff_outcome, mutate_report, outcome, random_input  # noqa: E402
 
 
 def main() -> None:
@@ -32,17 +36,31 @@ def main() -> None:
     rng = random.Random(args.seed)
     counts: Counter = Counter()
     stop = time.monotonic() + args.minutes * 60
-    while time.monotonic() < stop:
-        text = random_input(rng)
-        try:
-            counts[outcome(text)] += 1
-        except BaseException:
-            Path("fuzz-failure.yaml").write_text(text, encoding="utf-8", errors="replace")
-            traceback.print_exc()
-            print(f"FAILED after {sum(counts.values())} inputs; input saved to fuzz-failure.yaml", file=sys.stderr)
-            sys.exit(1)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = data_folder(Path(scratch))
+        while time.monotonic() < stop:
+            if rng.random() < 0.1:
+                report = mutate_report(a_report(), rng)
+                try:
+                    counts[diff_outcome(a_report(), report)] += 1
+                except BaseException:
+                    Path("fuzz-failure.json").write_text(json.dumps(report), encoding="utf-8")
+                    return _failed(counts, "fuzz-failure.json")
+                continue
+            text = random_input(rng)
+            try:
+                counts[outcome(text, folder=folder)] += 1
+            except BaseException:
+                Path("fuzz-failure.yaml").write_text(text, encoding="utf-8", errors="backslashreplace")
+                return _failed(counts, "fuzz-failure.yaml")
     total = sum(counts.values())
     print(f"{total} inputs in {args.minutes:g} min, seed {args.seed}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+
+
+def _failed(counts: Counter, saved: str) -> None:
+    traceback.print_exc()
+    print(f"FAILED after {sum(counts.values())} inputs; input saved to {saved}", file=sys.stderr)
+    sys.exit(1)
 
 
 if __name__ == "__main__":

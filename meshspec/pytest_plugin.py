@@ -26,21 +26,26 @@ _INERT = pytest.StashKey[bool]()
 @pytest.hookimpl(wrapper=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]):
     result = yield  # the project's initial conftests are loaded now, with their options
-    group = parser.getgroup("meshspec", "meshspec scenarios as tests")
-    try:
-        group.addoption(
-            "--meshspec", action="store_true", default=False, dest="meshspec_collect",
-            help="collect meshspec scenario files (*.yaml) as tests",
-        )
-        group.addoption(
-            "--meshspec-profile", default=None, metavar="NAME", dest="meshspec_profile_name",
-            help="profile to run scenarios under, or 'all' (default: those each expect block names)",
-        )
-    except ValueError:  # the project has an option of that name: it is theirs
+    if _taken(parser) & {"--meshspec", "--meshspec-profile"}:  # the project has an option of that name: it is theirs
         early_config.stash[_INERT] = True
         return result
+    group = parser.getgroup("meshspec", "meshspec scenarios as tests")
+    group.addoption(
+        "--meshspec", action="store_true", default=False, dest="meshspec_collect",
+        help="collect meshspec scenario files (*.yaml) as tests",
+    )
+    group.addoption(
+        "--meshspec-profile", default=None, metavar="NAME", dest="meshspec_profile_name",
+        help="profile to run scenarios under, or 'all' (default: those each expect block names)",
+    )
     parser.addini("meshspec_paths", type="paths", default=[], help="folders or files whose *.yaml scenarios are collected as tests")
     return result
+
+
+def _taken(parser: pytest.Parser) -> set[str]:
+    """Option names already added (pytest has no public view of them; an unknown pytest gives none)."""
+    groups = [getattr(parser, "_anonymous", None), *getattr(parser, "_groups", [])]
+    return {name for group in groups if group is not None for opt in getattr(group, "options", []) for name in opt.names()}
 
 
 def _inert(config: pytest.Config) -> bool:

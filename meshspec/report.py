@@ -159,6 +159,8 @@ class TensorReport:
     """With the data view: device -> :class:`DataSummary` of what a reader gets."""
     plain: bool = False
     """A single host tensor (no mesh mapper, or a to_torch result): on no device at all."""
+    shape: Optional[Shape] = None
+    """The global shape of a host tensor made by a mapper (None when not known: a read-back)."""
 
     def to_json(self) -> dict:
         devices = [v.to_json() for v in self.devices]
@@ -170,6 +172,7 @@ class TensorReport:
             "name": self.name,
             "storage": self.storage,
             "plain": self.plain,
+            "global_shape": list(self.shape) if self.shape is not None else None,
             "step": self.step,
             "topology": self.topology.to_json(),
             "devices": devices,
@@ -278,6 +281,8 @@ class Report:
     steps: tuple[StepTrace, ...] = ()
     expect: Optional[ExpectResult] = None
     """The scenario's ``expect`` block checked against this run (None without one)."""
+    metadata: bool = False
+    """Run in metadata mode: records and written pages, no values."""
 
     @property
     def exit_code(self) -> int:
@@ -318,6 +323,7 @@ class Report:
             "readbacks": [r.to_json() for r in self.readbacks],
             "steps": [t.to_json() for t in self.steps],
             "expect": self.expect.to_json() if self.expect else None,
+            "metadata_mode": self.metadata,
             "summary": self.summary(),
         }
 

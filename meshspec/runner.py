@@ -147,6 +147,7 @@ def run(
         steps_run=ran,
         steps_total=len(scenario.steps),
         steps=tuple(traces),
+        metadata=not rt.with_data,
     )
     if scenario.expect is None:
         return report

@@ -1,4 +1,7 @@
-"""Fuzzing meshspec's loader and runner: mutated bundled scenarios, random bytes, random YAML.
+"""Fuzzing meshspec's loader, runner and diff: mutated bundled scenarios, random bytes, random
+YAML, hostile values (lone surrogates, control characters, huge integers, base-60 numbers), data
+files with edge cases (empty, a symlink loop, a path through a missing folder, float64 into small
+integers, Fortran order, truncated), and mutated report JSON for ``meshspec diff``.
 
 Every input must end as a report (exit 0/1) or a one-line error (exit 2): never a traceback,
 never a hang. Used by tests/test_fuzz.py (a short run) and bench/fuzz.py (a long one).
@@ -6,6 +9,7 @@ never a hang. Used by tests/test_fuzz.py (a short run) and bench/fuzz.py (a long
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 from collections import Counter
@@ -25,6 +29,12 @@ TOKENS = [
     "0", "-1", "1.5", "999999999999", "[]", "{}", "null", "true", "~", "''", "[1, 2, 3, 4, 5]", "t3k", "galaxy",
     "bfloat4_b", "row_major", "{shard: 9}", "replicate", "[32, 32]", "*a", "&a x", "!!python/object:os.system",
     "<<: *a", "\t", "steps", "as", "dst", "src", "{concat: [0, 1]}", "- cpu: {tensor: dst}", "\x00", "é",
+    # issue 10, section 2: the input classes that crashed meshspec
+    '"a\\ud800b"', '"\\x1b[31mred"', "18446744073709551616", "1" + "0" * 400, "2305843009213693953", "1e400", "-1e400",
+    "{fill: 18446744073709551616}", "{fill: 1e400}", "{fill: " + "9" * 420 + "}", "{fill: .nan}", "1:30", "[32.0, 32]",
+    "{file: empty.npy}", "{file: loop.npy}", "{file: sub/../good.npy}", "{file: wide.npy}", "{file: fortran.npy}",
+    "{file: short.npy}", "{file: good.npy}", "{system: t3k, shape: [1, 8]}", "{system: p150x8, shape: [2, 2, 2]}",
+    "{match: '(x'}", "{match: Shard}",
 ]
 
 
@@ -101,12 +111,30 @@ def random_input(rng: random.Random) -> str:
     return bytes(rng.randrange(256) for _ in range(rng.randint(0, 200))).decode("latin-1")
 
 
-def outcome(text: str, seconds: float = 5.0) -> str:
+def data_folder(folder: Path) -> Path:
+    """The data files the hostile tokens name, made in ``folder`` (which scenarios are parsed in)."""
+    import os
+
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "empty.npy").write_bytes(b"")
+    for a, b in (("loop.npy", "loop2.npy"), ("loop2.npy", "loop.npy")):
+        if not os.path.lexists(folder / a):
+            os.symlink(b, folder / a)
+    np.save(folder / "good.npy", np.arange(32, dtype=np.float32))
+    np.save(folder / "wide.npy", np.full(32, 1e300, dtype=np.float64))
+    np.save(folder / "fortran.npy", np.asfortranarray(np.arange(64, dtype=np.float64).reshape(8, 8)))
+    (folder / "short.npy").write_bytes((folder / "good.npy").read_bytes()[:100])
+    return folder
+
+
+def outcome(text: str, seconds: float = 5.0, folder: Path = ROOT / "scenarios") -> str:
     """What meshspec does with ``text`` as a scenario: 'invalid' (exit 2, one line), 'error'
     (a step error, exit 1), 'findings' (exit 1), 'clean' (exit 0). Anything else raises."""
     with time_limit(seconds):
         try:
-            scenario = parse(text, ROOT / "scenarios" / "fuzz.yaml")
+            scenario = parse(text, folder / "fuzz.yaml")
         except (ScenarioError, UsageError) as err:
             message = str(err)
             assert "\n" not in message and message.strip(), repr(message)
@@ -122,9 +150,69 @@ def outcome(text: str, seconds: float = 5.0) -> str:
         return "findings" if report.findings else "clean"
 
 
-def campaign(n: int, seed: int = 0, seconds_per_case: float = 5.0) -> Counter:
+REPORT = None
+
+
+def a_report() -> dict:
+    global REPORT
+    if REPORT is None:
+        from meshspec.scenario.loader import load
+
+        REPORT = run(load(ROOT / "scenarios" / "seed-uneven-copy.yaml")).to_json()
+    return json.loads(json.dumps(REPORT))
+
+
+JSON_VALUES = [None, True, 0, -1, 2**70, 1.5, "", "x", "R", [], [1, 3], [[0, 0]], {}, {"shard": "1"}, {"shard": 1}]
+
+
+def mutate_report(data, rng: random.Random, depth: int = 0):
+    """A report with a few values swapped, keys dropped or added, lists emptied."""
+    if isinstance(data, dict) and data:
+        key = rng.choice(list(data))
+        r = rng.random()
+        if r < 0.25:
+            del data[key]
+        elif r < 0.5 or depth > 6:
+            data[key] = rng.choice(JSON_VALUES)
+        else:
+            data[key] = mutate_report(data[key], rng, depth + 1)
+    elif isinstance(data, list) and data:
+        i = rng.randrange(len(data))
+        data[i] = mutate_report(data[i], rng, depth + 1) if rng.random() < 0.7 else rng.choice(JSON_VALUES)
+    else:
+        return rng.choice(JSON_VALUES)
+    return data
+
+
+def diff_outcome(expected: dict, actual: dict) -> str:
+    """What ``meshspec diff`` does with two reports: 'invalid' (one line) or 'equal'/'different'."""
+    from meshspec.errors import MeshspecError
+    from meshspec.judge.diff import check_report, diff_reports
+    from meshspec.render import render_diff
+
+    try:
+        a, b = check_report(expected, "a.json"), check_report(actual, "b.json")
+        result = diff_reports(a, b)
+    except MeshspecError as err:
+        assert "\n" not in str(err), str(err)
+        return "invalid report"
+    render_diff(result, Format.TABLE)
+    render_diff(result, Format.JSON)
+    return "equal" if result.equal else "different"
+
+
+def campaign(n: int, seed: int = 0, seconds_per_case: float = 5.0, folder: Path | None = None) -> Counter:
+    """``n`` inputs: nine in ten scenarios (parsed in ``folder``, where data_folder() made the data
+    files), one in ten a pair of reports for diff."""
+    import tempfile
+
     rng = random.Random(seed)
     counts: Counter = Counter()
-    for _ in range(n):
-        counts[outcome(random_input(rng), seconds_per_case)] += 1
+    with tempfile.TemporaryDirectory() as scratch:
+        where = data_folder(folder or Path(scratch))
+        for _ in range(n):
+            if rng.random() < 0.1:
+                counts[diff_outcome(a_report(), mutate_report(a_report(), rng))] += 1
+            else:
+                counts[outcome(random_input(rng), seconds_per_case, where)] += 1
     return counts

@@ -240,10 +240,12 @@ def test_changed_finding_device_fails_both_ways(seed_copy):
     )
     result = invoke("m", "--profile", "uniform-by-value")
     assert result.exit_code == 1
-    line = out_lines(result)[0]
-    assert line.startswith("FAIL  m/seed.yaml [uniform-by-value]: unexpected finding: stale dst (1,3) (step 0)")
-    assert line.endswith("(+1 more)")  # the missing (1,2) pattern
-    assert out_lines(result)[-1] == "0 passed, 1 failed"
+    lines = out_lines(result)
+    # every mismatch on its own line under a count (issue 10, section 3)
+    assert lines[0] == "FAIL  m/seed.yaml [uniform-by-value]: 2 mismatches"
+    assert lines[1].startswith("      unexpected finding: stale dst (1,3) (step 0)")
+    assert lines[2] == "      missing finding {kind: stale, tensor: dst, device: [1, 2], step: 0}"
+    assert lines[-1] == "0 passed, 1 failed"
     [r] = check_file(seed_copy, "uniform-by-value")
     assert r.outcome == FAIL
     assert len(r.details) == 2
@@ -620,7 +622,10 @@ def test_result_lines():
     p = CaseResult("s/a.yaml", "a", "current", PASS)
     f = CaseResult("s/a.yaml", "a", "reference", FAIL, ("first", "second", "third"))
     assert result_line(p) == "PASS  s/a.yaml [current]"
-    assert result_line(f) == "FAIL  s/a.yaml [reference]: first (+2 more)"
+    # every mismatch, each on its own line (issue 10, section 3)
+    assert result_line(f) == "FAIL  s/a.yaml [reference]: 3 mismatches\n      first\n      second\n      third"
+    one = CaseResult("s/a.yaml", "a", "reference", FAIL, ("only",))
+    assert result_line(one) == "FAIL  s/a.yaml [reference]: only"
 
 
 def test_junit_failure_text_has_every_mismatch():
@@ -628,7 +633,7 @@ def test_junit_failure_text_has_every_mismatch():
     e = CaseResult("s/b.yaml", None, None, ERROR, ("s/b.yaml:1:1: bad",))
     root = ET.fromstring(junit_xml([f, e]).split("\n", 1)[1])
     [fail] = root.findall(".//failure")
-    assert fail.get("message") == "first" and fail.text == "first\nsecond"
+    assert fail.get("message") == "2 mismatches: first ..." and fail.text == "first\nsecond"
     [err] = root.findall(".//error")
     assert err.get("message") == "s/b.yaml:1:1: bad"
     assert root.get("tests") == "2" and root.get("failures") == "1" and root.get("errors") == "1"

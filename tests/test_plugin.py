@@ -252,3 +252,12 @@ def test_help_lists_the_options(pytester):
     text = result.stdout.str()
     assert "--meshspec" in text and "--meshspec-profile" in text and "meshspec_paths" in text
     assert result.ret == 0
+
+
+# issue 10, 2.13: a project with its own --meshspec option ----------------------------------------------------------------------------------------
+def test_2_13_a_project_s_own_meshspec_option_wins(pytester):
+    pytester.makeconftest("def pytest_addoption(parser):\n    parser.addoption('--meshspec', action='store', default='theirs')\n")
+    pytester.makepyfile(test_mine="def test_it(request):\n    assert request.config.getoption('--meshspec') == 'theirs'\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "ValueError" not in result.stdout.str() + result.stderr.str()

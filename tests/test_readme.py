@@ -85,3 +85,28 @@ def test_readme_step_table_is_the_registry():
     from meshspec.explain import step_table
 
     assert step_table() in README, "README's step table differs from meshspec.explain.step_table(); paste it in"
+
+
+def _shown_runs():
+    """README blocks that show a meshspec command and what it prints (``...`` elides lines)."""
+    out = []
+    for lang, body in BLOCKS:
+        lines = body.rstrip("\n").split("\n")
+        if lines and lines[0].startswith("$ meshspec "):
+            out.append((lines[0][2:], lines[1:]))
+    return out
+
+
+@pytest.mark.parametrize("command, shown", _shown_runs(), ids=lambda v: v if isinstance(v, str) else "")
+def test_readme_output_is_what_meshspec_prints(command, shown, monkeypatch):
+    # every line the README shows is printed, in that order (issue 10: keep README output under test)
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.chdir(ROOT)
+    printed = CliRunner().invoke(app, shlex.split(command)[1:]).stdout.split("\n")
+    at = 0
+    for line in shown:
+        if line == "...":
+            continue
+        assert line in printed[at:], f"README shows {line!r}, which `{command}` no longer prints (after line {at})"
+        at = printed.index(line, at) + 1

@@ -261,7 +261,8 @@ class Judge:
             else:
                 spec, topology = t.spec, t.topology
             plain = isinstance(t, HostTensor) and t.plain
-            reports.append(TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain))
+            shape = t.shape if isinstance(t, HostTensor) else None
+            reports.append(TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape))
             findings.extend(self.found[name])
         findings.extend(self.events)
         keys = {_key(f) for f in findings}

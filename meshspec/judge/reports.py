@@ -51,7 +51,7 @@ class TopologyJSON(_Open):
 
 class DeviceJSON(_Open):
     coord: Ints
-    recorded: bool
+    recorded: Annotated[bool, Field(strict=True)]
     spec: Optional[SpecJSON] = None
     written_bytes: Optional[Count] = None
     offset: Optional[Ints] = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..report import ERROR, FAIL, PASS, CaseResult, summarize
+from ..text import printable
 
 
 def _xml_text(text: str) -> str:
@@ -28,7 +29,8 @@ def junit_xml(results: list[CaseResult]) -> str:
             suite, "testcase", classname=_xml_text(classname), name=_xml_text(r.case_id), file=_xml_text(r.path), time=f"{r.seconds:.3f}"
         )
         if r.outcome == FAIL:
-            ET.SubElement(case, "failure", message=_xml_text(r.message), type="ExpectMismatch").text = _xml_text("\n".join(r.details))
+            headline = r.message if len(r.details) == 1 else f"{len(r.details)} mismatches: {r.message} ..."
+            ET.SubElement(case, "failure", message=_xml_text(headline), type="ExpectMismatch").text = _xml_text("\n".join(r.details))
         elif r.outcome == ERROR:
             ET.SubElement(case, "error", message=_xml_text(r.message), type="ScenarioError").text = _xml_text("\n".join(r.details))
     ET.indent(suites)
@@ -36,11 +38,15 @@ def junit_xml(results: list[CaseResult]) -> str:
 
 
 def result_line(r: CaseResult) -> str:
-    """``PASS  path [profile]`` / ``FAIL  path [profile]: first mismatch`` / ``ERROR path: error``."""
-    where = f"{r.path} [{r.profile}]" if r.profile else r.path
+    """``PASS  path [profile]``; ``FAIL  path [profile]: the mismatch``, or with several, a count and
+    then every mismatch on its own line (missing and unexpected findings alike); ``ERROR path: error``."""
+    where = printable(f"{r.path} [{r.profile}]" if r.profile else r.path)
     if r.outcome == PASS:
         return f"PASS  {where}"
-    extra = f" (+{len(r.details) - 1} more)" if len(r.details) > 1 else ""
     if r.outcome == ERROR and r.profile is None:
-        return f"ERROR {r.message}"
-    return f"{r.outcome:<5} {where}: {r.message}{extra}"
+        return f"ERROR {printable(r.message)}"
+    if len(r.details) <= 1:
+        return f"{r.outcome:<5} {where}: {printable(r.message)}"
+    lines = [f"{r.outcome:<5} {where}: {len(r.details)} mismatches"]
+    lines += [f"      {printable(d)}" for d in r.details]
+    return "\n".join(lines)

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from ..kinds import Kind
 from ..report import TensorReport
-from ..sim.mesh import Coord, coords, fmt_coord
+from ..sim.mesh import Coord, coords, fmt_coord, fmt_shape
 
 #: The colour of each device status; every status is also spelled out, so colour is only a help.
 STATUS_STYLE: dict[Kind, str] = {
@@ -32,7 +32,8 @@ def status_style(name: str, default: str = "bold red") -> str:
 
 
 def tensor_title(t: TensorReport) -> Text:
-    """``dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)``."""
+    """``dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)``;
+    a mapped host tensor: ``src  host  1x7x32x32 in shards of 1x1x32x32 bfloat16 tile dram  topology ...``."""
     title = Text()
     title.append(t.name, style="bold")
     title.append(f"  {t.storage}")
@@ -42,7 +43,12 @@ def tensor_title(t: TensorReport) -> Text:
         title.append(f"  {t.spec.describe()}  a single host tensor (no mesh mapper): on no device")
         title.append(f"  (created at step {t.step})")
         return title
-    title.append(f"  {t.spec.describe()}  topology {t.topology}")
+    if t.storage == "host":
+        # a host tensor's spec is its first shard's (tensor_spec(), issue #21652): say so
+        whole = f"  {fmt_shape(t.shape)} in shards of" if t.shape is not None else "  shards of"
+        title.append(f"{whole} {t.spec.describe()}  topology {t.topology}")
+    else:
+        title.append(f"  {t.spec.describe()}  topology {t.topology}")
     if t.storage == "device":
         recorded = {v.coord for v in t.devices if v.recorded}
         if recorded != set(t.topology.coords):

@@ -7,6 +7,8 @@ removes it".
 
 from __future__ import annotations
 
+import textwrap
+
 from rich import box
 from rich.console import Group
 from rich.table import Table
@@ -52,6 +54,9 @@ def comparison_renderable(reports: list, width: int) -> Group:
         line = Text(f"{r.profile:<17} ")
         line.append(r.summary(), style="bold red" if r.exit_code else "bold green")
         parts.append(line)
+        if r.error is not None:
+            text = textwrap.fill(f"error: {r.error.message}", width=max(40, width), initial_indent=" " * 18, subsequent_indent=" " * 25)
+            parts.append(Text(text, style="dim"))
         if r.findings:
             first_f = r.findings[0]
             where = f" {fmt_coord(first_f.device)}" if first_f.device is not None else ""

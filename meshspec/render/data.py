@@ -20,8 +20,10 @@ def _fmt(v) -> str:
 
 def data_renderables(report, opts) -> list:
     out: list = []
-    if all(t.data is None for t in report.tensors if t.storage == "device"):
+    if report.metadata:
         return [Text(), Text("data view: no values in metadata mode (--no-data / data: none)", style="dim")]
+    if all(t.data is None for t in report.tensors):
+        return [Text(), Text("data view: no device tensor to read back", style="dim")]
     for t in report.tensors:
         if t.data is None:
             continue

@@ -195,6 +195,15 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
             mark.line + 1 if mark else None,
             mark.column + 1 if mark else None,
         ) from None
+    except yaml.reader.ReaderError as err:  # a character YAML refuses: it has a position, not a mark
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        raise ScenarioError(
+            f"invalid YAML: unacceptable character #x{err.character:04x} (a control character); write plain text",
+            file,
+            line,
+            column,
+        ) from None
     except yaml.YAMLError as err:
         raise ScenarioError("invalid YAML: " + " ".join(str(err).split()), file) from None
     except RecursionError:
@@ -302,6 +311,10 @@ def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
     if kind == "extra_forbidden":
         key = loc[-1]
         model = _model_at(loc, data)
+        ops = [p for p in loc[:-1] if isinstance(p, str) and p in OPS]
+        hint = OPS[ops[-1]].hint(key) if ops and loc[-2] == ops[-1] else None
+        if hint is not None:  # a real ttnn argument: say what a scenario writes instead
+            return loc, f"unknown key {key!r} in {_where(loc[:-1])}: {hint}"
         if model is not None:
             valid = _keys(model)
             return loc, f"unknown key {key!r} in {_where(loc[:-1]) or 'the scenario'}{did_you_mean(key, valid)}; valid keys: {', '.join(valid)}"

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Discriminator, Field, Tag, create_model, field_v
 from ..kinds import FINDINGS, STATUSES
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
-from ..sim.ops.fields import Dim, Name, Strict, StrictInt, StrictStr, tagged
+from ..sim.ops.fields import Dim, Name, Strict, StrictInt, StrictStr, by_key, tagged
 from ..sim.spec import DataType, Layout
 
 
@@ -111,7 +111,7 @@ class ErrorMatch(Strict):
 class ProfileExpect(Strict):
     findings: Optional[list[FindingExpect]] = None
     """The exact set of findings (each pattern must match one, each finding some pattern)."""
-    error: Optional[Union[StrictStr, ErrorMatch]] = None
+    error: Optional[tagged({"Name": StrictStr, "Match": ErrorMatch}, by_key("match"), "a substring of the error, or {match: REGEX}")] = None
     """A substring of the expected step error, or {match: REGEX}; null or absent: the run must not
     stop on an error."""
     tensors: Optional[dict[str, TensorExpect]] = None

@@ -194,11 +194,25 @@ def _overflow(value, dtype: DataType, lo, hi):
     )
 
 
-def load_npy(path, dtype: DataType, reserve=None) -> np.ndarray:
+FILE_CHUNK = 1 << 20
+"""Elements read from a data file at a time (the file's values plus their conversion: ~24 MB)."""
+
+
+def load_npy(path, dtype: DataType, reserve=None, name: str = "") -> np.ndarray:
     """A ``.npy`` file's values as ``dtype`` holds them (see :func:`to_dtype`), read and converted a
     chunk at a time: whatever the file's own dtype, the temporaries stay a few chunks in size.
-    ``reserve(nbytes, what)`` is told of the temporaries before they are made."""
+    ``reserve(nbytes, what)`` is told of the temporaries before they are made. NaN or infinity
+    going into an integer dtype is refused (``name`` names the file in that message)."""
     from numpy.lib import format as npy
+
+    integer = np.issubdtype(HOST_DTYPES[dtype], np.integer)
+
+    def convert(chunk: np.ndarray) -> np.ndarray:
+        if integer and chunk.dtype.kind == "f" and not np.isfinite(chunk).all():
+            from ..errors import StepInputError
+
+            raise StepInputError(f"data file {name!r} holds NaN or infinite values, which {dtype} cannot hold")
+        return to_dtype(chunk, dtype) if not dtype.is_block_float else chunk
 
     readers = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
     with open(path, "rb") as f:
@@ -213,17 +227,18 @@ def load_npy(path, dtype: DataType, reserve=None) -> np.ndarray:
         if fortran or stored.hasobject:
             if reserve is not None:
                 reserve(n * stored.itemsize * 2, f"reading {path.name}")
-            return to_dtype(np.load(path, allow_pickle=False), dtype)
+            whole = convert(np.load(path, allow_pickle=False))
+            return quantize_block_float(whole, dtype) if dtype.is_block_float else whole
         if reserve is not None:
-            reserve(min(n, CHUNK) * (stored.itemsize + 16), f"reading {path.name} a chunk at a time")
-        buffer = np.empty(min(n, CHUNK), dtype=stored)
-        for start in range(0, n, CHUNK):
-            count = min(CHUNK, n - start)
+            reserve(min(n, FILE_CHUNK) * (stored.itemsize + 16), f"reading {path.name} a chunk at a time")
+        buffer = np.empty(min(n, FILE_CHUNK), dtype=stored)
+        for start in range(0, n, FILE_CHUNK):
+            count = min(FILE_CHUNK, n - start)
             view = buffer[:count]
             got = f.readinto(memoryview(view).cast("B"))
             if got != count * stored.itemsize:
                 raise ValueError(f"{path.name} ends before its {n} values")
-            out[start : start + count] = to_dtype(view, dtype) if not dtype.is_block_float else view
+            out[start : start + count] = convert(view)
     out = out.reshape(shape)
     return quantize_block_float(out, dtype) if dtype.is_block_float else out
 

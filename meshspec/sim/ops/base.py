@@ -36,6 +36,17 @@ class Use:
     kind: TensorKind
 
 
+#: Arguments real ttnn calls take that no step has, and what a scenario writes instead.
+TTNN_ARGUMENTS: dict[str, str] = {
+    "mesh_device": "steps run on the scenario's mesh (the top-level `mesh:`); drop it",
+    "device": "steps run on the scenario's mesh (the top-level `mesh:`); drop it",
+    "memory_config": "write `memory: dram` or `memory: l1` (interleaved)",
+    "cq_id": "command queues are not simulated; drop it",
+    "queue_id": "command queues are not simulated; drop it",
+    "blocking": "every step completes before the next; drop it",
+}
+
+
 @dataclass(frozen=True)
 class Op:
     name: str
@@ -52,6 +63,12 @@ class Op:
     binds: Optional[Use] = None
     """The field naming the tensor the op creates (``as``), and its kind; may be left out when
     optional in the arguments."""
+    hints: tuple[tuple[str, str], ...] = ()
+    """Real ttnn arguments of this call that its step spells otherwise: (argument, what to write)."""
+
+    def hint(self, key: str) -> Optional[str]:
+        """What to write instead of ``key``, a ttnn argument the step does not take, if it is one."""
+        return dict(self.hints).get(key) or TTNN_ARGUMENTS.get(key)
 
     def names_used(self, args: Any) -> list[tuple[str, str, TensorKind]]:
         """``(field, tensor name, kind)`` for every tensor ``args`` uses."""

@@ -12,14 +12,13 @@ from typing import Optional
 import numpy as np
 from pydantic import Field
 
-from ...errors import StepInputError
 from ..mapping import Distribution, distribute, single
 from ..mesh import Shape, fmt_shape, volume
 from ..placement import Replicate, Shard
 from ..runtime import Runtime
 from ..spec import DataType
 from ..tensor import HostShard, HostTensor
-from ..values import CHUNK, ShapeOnly, generate, host_dtype, load_npy, quantize_block_float
+from ..values import ShapeOnly, generate, host_dtype, load_npy, quantize_block_float
 from .base import Op, TensorKind, Use
 from .fields import Data, FillData, Mapper, Name, RandomData, ShardPlacement, TensorFields
 
@@ -76,23 +75,10 @@ def _values(rt: Runtime, a: FromTorch, shape: Shape, dtype: DataType) -> np.ndar
     if isinstance(data, str):
         return generate(data, shape, base)
     if isinstance(data, FillData):
-        if np.issubdtype(host_dtype(base), np.integer) and not np.isfinite(data.fill):
-            raise StepInputError(f"fill value {data.fill} cannot be held by {base}")
         return generate("fill", shape, base, data.fill)
     if isinstance(data, RandomData):
         return generate("random", shape, base, data.random)
-    path = rt.files.get(data.file, rt.folder / data.file)
-    if np.issubdtype(host_dtype(base), np.integer) and _has_non_finite(path):
-        raise StepInputError(f"data file {data.file!r} holds NaN or infinite values, which {base} cannot hold")
-    return load_npy(path, base, rt.reserve)
-
-
-def _has_non_finite(path) -> bool:
-    arr = np.load(path, mmap_mode="r", allow_pickle=False)
-    if arr.dtype.kind != "f":
-        return False
-    flat = arr.reshape(-1)
-    return any(not np.isfinite(flat[i : i + CHUNK]).all() for i in range(0, flat.size, CHUNK))
+    return load_npy(rt.files.get(data.file, rt.folder / data.file), base, rt.reserve, data.file)
 
 
 OP = Op(
@@ -102,4 +88,9 @@ OP = Op(
     "Make a host tensor from generated or file data, distributed over the mesh by a mesh mapper.",
     "ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=...)",
     binds=Use("as_", TensorKind.HOST),
+    hints=(
+        ("device", "from_torch here makes the host tensor; put it on the mesh with a to_device step after it "
+                   "(ttnn.from_torch(..., device=mesh) is from_torch, then to_device)"),
+        ("tensor", "write the values with `data:` (arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy})"),
+    ),
 )

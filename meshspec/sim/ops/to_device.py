@@ -68,6 +68,7 @@ OP = Op(
     "ttnn.to_device(host_tensor, mesh_device, memory_config=None)",
     uses=(Use("src", TensorKind.HOST),),
     binds=Use("as_", TensorKind.DEVICE),
+    hints=(("tensor", "to_device names its host tensor `src`"),),
 )
 
 TO = Op(
