@@ -205,7 +205,9 @@ class MeshBuffer:
             physical = dev.data[: spec.num_pages * spec.page_size].view(host_dtype(spec.dtype)).reshape(rows, -1)
             return pages.logical_from_physical(physical, spec).copy()
         self._tile_native(dev)
-        if spec.page_size == self.spec.page_size and spec.num_pages <= self.spec.num_pages:
+        if spec.page_size <= self.spec.page_size and spec.num_pages <= self.spec.num_pages:
+            # pages lie at the buffer's page stride, a narrower one in the first bytes of each (as
+            # write() puts them: an uneven legacy shard in a buffer sized for the widest)
             return pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
         # A record that claims other pages than the buffer has: read the bytes at that spec's
         # stride; what lies past the buffer reads as never-written memory.
