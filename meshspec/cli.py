@@ -4,8 +4,6 @@ Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage. The repor
 stdout (or ``--output``); diagnostics go to stderr, one line each.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import sys
@@ -478,9 +476,6 @@ def main() -> None:
     (set MESHSPEC_DEBUG=1 to see it). An interrupt (SIGINT, SIGTERM) exits 130 or 143."""
     import signal
 
-    # meshspec uses no pydantic plugins; looking for them reads every installed package's entry
-    # points, a tenth of meshspec's start-up
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
     try:

@@ -50,15 +50,15 @@ def field_words(op) -> list[str]:
     if op.binds is not None:
         kinds.setdefault(op.binds.field, "")
     words: list[str] = []
-    for name, f in op.args.model_fields.items():
+    for name, f in op.args.fields().items():
         if issubclass(op.args, TensorFields) and name in TENSOR_FIELDS:
             if "tensor fields" not in words:
                 words.append("tensor fields")
             continue
         notes = [kinds[name]] if kinds.get(name) and kinds[name] != "any" else []
-        if not f.is_required() and name not in ("data", "mesh_mapper", "mesh_composer"):
+        if not f.required and name not in ("data", "mesh_mapper", "mesh_composer"):
             notes.append("optional")
-        words.append(f"`{f.alias or name}`" + (f" ({', '.join(notes)})" if notes else ""))
+        words.append(f"`{f.key}`" + (f" ({', '.join(notes)})" if notes else ""))
     return words
 
 
@@ -77,9 +77,9 @@ def _explain_step(name: str) -> str:
 
     op = OPS[name]
     lines = [name, "", f"  {op.doc}", "", "ttnn", f"  {op.ttnn}", "", "fields"]
-    for field, f in op.args.model_fields.items():
-        default = "required" if f.is_required() else f"default {f.default!r}"
-        lines.append(f"  {f.alias or field}: {default}")
+    for f in op.args.fields().values():
+        default = "required" if f.required else f"default {f.default!r}"
+        lines.append(f"  {f.key}: {default}")
     uses = ", ".join(f"{u.field.rstrip('_')} ({u.kind.value} tensor)" for u in op.uses) or "no tensor"
     lines += ["", f"uses: {uses}"]
     if op.binds is not None:

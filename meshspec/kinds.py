@@ -28,7 +28,7 @@ shape_mismatch, lost is its status (the one that best explains what a reader wil
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from .frozen import Frozen
 
 
 class Kind(str, enum.Enum):
@@ -59,8 +59,7 @@ class Kind(str, enum.Enum):
         return KINDS[self].status
 
 
-@dataclass(frozen=True)
-class KindInfo:
+class KindInfo(Frozen):
     finding: bool
     status: bool
     meaning: str

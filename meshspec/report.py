@@ -7,6 +7,7 @@ only read them. JSON is built here, in one place, from plain dicts (format ``mes
 
 from __future__ import annotations
 
+from .frozen import Frozen
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +27,7 @@ EXIT_LIMIT = 4
 """Exit code of a run that meshspec stopped at one of its own limits (--max-memory, out of memory)."""
 
 
-@dataclass(frozen=True)
-class StepError:
+class StepError(Frozen):
     step: int
     op: str
     message: str
@@ -108,8 +108,7 @@ class DeviceView:
         }
 
 
-@dataclass(frozen=True)
-class DataSummary:
+class DataSummary(Frozen):
     """What a reader gets back from one device, in numbers (the data view)."""
 
     coord: Coord
@@ -145,8 +144,7 @@ class DataSummary:
         }
 
 
-@dataclass(frozen=True)
-class TensorReport:
+class TensorReport(Frozen):
     name: str
     storage: str
     """``device``, ``host`` or ``deallocated``."""
@@ -179,8 +177,7 @@ class TensorReport:
         }
 
 
-@dataclass(frozen=True)
-class Readback:
+class Readback(Frozen):
     """One composition (``to_torch``): which devices were read and the composed shape."""
 
     step: int
@@ -217,8 +214,7 @@ class RecordChange:
         }
 
 
-@dataclass(frozen=True)
-class StepTrace:
+class StepTrace(Frozen):
     """What one step did: the trace row where the user sees when a lie began."""
 
     index: int
@@ -247,8 +243,7 @@ class StepTrace:
         }
 
 
-@dataclass(frozen=True)
-class ExpectResult:
+class ExpectResult(Frozen):
     """A run checked against its scenario's ``expect`` block."""
 
     profile: str
@@ -262,8 +257,7 @@ class ExpectResult:
         return {"passed": self.passed, "mismatches": list(self.mismatches)}
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Frozen):
     scenario: str
     path: str
     description: str
@@ -348,8 +342,7 @@ def invalid_json(path: str, message: str) -> dict:
 DEVICE_FIELDS = ("recorded", "shape", "padded_shape", "dtype", "layout", "num_pages", "bytes", "offset")
 
 
-@dataclass(frozen=True)
-class Difference:
+class Difference(Frozen):
     tensor: str
     device: Optional[tuple[int, ...]]
     """None for a tensor-level field (topology, storage, present)."""
@@ -367,16 +360,14 @@ class Difference:
         }
 
 
-@dataclass(frozen=True)
-class TensorDiff:
+class TensorDiff(Frozen):
     name: str
     rows: tuple[tuple[tuple[int, ...], dict, dict], ...]
     """Every device: (coord, expected fields, actual fields)."""
     differences: tuple[Difference, ...]
 
 
-@dataclass(frozen=True)
-class Diff:
+class Diff(Frozen):
     scenario: str
     mesh: list[int]
     expected_label: str
@@ -413,8 +404,7 @@ class Diff:
 PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
 
 
-@dataclass(frozen=True)
-class CaseResult:
+class CaseResult(Frozen):
     """One scenario under one profile (or one invalid file)."""
 
     path: str
@@ -435,8 +425,7 @@ class CaseResult:
         return f"{self.scenario or Path(self.path).stem}[{self.profile}]" if self.profile else self.path
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Frozen):
     passed: int
     failed: int
     errors: int

@@ -8,7 +8,6 @@ after each step, and the report is plain data for the renderers.
 
 from __future__ import annotations
 
-import dataclasses
 
 from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .judge.findings import Judge
@@ -127,7 +126,7 @@ def run(
         from .judge.datasummary import summarize_device_tensor
 
         tensors = [
-            dataclasses.replace(t, data=summarize_device_tensor(rt.tensors[t.name], scenario.mesh_shape, show_values))
+            t.replace(data=summarize_device_tensor(rt.tensors[t.name], scenario.mesh_shape, show_values))
             if t.storage == "device"
             else t
             for t in tensors
@@ -153,7 +152,7 @@ def run(
         return report
     from .judge.expect import check
 
-    return dataclasses.replace(report, expect=check(report.to_json(), scenario.expect))
+    return report.replace(expect=check(report.to_json(), scenario.expect))
 
 
 def _key(f) -> tuple:

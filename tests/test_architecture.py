@@ -78,15 +78,17 @@ def test_no_import_cycles():
             visit(n)
 
 
-PURE = {"meshspec.errors", "meshspec.text", "meshspec.kinds", "meshspec.sim", "meshspec.sim.mesh", "meshspec.sim.placement", "meshspec.sim.spec"}
+PURE = {"meshspec.errors", "meshspec.text", "meshspec.frozen", "meshspec.kinds", "meshspec.sim", "meshspec.sim.mesh", "meshspec.sim.placement", "meshspec.sim.spec"}
 #: layer -> the meshspec modules (or packages) it may import.
 LAYERS = {
-    "meshspec.sim": {"meshspec.sim", "meshspec.errors", "meshspec.text"},
-    "meshspec.kinds": set(),
+    "meshspec.sim": {"meshspec.sim", "meshspec.errors", "meshspec.text", "meshspec.typed", "meshspec.frozen"},
+    "meshspec.typed": {"meshspec.errors"},
+    "meshspec.kinds": {"meshspec.frozen"},
+    "meshspec.frozen": set(),
     "meshspec.report": PURE,
     "meshspec.render": PURE | {"meshspec.render", "meshspec.report"},
-    "meshspec.scenario": PURE | {"meshspec.scenario", "meshspec.sim"},
-    "meshspec.judge": PURE | {"meshspec.judge", "meshspec.report", "meshspec.sim", "meshspec.scenario"},
+    "meshspec.scenario": PURE | {"meshspec.scenario", "meshspec.sim", "meshspec.typed"},
+    "meshspec.judge": PURE | {"meshspec.judge", "meshspec.report", "meshspec.sim", "meshspec.scenario", "meshspec.typed"},
 }
 
 
@@ -136,6 +138,12 @@ def test_renderers_load_no_numpy_yaml_or_pydantic(module):
 def test_the_simulated_mesh_runs_without_yaml_or_pydantic():
     # The runtime and its buffers are usable on their own (numpy only).
     assert _loaded_after_import("meshspec.sim.runtime") == ["numpy"]
+
+
+def test_meshspec_needs_no_pydantic():
+    # meshspec/typed.py validates scenarios and reports (pydantic cost a tenth of a second at start-up)
+    for module in ("meshspec.runner", "meshspec.cli", "meshspec.judge.reports", "meshspec.scenario.schema"):
+        assert "pydantic" not in _loaded_after_import(module), module
 
 
 def test_every_format_has_a_renderer():

@@ -276,7 +276,9 @@ def test_2_5_a_lone_surrogate_in_a_name_is_refused_where_it_stands(tmp_path):
     for args in (("run", path), ("run", path, "-o", tmp_path / "o.txt"), ("check", path, "--junit-xml", tmp_path / "j.xml")):
         res = invoke(*args)
         assert res.exit_code == 2, args
-        assert "the lone surrogate \\ud800" in (res.stderr + res.stdout)
+        # libyaml refuses the escape itself; the pure-Python reader lets it through to meshspec's check
+        said = res.stderr + res.stdout
+        assert "s.yaml:2:" in said and ("the lone surrogate \\ud800" in said or "invalid Unicode character escape" in said)
 
 
 def test_2_5_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path):

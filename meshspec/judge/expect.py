@@ -21,6 +21,7 @@ from typing import Any, Optional, Union
 from ..report import ExpectResult
 from ..scenario.model import DeviceExpect, ErrorMatch, Expect, FindingExpect, ProfileExpect, TensorExpect
 from ..sim.mesh import fmt_coord, parse_coord
+from ..typed import as_dict, given, validate
 
 
 def profile_entry(expect: Optional[Expect], profile: str) -> Optional[ProfileExpect]:
@@ -60,12 +61,12 @@ def _merged_tensors(expect: Optional[Expect], entry: Optional[ProfileExpect]) ->
     for source in ((expect.tensors if expect else None) or {}, (entry.tensors if entry else None) or {}):
         for name, te in source.items():
             merged = out.setdefault(name, {})
-            given = te.model_dump(exclude_unset=True)
-            devices = given.pop("devices", None)
-            merged.update(given)
-            for key, fields in (devices or {}).items():
-                merged.setdefault("devices", {}).setdefault(key, {}).update(fields)
-    return {name: TensorExpect.model_validate(fields) for name, fields in out.items()}
+            fields = as_dict(te, only_given=True)
+            devices = fields.pop("devices", None)
+            merged.update(fields)
+            for key, device in (devices or {}).items():
+                merged.setdefault("devices", {}).setdefault(key, {}).update(device)
+    return {name: validate(TensorExpect, fields) for name, fields in out.items()}
 
 
 def _check_error(report: dict, expected: Optional[Union[str, ErrorMatch]]) -> list[str]:
@@ -106,7 +107,7 @@ def _pattern_key(pattern: FindingExpect) -> tuple[tuple[str, ...], tuple]:
 
 
 def _fmt_pattern(p: FindingExpect) -> str:
-    parts = [f"{k}: {v}" for k, v in p.model_dump(exclude_none=True).items()]
+    parts = [f"{k}: {v}" for k, v in as_dict(p).items() if v is not None]
     return "{" + ", ".join(parts) + "}"
 
 
@@ -143,12 +144,12 @@ def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect) -> list[s
     if tensor is None:
         return [f"{name}: expected a tensor named {name!r}; the run has none"]
     out = []
-    given = te.model_fields_set
+    set_keys = given(te)
     devices = {tuple(d["coord"]): d for d in tensor["devices"]}
     recorded = [tuple(d["coord"]) for d in tensor["devices"] if d["recorded"]]
-    if "storage" in given and tensor["storage"] != te.storage:
+    if "storage" in set_keys and tensor["storage"] != te.storage:
         out.append(f"{name}: storage: expected {te.storage}, got {tensor['storage']}")
-    if "recorded" in given:
+    if "recorded" in set_keys:
         want = [tuple(c) for c in te.recorded or []]
         if sorted(want) != sorted(recorded):
             extra = sorted(set(recorded) - set(want))
@@ -162,12 +163,12 @@ def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect) -> list[s
                 if s
             )
             out.append(f"{name}: recorded devices differ ({detail})")
-    if "distribution_shape" in given and tensor["topology"]["distribution_shape"] != te.distribution_shape:
+    if "distribution_shape" in set_keys and tensor["topology"]["distribution_shape"] != te.distribution_shape:
         out.append(
             f"{name}: distribution_shape: expected {te.distribution_shape}, got {tensor['topology']['distribution_shape']}"
         )
     for field in ("shape", "dtype", "layout"):
-        if field not in given:
+        if field not in set_keys:
             continue
         want = _plain(getattr(te, field))
         for c in recorded:
@@ -196,8 +197,8 @@ def _device_field(d: dict, field: str) -> Any:
 
 def _check_device(where: str, d: dict, de: DeviceExpect) -> list[str]:
     out = []
-    for field in DeviceExpect.model_fields:
-        if field not in de.model_fields_set:
+    for field in DeviceExpect.fields():
+        if field not in given(de):
             continue
         want = _plain(getattr(de, field))
         got = _device_field(d, field)

@@ -8,25 +8,18 @@ more (a buffer address, data summaries) than diff compares. ``meshspec schema --
 the JSON Schema.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, Optional, Union
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import MeshspecError
 from ..report import REPORT_FORMAT
+from ..typed import Invalid, Range, Typed, json_schema, validate
 
-Int = Annotated[int, Field(strict=True, ge=-(2**63), le=2**63 - 1)]
-Count = Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)]
+Int = Annotated[int, Range(ge=-(2**63), le=2**63 - 1)]
+Count = Annotated[int, Range(ge=0, le=2**63 - 1)]
 Ints = list[Int]
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class SpecJSON(_Open):
+class SpecJSON(Typed, open=True):
     shape: Ints
     padded_shape: Optional[Ints] = None
     dtype: str
@@ -39,39 +32,39 @@ class SpecJSON(_Open):
     buffer_bytes: Optional[Count] = None
 
 
-class ShardJSON(_Open):
+class ShardJSON(Typed, open=True):
     shard: Int
 
 
-class TopologyJSON(_Open):
+class TopologyJSON(Typed, open=True):
     distribution_shape: Ints
     placements: list[Union[Literal["R"], ShardJSON]]
     coords: list[Ints]
 
 
-class DeviceJSON(_Open):
+class DeviceJSON(Typed, open=True):
     coord: Ints
-    recorded: Annotated[bool, Field(strict=True)]
+    recorded: bool
     spec: Optional[SpecJSON] = None
     written_bytes: Optional[Count] = None
     offset: Optional[Ints] = None
     status: Optional[str] = None
 
 
-class TensorJSON(_Open):
+class TensorJSON(Typed, open=True):
     name: str
     storage: Literal["device", "host", "deallocated"]
     topology: TopologyJSON
     devices: list[DeviceJSON]
 
 
-class ErrorJSON(_Open):
+class ErrorJSON(Typed, open=True):
     step: Optional[Int] = None
     op: Optional[str] = None
     message: str
 
 
-class FindingJSON(_Open):
+class FindingJSON(Typed, open=True):
     kind: str
     tensor: str
     device: Optional[Ints] = None
@@ -79,7 +72,7 @@ class FindingJSON(_Open):
     message: str = ""
 
 
-class ReportJSON(_Open):
+class ReportJSON(Typed, open=True):
     """A meshspec.report/1 document: one run's records, device by device."""
 
     format: Literal["meshspec.report/1"]
@@ -107,19 +100,12 @@ def validate_report(data: Any, label: str) -> dict:
         got = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise ReportError(f"{label} is not a meshspec report (format {got!r}; expected {REPORT_FORMAT!r})")
     try:
-        ReportJSON.model_validate(data)
-    except ValidationError as err:
-        first = err.errors(include_url=False)[0]
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"] if not str(p).startswith(("literal[", "ShardJSON")))
-        bad = repr(first.get("input"))
-        bad = bad if len(bad) <= 60 else bad[:57] + "..."
-        raise ReportError(
-            f"{label} is not a valid {REPORT_FORMAT} report: {where.lstrip('.') or 'the report'}: {first['msg'].lower()}, got {bad} "
-            "(meshspec schema --report prints the format)"
-        ) from None
+        validate(ReportJSON, data)
+    except Invalid as err:
+        raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: {err.message} (meshspec schema --report prints the format)") from None
     return data
 
 
 def report_schema() -> dict:
-    schema = ReportJSON.model_json_schema()
+    schema = json_schema(ReportJSON)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema, "title": f"meshspec report ({REPORT_FORMAT})"}

@@ -7,7 +7,6 @@ Each :class:`Format` has exactly one renderer in :data:`RENDERERS` (and one in
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..errors import UsageError
@@ -85,7 +84,7 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
                 console.print()
             if opts.view is not View.TABLE or opts.trace:
                 for j, r in enumerate(group):
-                    console.print(report_renderable(r, replace(opts, brief=j > 0)))
+                    console.print(report_renderable(r, opts.replace(brief=j > 0)))
                     console.print()
             console.print(comparison_renderable(group, opts.width))
         return
@@ -98,7 +97,7 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
 def export(path, reports: list, opts: Options, kind: str, *, compare: bool = False) -> str:
     """SVG or HTML of exactly what the table format prints, in colour."""
     console = make_console(True, opts.width, record=True)
-    print_reports(console, reports, replace(opts, color=True), compare=compare)
+    print_reports(console, reports, opts.replace(color=True), compare=compare)
     title = "meshspec " + ", ".join(dict.fromkeys(r.scenario for r in reports))
     if kind == "svg":
         return console.export_svg(title=title)

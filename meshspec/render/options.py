@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import io
-from dataclasses import dataclass
+from ..frozen import Frozen
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,8 +27,7 @@ class View(str, enum.Enum):
     """What a reader gets back from each device, in numbers."""
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(Frozen):
     view: View = View.TABLE
     trace: bool = False
     color: bool = False

@@ -1,7 +1,7 @@
 """Load a scenario file: YAML -> typed model, validated once, every error with file:line:column.
 
 The YAML is composed into nodes first (safe loader: plain data only), so every value keeps its
-position; pydantic validates the plain data against :mod:`meshspec.scenario.model`; then a
+position; meshspec/typed.py validates the plain data against :mod:`meshspec.scenario.model`; then a
 static pass checks what a schema cannot (tensor names defined before use and of the right kind,
 system names, profile names, data files).
 """
@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import re
 import stat
-import types
-import typing
-from dataclasses import dataclass, field
+from ..frozen import Frozen
+
 from pathlib import Path
 from typing import Any, Optional
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
 from ..errors import ScenarioError, TTFatal, did_you_mean, one_of
 from ..text import printable
@@ -25,22 +23,22 @@ from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, 
 from ..sim.ops import OPS, TensorKind
 from ..sim.profiles import PROFILES
 from ..sim.spec import Arch
-from .model import Expect, Scenario, SystemMesh, all_models, step_args, step_op
+from ..typed import Invalid, Typed, validate
+from ..typed import where as _where
+from .model import Expect, Scenario, SystemMesh, step_args, step_op
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class LoadedStep:
+class LoadedStep(Frozen):
     index: int
     op: str
-    args: BaseModel
+    args: Typed
     line: int
     """1-based line of the step in the file."""
 
 
-@dataclass(frozen=True)
-class LoadedScenario:
+class LoadedScenario(Frozen):
     path: Path
     name: str
     description: str
@@ -53,7 +51,7 @@ class LoadedScenario:
     """False for ``data: none``: metadata mode."""
     arch: Arch = Arch.WORMHOLE_B0
     """The chips' architecture: the system's, or Wormhole for a bare shape."""
-    files: dict[str, Path] = field(default_factory=dict)
+    files: dict[str, Path] = {}
     """Each data file name as written -> the file the loader checked (the one the runtime opens)."""
 
     @property
@@ -72,8 +70,12 @@ MAX_NODES = 200_000
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-class _Loader(yaml.SafeLoader):
-    """Safe loader (plain data only) that refuses duplicate keys and reads no base-60 numbers."""
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it: ~15x faster
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """Safe loader (plain data only) that refuses duplicate keys and reads no base-60 numbers.
+    It parses with libyaml where PyYAML was built with it; nodes keep their line and column."""
 
 
 _INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
@@ -180,14 +182,15 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
             _check_size(node, file)
             data = loader.construct_document(node)
         finally:
-            loader.dispose()
+            getattr(loader, "dispose", lambda: None)()
     except ScenarioError as err:
         err.file = file
         raise
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         problem = " ".join((err.problem or err.context or "invalid YAML").split())
-        if "\\t" in problem:
+        row = text.split("\n")[mark.line] if mark is not None and mark.line < text.count("\n") + 1 else ""
+        if "\t" in row[: mark.column + 1 if mark else 0] or "\\t" in problem:
             problem += " (indent with spaces: YAML does not allow tabs there)"
         raise ScenarioError(
             f"invalid YAML: {problem}",
@@ -212,7 +215,7 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
 
 
 def _node_at(root: yaml.Node, loc: tuple, key: bool = False) -> yaml.Node:
-    """The deepest node along a pydantic ``loc``; elements that name no key are skipped.
+    """The deepest node along a validation error's ``loc`` (keys and indices).
 
     With ``key``, a final mapping key gives its key node (where an unknown key is written).
     """
@@ -232,121 +235,21 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-# -- pydantic errors -> one line -------------------------------------------------------------
-def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    """Every BaseModel class inside an annotation (through Optional, Union, list, Annotated)."""
-    out: list[type[BaseModel]] = []
-    stack = [annotation]
-    while stack:
-        a = stack.pop()
-        if isinstance(a, type) and issubclass(a, BaseModel):
-            out.append(a)
-            continue
-        origin = typing.get_origin(a)
-        if origin is typing.Annotated:
-            stack.append(typing.get_args(a)[0])
-        elif origin in (typing.Union, types.UnionType, list, tuple):
-            stack.extend(typing.get_args(a))
-    return out
+# -- validation errors -> one line ---------------------------------------------------------------
+_ARGS_OF = {op.args: name for name, op in OPS.items()}
 
 
-def _keys(model: type[BaseModel]) -> list[str]:
-    return [f.alias or name for name, f in model.model_fields.items()]
-
-
-def _model_at(loc: tuple, data: Any) -> Optional[type[BaseModel]]:
-    """The model whose mapping holds the last element of ``loc`` (for unknown-key messages)."""
-    models: list[type[BaseModel]] = [Scenario]
-    value = data
-    for part in loc[:-1]:
-        if isinstance(part, int) or not models:
-            if isinstance(value, list) and isinstance(part, int) and part < len(value):
-                value = value[part]
-            continue
-        nxt: list[type[BaseModel]] = []
-        for m in models:
-            for name, f in m.model_fields.items():
-                if part in (name, f.alias):
-                    nxt.extend(_models_in(f.annotation))
-        if part in OPS:
-            nxt = [OPS[part].args]
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        if nxt:
-            models = nxt
-        elif part not in ("steps",):
-            # a union branch tag ('FillData', 'literal[...]'): keep the candidates
-            continue
-    if isinstance(value, dict):
-        fitting = [m for m in models if set(value) - {loc[-1]} <= set(_keys(m))]
-        if fitting:
-            return fitting[0]
-    return models[0] if len(models) == 1 else None
-
-
-_MODELS = all_models()
-
-
-def _where(loc: tuple) -> str:
-    parts = []
-    for p in loc:
-        if isinstance(p, int):
-            parts.append(f"[{p}]")
-        elif isinstance(p, str) and (p.startswith(("literal[", "function-", "list[", "constrained-")) or p[:1].isupper()):
-            continue
-        else:
-            parts.append(("." if parts else "") + str(p))
-    return "".join(parts)
-
-
-def _first_error(err: ValidationError, data: Any) -> tuple[tuple, str]:
-    errors = err.errors(include_url=False)
-    # An unknown key explains a 'missing' one (a typo), so it comes first; otherwise the error on
-    # the deepest location is the most specific.
-    unknown = [e for e in errors if e["type"] == "extra_forbidden"]
-    best = max(unknown or errors, key=lambda e: len([p for p in e["loc"] if not str(p)[:1].isupper()]))
-    loc = tuple(best["loc"])
-    kind = best["type"]
-    where = _where(loc)
-    if kind == "extra_forbidden":
-        key = loc[-1]
-        model = _model_at(loc, data)
-        ops = [p for p in loc[:-1] if isinstance(p, str) and p in OPS]
-        hint = OPS[ops[-1]].hint(key) if ops and loc[-2] == ops[-1] else None
-        if hint is not None:  # a real ttnn argument: say what a scenario writes instead
-            return loc, f"unknown key {key!r} in {_where(loc[:-1])}: {hint}"
-        if model is not None:
-            valid = _keys(model)
-            return loc, f"unknown key {key!r} in {_where(loc[:-1]) or 'the scenario'}{did_you_mean(key, valid)}; valid keys: {', '.join(valid)}"
-        return loc, f"unknown key {key!r} in {_where(loc[:-1]) or 'the scenario'}"
-    if kind == "missing":
-        return loc, f"{where}: required key is missing"
-    if kind == "invalid_choice":
-        bad = best.get("input")
-        hint = ""
-        if isinstance(bad, dict):  # a misspelt key: suggest one the forms use ({shard: DIM} ...)
-            known = re.findall(r"\{(\w+):", best["msg"])
-            hint = next((did_you_mean(k, known) for k in bad if k not in known and did_you_mean(k, known)), "")
-        return loc, f"{where}: {best['msg']}, got {bad!r}{hint}"
-    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
-        return loc, f"{where}: a step is one mapping with one op: {one_of(list(OPS))}"
-    bad = best.get("input")
-    msg = best["msg"]
-    if kind == "value_error":
-        return loc, f"{where}: {best['ctx']['error']}"
-    if kind == "model_type":
-        model = _MODELS.get(best.get("ctx", {}).get("class_name", ""))
-        keys = f" with keys {', '.join(_keys(model))}" if model else ""
-        return loc, f"{where}: expected a mapping{keys}, got {bad!r}"
-    if kind == "enum" and isinstance(bad, str):
-        expected = best.get("ctx", {}).get("expected", "")
-        choices = [c.strip(" '") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
-        msg = f"{msg}{did_you_mean(bad, choices)}"
-    elif kind == "literal_error" and isinstance(bad, str):
-        expected = best.get("ctx", {}).get("expected", "")
-        choices = [c.strip(" '") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
-        return loc, f"{where}: unknown value {bad!r}{did_you_mean(bad, choices)}; expected {expected}"
-    return loc, f"{where}: {msg}, got {bad!r}"
+def _invalid(err: Invalid, root: yaml.Node, file: str) -> ScenarioError:
+    """The validation error as ``file:line:column: message``; an unknown key that is a real ttnn
+    argument of the step's call says what to write instead."""
+    message = err.message
+    if err.unknown_key is not None:
+        op = _ARGS_OF.get(err.record) if err.record is not None else None
+        hint = OPS[op].hint(err.unknown_key) if op is not None else None
+        if hint is not None:
+            message = f"unknown key {err.unknown_key!r} in {_where(err.loc[:-1])}: {hint}"
+    line, col = _mark(_node_at(root, err.loc, key=err.unknown_key is not None))
+    return ScenarioError(message, file, line, col)
 
 
 # -- static checks -----------------------------------------------------------------------------
@@ -570,11 +473,9 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         raise ScenarioError(msg, file, line, col)
     _check_steps_shape(data, root, file)
     try:
-        scenario = Scenario.model_validate(data)
-    except ValidationError as err:
-        loc, message = _first_error(err, data)
-        line, col = _mark(_node_at(root, loc, key=message.startswith("unknown key")))
-        raise ScenarioError(message, file, line, col) from None
+        scenario = validate(Scenario, data)
+    except Invalid as err:
+        raise _invalid(err, root, file) from None
     if scenario.profile is not None and scenario.profile not in PROFILES:
         line, col = _mark(_node_at(root, ("profile",)))
         raise ScenarioError(

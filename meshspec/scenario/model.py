@@ -11,124 +11,116 @@ Step names are the ttnn function names, so a scenario reads like the code it rep
       - to_torch: {tensor: dst, mesh_composer: {concat: 1}}
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Any, Literal, Optional, Union
-
-from pydantic import BaseModel, Discriminator, Field, Tag, create_model, field_validator
+from typing import Annotated, Any, Literal, Optional
 
 from ..kinds import FINDINGS, STATUSES
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
-from ..sim.ops.fields import Dim, Name, Strict, StrictInt, StrictStr, by_key, tagged
+from ..sim.ops.fields import Dim, Name
 from ..sim.spec import DataType, Layout
+from ..typed import Before, Check, Length, Range, Schema, Tagged, Typed, by_key, tagged
 
 
 def _step_tag(value: Any) -> Optional[str]:
     if isinstance(value, dict) and len(value) == 1:
-        return "Step:" + next(iter(value))
-    if isinstance(value, BaseModel):
-        return "Step:" + next(iter(type(value).model_fields))
+        return next(iter(value))
     return None
 
 
-def _step_model(op: str, args: type[Strict]) -> type[Strict]:
-    return create_model(f"Step_{op}", __base__=Strict, **{op: (args, ...)})
+def _step_type(op: str, args: type[Typed]) -> type[Typed]:
+    """``{op: args}``: the one-key mapping a step is."""
+    return type(f"Step_{op}", (Typed,), {"__annotations__": {op: args}, "__module__": __name__, "op": op})
 
 
-#: One single-key model per op, ``{op: args}``, derived from the op registry.
-STEP_MODELS: dict[str, type[Strict]] = {name: _step_model(name, op.args) for name, op in OPS.items()}
+#: One single-key type per op, ``{op: args}``, derived from the op registry.
+STEP_TYPES: dict[str, type[Typed]] = {name: _step_type(name, op.args) for name, op in OPS.items()}
 
-Step = Annotated[
-    Union[tuple(Annotated[STEP_MODELS[op], Tag("Step:" + op)] for op in OPS)],  # type: ignore[misc]
-    Discriminator(_step_tag),
-]
+Step = Annotated[Any, Tagged(_step_tag, STEP_TYPES, "a mapping with one op, like {from_torch: {...}}")]
 
 
 # -- expectations (checked by `meshspec check`, shown by `meshspec run`) ------------------------
 FindingKind = Literal[tuple(k.value for k in FINDINGS)]  # type: ignore[valid-type]
 DeviceStatus = Literal[tuple(k.value for k in STATUSES)]  # type: ignore[valid-type]
-Coord = Annotated[list[StrictInt], Field(min_length=1, max_length=4)]
+Coord = Annotated[list[int], Length(min=1, max=4)]
 
 
-class FindingExpect(Strict):
+class FindingExpect(Typed):
     """A finding pattern: matches every finding equal on the keys given."""
 
     kind: Optional[FindingKind] = None
     tensor: Optional[Name] = None
     device: Optional[Coord] = None
-    step: Optional[Annotated[StrictInt, Field(ge=0)]] = None
+    step: Optional[Annotated[int, Range(ge=0)]] = None
 
 
-class DeviceExpect(Strict):
+class DeviceExpect(Typed):
     """Expected record of one device; only the keys given are checked."""
 
     recorded: Optional[bool] = None
     status: Optional[DeviceStatus] = None
-    shape: Optional[list[StrictInt]] = None
-    padded_shape: Optional[list[StrictInt]] = None
+    shape: Optional[list[int]] = None
+    padded_shape: Optional[list[int]] = None
     dtype: Optional[DataType] = None
     layout: Optional[Layout] = None
-    num_pages: Optional[StrictInt] = None
-    buffer_bytes: Optional[StrictInt] = None
-    written_bytes: Optional[StrictInt] = None
-    offset: Optional[list[StrictInt]] = None
+    num_pages: Optional[int] = None
+    buffer_bytes: Optional[int] = None
+    written_bytes: Optional[int] = None
+    offset: Optional[list[int]] = None
 
 
-class TensorExpect(Strict):
+class TensorExpect(Typed):
     """Expected record of one tensor at the end of the run; only the keys given are checked."""
 
     storage: Optional[Literal["device", "host", "deallocated"]] = None
     recorded: Optional[list[Coord]] = None
     """Exactly the devices recorded as holding data."""
-    shape: Optional[list[StrictInt]] = None
+    shape: Optional[list[int]] = None
     """The shape every recorded device is recorded with."""
     dtype: Optional[DataType] = None
     layout: Optional[Layout] = None
-    distribution_shape: Optional[list[StrictInt]] = None
+    distribution_shape: Optional[list[int]] = None
     devices: Optional[dict[str, DeviceExpect]] = None
     """Per device, keyed by coordinate: ``"[1, 3]": {shape: [...]}``."""
 
 
-class ErrorMatch(Strict):
+def _compiles(v: str) -> str:
+    import re
+
+    try:
+        re.compile(v)
+    except re.error as err:
+        raise ValueError(f"{v!r} is not a regular expression: {err}") from None
+    return v
+
+
+class ErrorMatch(Typed):
     """``{match: REGEX}``: the step error matches the regular expression (``re.search``), as
     ``pytest.raises(match=...)`` does."""
 
-    match: Annotated[str, Field(min_length=1)]
-
-    @field_validator("match")
-    @classmethod
-    def _compiles(cls, v: str) -> str:
-        import re
-
-        try:
-            re.compile(v)
-        except re.error as err:
-            raise ValueError(f"{v!r} is not a regular expression: {err}") from None
-        return v
+    match: Annotated[str, Length(min=1), Check(_compiles)]
 
 
-class ProfileExpect(Strict):
+class ProfileExpect(Typed):
     findings: Optional[list[FindingExpect]] = None
     """The exact set of findings (each pattern must match one, each finding some pattern)."""
-    error: Optional[tagged({"Name": StrictStr, "Match": ErrorMatch}, by_key("match"), "a substring of the error, or {match: REGEX}")] = None
+    error: Optional[tagged({"Name": str, "Match": ErrorMatch}, by_key("match"), "a substring of the error, or {match: REGEX}")] = None
     """A substring of the expected step error, or {match: REGEX}; null or absent: the run must not
     stop on an error."""
     tensors: Optional[dict[str, TensorExpect]] = None
 
 
-class Expect(Strict):
+class Expect(Typed):
     profiles: Optional[dict[str, ProfileExpect]] = None
     """Per profile name; ``default`` applies to every profile not named."""
     tensors: Optional[dict[str, TensorExpect]] = None
     """Expected records at the end of the run, under every profile."""
 
 
-SystemName = Annotated[StrictStr, Field(json_schema_extra={"enum": list(SYSTEMS) + list(SYSTEM_ALIASES)})]
-MeshShape = Annotated[list[Dim], Field(min_length=1, max_length=4)]
+SystemName = Annotated[str, Schema({"enum": list(SYSTEMS) + list(SYSTEM_ALIASES)})]
+MeshShape = Annotated[list[Dim], Length(min=1, max=4)]
 
 
-class SystemMesh(Strict):
+class SystemMesh(Typed):
     """A system opened with a mesh shape, as ``open_mesh_device(MeshShape(...))`` on it."""
 
     system: SystemName
@@ -136,18 +128,17 @@ class SystemMesh(Strict):
     """The mesh shape to open; the system's own when left out."""
 
 
-class Scenario(Strict):
+def _version(v: Any) -> Any:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"the format version is the number 1, got {v!r}")
+    return v
+
+
+class Scenario(Typed):
     """A whole scenario file, format version 1."""
 
-    meshspec: Literal[1]
+    meshspec: Annotated[Literal[1], Before(_version)]
     """Format version."""
-
-    @field_validator("meshspec", mode="before")
-    @classmethod
-    def _plain_int(cls, v: Any) -> Any:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"the format version is the number 1, got {v!r}")
-        return v
     name: Optional[str] = None
     description: Optional[str] = None
     mesh: tagged(
@@ -160,22 +151,22 @@ class Scenario(Strict):
     profile: Optional[str] = None
     data: Literal["full", "none"] = "full"
     """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""
-    steps: Annotated[list[Step], Field(min_length=1)]
+    steps: Annotated[list[Step], Length(min=1)]
     expect: Optional[Expect] = None
     """What a correct run records, per profile (see `meshspec check`)."""
 
 
-def step_op(step: BaseModel) -> str:
+def step_op(step: Typed) -> str:
     """The op name of a validated step."""
-    return next(iter(type(step).model_fields))
+    return type(step).op  # type: ignore[attr-defined]
 
 
-def step_args(step: BaseModel) -> BaseModel:
+def step_args(step: Typed) -> Typed:
     return getattr(step, step_op(step))
 
 
-def all_models() -> dict[str, type[BaseModel]]:
-    """Every model a scenario can hold, by class name: the scenario's own and every op's."""
+def all_types() -> dict[str, type[Typed]]:
+    """Every typed class a scenario can hold, by class name: the scenario's own and every op's."""
     import sys
 
     from ..sim.ops import fields
@@ -185,5 +176,5 @@ def all_models() -> dict[str, type[BaseModel]]:
         name: obj
         for module in modules
         for name, obj in vars(module).items()
-        if isinstance(obj, type) and issubclass(obj, BaseModel)
+        if isinstance(obj, type) and issubclass(obj, Typed) and obj is not Typed
     }

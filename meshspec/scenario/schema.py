@@ -1,9 +1,6 @@
-"""The JSON Schema of scenario format 1, generated from the same models the loader validates with.
-
-Field docstrings become ``description``s here, when the schema is asked for, rather than when the
-models are built (pydantic's use_attribute_docstrings parses the source at import, which would
-slow every ``meshspec run`` down by a tenth of a second).
-"""
+"""The JSON Schema of scenario format 1, generated from the same declarations the loader validates
+with (meshspec/typed.py). Field docstrings become ``description``s, read from the source when the
+schema is asked for, never at import."""
 
 from __future__ import annotations
 
@@ -42,21 +39,16 @@ def _module_field_docs(module) -> dict[str, dict[str, str]]:
     return out
 
 
+def docs_of(classes) -> dict[str, dict[str, str]]:
+    """class name -> field name -> the docstring under the field, for ``classes``."""
+    return _field_docs(dict.fromkeys(inspect.getmodule(cls) for cls in classes))
+
+
 def json_schema() -> dict:
+    from ..typed import json_schema as describe
     from . import model
 
-    schema = model.Scenario.model_json_schema(by_alias=True)
-    models = model.all_models()
-    docs = _field_docs(dict.fromkeys(inspect.getmodule(cls) for cls in models.values()))
-    for name, definition in [("Scenario", schema)] + list(schema.get("$defs", {}).items()):
-        cls = models.get(name)
-        if not (isinstance(cls, type) and hasattr(cls, "model_fields")):
-            continue  # enums and generated step wrappers have no field docstrings
-        for field, info in cls.model_fields.items():
-            doc = docs.get(name, {}).get(field)
-            prop = definition.get("properties", {}).get(info.alias or field)
-            if doc and prop is not None:
-                prop.setdefault("description", doc)
+    schema = describe(model.Scenario, docs_of(model.all_types().values()))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

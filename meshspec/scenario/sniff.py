@@ -5,10 +5,12 @@ Imports only yaml: the pytest plugin calls this in projects that may never run a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 MAX_SNIFF_BYTES = 4 * 1024 * 1024
+_TOP_KEY = re.compile(r"""^["']?meshspec["']?[ \t]*:""", re.M)
 
 
 def looks_like_scenario(path: Path) -> bool:
@@ -23,7 +25,10 @@ def looks_like_scenario(path: Path) -> bool:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNIFF_BYTES:
             return True  # a FIFO, a device, a dangling link: loading it says what it is
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        text = path.read_text(encoding="utf-8")
+        if _TOP_KEY.search(text):  # a block mapping's top-level key starts a line: no parse needed
+            return True
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return True
     if not isinstance(node, yaml.MappingNode):

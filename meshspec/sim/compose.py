@@ -22,7 +22,7 @@ with dims [0, 1] and mesh_shape [2, 2]: SUBMESH; region (0,0) (0,1) (1,0) (1,1) 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from ..frozen import Frozen
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -34,8 +34,7 @@ from .tensor import HostTensor
 from .values import ShapeOnly, concat_shape
 
 
-@dataclass(frozen=True)
-class Composition:
+class Composition(Frozen):
     values: Any
     """The composed tensor (an array, or a ShapeOnly in metadata mode)."""
     used: tuple[Coord, ...]

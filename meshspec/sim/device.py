@@ -128,7 +128,7 @@ def _same_rows(a: TensorSpec, b: TensorSpec) -> bool:
     )
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: it is state, not a value
 class DeviceMemory:
     data: Optional[np.ndarray]
     """``allocated_bytes`` of memory (None in metadata mode)."""
@@ -137,7 +137,7 @@ class DeviceMemory:
     """The first ``n`` pages hold ``spec``'s physical rows, not yet tiled."""
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: it is state, not a value
 class MeshBuffer:
     """A buffer of ``spec.allocated_bytes`` on every device of a mesh (``MeshBuffer``).
 

@@ -6,7 +6,7 @@ going away) with the objects involved, and the judge (meshspec/judge) turns even
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..frozen import Frozen
 from typing import TYPE_CHECKING, Optional, Union
 
 if TYPE_CHECKING:
@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from .tensor import DeviceTensor, HostTensor, Tensor
 
 
-@dataclass(frozen=True)
-class Composed:
+class Composed(Frozen):
     """``to_torch``: ``host``'s shards were composed (which ones, and where they went: ``composition``)."""
 
     step: int
@@ -23,15 +22,14 @@ class Composed:
     """The tensor named in the step."""
     host: "HostTensor"
     """The host tensor composed (read back first when the step named a device tensor)."""
-    composition: "Composition" = field(repr=False)
+    composition: "Composition"
     device: Optional["DeviceTensor"] = None
     """The device tensor read back, when the step named one."""
     composer: str = ""
     """The composer as the step wrote it, for messages."""
 
 
-@dataclass(frozen=True)
-class UseAfterFree:
+class UseAfterFree(Frozen):
     """A deallocated tensor was used (the step fails: the real library crashes)."""
 
     step: int
@@ -40,8 +38,7 @@ class UseAfterFree:
     message: str
 
 
-@dataclass(frozen=True)
-class DoubleFree:
+class DoubleFree(Frozen):
     """A deallocated tensor was deallocated again (ttnn ignores it)."""
 
     step: int
@@ -49,8 +46,7 @@ class DoubleFree:
     message: str
 
 
-@dataclass(frozen=True)
-class Retired:
+class Retired(Frozen):
     """A tensor went away (deallocated, or its name rebound); its lies are kept as they stood."""
 
     step: int

@@ -13,22 +13,22 @@ alter_shape      records the device with a larger shape than it wrote      parti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..frozen import Frozen
 
 from .mesh import Coord
 
 EXPECTED = {"skip_write": "stale", "drop_record": "lost", "alter_shape": "partial"}
 
 
-@dataclass(frozen=True)
-class Fault:
+class Fault(Frozen):
     kind: str
     """skip_write, drop_record or alter_shape."""
     step: int
     """The writing step (copy_host_to_device_tensor or to_device) the fault applies to."""
     coord: Coord
 
-    def __post_init__(self) -> None:
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
         if self.kind not in EXPECTED:
             raise ValueError(f"unknown fault {self.kind!r}; one of {', '.join(EXPECTED)}")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from ..frozen import Frozen
 from dataclasses import dataclass
 
 from ..errors import TTFatal
@@ -45,8 +46,7 @@ def chunk_ranges(size: int, parts: int) -> tuple[tuple[int, int], ...]:
     return tuple((start, min(start + step, size)) for start in range(0, size, step))
 
 
-@dataclass(frozen=True)
-class MapperRules:
+class MapperRules(Frozen):
     """What a runtime era's mapper accepts (see profiles)."""
 
     name: str
@@ -70,8 +70,7 @@ class ShardSlot:
         return tuple(slice(o, o + n) for o, n in zip(self.offset, self.shape))
 
 
-@dataclass(frozen=True)
-class Distribution:
+class Distribution(Frozen):
     """The result of mapping a tensor onto a mesh: topology plus one slot per populated device."""
 
     topology: Topology

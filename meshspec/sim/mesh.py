@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from ..frozen import Frozen
 from typing import Iterator, Optional
 
 Coord = tuple[int, ...]
 Shape = tuple[int, ...]
 
-@dataclass(frozen=True)
-class System:
+class System(Frozen):
     """A Tenstorrent system: its mesh (the shape ``open_mesh_device()`` opens by default) and chips."""
 
     shape: Shape

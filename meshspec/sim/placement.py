@@ -6,14 +6,13 @@ their ``str`` forms ``R`` / ``S(1)`` are what tables show.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Union
 
+from ..frozen import Frozen
 from .mesh import Coord, Shape
 
 
-@dataclass(frozen=True)
-class Replicate:
+class Replicate(Frozen):
     """Every device along this distribution axis gets the same data."""
 
     def __str__(self) -> str:
@@ -23,8 +22,7 @@ class Replicate:
         return "R"
 
 
-@dataclass(frozen=True)
-class Shard:
+class Shard(Frozen):
     """The tensor's dim ``dim`` is split (as ``torch.chunk``) along this distribution axis."""
 
     dim: int
@@ -39,8 +37,7 @@ class Shard:
 Placement = Union[Replicate, Shard]
 
 
-@dataclass(frozen=True)
-class Topology:
+class Topology(Frozen):
     """``ttnn.TensorTopology``: how a tensor is laid over the mesh.
 
     ``coords`` are the device coordinates that hold a shard, in distribution order.

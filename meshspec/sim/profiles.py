@@ -18,7 +18,7 @@ reference           nothing yet   exact          equal shards      current   eve
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from ..frozen import Frozen
 
 from ..errors import UsageError, did_you_mean, one_of
 from .mapping import CURRENT_MAPPER, LEGACY_MAPPER, MapperRules
@@ -56,8 +56,7 @@ class CopyCheck(str, enum.Enum):
     """Every shard's shape, dtype and page config must match ``dst`` (tensor_apis.cpp)."""
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(Frozen):
     name: str
     era: str
     summary: str

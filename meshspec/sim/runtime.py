@@ -9,7 +9,7 @@ Errors the real library raises are :class:`~meshspec.errors.TTFatal`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -29,38 +29,52 @@ class UseAfterFree(TTFatal):
     """A deallocated tensor was used; also recorded as an event for the judge."""
 
 
-@dataclass
 class Runtime:
-    mesh_shape: Shape
-    profile: Profile
-    folder: Path = Path(".")
-    """Where relative data files are read from (the scenario's folder)."""
-    arch: Arch = Arch.WORMHOLE_B0
-    """The chips' architecture (buffer alignment)."""
-    files: dict[str, Path] = field(default_factory=dict)
-    """Data file names as written -> the files to open (checked by the loader)."""
-    with_data: bool = True
-    """False: metadata mode (shapes, records and written pages; no values, no buffers)."""
-    pool: MemoryPool = field(default_factory=MemoryPool)
-    """What never-written device memory holds (poison, zeros, or reused freed bytes)."""
-    max_memory: int = field(default_factory=lambda: default_max_memory())
-    """Bytes of host and device data a run may hold; a step that needs more is refused."""
-    fault: Optional[Fault] = None
-    """A fault to inject (testing meshspec's detectors; see faults.py)."""
-    tensors: dict[str, Tensor] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    """What steps did that the judge must see, in order (see events.py)."""
-    log: list[tuple] = field(default_factory=list)
-    """("write", tensor, device, bytes) and ("read", tensor, device) entries, in order."""
-    ops: dict[int, str] = field(default_factory=dict)
-    """Step index -> op name, for every step begun."""
-    step: int = -1
-    """The step being executed."""
-    touched: set[str] = field(default_factory=set)
-    """Names the current step bound, wrote, read or freed."""
-    _buffers: int = 0
-    _reserved: int = 0
-    _log_start: int = 0
+    """The state of one simulated run (mutable: the ops change it)."""
+
+    def __init__(
+        self,
+        mesh_shape: Shape,
+        profile: Profile,
+        folder: Path = Path("."),
+        *,
+        arch: Arch = Arch.WORMHOLE_B0,
+        files: Optional[dict[str, Path]] = None,
+        with_data: bool = True,
+        pool: Optional[MemoryPool] = None,
+        max_memory: Optional[int] = None,
+        fault: Optional[Fault] = None,
+    ) -> None:
+        self.mesh_shape = mesh_shape
+        self.profile = profile
+        self.folder = folder
+        """Where relative data files are read from (the scenario's folder)."""
+        self.arch = arch
+        """The chips' architecture (buffer alignment)."""
+        self.files: dict[str, Path] = files or {}
+        """Data file names as written -> the files to open (checked by the loader)."""
+        self.with_data = with_data
+        """False: metadata mode (shapes, records and written pages; no values, no buffers)."""
+        self.pool = pool or MemoryPool()
+        """What never-written device memory holds (poison, zeros, or reused freed bytes)."""
+        self.max_memory = max_memory if max_memory is not None else default_max_memory()
+        """Bytes of host and device data a run may hold; a step that needs more is refused."""
+        self.fault = fault
+        """A fault to inject (testing meshspec's detectors; see faults.py)."""
+        self.tensors: dict[str, Tensor] = {}
+        self.events: list[Event] = []
+        """What steps did that the judge must see, in order (see events.py)."""
+        self.log: list[tuple] = []
+        """("write", tensor, device, bytes) and ("read", tensor, device) entries, in order."""
+        self.ops: dict[int, str] = {}
+        """Step index -> op name, for every step begun."""
+        self.step = -1
+        """The step being executed."""
+        self.touched: set[str] = set()
+        """Names the current step bound, wrote, read or freed."""
+        self._buffers = 0
+        self._reserved = 0
+        self._log_start = 0
 
     # -- steps ---------------------------------------------------------------------------------
     def begin(self, index: int, op: str) -> None:

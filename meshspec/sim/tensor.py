@@ -50,7 +50,7 @@ class HostShard:
     """For a composed (to_torch) result: the host tensor composed and the shards used, in order."""
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: it is state, not a value
 class HostTensor:
     """A host tensor: one shard (plain) or a mapper's shards keyed by device coordinate."""
 
@@ -74,7 +74,7 @@ class HostTensor:
     storage = "host"
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: it is state, not a value
 class Record:
     """What the runtime records about a device tensor.
 
@@ -102,7 +102,7 @@ class Record:
         return cached[1]
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: it is state, not a value
 class DeviceTensor:
     name: str
     step: int

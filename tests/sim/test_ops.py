@@ -2,10 +2,10 @@
 uses and binds, handler, doc, ttnn call. Everything else that knows the ops derives from it."""
 
 import pytest
-from pydantic import BaseModel
+from meshspec.typed import Typed
 
 from meshspec.explain import explain, step_table
-from meshspec.scenario.model import STEP_MODELS
+from meshspec.scenario.model import STEP_TYPES
 from meshspec.scenario.schema import json_schema
 from meshspec.sim.ops import OPS, TensorKind
 
@@ -14,18 +14,18 @@ from meshspec.sim.ops import OPS, TensorKind
 def test_every_op_is_complete(name):
     op = OPS[name]
     assert op.name == name
-    assert isinstance(op.args, type) and issubclass(op.args, BaseModel) and op.args.__doc__
+    assert isinstance(op.args, type) and issubclass(op.args, Typed) and op.args.__doc__
     assert callable(op.run) and op.run.__module__.startswith("meshspec.sim.ops.")
     assert op.doc and "\n" not in op.doc and op.doc.endswith("."), op.doc
     assert op.ttnn
-    fields = set(op.args.model_fields)
+    fields = set(op.args.fields())
     for use in op.uses + ((op.binds,) if op.binds else ()):
         assert use.field in fields, (name, use.field)
         assert isinstance(use.kind, TensorKind)
 
 
 def test_everything_that_knows_the_ops_derives_from_the_registry():
-    assert list(STEP_MODELS) == list(OPS)
+    assert list(STEP_TYPES) == list(OPS)
     schema_steps = {key for d in json_schema()["$defs"].values() for key in d.get("properties", {}) if key in OPS}
     assert schema_steps == set(OPS)
     for name in OPS:
@@ -36,5 +36,7 @@ def test_everything_that_knows_the_ops_derives_from_the_registry():
 def test_touched_names_follow_field_order():
     from meshspec.sim.ops.copy import CopyHostToDevice
 
-    args = CopyHostToDevice.model_validate({"src": "h", "dst": "d"})
+    from meshspec.typed import validate
+
+    args = validate(CopyHostToDevice, {"src": "h", "dst": "d"})
     assert OPS["copy_host_to_device_tensor"].touched(args) == ("h", "d")

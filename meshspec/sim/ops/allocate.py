@@ -5,22 +5,18 @@ What the allocation records is the era's :class:`~meshspec.sim.profiles.Allocati
 (PR #18833 and today's coords), or nothing recorded until written (the reference).
 """
 
-from __future__ import annotations
-
-from pydantic import Field
-
 from ..placement import Replicate, Topology
 from ..profiles import AllocationRecord
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, Record
 from .base import Op, TensorKind, Use
-from .fields import Name, TensorFields
+from .fields import As, Name, TensorFields
 
 
 class Allocate(TensorFields):
     """``ttnn.allocate_tensor_on_device(TensorSpec(...), mesh_device)``."""
 
-    as_: Name = Field(alias="as")
+    as_: As
 
 
 def run(rt: Runtime, a: Allocate) -> None:

@@ -10,12 +10,11 @@ all derived from it.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from ...frozen import Frozen
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
+    from ...typed import Typed
     from ..runtime import Runtime
 
 
@@ -27,8 +26,7 @@ class TensorKind(str, enum.Enum):
     ANY = "any"
 
 
-@dataclass(frozen=True)
-class Use:
+class Use(Frozen):
     """A field naming a tensor the op reads or writes, and the kind it must be."""
 
     field: str
@@ -47,11 +45,10 @@ TTNN_ARGUMENTS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Op:
+class Op(Frozen):
     name: str
     """The ttnn function name, which is also the step's key in a scenario."""
-    args: type["BaseModel"]
+    args: type["Typed"]
     """The arguments model; its fields are the step's keys."""
     run: Callable[["Runtime", Any], None]
     """Executes the op on a runtime, for validated arguments."""
@@ -86,4 +83,4 @@ class Op:
     @property
     def fields(self) -> list[str]:
         """The step's keys, as a scenario writes them."""
-        return [f.alias or name for name, f in self.args.model_fields.items()]
+        return self.args.keys()

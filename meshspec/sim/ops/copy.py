@@ -6,8 +6,6 @@ value, the seed), current (by reference, with the uniform-write gap), or exact. 
 source against the destination is the era's :class:`~meshspec.sim.profiles.CopyCheck`.
 """
 
-from __future__ import annotations
-
 from dataclasses import replace
 
 from ...errors import TTFatal
@@ -16,11 +14,12 @@ from ..profiles import CopyCheck, CopyRecord
 from ..runtime import Runtime
 from ..spec import Layout, TensorSpec
 from ..tensor import DeviceTensor, HostShard, HostTensor
+from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import Name, Strict
+from .fields import Name
 
 
-class CopyHostToDevice(Strict):
+class CopyHostToDevice(Typed):
     """``ttnn.copy_host_to_device_tensor(src, dst)``."""
 
     src: Name

@@ -1,22 +1,19 @@
 """``t.cpu()``: read a device tensor back into a host tensor (see meshspec/sim/readback.py)."""
 
-from __future__ import annotations
-
 from typing import Optional
-
-from pydantic import Field
 
 from ..readback import read
 from ..runtime import Runtime
+from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import Name, Strict
+from .fields import Name, OptionalAs
 
 
-class Cpu(Strict):
+class Cpu(Typed):
     """``dst.cpu()``: read the device tensor back into a host tensor."""
 
     tensor: Name
-    as_: Optional[Name] = Field(default=None, alias="as")
+    as_: OptionalAs = None
 
 
 def run(rt: Runtime, a: Cpu) -> None:

@@ -3,16 +3,15 @@
 A second deallocate is ignored by ttnn 0.81.1 (tests/golden); meshspec still reports it.
 """
 
-from __future__ import annotations
-
 from ..events import DoubleFree, Retired
 from ..runtime import Runtime
 from ..tensor import DeviceTensor
+from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import Name, Strict
+from .fields import Name
 
 
-class Deallocate(Strict):
+class Deallocate(Typed):
     """``ttnn.deallocate(t)``."""
 
     tensor: Name

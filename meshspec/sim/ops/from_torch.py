@@ -5,13 +5,9 @@ The mapper's distribution is :func:`~meshspec.sim.mapping.distribute` under the 
 replicates to every device. Block floats are quantized shard by shard, as ttnn does.
 """
 
-from __future__ import annotations
-
 from typing import Optional
 
 import numpy as np
-from pydantic import Field
-
 from ..mapping import Distribution, distribute, single
 from ..mesh import Shape, fmt_shape, volume
 from ..placement import Replicate, Shard
@@ -20,13 +16,13 @@ from ..spec import DataType
 from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, generate, host_dtype, load_npy, quantize_block_float
 from .base import Op, TensorKind, Use
-from .fields import Data, FillData, Mapper, Name, RandomData, ShardPlacement, TensorFields
+from .fields import As, Data, FillData, Mapper, Name, RandomData, ShardPlacement, TensorFields
 
 
 class FromTorch(TensorFields):
     """``ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=...)``: a host tensor."""
 
-    as_: Name = Field(alias="as")
+    as_: As
     data: Data = "arange"
     mesh_mapper: Optional[Mapper] = None
 

@@ -6,34 +6,31 @@ config, ``ttnn.to_device`` gives DRAM interleaved whatever the host tensor's con
 ``Tensor.to`` keeps the host tensor's (observed, tests/golden ``memory_configs``).
 """
 
-from __future__ import annotations
-
 from dataclasses import replace
 from typing import Optional
-
-from pydantic import Field
 
 from ..runtime import Runtime
 from ..spec import BufferType
 from ..tensor import DeviceTensor, Record
+from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import Name, Strict
+from .fields import As, Name
 
 
-class ToDevice(Strict):
+class ToDevice(Typed):
     """``ttnn.to_device(host, mesh_device, memory_config=None)``: a new device tensor holding the host shards."""
 
     src: Name
-    as_: Name = Field(alias="as")
+    as_: As
     memory: Optional[BufferType] = None
     """The buffer type; without one, DRAM (whatever the host tensor's)."""
 
 
-class To(Strict):
+class To(Typed):
     """``host.to(mesh_device, memory_config=None)``: like to_device, keeping the host tensor's memory config."""
 
     tensor: Name
-    as_: Name = Field(alias="as")
+    as_: As
     memory: Optional[BufferType] = None
     """The buffer type; without one, the host tensor's."""
 

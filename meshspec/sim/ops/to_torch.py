@@ -5,11 +5,7 @@ event; the judge compares what was read with what was written, and the composed 
 tensor that was sent.
 """
 
-from __future__ import annotations
-
 from typing import Optional
-
-from pydantic import Field
 
 from ..compose import compose
 from ..events import Composed
@@ -18,16 +14,17 @@ from ..readback import read
 from ..runtime import Runtime
 from ..spec import make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
+from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import ConcatComposer, Name, Strict
+from .fields import ConcatComposer, Name, OptionalAs
 
 
-class ToTorch(Strict):
+class ToTorch(Typed):
     """``ttnn.to_torch(t, mesh_composer=...)``: read back (if on device) and compose."""
 
     tensor: Name
     mesh_composer: Optional[ConcatComposer] = None
-    as_: Optional[Name] = Field(default=None, alias="as")
+    as_: OptionalAs = None
 
 
 def run(rt: Runtime, a: ToTorch) -> None:

@@ -1,0 +1,93 @@
+"""Immutable values declared by their annotations, with nothing generated per class.
+
+``@dataclass(frozen=True)`` compiles half a dozen methods for every class it decorates, about half
+a millisecond each class: for the forty-odd values meshspec defines that is a sixth of a run's
+start-up. A :class:`Frozen` subclass gets the same behaviour (construction by position or
+keyword, defaults, no assignment after construction, equality, hashing and a repr by value,
+:meth:`~Frozen.replace`) from methods written once, here::
+
+    class StepError(Frozen):
+        step: int
+        op: str
+        line: Optional[int] = None
+
+    StepError(3, "to_torch") == StepError(step=3, op="to_torch")   # True
+
+Used for values made a few times per run; the values made once per device (specs, writes, device
+views, findings) stay dataclasses, whose generated ``__init__`` is faster per instance.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class Frozen:
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names: list[str] = []
+        defaults: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            for name, annotation in klass.__dict__.get("__annotations__", {}).items():
+                if name.startswith("_") or str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+                    continue
+                if name not in names:
+                    names.append(name)
+                if name in klass.__dict__:
+                    defaults[name] = klass.__dict__[name]
+                elif name in defaults and klass is cls:
+                    del defaults[name]
+        cls._fields = tuple(names)
+        cls._defaults = defaults
+        for name in names:  # the class attributes were the defaults: instances hold the values
+            if name in cls.__dict__:
+                delattr(cls, name)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, got {len(args)}")
+        values = dict(zip(fields, args))
+        for name, value in kwargs.items():
+            if name not in fields:
+                raise TypeError(f"{type(self).__name__}() has no field {name!r}")
+            if name in values:
+                raise TypeError(f"{type(self).__name__}() got {name!r} twice")
+            values[name] = value
+        d = self.__dict__
+        for name in fields:
+            if name in values:
+                d[name] = values[name]
+            elif name in self._defaults:
+                d[name] = self._defaults[name]
+            else:
+                raise TypeError(f"{type(self).__name__}() needs {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; use .replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _values(self) -> tuple:
+        d = self.__dict__
+        return tuple(d[n] for n in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._values()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={v!r}' for n, v in zip(self._fields, self._values()))})"
+
+    def replace(self, **changes: Any) -> "Frozen":
+        """A copy with ``changes`` (as ``dataclasses.replace``)."""
+        values = dict(zip(self._fields, self._values()))
+        values.update(changes)
+        return type(self)(**values)

@@ -1,0 +1,553 @@
+"""Typed values: small frozen classes declared with annotations, validated from plain data.
+
+A scenario step's arguments, the scenario itself and a saved report are typed values. A class
+deriving from :class:`Typed` is declared like a dataclass (annotations, defaults, a docstring under
+each field) and its instances are frozen and built with keyword arguments; :func:`validate` turns parsed YAML or JSON into an instance or
+raises :class:`Invalid` with *where* (a path of keys and indices, which the loader turns into a
+line and column) and one line saying what is wrong, the bad value and the valid choices.
+:func:`json_schema` describes the same declarations as JSON Schema.
+
+Constraints ride on ``typing.Annotated``::
+
+    class Shard(Typed):
+        shard: Annotated[int, Range(ge=0)]
+
+    Dim = Annotated[int, Range(ge=1, le=2**40)]
+    Data = Annotated[Any, Tagged(by_key("fill", "file"), {"Name": Literal["arange"], ...}, "arange or {fill: V}")]
+
+Integers and floats are strict (``true`` is not 1, ``32.0`` is not 32). A record refuses keys it
+does not declare unless declared ``open`` (``class Report(Typed, open=True)``). This replaces
+pydantic: meshspec's start-up paid about a tenth of a second for it, and its errors had to be
+translated back into a scenario's own words anyway.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import types
+import typing
+from typing import Any, Callable, ClassVar, Optional
+
+from .errors import did_you_mean
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""The default of a required field."""
+
+
+class Invalid(Exception):
+    """A value does not fit its declaration: ``loc`` says where, ``message`` what (one line)."""
+
+    def __init__(self, loc: tuple, message: str, *, unknown_key: Optional[str] = None, record: Optional[type] = None):
+        super().__init__(message)
+        self.loc = loc
+        self.message = message
+        self.unknown_key = unknown_key
+        """Set when the problem is a key the record does not declare."""
+        self.record = record
+        """The record class whose mapping holds ``loc``'s last element."""
+
+
+# -- constraints ---------------------------------------------------------------------------------
+class _Marker:
+    """A constraint carried by ``Annotated``: plain slotted classes (cheap to declare; meshspec's
+    start-up is measured)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(repr(getattr(self, a)) for a in self.__slots__)})"
+
+
+class Alias(_Marker):
+    """The key a field is written with (``as`` for ``as_``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Range(_Marker):
+    __slots__ = ("ge", "le")
+
+    def __init__(self, ge: Optional[float] = None, le: Optional[float] = None) -> None:
+        self.ge, self.le = ge, le
+
+
+class Length(_Marker):
+    __slots__ = ("min", "max")
+
+    def __init__(self, min: Optional[int] = None, max: Optional[int] = None) -> None:
+        self.min, self.max = min, max
+
+
+class Pattern(_Marker):
+    """A regular expression the whole value matches; ``says`` what such a value looks like."""
+
+    __slots__ = ("regex", "says", "_compiled")
+
+    def __init__(self, regex: str, says: str) -> None:
+        self.regex, self.says, self._compiled = regex, says, None
+
+    def match(self, value: str) -> bool:
+        if self._compiled is None:
+            self._compiled = re.compile(self.regex)
+        return self._compiled.fullmatch(value) is not None
+
+
+class Check(_Marker):
+    """``fn(value)`` returns the value (or a converted one) or raises ValueError with the message."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+
+
+class Before(_Marker):
+    """``fn(raw)`` runs before the type is checked (to take ``1e30`` written as text as a number)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+
+
+class Schema(_Marker):
+    """Extra JSON Schema keys for the field (an ``enum`` an editor can offer)."""
+
+    __slots__ = ("extra",)
+
+    def __init__(self, extra: dict) -> None:
+        self.extra = extra
+
+
+class Tagged(_Marker):
+    """A union picked by ``tag(value)``: the branch named by the tag, so an error points inside the
+    branch the user meant; ``expected`` says the forms in words."""
+
+    __slots__ = ("tag", "branches", "expected")
+
+    def __init__(self, tag: Callable[[Any], Optional[str]], branches: dict, expected: str) -> None:
+        self.tag, self.branches, self.expected = tag, branches, expected
+
+
+def by_key(*keys: str) -> Callable[[Any], Optional[str]]:
+    """Tag function: ``Name`` for a string, else ``Key`` for the first of ``keys`` the mapping has."""
+
+    def tag(value: Any) -> Optional[str]:
+        if isinstance(value, str):
+            return "Name"
+        if isinstance(value, dict):
+            for k in keys:
+                if k in value:
+                    return k.capitalize()
+        return None
+
+    return tag
+
+
+def tagged(branches: dict, tag: Callable[[Any], Optional[str]], expected: str) -> Any:
+    """``Annotated[Any, Tagged(tag, branches, expected)]``."""
+    return typing.Annotated[Any, Tagged(tag, branches, expected)]
+
+
+# -- typed classes -------------------------------------------------------------------------------
+class FieldInfo:
+    __slots__ = ("name", "key", "type", "default")
+
+    def __init__(self, name: str, key: str, type: Any, default: Any) -> None:
+        self.name, self.key, self.type, self.default = name, key, type, default
+
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING
+
+
+class Typed:
+    """Base of every typed class: frozen, built with keyword arguments, compared by value.
+
+    Declared like a dataclass, but nothing is generated per class: ``__init__``, ``__eq__`` and
+    ``__repr__`` are these, for every subclass (declaring a class costs nothing at start-up)."""
+
+    __open__: ClassVar[bool] = False
+    __fields_cache__: ClassVar[Optional[dict]] = None
+
+    def __init_subclass__(cls, open: bool = False, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__open__ = open
+        cls.__fields_cache__ = None
+
+    def __init__(self, **values: Any) -> None:
+        for f in self.fields().values():
+            if f.name in values:
+                value = values.pop(f.name)
+            elif f.required:
+                raise TypeError(f"{type(self).__name__}() needs {f.name}")
+            else:
+                value = list(f.default) if isinstance(f.default, list) else f.default
+            object.__setattr__(self, f.name, value)
+        if values:
+            raise TypeError(f"{type(self).__name__}() takes no {', '.join(values)}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.fields())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.fields())})"
+
+    @classmethod
+    def fields(cls) -> dict[str, FieldInfo]:
+        """Field name -> its declaration, base classes' first (types resolved once, on first use)."""
+        cached = cls.__dict__.get("__fields_cache__")
+        if cached is None:
+            hints = typing.get_type_hints(cls, include_extras=True)
+            names: list[str] = []
+            for klass in reversed(cls.__mro__):
+                for name in klass.__dict__.get("__annotations__", {}):
+                    if not name.startswith("_") and name not in names and typing.get_origin(hints.get(name)) is not ClassVar:
+                        names.append(name)
+            cached = {}
+            for name in names:
+                tp = hints[name]
+                alias = next((m.name for m in _metadata(tp) if isinstance(m, Alias)), name)
+                cached[name] = FieldInfo(name, alias, tp, getattr(cls, name, MISSING))
+            cls.__fields_cache__ = cached
+        return cached
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        return [f.key for f in cls.fields().values()]
+
+
+def given(record: Typed) -> frozenset[str]:
+    """The field names the data gave (not defaulted)."""
+    return getattr(record, "_given", frozenset())
+
+
+def as_dict(record: Typed, only_given: bool = False) -> dict:
+    """Field name -> value (the given ones only, with ``only_given``); nested records as dicts."""
+    names = given(record) if only_given else record.fields().keys()
+    return {n: _plain(getattr(record, n), only_given) for n in record.fields() if n in names}
+
+
+def _plain(value: Any, only_given: bool) -> Any:
+    if isinstance(value, Typed):
+        return as_dict(value, only_given)
+    if isinstance(value, list):
+        return [_plain(v, only_given) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v, only_given) for k, v in value.items()}
+    return value
+
+
+# -- validation ------------------------------------------------------------------------------------
+def validate(tp: Any, value: Any, loc: tuple = ()) -> Any:
+    """``value`` (parsed YAML or JSON) as ``tp`` declares it; :class:`Invalid` if it does not fit."""
+    base, meta = _split(tp)
+    for m in meta:
+        if isinstance(m, Before):
+            value = m.fn(value)
+    tag = next((m for m in meta if isinstance(m, Tagged)), None)
+    if tag is not None:
+        value = _validate_tagged(tag, value, loc)
+    else:
+        value = _validate_base(base, value, loc)
+    for m in meta:
+        if isinstance(m, Range):
+            if m.ge is not None and value < m.ge:
+                raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(m.ge)}")
+            if m.le is not None and value > m.le:
+                raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(m.le)}")
+        elif isinstance(m, Length):
+            n = len(value)
+            if (m.min is not None and n < m.min) or (m.max is not None and n > m.max):
+                raise Invalid(loc, f"{_where(loc)}: expected {_count(m)}, got {n}: {_show(value)}")
+        elif isinstance(m, Pattern):
+            if not m.match(value):
+                raise Invalid(loc, f"{_where(loc)}: {value!r} is not {m.says}")
+        elif isinstance(m, Check):
+            try:
+                value = m.fn(value)
+            except ValueError as err:
+                raise Invalid(loc, f"{_where(loc)}: {err}") from None
+    return value
+
+
+def _validate_tagged(tag: Tagged, value: Any, loc: tuple) -> Any:
+    name = tag.tag(value)
+    if name is None or name not in tag.branches:
+        hint = ""
+        if isinstance(value, dict):  # a misspelt key: suggest one the forms use ({shard: DIM} ...)
+            known = re.findall(r"\{(\w+):", tag.expected)
+            hint = next((h for k in value if k not in known and (h := did_you_mean(k, known))), "")
+        raise Invalid(loc, f"{_where(loc)}: expected {tag.expected}, got {_show(value)}{hint}")
+    return validate(tag.branches[name], value, loc)
+
+
+def _validate_base(tp: Any, value: Any, loc: tuple) -> Any:
+    if tp is Any or tp is object:
+        return value
+    if isinstance(tp, type) and issubclass(tp, Typed):
+        return _validate_record(tp, value, loc)
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        choices = typing.get_args(tp)
+        for c in choices:
+            if type(value) is type(c) and value == c:
+                return value
+        shown = ", ".join(repr(c) for c in choices)
+        if isinstance(value, str):
+            words = [c for c in choices if isinstance(c, str)]
+            raise Invalid(loc, f"{_where(loc)}: unknown value {value!r}{did_you_mean(value, words)}; expected {shown}")
+        raise Invalid(loc, f"{_where(loc)}: expected {shown}, got {_show(value)}")
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        rest = [a for a in args if a is not type(None)]
+        errors = []
+        for a in rest:
+            try:
+                return validate(a, value, loc)
+            except Invalid as err:
+                errors.append(err)
+        # an error inside the value (a record that was meant) explains better than "wrong type"
+        deepest = max(errors, key=lambda e: len(e.loc))
+        if len(rest) == 1 or len(deepest.loc) > len(loc):
+            raise deepest
+        raise Invalid(loc, f"{_where(loc)}: expected {' or '.join(_describe(a) for a in rest)}, got {_show(value)}")
+    if origin is list:
+        if not isinstance(value, list):
+            raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}")
+        (item,) = typing.get_args(tp) or (Any,)
+        return [validate(item, v, loc + (i,)) for i, v in enumerate(value)]
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if not isinstance(value, (list, tuple)) or len(value) != len(args):
+            raise Invalid(loc, f"{_where(loc)}: expected a list of {len(args)}, got {_show(value)}")
+        return tuple(validate(a, v, loc + (i,)) for i, (a, v) in enumerate(zip(args, value)))
+    if origin is dict:
+        key_tp, value_tp = typing.get_args(tp)
+        if not isinstance(value, dict):
+            raise Invalid(loc, f"{_where(loc)}: expected a mapping, got {_show(value)}")
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise Invalid(loc + (k,), f"{_where(loc)}: keys are text, got {k!r}")
+            out[k] = validate(value_tp, v, loc + (k,))
+        return out
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        if isinstance(value, tp):
+            return value
+        if isinstance(value, str):
+            try:
+                return tp(value)
+            except ValueError:
+                words = [m.value for m in tp]
+                raise Invalid(
+                    loc, f"{_where(loc)}: unknown value {value!r}{did_you_mean(value.lower(), words)}; expected one of {', '.join(words)}"
+                ) from None
+        raise Invalid(loc, f"{_where(loc)}: expected one of {', '.join(m.value for m in tp)}, got {_show(value)}")
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        raise Invalid(loc, f"{_where(loc)}: expected true or false, got {_show(value)}")
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise Invalid(loc, f"{_where(loc)}: expected an integer, got {_show(value)}")
+    if tp is float:
+        if isinstance(value, float):
+            return value
+        raise Invalid(loc, f"{_where(loc)}: expected a number with a decimal point, got {_show(value)}")
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        raise Invalid(loc, f"{_where(loc)}: expected text, got {_show(value)}")
+    if tp is type(None):
+        if value is None:
+            return None
+        raise Invalid(loc, f"{_where(loc)}: expected null, got {_show(value)}")
+    raise TypeError(f"records cannot validate {tp!r}")  # a declaration error: a bug, not input
+
+
+def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
+    fields = cls.fields()
+    if not isinstance(value, dict):
+        raise Invalid(loc, f"{_where(loc)}: expected a mapping with keys {', '.join(cls.keys())}, got {_show(value)}", record=cls)
+    by_key = {f.key: f for f in fields.values()}
+    if not cls.__open__:
+        for key in value:
+            if key not in by_key:
+                keys = cls.keys()
+                hint = did_you_mean(key, keys) if isinstance(key, str) else ""
+                raise Invalid(
+                    loc + (key,),
+                    f"unknown key {key!r} in {_where(loc) or 'the scenario'}{hint}; valid keys: {', '.join(keys)}",
+                    unknown_key=key,
+                    record=cls,
+                )
+    out = {}
+    for f in fields.values():
+        if f.key in value:
+            out[f.name] = validate(f.type, value[f.key], loc + (f.key,))
+        elif f.required:
+            raise Invalid(loc + (f.key,), f"{_where(loc + (f.key,))}: required key is missing", record=cls)
+    record = cls(**out)
+    object.__setattr__(record, "_given", frozenset(out))
+    return record
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+def _split(tp: Any) -> tuple[Any, list]:
+    """``Annotated[T, m1, m2]`` -> (T, [m1, m2]), nested Annotated flattened."""
+    meta: list = []
+    while typing.get_origin(tp) is typing.Annotated:
+        args = typing.get_args(tp)
+        tp = args[0]
+        meta = list(args[1:]) + meta
+    return tp, meta
+
+
+def _metadata(tp: Any) -> list:
+    return _split(tp)[1]
+
+
+def _where(loc: tuple) -> str:
+    parts = []
+    for p in loc:
+        parts.append(f"[{p}]" if isinstance(p, int) else ("." if parts else "") + str(p))
+    return "".join(parts)
+
+
+def where(loc: tuple) -> str:
+    """``("steps", 0, "from_torch", "shape")`` -> ``steps[0].from_torch.shape``."""
+    return _where(loc)
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _count(m: Length) -> str:
+    if m.min is not None and m.max is not None:
+        return f"{m.min} to {m.max} items" if m.min != m.max else f"{m.min} items"
+    if m.min is not None:
+        return f"at least {m.min} item{'s' * (m.min != 1)}"
+    return f"at most {m.max} items"
+
+
+def _describe(tp: Any) -> str:
+    base, meta = _split(tp)
+    tag = next((m for m in meta if isinstance(m, Tagged)), None)
+    if tag is not None:
+        return tag.expected
+    if isinstance(base, type) and issubclass(base, Typed):
+        return f"a mapping with keys {', '.join(base.keys())}"
+    names = {int: "an integer", float: "a number", str: "text", bool: "true or false", type(None): "null"}
+    if base in names:
+        return names[base]
+    origin = typing.get_origin(base)
+    if origin is list:
+        return "a list"
+    if origin is typing.Literal:
+        return " or ".join(repr(c) for c in typing.get_args(base))
+    return str(base)
+
+
+# -- JSON Schema -----------------------------------------------------------------------------------
+def json_schema(root: type[Typed], docs: Optional[dict[str, dict[str, str]]] = None) -> dict:
+    """The JSON Schema (draft 2020-12) of ``root``, records in ``$defs`` by class name. ``docs``:
+    class name -> field name -> description."""
+    defs: dict[str, dict] = {}
+    docs = docs or {}
+
+    def of(tp: Any) -> dict:
+        base, meta = _split(tp)
+        tag = next((m for m in meta if isinstance(m, Tagged)), None)
+        if tag is not None:
+            out = {"anyOf": [of(b) for b in tag.branches.values()]}
+        else:
+            out = of_base(base)
+        for m in meta:
+            if isinstance(m, Range):
+                if m.ge is not None:
+                    out["minimum"] = m.ge
+                if m.le is not None:
+                    out["maximum"] = m.le
+            elif isinstance(m, Length):
+                key = "Length" if out.get("type") == "string" else "Items"
+                if m.min is not None:
+                    out[f"min{key}"] = m.min
+                if m.max is not None:
+                    out[f"max{key}"] = m.max
+            elif isinstance(m, Pattern):
+                out["pattern"] = "^(?:" + m.regex + ")$"
+            elif isinstance(m, Schema):
+                out.update(m.extra)
+        return out
+
+    def of_base(tp: Any) -> dict:
+        if tp is Any or tp is object:
+            return {}
+        if isinstance(tp, type) and issubclass(tp, Typed):
+            name = tp.__name__
+            if name not in defs:
+                defs[name] = {}  # a placeholder while its fields are described (recursion)
+                props, required = {}, []
+                for f in tp.fields().values():
+                    prop = of(f.type)
+                    doc = docs.get(name, {}).get(f.name)
+                    if doc:
+                        prop.setdefault("description", doc)
+                    if not f.required and f.default is not None and not isinstance(f.default, (list, dict)):
+                        prop.setdefault("default", f.default.value if isinstance(f.default, enum.Enum) else list(f.default) if isinstance(f.default, tuple) else f.default)
+                    props[f.key] = prop
+                    if f.required:
+                        required.append(f.key)
+                body = {"type": "object", "properties": props, "additionalProperties": tp.__open__}
+                if required:
+                    body["required"] = required
+                if tp.__doc__ and tp.__doc__ != Typed.__doc__:
+                    body["description"] = " ".join(tp.__doc__.split())
+                defs[name] = body
+            return {"$ref": f"#/$defs/{name}"}
+        origin = typing.get_origin(tp)
+        if origin is typing.Literal:
+            return {"enum": list(typing.get_args(tp))}
+        if origin in (typing.Union, types.UnionType):
+            return {"anyOf": [of(a) for a in typing.get_args(tp)]}
+        if origin is list:
+            (item,) = typing.get_args(tp) or (Any,)
+            return {"type": "array", "items": of(item)}
+        if origin is tuple:
+            args = typing.get_args(tp)
+            return {"type": "array", "prefixItems": [of(a) for a in args], "minItems": len(args), "maxItems": len(args)}
+        if origin is dict:
+            return {"type": "object", "additionalProperties": of(typing.get_args(tp)[1])}
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            return {"enum": [m.value for m in tp]}
+        simple = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+        if tp in simple:
+            return {"type": simple[tp]}
+        raise TypeError(f"records cannot describe {tp!r}")
+
+    top = of(root)
+    return {**defs[root.__name__], "$defs": {k: v for k, v in defs.items() if k != root.__name__}} if "$ref" in top else top
