@@ -48,19 +48,29 @@ def device_views(tensor: Tensor, mesh_shape: Shape) -> list[DeviceView]:
     return _host_views(tensor)
 
 
-def _device_tensor_views(t: DeviceTensor, mesh_shape: Shape) -> list[DeviceView]:
+def _device_tensor_views(t: DeviceTensor, mesh_shape: Shape, only_findings: bool = False) -> list[DeviceView]:
+    """Every device's view; with ``only_findings``, the devices whose status is a finding only
+    (a step needs just those: a mesh of 65,536 ok devices costs a status each, no view)."""
     if t.freed_step is not None:
         return []
     out = []
     rec = t.record
+    recorded_set = rec.recorded_set
+    specs = rec.specs
+    last = t.buffer.last_write
+    content = t.content_step
+    has_content = content is not None
     for c in coords(mesh_shape):
-        recorded = rec.is_recorded(c)
-        spec = rec.specs.get(c)
-        write = t.current_write(c)
-        old = t.buffer.last_write.get(c)
-        status = _status(
-            recorded, spec, write.spec if write else None, write.spec.buffer_bytes if write else 0, t.content_step is not None
-        )
+        recorded = c in recorded_set
+        spec = specs.get(c)
+        old = last.get(c)
+        write = old if old is not None and old.step == content else None
+        if write is not None:
+            status = _status(recorded, spec, write.spec, write.spec.buffer_bytes, has_content)
+        else:
+            status = _status(recorded, spec, None, 0, has_content)
+        if only_findings and not status.is_finding:
+            continue
         out.append(
             DeviceView(
                 coord=c,
@@ -230,6 +240,8 @@ class Judge:
         """Findings of tensors that were deallocated or whose name was rebound, as they stood then."""
         self.readbacks: list[Readback] = []
         self._events_seen = 0
+        self._judged: dict[str, Tensor] = {}
+        """The tensor each name had when last judged (a host tensor is judged once)."""
 
     def step(self, tensors: dict[str, Tensor], events: list[Event], names: set[str]) -> list[Finding]:
         """Judge one step: its new events, then the tensors ``names``. Returns every finding the
@@ -243,9 +255,14 @@ class Judge:
             t = tensors.get(name)
             if t is None:
                 continue
-            views = device_views(t, self.mesh_shape)
-            self.views[name] = views
-            self.found[name] = findings_of(name, t, views, self.ops)
+            if self._judged.get(name) is not t or not isinstance(t, HostTensor):  # a host tensor never changes
+                self._judged[name] = t
+                if isinstance(t, DeviceTensor):  # its views wait for the end; a step needs its lies only
+                    self.views.pop(name, None)
+                    found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
+                else:
+                    found = self.views[name] = device_views(t, self.mesh_shape)
+                self.found[name] = findings_of(name, t, found, self.ops)
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
 
@@ -255,7 +272,9 @@ class Judge:
         reports = []
         findings: list[Finding] = []
         for name, t in tensors.items():
-            views = self.views[name]
+            views = self.views.get(name)
+            if views is None:
+                views = self.views[name] = device_views(t, self.mesh_shape)
             if isinstance(t, DeviceTensor):
                 spec, topology = t.record.spec, t.record.topology
             else:

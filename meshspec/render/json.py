@@ -9,15 +9,17 @@ from ..report import invalid_json
 
 WIDTH = 100
 """A value whose compact JSON fits in this many columns (indent included) stays on one line."""
+LONG = 64
+"""A list of more items than this has each item on one line, however long (a mesh's devices)."""
 
 _compact = json.JSONEncoder(separators=(", ", ": ")).encode  # the C encoder: no indent given
 
 
 def dumps(data: object) -> str:
-    """Indented JSON in which every value that fits on one line is on one line (a device entry,
-    a shape, a spec). Each value is encoded by the C encoder (``indent`` would select the pure
-    Python one, 8 times slower) once for each level above it, so a report of 65,536 devices costs
-    a few encodings of its size."""
+    """Indented JSON in which every value that fits on one line is on one line (a shape, a spec),
+    and each item of a long list (a mesh's devices) is one line. Values are encoded by the C
+    encoder (``indent`` would select the pure Python one, 8 times slower), each once for each
+    level above it, so a report of 65,536 devices costs a few encodings of its size."""
     return _format(data, 0) + "\n"
 
 
@@ -29,7 +31,10 @@ def _format(value: object, indent: int) -> str:
     if isinstance(value, dict):
         items = [f"{inner}{_compact(k)}: {_format(v, indent + 2)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    items = [inner + _format(v, indent + 2) for v in value]
+    if len(value) > LONG:
+        items = [inner + _compact(v) for v in value]
+    else:
+        items = [inner + _format(v, indent + 2) for v in value]
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 

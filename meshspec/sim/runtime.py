@@ -197,7 +197,7 @@ class Runtime:
         for c, shard in shards.items():
             if fault is not None and fault.kind == "skip_write" and (fault.step, fault.coord) == (self.step, c):
                 continue
-            spec = replace(shard.spec, memory=memory)
+            spec = shard.spec.with_memory(memory)
             write = Write(self.step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values, host)
             dev.buffer.write(c, shard.values, spec, write)
             self.log.append(("write", dev.name, c, spec.buffer_bytes))

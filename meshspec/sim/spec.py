@@ -20,6 +20,7 @@ logical shape          dtype   layout padded      page size  pages  buffer bytes
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -221,6 +222,11 @@ class TensorSpec:
     def volume(self) -> int:
         return math.prod(self.shape)
 
+    def with_memory(self, memory: BufferType) -> "TensorSpec":
+        """This spec in another buffer type (the same object when it is already there; equal
+        specs are one object, so their derived numbers are computed once)."""
+        return self if self.memory is memory else make_spec(self.shape, self.dtype, self.layout, self.tile, memory, self.arch)
+
     # -- renderings --------------------------------------------------------------------------
     def describe(self) -> str:
         """Compact one-liner for tables: ``1x1x32x32 bfloat16 tile dram``."""
@@ -250,14 +256,20 @@ def make_spec(
     memory: BufferType = BufferType.DRAM,
     arch: Arch = Arch.WORMHOLE_B0,
 ) -> TensorSpec:
-    """Build a validated :class:`TensorSpec`; raises :class:`TTFatal` where ttnn would."""
-    shape = tuple(int(n) for n in shape)
+    """Build a validated :class:`TensorSpec`; raises :class:`TTFatal` where ttnn would.
+
+    Equal arguments give the same object: a mesh's thousands of equal shards share one spec, and
+    its derived numbers are computed once."""
+    return _spec(tuple(int(n) for n in shape), DataType(dtype), Layout(layout), tuple(tile), BufferType(memory), Arch(arch))
+
+
+@functools.lru_cache(maxsize=4096)
+def _spec(shape: Shape, dtype: DataType, layout: Layout, tile: tuple[int, int], memory: BufferType, arch: Arch) -> TensorSpec:
     if any(n < 0 for n in shape):
         raise TTFatal(f"shape {list(shape)} has a negative dimension")
-    tile = tuple(tile)  # type: ignore[assignment]
     if tile not in TILE_SHAPES:
         raise TTFatal(f"tile {list(tile)} is not supported; use one of {[list(t) for t in TILE_SHAPES]}")
     if dtype.is_block_float and layout is not Layout.TILE:
         # ttnn 0.81.1 names BFLOAT8_B whichever block float it is (tests/golden, specs)
         raise TTFatal(f"Only TILE layout is supported for BFLOAT8_B dtype! ({dtype.value} is a block float; got {layout})")
-    return TensorSpec(shape, DataType(dtype), Layout(layout), tile, BufferType(memory), Arch(arch))  # type: ignore[arg-type]
+    return TensorSpec(shape, dtype, layout, tile, memory, arch)

@@ -6,8 +6,6 @@ value, the seed), current (by reference, with the uniform-write gap), or exact. 
 source against the destination is the era's :class:`~meshspec.sim.profiles.CopyCheck`.
 """
 
-from dataclasses import replace
-
 from ...errors import TTFatal
 from ..mesh import Coord, fmt_coord
 from ..profiles import CopyCheck, CopyRecord
@@ -50,7 +48,7 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
     assert rule is CopyRecord.EXACT
     rec.topology = topology
     memory = dev.buffer.spec.memory
-    rec.specs = {c: replace(s.spec, memory=memory) for c, s in shards.items()} | {
+    rec.specs = {c: s.spec.with_memory(memory) for c, s in shards.items()} | {
         c: rec.spec for c in rt.all_coords if c not in shards
     }
     rt.set_recorded(rec, written)

@@ -6,7 +6,6 @@ config, ``ttnn.to_device`` gives DRAM interleaved whatever the host tensor's con
 ``Tensor.to`` keeps the host tensor's (observed, tests/golden ``memory_configs``).
 """
 
-from dataclasses import replace
 from typing import Optional
 
 from ..runtime import Runtime
@@ -48,10 +47,10 @@ def put(rt: Runtime, src: str, name: str, memory: BufferType) -> None:
     host = rt.host_with_shards(src)
     shards = rt.shards_to_write(host)
     widest = max((s.spec for s in shards.values()), key=lambda s: s.num_pages)
-    buffer = rt.new_buffer(replace(widest, memory=memory))
+    buffer = rt.new_buffer(widest.with_memory(memory))
     topology = rt.written_topology(host)
-    specs = {c: replace(s.spec, memory=memory) for c, s in shards.items()}
-    record = Record(replace(host.spec, memory=memory), topology, specs, tuple(shards), {c: rt.step for c in rt.all_coords})
+    specs = {c: s.spec.with_memory(memory) for c, s in shards.items()}
+    record = Record(host.spec.with_memory(memory), topology, specs, tuple(shards), {c: rt.step for c in rt.all_coords})
     dev = DeviceTensor(name, rt.step, buffer, record)
     rt.write(dev, host, shards)
     rt.bind(name, dev)
