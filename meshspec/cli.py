@@ -474,7 +474,15 @@ def _interrupt(signum: int, frame) -> None:
 def main() -> None:
     """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
     (set MESHSPEC_DEBUG=1 to see it). An interrupt (SIGINT, SIGTERM) exits 130 or 143."""
+    import gc
     import signal
+
+    # A 65,536-device run holds millions of small objects and makes few reference cycles: with
+    # the default thresholds the cycle collector re-walks them all every few thousand
+    # allocations (a tenth of the run). Collect the young generation 70 times less often, and
+    # leave the objects of start-up out of every collection.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .kinds import Kind
-from .sim.mesh import Coord, Shape
+from .sim.mesh import Coord, CoordRange, Shape, range_size
 from .sim.placement import Topology
 from .sim.spec import TensorSpec
 
@@ -197,10 +197,36 @@ class Readback(Frozen):
         }
 
 
-@dataclass(frozen=True)
-class RecordChange:
+def ranges_json(boxes: tuple[CoordRange, ...]) -> list[dict]:
+    """Device boxes as ``ttnn.MeshCoordinateRange`` spells them: ``[{"start": [0, 0], "end": [0, 3]}]``."""
+    return [{"start": list(a), "end": list(b)} for a, b in boxes]
+
+
+class Touch(Frozen):
+    """Devices of one tensor a step wrote (with the bytes each got) or read, as boxes."""
+
     tensor: str
-    device: Optional[Coord]
+    devices: tuple[CoordRange, ...]
+    bytes: Optional[int] = None
+    """Bytes written to each of the devices (None for a read)."""
+
+    @property
+    def count(self) -> int:
+        return sum(range_size(b) for b in self.devices)
+
+    def to_json(self) -> dict:
+        out = {"tensor": self.tensor, "devices": ranges_json(self.devices), "count": self.count}
+        if self.bytes is not None:
+            out["bytes"] = self.bytes
+        return out
+
+
+class RecordChange(Frozen):
+    """One change of a tensor's record: of the whole tensor, or of a set of its devices alike."""
+
+    tensor: str
+    devices: Optional[tuple[CoordRange, ...]]
+    """The devices that changed so, as boxes; None for the tensor as a whole."""
     change: str
     """``recorded``, ``unrecorded``, ``spec``, ``allocated``, ``deallocated``."""
     detail: str = ""
@@ -208,7 +234,7 @@ class RecordChange:
     def to_json(self) -> dict:
         return {
             "tensor": self.tensor,
-            "device": list(self.device) if self.device is not None else None,
+            "devices": ranges_json(self.devices) if self.devices is not None else None,
             "change": self.change,
             "detail": self.detail,
         }
@@ -221,9 +247,9 @@ class StepTrace(Frozen):
     op: str
     line: int
     tensors: tuple[str, ...]
-    written: tuple[tuple[str, Coord, int], ...]
-    """(device tensor, device, bytes) for every device written by the step."""
-    read: tuple[tuple[str, Coord], ...]
+    written: tuple[Touch, ...]
+    """Per device tensor and size, the devices the step wrote."""
+    read: tuple[Touch, ...]
     changes: tuple[RecordChange, ...]
     findings: tuple[Finding, ...]
     """Findings first visible after this step."""
@@ -235,8 +261,8 @@ class StepTrace(Frozen):
             "op": self.op,
             "line": self.line,
             "tensors": list(self.tensors),
-            "written": [{"tensor": t, "device": list(c), "bytes": b} for t, c, b in self.written],
-            "read": [{"tensor": t, "device": list(c)} for t, c in self.read],
+            "written": [w.to_json() for w in self.written],
+            "read": [r.to_json() for r in self.read],
             "record_changes": [c.to_json() for c in self.changes],
             "new_findings": [{"kind": f.kind.value, "tensor": f.tensor, "device": list(f.device) if f.device else None} for f in self.findings],
             "error": self.error,

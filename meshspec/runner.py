@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .judge.findings import Judge
-from .judge.trace import record_changes, snapshot
+from .judge.trace import record_changes, snapshot, touches
 from .report import Report, StepError, StepTrace
 from .scenario.loader import LoadedScenario, LoadedStep, load
 from .sim.device import MemoryPool
@@ -104,14 +104,15 @@ def run(
         now = judge.step(rt.tensors, rt.events, names)
         new = tuple(f for f in now if _key(f) not in seen)
         seen.update(_key(f) for f in now)
+        written, read = touches(entries)
         traces.append(
             StepTrace(
                 step.index,
                 step.op,
                 step.line,
                 mentioned,
-                tuple((e[1], e[2], e[3]) for e in entries if e[0] == "write"),
-                tuple((e[1], e[2]) for e in entries if e[0] == "read"),
+                written,
+                read,
                 tuple(record_changes(before, after)),
                 new,
                 failure,

@@ -19,3 +19,22 @@ def test_readme_picture_is_current(tmp_path, monkeypatch):
     assert "docs/seed-map-all-profiles.svg" in (ROOT / "README.md").read_text()
     # the lying device is in the picture
     assert "stale" in committed.read_text() and "(1,3)" in committed.read_text()
+
+
+def test_every_docstring_example_holds():
+    """The worked examples in docstrings are run, module by module."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import meshspec
+
+    failed = {}
+    for info in pkgutil.walk_packages(meshspec.__path__, "meshspec."):
+        if info.name.endswith("__main__"):
+            continue  # importing it runs the CLI
+        module = importlib.import_module(info.name)
+        result = doctest.testmod(module)
+        if result.failed:
+            failed[info.name] = result.failed
+    assert failed == {}

@@ -10,42 +10,74 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..report import RecordChange
-from ..sim.mesh import Coord
+from ..report import RecordChange, Touch
+from ..sim.mesh import Coord, ranges
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, Tensor
 
-Snapshot = dict[str, dict[Coord, tuple[bool, Optional[TensorSpec]]]]
+Snapshot = dict[str, tuple[tuple[Coord, ...], dict[Coord, TensorSpec]]]
 
 
 def snapshot(tensors: dict[str, Tensor]) -> Snapshot:
-    """Per live device tensor, each device's (recorded, spec)."""
-    out: Snapshot = {}
-    for name, t in tensors.items():
-        if isinstance(t, DeviceTensor) and t.freed_step is None:
-            rec = t.record
-            devices = set(rec.specs) | set(rec.recorded)
-            recorded = rec.recorded_set
-            out[name] = {c: (c in recorded, rec.specs.get(c)) for c in sorted(devices)}
-    return out
+    """Per live device tensor, its record's recorded devices and per-device specs (a copy: the
+    ops replace or update them). Comparing two of these is C-speed when nothing changed."""
+    return {
+        name: (t.record.recorded, dict(t.record.specs))
+        for name, t in tensors.items()
+        if isinstance(t, DeviceTensor) and t.freed_step is None
+    }
 
 
 def record_changes(before: Snapshot, after: Snapshot) -> list[RecordChange]:
+    """How the records changed, the devices that changed alike grouped into boxes."""
     out: list[RecordChange] = []
     for name in before:
         if name not in after:
             out.append(RecordChange(name, None, "deallocated"))
-    for name, devices in after.items():
+    for name, (recorded, specs) in after.items():
         old = before.get(name)
         if old is None:
-            n = sum(r for r, _ in devices.values())
+            n = len(set(recorded))
             out.append(RecordChange(name, None, "allocated", f"{n} device{'s' * (n != 1)} recorded"))
             continue
-        for c in sorted(set(old) | set(devices)):
-            was, now = old.get(c, (False, None)), devices.get(c, (False, None))
-            if was[0] != now[0]:
-                out.append(RecordChange(name, c, "recorded" if now[0] else "unrecorded"))
-            elif was[1] != now[1]:
-                detail = f"{was[1].describe() if was[1] else 'none'} -> {now[1].describe() if now[1] else 'none'}"
-                out.append(RecordChange(name, c, "spec", detail))
+        was_recorded, was_specs = old
+        groups: dict[tuple[str, str], list[Coord]] = {}
+        flipped: set[Coord] = set()
+        if recorded != was_recorded:
+            now, was = set(recorded), set(was_recorded)
+            flipped = now ^ was
+            groups["recorded", ""] = sorted(now - was)
+            groups["unrecorded", ""] = sorted(was - now)
+        if specs != was_specs:  # a device whose recording flipped says so, not its spec
+            for c in sorted((set(specs) | set(was_specs)) - flipped):
+                a, b = was_specs.get(c), specs.get(c)
+                if a != b:
+                    groups.setdefault(("spec", f"{_describe(a)} -> {_describe(b)}"), []).append(c)
+        out += [RecordChange(name, ranges(cs), change, detail) for (change, detail), cs in groups.items() if cs]
     return out
+
+
+def _describe(spec: Optional[TensorSpec]) -> str:
+    return spec.describe() if spec is not None else "none"
+
+
+def touches(entries: list[tuple]) -> tuple[tuple[Touch, ...], tuple[Touch, ...]]:
+    """The runtime's log entries of one step (see ``Runtime.log``) as (written, read): per
+    device tensor (and, for writes, per size), the devices as boxes, in the order of first use."""
+    written: dict[tuple[str, int], list[Coord]] = {}
+    read: dict[str, list[Coord]] = {}
+    for entry in entries:
+        if entry[0] == "write":
+            name, sizes = entry[1], entry[2]
+            each = dict.fromkeys(sizes.values())
+            if len(each) == 1:  # every device got the same bytes (the common case)
+                written.setdefault((name, next(iter(each))), []).extend(sizes)
+                continue
+            for nbytes in each:
+                written.setdefault((name, nbytes), []).extend(c for c, b in sizes.items() if b == nbytes)
+        else:
+            read.setdefault(entry[1], []).extend(entry[2])
+    return (
+        tuple(Touch(name, ranges(cs), nbytes) for (name, nbytes), cs in written.items()),
+        tuple(Touch(name, ranges(cs)) for name, cs in read.items()),
+    )

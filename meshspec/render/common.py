@@ -8,7 +8,7 @@ from rich.text import Text
 
 from ..kinds import Kind
 from ..report import TensorReport
-from ..sim.mesh import Coord, coords, fmt_coord, fmt_shape
+from ..sim.mesh import Coord, CoordRange, coords, fmt_coord, fmt_range, fmt_shape, range_size, volume
 
 #: The colour of each device status; every status is also spelled out, so colour is only a help.
 STATUS_STYLE: dict[Kind, str] = {
@@ -79,3 +79,24 @@ def fmt_devices(devices: list[Coord], mesh_shape: Optional[tuple[int, ...]] = No
             return f"all {len(everyone)} devices but {' '.join(fmt_coord(c) for c in missing)}"
     head = " ".join(fmt_coord(c) for c in chosen[:3])
     return f"{len(chosen)} devices: {head} and {len(chosen) - 3} more"
+
+
+def fmt_ranges(boxes: tuple[CoordRange, ...], mesh_shape: Optional[tuple[int, ...]] = None, limit: int = 8) -> str:
+    """:func:`fmt_devices` for devices given as boxes, without listing a big set one by one:
+    few devices by name, all or all-but-a-few of the mesh as such, else the boxes.
+
+    >>> fmt_ranges((((0, 0), (3, 2)),), (8, 8))
+    '(0,0)..(3,2) (12 devices)'
+    """
+    total = sum(range_size(b) for b in boxes)
+    near_all = mesh_shape is not None and total >= volume(mesh_shape) - 4
+    if total <= limit or near_all:
+        return fmt_devices([c for a, b in boxes for c in _box_coords(a, b)], mesh_shape, limit)
+    shown = " ".join(fmt_range(b) for b in boxes[:4])
+    more = f" and {len(boxes) - 4} more boxes" if len(boxes) > 4 else ""
+    return f"{shown}{more} ({total} devices)"
+
+
+def _box_coords(start: Coord, end: Coord) -> list[Coord]:
+    shape = tuple(b - a + 1 for a, b in zip(start, end))
+    return [tuple(a + i for a, i in zip(start, c)) for c in coords(shape)]

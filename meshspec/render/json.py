@@ -15,27 +15,75 @@ LONG = 64
 _compact = json.JSONEncoder(separators=(", ", ": ")).encode  # the C encoder: no indent given
 
 
+def _item_encoder():
+    """The C encoder's function itself, made once: ``JSONEncoder.encode`` makes one per call, a
+    quarter of the cost of encoding a device's view."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return _compact
+    encode = make(None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+_item = _item_encoder()
+
+
 def dumps(data: object) -> str:
     """Indented JSON in which every value that fits on one line is on one line (a shape, a spec),
     and each item of a long list (a mesh's devices) is one line. Values are encoded by the C
-    encoder (``indent`` would select the pure Python one, 8 times slower), each once for each
-    level above it, so a report of 65,536 devices costs a few encodings of its size."""
+    encoder (``indent`` would select the pure Python one, 8 times slower); a container is encoded
+    whole only when it may fit on its line, so a report of 65,536 devices encodes each device once."""
     return _format(data, 0) + "\n"
 
 
 def _format(value: object, indent: int) -> str:
-    flat = _compact(value)
-    if len(flat) + indent <= WIDTH or not isinstance(value, (dict, list)) or not value:
-        return flat
+    if not isinstance(value, (dict, list)) or not value:
+        return _compact(value)
+    if _may_fit(value, WIDTH - indent):
+        flat = _compact(value)
+        if len(flat) + indent <= WIDTH:
+            return flat
     inner = " " * (indent + 2)
     if isinstance(value, dict):
         items = [f"{inner}{_compact(k)}: {_format(v, indent + 2)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
     if len(value) > LONG:
-        items = [inner + _compact(v) for v in value]
+        if all(type(v) is list and all(type(n) is int for n in v) for v in value):
+            return _packed(value, indent)  # coordinates: as many to a line as fit
+        items = [inner + _item(v) for v in value]
     else:
         items = [inner + _format(v, indent + 2) for v in value]
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def _packed(value: list, indent: int) -> str:
+    """A long list of short int lists (a topology's coords), encoded at once and packed into
+    lines of at most :data:`WIDTH` columns."""
+    pieces = _compact(value)[2:-2].split("], [")  # ints hold no brackets: a safe split
+    inner = " " * (indent + 2)
+    lines, line = [], inner
+    for piece in pieces:
+        item = f"[{piece}],"
+        if len(line) + len(item) + 1 > WIDTH and line != inner:
+            lines.append(line)
+            line = inner
+        line += item if line == inner else " " + item
+    lines.append(line)
+    return "[\n" + "\n".join(lines)[:-1] + "\n" + " " * indent + "]"
+
+
+def _may_fit(value: object, width: int) -> bool:
+    """False when ``value``'s compact JSON is surely longer than ``width``, found without
+    encoding it: each item takes at least 3 characters (a digit and ``", "``), each key 6."""
+    if isinstance(value, list):
+        if 3 * len(value) > width:
+            return False
+        return all(_may_fit(v, width) for v in value if isinstance(v, (dict, list)))
+    if isinstance(value, dict):
+        if 6 * len(value) > width:
+            return False
+        return all(_may_fit(v, width) for v in value.values() if isinstance(v, (dict, list)))
+    return True
 
 
 def render_json(reports: list, force_array: bool = False) -> str:

@@ -7,35 +7,32 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import StepTrace
-from .common import fmt_devices
+from .common import fmt_devices, fmt_ranges
 
 
 def _written(t: StepTrace, mesh) -> str:
-    by_tensor: dict[str, list] = {}
-    for name, coord, nbytes in t.written:
-        by_tensor.setdefault(name, []).append((coord, nbytes))
+    sizes: dict[str, set[int]] = {}
+    boxes: dict[str, list] = {}
+    for w in t.written:
+        sizes.setdefault(w.tensor, set()).add(w.bytes)
+        boxes.setdefault(w.tensor, []).append(w)
     parts = []
-    for name, items in by_tensor.items():
-        sizes = {b for _, b in items}
-        size = f"{sizes.pop()} B each" if len(sizes) == 1 else f"{sum(b for _, b in items)} B"
-        parts.append(f"{name}: {fmt_devices([c for c, _ in items], mesh)}, {size}")
-    reads: dict[str, list] = {}
-    for name, coord in t.read:
-        reads.setdefault(name, []).append(coord)
-    parts += [f"read {name}: {fmt_devices(cs, mesh)}" for name, cs in reads.items()]
+    for name, touches in boxes.items():
+        devices = tuple(sorted(b for w in touches for b in w.devices))
+        each = sizes[name]
+        size = f"{next(iter(each))} B each" if len(each) == 1 else f"{sum(w.bytes * w.count for w in touches)} B"
+        parts.append(f"{name}: {fmt_ranges(devices, mesh)}, {size}")
+    parts += [f"read {r.tensor}: {fmt_ranges(r.devices, mesh)}" for r in t.read]
     return "\n".join(parts) or "-"
 
 
 def _changes(t: StepTrace, mesh) -> str:
-    groups: dict[tuple, list] = {}
     lines = []
     for c in t.changes:
-        if c.device is None:
+        if c.devices is None:
             lines.append(f"{c.tensor} {c.change}" + (f" ({c.detail})" if c.detail else ""))
         else:
-            groups.setdefault((c.tensor, c.change, c.detail), []).append(c.device)
-    for (tensor, change, detail), devices in groups.items():
-        lines.append(f"{tensor} {change}: {fmt_devices(devices, mesh)}" + (f" ({detail})" if detail else ""))
+            lines.append(f"{c.tensor} {c.change}: {fmt_ranges(c.devices, mesh)}" + (f" ({c.detail})" if c.detail else ""))
     return "\n".join(lines) or "-"
 
 

@@ -63,22 +63,31 @@ class MemoryPool:
             self._freed.setdefault(coord, []).append(memory)
 
 
-@dataclass(frozen=True)
 class Write:
-    """What one step wrote to one device: the ground truth for that device."""
+    """What one step wrote to one device: the ground truth for that device. A value, never
+    changed once made (a plain class with slots: a 65,536-device copy makes one per device, and
+    a frozen dataclass costs four times as much to construct); compared by identity."""
 
-    step: int
-    """Index of the step that wrote."""
-    source: str
-    """Name of the host tensor the bytes came from."""
-    spec: TensorSpec
-    """Spec of the shard written (shape, dtype, layout of the bytes)."""
-    offset: Shape
-    """Global offset of the shard in the source tensor."""
-    values: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
-    """The logical values written (kept to judge readback; None in metadata mode)."""
-    host: object = field(default=None, repr=False, compare=False)
-    """The host tensor written from (its name may be rebound later)."""
+    __slots__ = ("step", "source", "spec", "offset", "values", "host")
+
+    def __init__(
+        self, step: int, source: str, spec: TensorSpec, offset: Shape, values: Optional[np.ndarray] = None, host: object = None
+    ) -> None:
+        self.step = step
+        """Index of the step that wrote."""
+        self.source = source
+        """Name of the host tensor the bytes came from."""
+        self.spec = spec
+        """Spec of the shard written (shape, dtype, layout of the bytes)."""
+        self.offset = offset
+        """Global offset of the shard in the source tensor."""
+        self.values = values
+        """The logical values written (kept to judge readback; None in metadata mode)."""
+        self.host = host
+        """The host tensor written from (its name may be rebound later)."""
+
+    def __repr__(self) -> str:
+        return f"Write(step={self.step}, source={self.source!r}, spec={self.spec.describe()!r}, offset={self.offset})"
 
 
 class PageRanges:
@@ -101,6 +110,18 @@ class PageRanges:
                 start, stop = min(a, start), max(b, stop)
         merged.append((start, stop))
         self.ranges = sorted(merged)
+
+    def add_prefix(self, stop: int) -> None:
+        """``add(0, stop)``: what every write today does (a write starts at page 0)."""
+        r = self.ranges
+        if not r:
+            if stop > 0:
+                self.ranges = [(0, stop)]
+        elif len(r) == 1 and r[0][0] == 0:
+            if stop > r[0][1]:
+                self.ranges = [(0, stop)]
+        else:
+            self.add(0, stop)
 
     def count(self) -> int:
         return sum(b - a for a, b in self.ranges)
@@ -180,9 +201,14 @@ class MeshBuffer:
     def write(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
         """Write ``values`` (logical, shaped as ``spec``) from page 0 of ``coord``'s buffer."""
         n = spec.num_pages
+        if not self.with_data or values is None:  # metadata mode: pages and the write only
+            dev = self.devices.get(coord) or self._device(coord)
+            dev.written.add_prefix(n)
+            self.last_write[coord] = write
+            return
         contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
-        dev = self._device(coord, contiguous if values is not None else 0)
-        if dev.data is not None and values is not None:
+        dev = self._device(coord, contiguous)
+        if dev.data is not None:
             if _native_ok(spec) and _native_ok(self.spec) and spec.page_size == self.spec.page_size:
                 if dev.native is not None and dev.native[1] > n:
                     self._tile_native(dev)  # the older write's tail must stay as the device has it
@@ -192,7 +218,7 @@ class MeshBuffer:
             else:
                 self._tile_native(dev)
                 self._pages(dev)[:n, : spec.page_size] = pages.encode(values, spec)
-        dev.written.add(0, n)
+        dev.written.add_prefix(n)
         self.last_write[coord] = write
 
     def read(self, coord: Coord, spec: TensorSpec) -> Optional[np.ndarray]:

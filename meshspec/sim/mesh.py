@@ -9,10 +9,12 @@ from __future__ import annotations
 import itertools
 import math
 from ..frozen import Frozen
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 Coord = tuple[int, ...]
 Shape = tuple[int, ...]
+CoordRange = tuple[Coord, Coord]
+"""``(start, end)``, both inclusive: the devices of ``ttnn.MeshCoordinateRange(start, end)``."""
 
 class System(Frozen):
     """A Tenstorrent system: its mesh (the shape ``open_mesh_device()`` opens by default) and chips."""
@@ -110,6 +112,59 @@ def coord_of(index: int, shape: Shape) -> Coord:
         index, c = divmod(index, n)
         out.append(c)
     return tuple(reversed(out))
+
+
+def ranges(devices: Iterable[Coord]) -> tuple[CoordRange, ...]:
+    """A set of devices as few inclusive boxes as a row-major sweep gives, in row-major order:
+    on each leading index the rest's boxes, merged with the next index's when they are the same.
+
+    Seven of a 2x4 mesh's eight devices (all but (1,3)), and a 4x4 mesh without its last column:
+
+    >>> ranges([(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2)])
+    (((0, 0), (0, 3)), ((1, 0), (1, 2)))
+    >>> ranges([(r, c) for r in range(4) for c in range(3)])
+    (((0, 0), (3, 2)),)
+    """
+    chosen = sorted(devices)  # linear on the row-major order writes come in
+    return tuple(_boxes(chosen)) if chosen else ()
+
+
+def _boxes(chosen: list[Coord]) -> list[CoordRange]:
+    """:func:`ranges` of sorted coordinates of one rank (duplicates allowed)."""
+    if len(chosen[0]) == 1:
+        out: list[CoordRange] = []
+        start = end = chosen[0][0]
+        for (i,) in chosen:
+            if i > end + 1:
+                out.append(((start,), (end,)))
+                start = i
+            end = i
+        out.append(((start,), (end,)))
+        return out
+    out = []
+    block: Optional[list] = None  # [first index, last index, boxes of the rest]
+    for head, group in itertools.groupby(chosen, key=lambda c: c[0]):
+        rest = _boxes([c[1:] for c in group])
+        if block is not None and block[1] == head - 1 and block[2] == rest:
+            block[1] = head
+            continue
+        if block is not None:
+            out += [((block[0],) + a, (block[1],) + b) for a, b in block[2]]
+        block = [head, head, rest]
+    assert block is not None
+    out += [((block[0],) + a, (block[1],) + b) for a, b in block[2]]
+    return out
+
+
+def range_size(box: CoordRange) -> int:
+    """Devices in an inclusive box: ``((0, 0), (1, 2))`` holds 6."""
+    return math.prod(b - a + 1 for a, b in zip(*box))
+
+
+def fmt_range(box: CoordRange) -> str:
+    """``((0, 0), (1, 2))`` -> ``'(0,0)..(1,2)'``; a single device as itself."""
+    start, end = box
+    return fmt_coord(start) if start == end else f"{fmt_coord(start)}..{fmt_coord(end)}"
 
 
 def fmt_coord(coord: Coord) -> str:

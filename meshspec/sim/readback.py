@@ -29,14 +29,16 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
         need = sum(rec.specs[c].volume * host_dtype(rec.specs[c].dtype).itemsize for c in order if c in rec.specs)
         rt.reserve(need, f"reading back {dev.name} from {len(order)} device(s)")
     shards: dict[Coord, HostShard] = {}
+    shapes: dict[int, ShapeOnly] = {}  # metadata mode: one stand-in per spec (by identity)
     for c in order:
         spec = rec.specs.get(c)
         if spec is None:
             continue  # the runtime cannot read a device it has no spec for
         values = dev.buffer.read(c, spec)
         if values is None:  # metadata mode
-            values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
-        rt.log.append(("read", dev.name, c))
+            values = shapes.get(id(spec))
+            if values is None:
+                values = shapes[id(spec)] = ShapeOnly(spec.shape, host_dtype(spec.dtype))
         write = dev.current_write(c)
         origin = ReadOrigin(
             dev.name,
@@ -46,9 +48,10 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
             write,
             None if write else dev.buffer.last_write.get(c),
             rec.origin.get(c),
-            write is not None and dev.buffer.intact(c, write, spec),
+            write is not None and rt.with_data and dev.buffer.intact(c, write, spec),
         )
         shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
+    rt.log.append(("read", dev.name, tuple(shards)))
     unread = {}
     for c in rt.all_coords:
         w = dev.current_write(c)

@@ -65,7 +65,7 @@ class Runtime:
         self.events: list[Event] = []
         """What steps did that the judge must see, in order (see events.py)."""
         self.log: list[tuple] = []
-        """("write", tensor, device, bytes) and ("read", tensor, device) entries, in order."""
+        """("write", tensor, {device: bytes}) and ("read", tensor, (device, ...)) entries, in order."""
         self.ops: dict[int, str] = {}
         """Step index -> op name, for every step begun."""
         self.step = -1
@@ -194,13 +194,19 @@ class Runtime:
         """Write each shard to its device from page 0; the shards become the tensor's content."""
         memory = dev.buffer.spec.memory
         fault = self.fault
+        skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
+        sizes: dict[Coord, int] = {}
+        buffer, step, name = dev.buffer, self.step, host.name
+        src = dst = None  # the last shard spec and it in dst's memory (a mapper's shards share specs)
         for c, shard in shards.items():
-            if fault is not None and fault.kind == "skip_write" and (fault.step, fault.coord) == (self.step, c):
+            if c == skipped:
                 continue
-            spec = shard.spec.with_memory(memory)
-            write = Write(self.step, host.name, spec, shard.offset or (0,) * len(spec.shape), shard.values, host)
-            dev.buffer.write(c, shard.values, spec, write)
-            self.log.append(("write", dev.name, c, spec.buffer_bytes))
+            if shard.spec is not src:
+                src, dst = shard.spec, shard.spec.with_memory(memory)
+            write = Write(step, name, dst, shard.offset or (0,) * len(dst.shape), shard.values, host)
+            buffer.write(c, shard.values, dst, write)
+            sizes[c] = dst.buffer_bytes
+        self.log.append(("write", dev.name, sizes))
         dev.content_step = self.step
         self.touched.add(dev.name)
 

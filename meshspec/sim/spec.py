@@ -234,6 +234,12 @@ class TensorSpec:
         return f"{fmt_shape(self.shape)} {self.dtype} {self.layout}{tile} {self.memory}"
 
     def to_json(self) -> dict:
+        """The spec as report JSON; one dict per spec, shared by every device that has it (a
+        report only reads it: do not change it)."""
+        return self._json
+
+    @cached_property
+    def _json(self) -> dict:
         return {
             "shape": list(self.shape),
             "padded_shape": list(self.padded_shape),

@@ -33,16 +33,20 @@ def test_trace_shows_when_the_gap_opens():
         "to_torch",
     ]
     alloc, _, partial, _, full, read = steps
-    assert alloc["record_changes"] == [{"tensor": "dst", "device": None, "change": "allocated", "detail": "8 devices recorded"}]
-    # the partial copy writes 7 devices and unrecords (1,3)
-    assert [w["device"] for w in partial["written"]] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2]]
-    assert partial["record_changes"] == [{"tensor": "dst", "device": [1, 3], "change": "unrecorded", "detail": ""}]
+    assert alloc["record_changes"] == [{"tensor": "dst", "devices": None, "change": "allocated", "detail": "8 devices recorded"}]
+    # the partial copy writes 7 devices (row 0, and row 1 but (1,3)) and unrecords (1,3);
+    # devices come as MeshCoordinateRange-like boxes, both ends inclusive
+    seven = [{"start": [0, 0], "end": [0, 3]}, {"start": [1, 0], "end": [1, 2]}]
+    assert partial["written"] == [{"tensor": "dst", "devices": seven, "count": 7, "bytes": 2048}]
+    assert partial["record_changes"] == [
+        {"tensor": "dst", "devices": [{"start": [1, 3], "end": [1, 3]}], "change": "unrecorded", "detail": ""}
+    ]
     assert partial["new_findings"] == []
     # the full copy writes all 8, changes no record: (1,3) is lost from this step on
-    assert len(full["written"]) == 8 and all(w["bytes"] == 2048 for w in full["written"])
+    assert full["written"] == [{"tensor": "dst", "devices": [{"start": [0, 0], "end": [1, 3]}], "count": 8, "bytes": 2048}]
     assert full["record_changes"] == []
     assert full["new_findings"] == [{"kind": "lost", "tensor": "dst", "device": [1, 3]}]
-    assert len(read["read"]) == 7
+    assert read["read"] == [{"tensor": "dst", "devices": seven, "count": 7}]
     assert read["new_findings"] == [{"kind": "data_mismatch", "tensor": "dst", "device": [1, 3]}]
 
 
