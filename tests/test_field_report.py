@@ -391,9 +391,12 @@ def test_2_9_a_float64_file_into_uint8_stays_within_the_limit(tmp_path):
     n = 1 << 24  # 128 MiB of float64, 16 MiB as uint8
     np.save(tmp_path / "big.npy", np.zeros(n, dtype=np.float64))
     path = scenario_file(tmp_path, [{"from_torch": {"as": "h", "shape": [n], "dtype": "uint8", "layout": "row_major", "data": {"file": "big.npy"}}}], mesh=[1])
+    # peak from VmHWM: ru_maxrss carries over the parent's peak through fork and exec (Linux keeps
+    # the larger of the two), so under pytest it would measure pytest
     code = (
-        "import resource, sys; from meshspec.cli import main; sys.argv = ['meshspec', 'run', sys.argv[1], '--max-memory', '100M', '--format', 'json', '-o', '/dev/null']\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    print(e.code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"
+        "import re, sys; from meshspec.cli import main; sys.argv = ['meshspec', 'run', sys.argv[1], '--max-memory', '100M', '--format', 'json', '-o', '/dev/null']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n"
+        "    print(e.code, int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)) // 1024)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout.split()
     exit_code, peak_mb = int(out[0]), int(out[1])

@@ -22,7 +22,7 @@ __all__ = ["Format", "Options", "View", "export", "print_reports", "render", "re
 
 def _table(reports: list, opts: Options, compare: bool) -> str:
     console = make_console(opts.color, opts.width)
-    print_reports(console, reports, opts, compare=compare)
+    print_reports(console, reports, opts, compare=compare, fast=True)
     return console_text(console, opts.color)
 
 
@@ -70,10 +70,20 @@ def render_diff(diff: "Diff", fmt: Format, opts: Optional[Options] = None, *, sh
     return _pick(DIFF_RENDERERS, fmt)(diff, opts or Options(), show_all)
 
 
-def print_reports(console: "Console", reports: list, opts: Options, *, compare: bool = False) -> None:
-    """Print the table-format output on ``console`` (also used to record SVG/HTML exports)."""
+def print_reports(console: "Console", reports: list, opts: Options, *, compare: bool = False, fast: bool = False) -> None:
+    """Print the table-format output on ``console`` (also used to record SVG/HTML exports, which
+    need rich to see everything; ``fast`` writes text renderables straight, see grid.write)."""
     from .compare import comparison_renderable
+    from .grid import write
     from .table import report_renderable
+
+    def show(renderable=None) -> None:
+        if renderable is None:
+            console.print()
+        elif fast:
+            write(console, renderable)
+        else:
+            console.print(renderable)
 
     if compare:
         by_scenario: dict[str, list] = {}
@@ -81,17 +91,17 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
             by_scenario.setdefault(r.path, []).append(r)
         for i, group in enumerate(by_scenario.values()):
             if i:
-                console.print()
+                show()
             if opts.view is not View.TABLE or opts.trace:
                 for j, r in enumerate(group):
-                    console.print(report_renderable(r, opts.replace(brief=j > 0)))
-                    console.print()
-            console.print(comparison_renderable(group, opts.width))
+                    show(report_renderable(r, opts.replace(brief=j > 0)))
+                    show()
+            show(comparison_renderable(group, opts.width))
         return
     for i, report in enumerate(reports):
         if i:
-            console.print()
-        console.print(report_renderable(report, opts))
+            show()
+        show(report_renderable(report, opts))
 
 
 def export(path, reports: list, opts: Options, kind: str, *, compare: bool = False) -> str:

@@ -43,16 +43,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from ..kinds import STATUSES, Kind
 from ..report import DeviceView, TensorReport
 from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
 from .common import STATUS_STYLE
+from .grid import boxed
 
 #: One character per status in the compressed view (in the legend's order).
 GLYPHS: dict[Kind, str] = {
@@ -356,7 +354,7 @@ def legend() -> Text:
     return text
 
 
-def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: int) -> RenderableType:
+def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: int, styled: bool = True) -> RenderableType:
     """The mesh map of one tensor: the full grid when it fits ``width`` (and the mesh has at most
     MAX_FULL_DEVICES devices), else the compressed one. The caller prints the tensor's title and
     the :func:`legend`."""
@@ -364,30 +362,24 @@ def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: 
         return Text("deallocated: no device holds it", style="dim")
     cells = cells_of(tensor, mesh_shape)
     if fits_full(mesh_shape, cells.values(), width):
-        return _full(cells, mesh_shape)
+        return _full(cells, mesh_shape, styled)
     return _compressed(cells, mesh_shape, width)
 
 
-def _full(cells: dict[Coord, Cell], mesh_shape: Shape) -> Group:
+def _full(cells: dict[Coord, Cell], mesh_shape: Shape, styled: bool = True) -> Group:
     inner = cell_width(cells.values())
     tones = replica_tones(cells.values())
     parts: list[RenderableType] = []
     for plane in planes(mesh_shape):
         if plane.title:
             parts.append(Text(plane.title, style="bold"))
-        table = Table(show_header=False, show_lines=True, box=box.SQUARE, padding=0, pad_edge=False, expand=False)
-        for _ in range(len(plane.rows[0])):
-            table.add_column(width=inner + 2, no_wrap=True)
-        for row in plane.rows:
-            table.add_row(*(_cell(cells[c], tones) for c in row))
-        parts.append(table)
+        parts.append(boxed([[_cell(cells[c], tones) for c in row] for row in plane.rows], inner, styled=styled))
     return Group(*parts)
 
 
-def _cell(cell: Cell, tones: dict[str, str]) -> Padding:
-    text = Text("\n".join(cell.lines), style=STATUS_STYLE[cell.status], no_wrap=True)
+def _cell(cell: Cell, tones: dict[str, str]) -> tuple[Sequence[str], str, str]:
     tone = tones.get(cell.slice)
-    return Padding(text, (0, 1), style=f"on {tone}" if tone else "", expand=True)
+    return cell.lines, STATUS_STYLE[cell.status], f"on {tone}" if tone else ""
 
 
 _STATUS_OF_GLYPH = {g: s for s, g in GLYPHS.items()}

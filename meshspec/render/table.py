@@ -1,4 +1,5 @@
-"""Table output with rich: header, a per-device table per tensor, findings, a summary line.
+"""Table output: header, a per-device table per tensor, findings, a summary line (rich text;
+the per-device tables drawn by :mod:`.grid`).
 
 Colour is only a help: every status is spelled out, so piped or NO_COLOR output says the same.
 """
@@ -8,9 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 
-from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from ..report import DeviceView, Report, TensorReport
@@ -18,6 +17,7 @@ from ..sim.mesh import fmt_coord, fmt_shape, volume
 from ..sim.spec import Layout
 from .options import Options, View
 from .common import STATUS_STYLE, status_style, tensor_title
+from .grid import columns as columns_text
 from .data import data_renderables
 from .map import legend, map_renderable
 from .trace import trace_renderable
@@ -45,7 +45,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
             parts.append(Text())
             parts.append(tensor_title(t))
             if t.devices:
-                parts += _tensor_table(t, width)
+                parts += _tensor_table(t, width, styled=opts.color)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
         parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
     if opts.view is View.DATA:
@@ -106,12 +106,12 @@ DROP_ORDER = ("padded", "layout", "dtype", "pages", "offset", "B recorded", "sha
 """Columns a narrow terminal loses first; device, recorded, written bytes and status stay."""
 
 
-def _tensor_table(t: TensorReport, width: int = 120) -> list:
+def _tensor_table(t: TensorReport, width: int = 120, *, styled: bool = True) -> list:
     host = t.storage == "host"
     fold = len(t.devices) > FOLD_OVER
     shown = [v for v in t.devices if v.status.is_finding] if fold else list(t.devices)
     columns = list(HOST_COLUMNS if host else DEVICE_COLUMNS)
-    rows = [_cells(v, host, t.plain) for v in shown]
+    rows = [_cells(v, host, t.plain, styled) for v in shown]
     widths = {name: max([len(name)] + [len(str(getattr(r[i], "plain", r[i]))) for r in rows]) for i, name in enumerate(columns)}
     dropped = []
     for name in DROP_ORDER:
@@ -121,11 +121,12 @@ def _tensor_table(t: TensorReport, width: int = 120) -> list:
             dropped.append(name)
             columns.remove(name)
     keep = [i for i, name in enumerate(HOST_COLUMNS if host else DEVICE_COLUMNS) if name in columns]
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
-    for name in columns:
-        table.add_column(name, justify="right" if name in RIGHT else "left", no_wrap=True)
-    for v, r in zip(shown, rows):
-        table.add_row(*[r[i] for i in keep], style="bold" if v.status.is_finding else None)
+    table = columns_text(
+        columns,
+        [[r[i] for i in keep] for r in rows],
+        right={i for i, name in enumerate(columns) if name in RIGHT},
+        row_styles=["bold" if v.status.is_finding else None for v in shown] if styled else None,
+    )
     out: list = [table] if shown else []
     if dropped:
         out.append(Text(f"(narrow terminal: {', '.join(dropped)} not shown)", style="dim"))
@@ -137,21 +138,19 @@ def _tensor_table(t: TensorReport, width: int = 120) -> list:
     return out
 
 
-def _cells(v: DeviceView, host: bool, plain: bool = False) -> list:
+def _cells(v: DeviceView, host: bool, plain: bool = False, styled: bool = True) -> list:
+    """The row of one device; without ``styled`` (no colour) plain strings, which cost nothing to lay out."""
     spec = v.spec
-    # an unrecorded device's spec is the one the runtime keeps, not a claim of data: dim it
-    dim = "dim" if not v.recorded else ""
-    spec_cells = [
-        Text(fmt_shape(spec.shape), style=dim) if spec else "-",
-        Text(fmt_shape(spec.padded_shape), style=dim) if spec else "-",
-        Text(str(spec.dtype), style=dim) if spec else "-",
-        Text(str(spec.layout) + ("" if spec.tile == (32, 32) or spec.layout is not Layout.TILE else f" {spec.tile[0]}x{spec.tile[1]}"), style=dim)
-        if spec
-        else "-",
-        Text(str(spec.num_pages), style=dim) if spec else "-",
-    ]
+    if spec:
+        layout = str(spec.layout) + ("" if spec.tile == (32, 32) or spec.layout is not Layout.TILE else f" {spec.tile[0]}x{spec.tile[1]}")
+        spec_cells: list = [fmt_shape(spec.shape), fmt_shape(spec.padded_shape), str(spec.dtype), layout, str(spec.num_pages)]
+        if styled and not v.recorded:
+            # an unrecorded device's spec is the one the runtime keeps, not a claim of data: dim it
+            spec_cells = [Text(c, style="dim") for c in spec_cells]
+    else:
+        spec_cells = ["-"] * 5
     offset = fmt_coord(v.offset) if v.offset is not None else "-"
-    status = Text(v.status.value, style=STATUS_STYLE[v.status])
+    status = Text(v.status.value, style=STATUS_STYLE[v.status]) if styled else v.status.value
     if host:
         return [fmt_coord(v.coord) if not plain else "host", *spec_cells, str(spec.buffer_bytes if spec else 0), offset, status]
     recorded_bytes = str(spec.buffer_bytes) if spec and v.recorded else "0"
@@ -229,6 +228,6 @@ def _maps(r: Report, opts: "Options", only_device: bool) -> list:
     for t in shown:
         out.append(Text())
         out.append(tensor_title(t))
-        out.append(map_renderable(t, r.mesh, width=opts.width))
+        out.append(map_renderable(t, r.mesh, width=opts.width, styled=opts.color))
     out.append(legend())
     return out

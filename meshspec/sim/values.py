@@ -135,23 +135,79 @@ def generate(kind: str, shape: tuple[int, ...], dtype: DataType, arg: object = N
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
     if kind in ("zeros", "ones", "fill"):
         return _fill(shape, {"zeros": 0.0, "ones": 1.0}.get(kind, arg), dtype)  # type: ignore[arg-type]
+    if kind == "arange":
+        out = arange(n, DataType.FLOAT32 if dtype.is_block_float else dtype).reshape(shape)
+        return quantize_block_float(out, dtype) if dtype.is_block_float else out
+    if kind != "random":  # pragma: no cover - the scenario model allows only the kinds above
+        raise ValueError(f"unknown data kind {kind!r}")
     out = np.empty(n, dtype=target)
-    rng = np.random.default_rng(int(arg)) if kind == "random" else None  # type: ignore[arg-type]
+    rng = np.random.default_rng(int(arg))  # type: ignore[arg-type]
+    floats = None if np.issubdtype(target, np.integer) else np.empty(min(CHUNK, n), dtype=np.float32)
     for start in range(0, n, CHUNK):
         stop = min(start + CHUNK, n)
-        if kind == "arange":
-            chunk = np.arange(start, stop, dtype=np.float64)
-        elif kind == "random":
-            if np.issubdtype(target, np.integer):
-                info = np.iinfo(target)
-                chunk = rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, size=stop - start)  # type: ignore[union-attr]
-            else:
-                chunk = rng.standard_normal(stop - start, dtype=np.float32)  # type: ignore[union-attr]
-        else:  # pragma: no cover - the scenario model allows only the kinds above
-            raise ValueError(f"unknown data kind {kind!r}")
-        out[start:stop] = to_dtype(chunk, dtype) if not dtype.is_block_float else chunk
+        if floats is None:
+            info = np.iinfo(target)
+            chunk = rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, size=stop - start)
+            out[start:stop] = to_dtype(chunk, dtype)
+        else:  # one float32 buffer, reused: no fresh pages per chunk
+            rng.standard_normal(dtype=np.float32, out=floats[: stop - start])
+            out[start:stop] = floats[: stop - start]
     out = out.reshape(shape)
     return quantize_block_float(out, dtype) if dtype.is_block_float else out
+
+
+def arange(n: int, dtype: DataType) -> np.ndarray:
+    """``0, 1, ..., n-1`` as ``torch.arange(n).to(dtype)`` makes them: integer types wrap; float32
+    rounds each integer to nearest (ties to even); bfloat16 rounds through float32, as torch's
+    int64 -> bfloat16 conversion does (so 2**24 + 2**16 + 1 becomes 2**24, not 2**24 + 2**17).
+
+    Made in the dtype, without a float64 copy of the tensor: bfloat16 as runs of equal values
+    (at most 65,536 of them: above 256 every value repeats), the others through one small int64
+    buffer, reused. Bit for bit what converting a float64 ``np.arange`` with :func:`to_dtype` gives.
+
+    >>> arange(6, DataType.UINT8).tolist(), arange(300, DataType.BFLOAT16)[255:260].astype(float).tolist()
+    ([0, 1, 2, 3, 4, 5], [255.0, 256.0, 256.0, 258.0, 260.0])
+    """
+    target = HOST_DTYPES[dtype]
+    if n <= 0:
+        return np.empty(0, dtype=target)
+    if target == BFLOAT16:
+        return _bfloat16_arange(n)
+    out = np.empty(n, dtype=target)
+    step = 1 << 16  # the int64 buffer stays in cache
+    ramp = np.arange(min(step, n), dtype=np.int64)
+    buf = np.empty_like(ramp)
+    for start in range(0, n, step):
+        m = min(step, n - start)
+        np.add(ramp[:m], start, out=buf[:m])
+        out[start : start + m] = buf[:m]  # an unsafe cast: wraps integers, rounds floats once
+    return out
+
+
+def _bfloat16_arange(n: int) -> np.ndarray:
+    """:func:`arange` for bfloat16: each bfloat16 value between the first and last, repeated for
+    the integers that round to it. Where a value's run begins is found by bisection with the
+    conversion itself (it is monotone), so the runs are the conversion's by construction."""
+
+    def bits_of(v: np.ndarray) -> np.ndarray:  # the bit patterns grow with the value (v >= 0)
+        return np.asarray(v, dtype=np.float64).astype(BFLOAT16).view(np.uint16)
+
+    last = int(bits_of(np.array([n - 1]))[0])
+    values = np.arange(0, last + 1, dtype=np.uint16)  # every bit pattern from 0.0 up
+    lo = np.zeros(last, dtype=np.int64)  # bits_of(lo) < values[1:]
+    hi = np.full(last, n - 1, dtype=np.int64)  # bits_of(hi) >= values[1:]
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            break
+        mid = (lo + hi) // 2
+        up = bits_of(mid) >= values[1:]
+        hi = np.where(open_ & up, mid, hi)
+        lo = np.where(open_ & ~up, mid, lo)
+    first = np.where(bits_of(lo) >= values[1:], lo, hi)  # lo = 0 already converts past 0.0 for none
+    starts = np.concatenate([[0], first])
+    counts = np.diff(np.concatenate([starts, [n]]))
+    return np.repeat(values, counts).view(BFLOAT16)
 
 
 def _fill(shape: tuple[int, ...], value: float | int, dtype: DataType) -> np.ndarray:

@@ -1,0 +1,50 @@
+"""Host values (meshspec/sim/values.py): generated data is what ``torch.arange(n).to(dtype)`` gives."""
+
+import numpy as np
+import pytest
+
+from meshspec.sim.spec import DataType
+from meshspec.sim.values import arange, generate, to_dtype
+
+PLAIN = [d for d in DataType if not d.is_block_float]
+
+
+@pytest.mark.parametrize("dtype", PLAIN, ids=str)
+@pytest.mark.parametrize("n", [1, 2, 7, 257, 300, 65537, 70001, (1 << 16) * 3 + 5])
+def test_arange_is_the_float64_conversion_bit_for_bit(dtype, n):
+    # the reference: a float64 arange through to_dtype (wraps integers, rounds floats)
+    want = to_dtype(np.arange(n, dtype=np.float64), dtype)
+    got = arange(n, dtype)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_bfloat16_arange_above_two_to_the_24_rounds_through_float32():
+    # 2**24 + 2**16 + 1 lies just above the midpoint of bfloat16's 2**24 and 2**24 + 2**17; float32
+    # first rounds it to 2**24 + 2**16 (a tie, even mantissa), which bfloat16 then rounds to even:
+    # 2**24. torch's int64 -> bfloat16 goes through float32 the same way (docstring of arange).
+    n = (1 << 24) + (1 << 16) + 2
+    values = arange(n, DataType.BFLOAT16)
+    assert float(values[n - 1]) == 2.0**24
+    want = to_dtype(np.arange(n, dtype=np.float64), DataType.BFLOAT16)
+    assert values.tobytes() == want.tobytes()
+
+
+def test_uint8_wraps_and_uint16_wraps():
+    assert arange(260, DataType.UINT8)[254:].tolist() == [254, 255, 0, 1, 2, 3]
+    assert arange(65538, DataType.UINT16)[-3:].tolist() == [65535, 0, 1]
+
+
+def test_generate_shapes_and_block_floats():
+    out = generate("arange", (2, 3, 32), DataType.BFLOAT8_B)
+    assert out.shape == (2, 3, 32) and out.dtype == np.float32
+    assert generate("arange", (0, 4), DataType.INT32).shape == (0, 4)
+
+
+def test_random_is_the_same_stream_in_any_chunking(monkeypatch):
+    # reused buffers must not change the values: the same seed, the same numbers as one big draw
+    import meshspec.sim.values as values
+
+    monkeypatch.setattr(values, "CHUNK", 1000)
+    chunked = generate("random", (5, 1001), DataType.FLOAT32, 7)
+    whole = np.random.default_rng(7).standard_normal(5 * 1001, dtype=np.float32).reshape(5, 1001)
+    assert chunked.tobytes() == whole.tobytes()
