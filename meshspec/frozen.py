@@ -49,6 +49,9 @@ class Frozen:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
+        if not kwargs and len(args) == len(fields):  # every field by position: the common case
+            self.__dict__.update(zip(fields, args))
+            return
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, got {len(args)}")
         values = dict(zip(fields, args))

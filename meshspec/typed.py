@@ -255,55 +255,144 @@ def _plain(value: Any, only_given: bool) -> Any:
 # -- validation ------------------------------------------------------------------------------------
 def validate(tp: Any, value: Any, loc: tuple = ()) -> Any:
     """``value`` (parsed YAML or JSON) as ``tp`` declares it; :class:`Invalid` if it does not fit."""
+    return _validator(tp)(value, loc)
+
+
+Validator = Callable[[Any, tuple], Any]
+_VALIDATORS: dict[int, tuple[Any, Validator]] = {}
+"""id(type) -> (type, its validator): each annotation is taken apart once, not per value (a
+scenario of 10,000 steps is validated in 10,000 calls of ready closures)."""
+
+
+def _validator(tp: Any) -> Validator:
+    hit = _VALIDATORS.get(id(tp))
+    if hit is None or hit[0] is not tp:
+        hit = _VALIDATORS[id(tp)] = (tp, _compile(tp))  # keeps tp alive: its id stays its own
+    return hit[1]
+
+
+def _compile(tp: Any) -> Validator:
     base, meta = _split(tp)
-    for m in meta:
-        if isinstance(m, Before):
-            value = m.fn(value)
+    befores = [m.fn for m in meta if isinstance(m, Before)]
     tag = next((m for m in meta if isinstance(m, Tagged)), None)
-    if tag is not None:
-        value = _validate_tagged(tag, value, loc)
-    else:
-        value = _validate_base(base, value, loc)
-    for m in meta:
-        if isinstance(m, Range):
-            if m.ge is not None and value < m.ge:
-                raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(m.ge)}")
-            if m.le is not None and value > m.le:
-                raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(m.le)}")
-        elif isinstance(m, Length):
-            n = len(value)
-            if (m.min is not None and n < m.min) or (m.max is not None and n > m.max):
-                raise Invalid(loc, f"{_where(loc)}: expected {_count(m)}, got {n}: {_show(value)}")
-        elif isinstance(m, Pattern):
-            if not m.match(value):
-                raise Invalid(loc, f"{_where(loc)}: {value!r} is not {m.says}")
-        elif isinstance(m, Check):
-            try:
-                value = m.fn(value)
-            except ValueError as err:
-                raise Invalid(loc, f"{_where(loc)}: {err}") from None
+    checks = [m for m in meta if isinstance(m, (Range, Length, Pattern, Check))]
+    inner = _tagged_validator(tag) if tag is not None else _base_validator(base)
+    if not befores and not checks:
+        return inner
+
+    def run(value: Any, loc: tuple) -> Any:
+        for fn in befores:
+            value = fn(value)
+        value = inner(value, loc)
+        for m in checks:
+            value = _check(m, value, loc)
+        return value
+
+    return run
+
+
+def _check(m: Any, value: Any, loc: tuple) -> Any:
+    if isinstance(m, Range):
+        if m.ge is not None and value < m.ge:
+            raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(m.ge)}")
+        if m.le is not None and value > m.le:
+            raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(m.le)}")
+    elif isinstance(m, Length):
+        n = len(value)
+        if (m.min is not None and n < m.min) or (m.max is not None and n > m.max):
+            raise Invalid(loc, f"{_where(loc)}: expected {_count(m)}, got {n}: {_show(value)}")
+    elif isinstance(m, Pattern):
+        if not m.match(value):
+            raise Invalid(loc, f"{_where(loc)}: {value!r} is not {m.says}")
+    else:  # Check
+        try:
+            value = m.fn(value)
+        except ValueError as err:
+            raise Invalid(loc, f"{_where(loc)}: {err}") from None
     return value
 
 
-def _validate_tagged(tag: Tagged, value: Any, loc: tuple) -> Any:
-    name = tag.tag(value)
-    if name is None or name not in tag.branches:
-        hint = ""
-        if isinstance(value, dict):  # a misspelt key: suggest one the forms use ({shard: DIM} ...)
-            known = re.findall(r"\{(\w+):", tag.expected)
-            hint = next((h for k in value if k not in known and (h := did_you_mean(k, known))), "")
-        raise Invalid(loc, f"{_where(loc)}: expected {tag.expected}, got {_show(value)}{hint}")
-    return validate(tag.branches[name], value, loc)
+def _tagged_validator(tag: Tagged) -> Validator:
+    def run(value: Any, loc: tuple) -> Any:
+        name = tag.tag(value)
+        if name is None or name not in tag.branches:
+            hint = ""
+            if isinstance(value, dict):  # a misspelt key: suggest one the forms use ({shard: DIM} ...)
+                known = re.findall(r"\{(\w+):", tag.expected)
+                hint = next((h for k in value if k not in known and (h := did_you_mean(k, known))), "")
+            raise Invalid(loc, f"{_where(loc)}: expected {tag.expected}, got {_show(value)}{hint}")
+        return _validator(tag.branches[name])(value, loc)
+
+    return run
 
 
-def _validate_base(tp: Any, value: Any, loc: tuple) -> Any:
+def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind of annotation
     if tp is Any or tp is object:
-        return value
+        return lambda value, loc: value
     if isinstance(tp, type) and issubclass(tp, Typed):
-        return _validate_record(tp, value, loc)
+        return lambda value, loc: _validate_record(tp, value, loc)
     origin = typing.get_origin(tp)
     if origin is typing.Literal:
-        choices = typing.get_args(tp)
+        return _literal_validator(typing.get_args(tp))
+    if origin in (typing.Union, types.UnionType):
+        return _union_validator(typing.get_args(tp))
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+
+        def run_list(value: Any, loc: tuple) -> Any:
+            if not isinstance(value, list):
+                raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}")
+            check = _validator(item)
+            return [check(v, loc + (i,)) for i, v in enumerate(value)]
+
+        return run_list
+    if origin is tuple:
+        args = typing.get_args(tp)
+
+        def run_tuple(value: Any, loc: tuple) -> Any:
+            if not isinstance(value, (list, tuple)) or len(value) != len(args):
+                raise Invalid(loc, f"{_where(loc)}: expected a list of {len(args)}, got {_show(value)}")
+            return tuple(_validator(a)(v, loc + (i,)) for i, (a, v) in enumerate(zip(args, value)))
+
+        return run_tuple
+    if origin is dict:
+        _, value_tp = typing.get_args(tp)
+
+        def run_dict(value: Any, loc: tuple) -> Any:
+            if not isinstance(value, dict):
+                raise Invalid(loc, f"{_where(loc)}: expected a mapping, got {_show(value)}")
+            check = _validator(value_tp)
+            out = {}
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    raise Invalid(loc + (k,), f"{_where(loc)}: keys are text, got {k!r}")
+                out[k] = check(v, loc + (k,))
+            return out
+
+        return run_dict
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return _enum_validator(tp)
+    simple = {
+        bool: (lambda v: isinstance(v, bool), "true or false"),
+        int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+        float: (lambda v: isinstance(v, float), "a number with a decimal point"),
+        str: (lambda v: isinstance(v, str), "text"),
+        type(None): (lambda v: v is None, "null"),
+    }
+    if tp in simple:
+        ok, says = simple[tp]
+
+        def run_simple(value: Any, loc: tuple) -> Any:
+            if ok(value):
+                return value
+            raise Invalid(loc, f"{_where(loc)}: expected {says}, got {_show(value)}")
+
+        return run_simple
+    raise TypeError(f"records cannot validate {tp!r}")  # a declaration error: a bug, not input
+
+
+def _literal_validator(choices: tuple) -> Validator:
+    def run(value: Any, loc: tuple) -> Any:
         for c in choices:
             if type(value) is type(c) and value == c:
                 return value
@@ -312,15 +401,21 @@ def _validate_base(tp: Any, value: Any, loc: tuple) -> Any:
             words = [c for c in choices if isinstance(c, str)]
             raise Invalid(loc, f"{_where(loc)}: unknown value {value!r}{did_you_mean(value, words)}; expected {shown}")
         raise Invalid(loc, f"{_where(loc)}: expected {shown}, got {_show(value)}")
-    if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
+
+    return run
+
+
+def _union_validator(args: tuple) -> Validator:
+    nullable = type(None) in args
+    rest = [a for a in args if a is not type(None)]
+
+    def run(value: Any, loc: tuple) -> Any:
+        if value is None and nullable:
             return None
-        rest = [a for a in args if a is not type(None)]
         errors = []
         for a in rest:
             try:
-                return validate(a, value, loc)
+                return _validator(a)(value, loc)
             except Invalid as err:
                 errors.append(err)
         # an error inside the value (a record that was meant) explains better than "wrong type"
@@ -328,27 +423,12 @@ def _validate_base(tp: Any, value: Any, loc: tuple) -> Any:
         if len(rest) == 1 or len(deepest.loc) > len(loc):
             raise deepest
         raise Invalid(loc, f"{_where(loc)}: expected {' or '.join(_describe(a) for a in rest)}, got {_show(value)}")
-    if origin is list:
-        if not isinstance(value, list):
-            raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}")
-        (item,) = typing.get_args(tp) or (Any,)
-        return [validate(item, v, loc + (i,)) for i, v in enumerate(value)]
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if not isinstance(value, (list, tuple)) or len(value) != len(args):
-            raise Invalid(loc, f"{_where(loc)}: expected a list of {len(args)}, got {_show(value)}")
-        return tuple(validate(a, v, loc + (i,)) for i, (a, v) in enumerate(zip(args, value)))
-    if origin is dict:
-        key_tp, value_tp = typing.get_args(tp)
-        if not isinstance(value, dict):
-            raise Invalid(loc, f"{_where(loc)}: expected a mapping, got {_show(value)}")
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise Invalid(loc + (k,), f"{_where(loc)}: keys are text, got {k!r}")
-            out[k] = validate(value_tp, v, loc + (k,))
-        return out
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+
+    return run
+
+
+def _enum_validator(tp: type) -> Validator:
+    def run(value: Any, loc: tuple) -> Any:
         if isinstance(value, tp):
             return value
         if isinstance(value, str):
@@ -360,34 +440,18 @@ def _validate_base(tp: Any, value: Any, loc: tuple) -> Any:
                     loc, f"{_where(loc)}: unknown value {value!r}{did_you_mean(value.lower(), words)}; expected one of {', '.join(words)}"
                 ) from None
         raise Invalid(loc, f"{_where(loc)}: expected one of {', '.join(m.value for m in tp)}, got {_show(value)}")
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        raise Invalid(loc, f"{_where(loc)}: expected true or false, got {_show(value)}")
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise Invalid(loc, f"{_where(loc)}: expected an integer, got {_show(value)}")
-    if tp is float:
-        if isinstance(value, float):
-            return value
-        raise Invalid(loc, f"{_where(loc)}: expected a number with a decimal point, got {_show(value)}")
-    if tp is str:
-        if isinstance(value, str):
-            return value
-        raise Invalid(loc, f"{_where(loc)}: expected text, got {_show(value)}")
-    if tp is type(None):
-        if value is None:
-            return None
-        raise Invalid(loc, f"{_where(loc)}: expected null, got {_show(value)}")
-    raise TypeError(f"records cannot validate {tp!r}")  # a declaration error: a bug, not input
+
+    return run
 
 
 def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
     fields = cls.fields()
     if not isinstance(value, dict):
         raise Invalid(loc, f"{_where(loc)}: expected a mapping with keys {', '.join(cls.keys())}, got {_show(value)}", record=cls)
-    by_key = {f.key: f for f in fields.values()}
+    by_key = cls.__dict__.get("__keys_cache__")
+    if by_key is None:
+        by_key = {f.key: f for f in fields.values()}
+        cls.__keys_cache__ = by_key  # type: ignore[attr-defined]
     if not cls.__open__:
         for key in value:
             if key not in by_key:
@@ -402,7 +466,7 @@ def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
     out = {}
     for f in fields.values():
         if f.key in value:
-            out[f.name] = validate(f.type, value[f.key], loc + (f.key,))
+            out[f.name] = _validator(f.type)(value[f.key], loc + (f.key,))
         elif f.required:
             raise Invalid(loc + (f.key,), f"{_where(loc + (f.key,))}: required key is missing", record=cls)
     record = cls(**out)

@@ -38,3 +38,13 @@ def test_every_docstring_example_holds():
         if result.failed:
             failed[info.name] = result.failed
     assert failed == {}
+
+
+def test_every_test_file_the_docs_cite_exists():
+    import re
+
+    for doc in ("README.md", "docs/semantics.md"):
+        cited = set(re.findall(r"tests/[\w/]+\.py", (ROOT / doc).read_text()))
+        assert cited, doc
+        missing = sorted(p for p in cited if not (ROOT / p).exists())
+        assert missing == [], f"{doc} cites {missing}"

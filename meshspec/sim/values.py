@@ -171,8 +171,8 @@ def arange(n: int, dtype: DataType) -> np.ndarray:
     target = HOST_DTYPES[dtype]
     if n <= 0:
         return np.empty(0, dtype=target)
-    if target == BFLOAT16:
-        return _bfloat16_arange(n)
+    if target == BFLOAT16:  # runs pay off once values repeat; below that, convert directly
+        return _bfloat16_arange(n) if n > 1 << 16 else np.arange(n, dtype=np.float64).astype(BFLOAT16)
     out = np.empty(n, dtype=target)
     step = 1 << 16  # the int64 buffer stays in cache
     ramp = np.arange(min(step, n), dtype=np.int64)

@@ -794,3 +794,36 @@ def test_bundled_scenarios_load(path):
 def test_there_are_bundled_scenarios():
     names = {p.stem for p in BUNDLED}
     assert {"seed-uneven-copy", "mapper-error-nine-over-eight", "even-copy"} <= names
+
+
+# -- the fast YAML path (loader._construct, _Loader.resolve) gives PyYAML's own data -------------------
+YAML_CORPUS = (
+    "a: 1\nb: [1, 2.5, true, null, ~, yes, Off, 0x1f, 1_000, 1:30, '', .inf, -.inf, .nan, -3, +4, 2025-01-01,"
+    " 0o7, 007, 'q', 1e5, 1.0e+5, 0b101, -0, 00, 3., .5]\n"
+    "c: {x: '', 'y z': [[], {}]}\nd:\ne: !!str 5\nf: &x [1, {k: v}]\ng: *x\nh: |\n  two\n  lines\n"
+    "base: &b {p: 1, q: 2}\nmerged: {<<: *b, q: 3}\n"
+)
+
+
+def test_fast_construction_and_resolution_are_pyyaml_s():
+    import math
+
+    import yaml
+
+    from meshspec.scenario import loader as L
+
+    class PyYAML(L._Loader):  # the loader with PyYAML's own resolver methods back
+        resolve = yaml.resolver.BaseResolver.resolve
+        descend_resolver = yaml.resolver.BaseResolver.descend_resolver
+        ascend_resolver = yaml.resolver.BaseResolver.ascend_resolver
+
+    want = yaml.load(YAML_CORPUS, Loader=PyYAML)
+    fast = L._Loader(YAML_CORPUS)
+    got = L._construct(fast, fast.get_single_node(), "x.yaml")
+    nan_at = [i for i, v in enumerate(want["b"]) if isinstance(v, float) and math.isnan(v)]
+    assert nan_at and all(math.isnan(got["b"][i]) for i in nan_at)
+    for i in nan_at:
+        want["b"][i] = got["b"][i] = "nan"
+    assert got == want
+    assert got["b"][9] == "1:30"  # no base-60 numbers (docs/semantics.md: YAML 1.1's 1:30 is 90)
+    assert got["merged"] == {"p": 1, "q": 3}

@@ -39,11 +39,15 @@ def run(rt: Runtime, a: FromTorch) -> None:
     else:
         values = ShapeOnly(shape, host_dtype(dtype))
     shards = {}
+    specs: dict = {}  # shard shape -> spec (a mapper's shards mostly share one)
     for slot in dist.slots:
         v = values[slot.slices()]
         if dtype.is_block_float and rt.with_data:  # ttnn quantizes each shard on its own
             v = quantize_block_float(v, dtype)
-        shards[slot.coord] = HostShard(slot.coord, a.spec(rt.arch, slot.shape), v, slot.offset)
+        spec = specs.get(slot.shape)
+        if spec is None:
+            spec = specs[slot.shape] = a.spec(rt.arch, slot.shape)
+        shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
     first = next(iter(shards.values()))
     source = values if rt.with_data else None
     rt.bind(a.as_, HostTensor(a.as_, rt.step, first.spec, dist.topology, shards, plain=plain, source_values=source, shape=shape))

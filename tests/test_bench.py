@@ -1,0 +1,48 @@
+"""The bench's own measuring (bench/run.py): whole processes, peaks from wait4, ratios per pair."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_measure_sees_a_child_s_time_and_peak(tmp_path):
+    b = bench()
+    s = b.measure([sys.executable, "-c", "import time; x = bytearray(200 << 20); x[::4096] = b'1' * len(x[::4096]); time.sleep(0.2)"], tmp_path)
+    assert s.wall >= 0.2 and s.cpu > 0
+    assert s.peak >= 200 << 20  # the 200 MB it touched
+
+
+def test_pairs_alternate_which_side_runs_first(tmp_path):
+    b = bench()
+    log = tmp_path / "log"
+    a = [sys.executable, "-c", f"open({str(log)!r}, 'a').write('a')"]
+    f = [sys.executable, "-c", f"open({str(log)!r}, 'a').write('f')"]
+    sa, sf = b.pairs(a, f, 4, tmp_path)
+    assert len(sa) == len(sf) == 4
+    assert log.read_text() == "fa" + "af" + "fa" + "af"
+
+
+def test_a_ratio_row_is_judged_on_the_median_of_the_pairs():
+    b = bench()
+    S = b.Sample
+    a = [S(1.0, 1.0, 0), S(3.0, 1.0, 0), S(1.1, 1.0, 0)]
+    f = [S(1.0, 1.0, 0), S(1.0, 1.0, 0), S(1.0, 1.0, 0)]
+    row = b.ratio_row("case", a, f, 1.2)
+    assert row.ok is True and row.result == "1.10x (1.00x..3.00x)"  # one slow pair does not fail it
+    assert b.ratio_row("case", a, f, 1.05).ok is False
+
+
+def test_markdown_table_escapes_pipes():
+    b = bench()
+    text = b.render([b.Row("a | b", "1 s", "-", "1.00x", "<= 2x", True)], markdown=True)
+    assert text.splitlines()[2] == "| a \\| b | 1 s | - | 1.00x | <= 2x | PASS |"
