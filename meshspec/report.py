@@ -303,6 +303,8 @@ class Report(Frozen):
     """The scenario's ``expect`` block checked against this run (None without one)."""
     metadata: bool = False
     """Run in metadata mode: records and written pages, no values."""
+    profile_rules: Optional[dict] = None
+    """The profile's rules (rule -> choice) and, for a profile that changes another, its base."""
 
     @property
     def exit_code(self) -> int:
@@ -334,6 +336,7 @@ class Report(Frozen):
             "scenario": self.scenario,
             "path": self.path,
             "profile": self.profile,
+            "profile_rules": self.profile_rules,
             "mesh": list(self.mesh),
             "error": self.error.to_json() if self.error else None,
             "steps_run": self.steps_run,

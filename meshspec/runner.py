@@ -148,6 +148,7 @@ def run(
         steps_total=len(scenario.steps),
         steps=tuple(traces),
         metadata=not rt.with_data,
+        profile_rules={**prof.rules(), "base": prof.base},
     )
     if scenario.expect is None:
         return report

@@ -18,6 +18,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from meshspec.sim.profiles import PROFILES
 import yaml
 from typer.testing import CliRunner
 
@@ -32,7 +34,7 @@ from meshspec.scenario.loader import load
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 BUNDLED = sorted(SCENARIOS.rglob("*.yaml"))
-ALL_PROFILES = ["current", "uniform-by-value", "unpopulated", "reference"]
+ALL_PROFILES = list(PROFILES)  # every profile meshspec has, in its order
 
 SEED_NAME = "seed-uneven-copy.yaml"
 SEED_STALE_DEVICE = 'devices: {"[1, 3]": {recorded: true, status: stale, written_bytes: 0}}'
@@ -167,7 +169,7 @@ def test_profile_all_with_junit(work):
     result = invoke("s/", "--profile", "all", "--junit-xml", "out.xml")
     assert result.exit_code == 0, result.stdout
     assert result.stderr == ""
-    n = len(BUNDLED) * 4
+    n = len(BUNDLED) * len(PROFILES)
     lines = out_lines(result)
     assert len(lines) == n + 1
     assert lines[-1] == f"{n} passed, 0 failed"
@@ -281,7 +283,7 @@ def test_failure_then_pass_keeps_going_and_counts(work):
     seed = work / "s" / SEED_NAME
     seed.write_text(replace_once(seed.read_text(encoding="utf-8"), "written_bytes: 0}", "written_bytes: 1}"), encoding="utf-8")
     result = invoke("s", "--profile", "all")
-    n = len(BUNDLED) * 4
+    n = len(BUNDLED) * len(PROFILES)
     assert result.exit_code == 1
     assert out_lines(result)[-1] == f"{n - 1} passed, 1 failed"
     fails = [line for line in out_lines(result) if line.startswith("FAIL")]
@@ -487,7 +489,7 @@ def test_jobs_2_output_identical_to_jobs_1(work):
     two = invoke("s", "--profile", "all", "-j", "2")
     assert one.exit_code == two.exit_code == 0
     assert one.stdout == two.stdout
-    assert len(out_lines(one)) == len(BUNDLED) * 4 + 1
+    assert len(out_lines(one)) == len(BUNDLED) * len(PROFILES) + 1
 
 
 def test_jobs_2_identical_with_failures_and_errors(work):

@@ -472,7 +472,7 @@ def test_3_profile_all_shows_each_profile_s_error():
 def test_3_a_real_ttnn_argument_gets_a_hint():
     with pytest.raises(ScenarioError) as err:
         parse("meshspec: 1\nmesh: t3k\nsteps:\n  - to_device: {tensor: h, as: d}\n", "x.yaml")
-    assert "unknown key 'tensor' in steps[0].to_device: to_device names its host tensor `src`" in str(err.value)
+    assert "unknown key 'tensor' in steps[0].to_device: to_device names its tensor `src`" in str(err.value)
 
 
 def test_3_a_host_tensor_header_shows_the_global_shape_and_labels_the_shard_spec():

@@ -11,6 +11,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+
+from meshspec.sim.profiles import PROFILES
 import yaml
 
 pytest_plugins = ["pytester"]
@@ -81,12 +83,12 @@ def test_bundled_copy_passes(pytester, scen):
     assert result.ret == 0
 
 
-def test_profile_all_gives_four_items_per_scenario(pytester, scen):
+def test_profile_all_gives_an_item_per_profile_and_scenario(pytester, scen):
     result = run(pytester, "--meshspec", "--meshspec-profile", "all", "scen")
-    result.assert_outcomes(passed=4 * len(BUNDLED))
+    result.assert_outcomes(passed=len(PROFILES) * len(BUNDLED))
     result = run(pytester, "--meshspec", "--meshspec-profile", "all", "--collect-only", "-q", f"scen/{SEED_NAME}")
     got = [line for line in result.outlines if "::" in line]
-    assert got == [f"scen/{SEED_NAME}::{p}" for p in ("current", "uniform-by-value", "unpopulated", "reference")]
+    assert got == [f"scen/{SEED_NAME}::{p}" for p in PROFILES]
 
 
 def test_single_profile_option(pytester, scen):
@@ -184,7 +186,7 @@ def test_ini_option_collects_without_the_flag(pytester, scen):
 def test_pyproject_ini_option(pytester, scen):
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\nmeshspec_paths = ["scen"]\n')
     result = run(pytester, "--meshspec-profile", "all")
-    result.assert_outcomes(passed=4 * len(BUNDLED))
+    result.assert_outcomes(passed=len(PROFILES) * len(BUNDLED))
 
 
 def test_ini_option_with_testpaths(pytester, scen):

@@ -24,10 +24,15 @@ from ..sim.mesh import fmt_coord, parse_coord
 from ..typed import as_dict, given, validate
 
 
-def profile_entry(expect: Optional[Expect], profile: str) -> Optional[ProfileExpect]:
+def profile_entry(expect: Optional[Expect], profile: str, base: Optional[str] = None) -> Optional[ProfileExpect]:
+    """The expectations for ``profile``: its own entry, else its base's (a profile that changes one
+    rule of another expects what that one expects unless told otherwise), else ``default``."""
     if expect is None or not expect.profiles:
         return None
-    return expect.profiles.get(profile) or expect.profiles.get("default")
+    for name in (profile, base, "default"):
+        if name is not None and name in expect.profiles:
+            return expect.profiles[name]
+    return None
 
 
 def named_profiles(expect: Optional[Expect]) -> list[str]:
@@ -40,7 +45,7 @@ def named_profiles(expect: Optional[Expect]) -> list[str]:
 def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
     """Every way ``report`` (report JSON) differs from ``expect`` under the report's profile."""
     profile = report["profile"]
-    entry = profile_entry(expect, profile)
+    entry = profile_entry(expect, profile, (report.get("profile_rules") or {}).get("base"))
     out: list[str] = []
     out += _check_error(report, entry.error if entry else None)
     if entry is None:

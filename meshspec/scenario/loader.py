@@ -20,6 +20,7 @@ import yaml
 from ..errors import ScenarioError, TTFatal, did_you_mean, one_of
 from ..text import printable
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
+from ..sim.meshdevice import ROOT as ROOT_MESH
 from ..sim.ops import OPS, TensorKind
 from ..sim.profiles import PROFILES
 from ..sim.spec import Arch
@@ -336,8 +337,10 @@ def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
 
 
 def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
-    """Every tensor a step uses is bound by an earlier step, and of the kind the op needs."""
-    kinds: dict[str, TensorKind] = {}
+    """Every tensor (and mesh device) a step uses is bound by an earlier step, and of the kind the
+    op needs. ``parts[0]`` needs ``parts`` bound to a list; how long the list is, the run says."""
+    kinds: dict[str, TensorKind] = {ROOT_MESH: TensorKind.MESH}
+    lists: set[str] = set()
     for i, step in enumerate(scenario.steps):
         name_of_op = step_op(step)
         op = OPS[name_of_op]
@@ -345,12 +348,32 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
         for field, name, want in op.names_used(args):
             node = _node_at(root, ("steps", i, name_of_op, field))
             line, col = _mark(node)
-            if name not in kinds:
-                known = sorted(kinds)
+            what = "mesh device" if want is TensorKind.MESH else "tensor"
+            base, index = _split_index(name)
+            many = next(u.many for u in op.uses if u.field == field)
+            if index is not None and base in lists:
+                name = base
+            elif index is not None:
+                raise ScenarioError(
+                    f"steps[{i}].{name_of_op}.{field}: {name!r} names an item of {base!r}, but no earlier step bound "
+                    f"{base!r} to a list (get_device_tensors{' or create_submeshes' if want is TensorKind.MESH else ''} does)",
+                    file,
+                    line,
+                    col,
+                )
+            elif name in lists and not many:
+                raise ScenarioError(
+                    f"steps[{i}].{name_of_op}.{field}: {name!r} is a list of {what}s; name one of them, like {name}[0]",
+                    file,
+                    line,
+                    col,
+                )
+            known = sorted(n for n, k in kinds.items() if (k is TensorKind.MESH) == (want is TensorKind.MESH))
+            if name not in kinds or (kinds[name] is TensorKind.MESH) != (want is TensorKind.MESH):
                 hint = did_you_mean(name, known)
-                choices = f"defined so far: {', '.join(known)}" if known else "no tensor is defined before this step"
-                raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: unknown tensor {name!r}{hint}; {choices}", file, line, col)
-            if want is not TensorKind.ANY and kinds[name] is not want:
+                choices = f"defined so far: {', '.join(known)}" if known else f"no {what} is defined before this step"
+                raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: unknown {what} {name!r}{hint}; {choices}", file, line, col)
+            if want not in (TensorKind.ANY, TensorKind.MESH) and kinds[name] is not TensorKind.ANY and kinds[name] is not want:
                 raise ScenarioError(
                     f"steps[{i}].{name_of_op}.{field}: {name!r} is a {kinds[name].value} tensor, {name_of_op} needs a "
                     f"{want.value} tensor",
@@ -360,7 +383,19 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
                 )
         bound = op.bound(args)
         if bound is not None:
-            kinds[bound] = op.binds.kind  # type: ignore[union-attr]
+            kinds[bound] = op.bound_kind(args)
+            if op.binds.many:  # type: ignore[union-attr]
+                lists.add(bound)
+            else:
+                lists.discard(bound)
+
+
+def _split_index(name: str) -> tuple[str, Optional[int]]:
+    """``parts[3]`` -> ("parts", 3); a plain name -> (name, None)."""
+    if name.endswith("]") and "[" in name:
+        base, _, index = name[:-1].partition("[")
+        return base, int(index)
+    return name, None
 
 
 def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str, allow_outside: bool) -> dict[str, Path]:

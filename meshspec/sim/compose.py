@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import TTFatal
 from .mesh import Coord, Shape, coord_of, fmt_shape, ttnn_shape, volume
+from .mapping import anchor
 from .profiles import Composer
 from .tensor import HostTensor
 from .values import ShapeOnly, concat_shape
@@ -63,6 +64,7 @@ def compose(
     override: Optional[Shape],
     one_d: bool,
     rule: Composer = Composer.CURRENT,
+    offset: Optional[Coord] = None,
 ) -> Composition:
     """The composed values and which shards went where, under the era's composer ``rule``.
 
@@ -113,8 +115,9 @@ def compose(
         raise TTFatal(f"mesh_composer concat dims {dims} repeat a dim")
 
     submesh = len(grid) == len(mesh_shape) and all(g <= m for g, m in zip(grid, mesh_shape))
+    shift = anchor(grid, mesh_shape, offset, submesh)
     if submesh:
-        selected = [c for c in present if all(x < g for x, g in zip(c, grid))]
+        selected = [c for c in present if all(s <= x < s + g for x, s, g in zip(c, shift, grid))]
     else:
         selected = present[: volume(grid)]
     if len(grid) > 1 and len(selected) != volume(grid):
@@ -126,7 +129,7 @@ def compose(
     if len(grid) == 1:
         positions = {c: (i,) for i, c in enumerate(selected)}
     elif submesh:
-        positions = {c: c for c in selected}
+        positions = {c: tuple(x - s for x, s in zip(c, shift)) for c in selected}
     else:
         positions = {c: coord_of(i, grid) for i, c in enumerate(selected)}
     dropped = tuple(c for c in present if c not in positions)

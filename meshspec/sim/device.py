@@ -176,6 +176,8 @@ class MeshBuffer:
     with_data: bool = True
     devices: dict[Coord, DeviceMemory] = field(default_factory=dict, repr=False)
     last_write: dict[Coord, Write] = field(default_factory=dict, repr=False)
+    released: bool = False
+    """Its bytes were returned to the run's memory account (once, whichever handle freed it)."""
 
     def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
         dev = self.devices.get(coord)

@@ -83,6 +83,7 @@ def distribute(
     placements: tuple[Placement, ...],
     override: Shape | None = None,
     rules: MapperRules = CURRENT_MAPPER,
+    mesh_offset: Coord | None = None,
 ) -> Distribution:
     """Map a tensor of ``shape`` onto ``mesh_shape`` (``create_mesh_mapper`` + ``distribute_tensor``).
 
@@ -195,14 +196,42 @@ def distribute(
     submesh = override is None or (
         len(override) == len(mesh_shape) and all(o <= m for o, m in zip(override, mesh_shape))
     )
+    shift = anchor(tuple(override) if override is not None else tuple(mesh_shape), mesh_shape, mesh_offset, submesh)
     if submesh:
-        slots = tuple(ShardSlot(c, off, sub) for c, off, sub in populated)
+        slots = tuple(ShardSlot(tuple(a + b for a, b in zip(c, shift)), off, sub) for c, off, sub in populated)
     else:
         devices = itertools.islice(coords(mesh_shape), len(populated))
         slots = tuple(ShardSlot(dev, off, sub) for dev, (_, off, sub) in zip(devices, populated))
     # The topology keeps the placements as given: ttnn reports PlacementShard(-1), not (rank-1).
     topology = Topology(dist_shape, tuple(placements), tuple(s.coord for s in slots))
     return Distribution(topology, slots)
+
+
+def anchor(region: Shape, mesh_shape: Shape, offset: Coord | None, submesh: bool) -> Coord:
+    """Where a SUBMESH distribution (or composition) of ``region`` starts: ``mesh_offset_override``
+    (PR #51639), checked as ttnn 0.81.1 checks it (tests/golden ``api``). A zero offset is the
+    default and always accepted.
+
+    >>> anchor((1, 4), (2, 4), (1, 0), True)
+    (1, 0)
+    """
+    zero = (0,) * len(mesh_shape)
+    if offset is None or not any(offset):
+        return zero
+    at = tuple(offset)
+    if not submesh:
+        raise TTFatal(
+            "mesh_offset_override is only supported when the distribution fits within the mesh device per-dimension "
+            f"(SUBMESH mode); the supplied mesh_shape_override {ttnn_shape(region)} requires a row-major reshape of "
+            f"device shape {ttnn_shape(mesh_shape)}"
+        )
+    for d in range(len(mesh_shape)):
+        if d >= len(at) or d >= len(region) or at[d] + region[d] > mesh_shape[d]:
+            raise TTFatal(
+                f"The sub-rectangle anchored at offset {ttnn_shape(at, 'MeshCoordinate')} with shape {ttnn_shape(region)} "
+                f"does not fit within the mesh device shape {ttnn_shape(mesh_shape)} (dimension {d})"
+            )
+    return at
 
 
 def mapper_config_repr(placements: tuple[Placement, ...], override: Shape | None) -> str:

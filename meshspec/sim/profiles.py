@@ -1,7 +1,10 @@
 """Runtime profiles: how TT-NN recorded per-device specs in each era (docs/semantics.md section 6).
 
-A profile is a handful of rules, each one a named choice the runtime branches on; the
-simulated mesh and the ground truth of what was written are the same under every profile.
+A profile is a set of named rules, each rule a choice the runtime branches on, each choice with
+its source (:data:`RULES`); the simulated mesh and the ground truth of what was written are the
+same under every profile. ``meshspec profiles`` prints them side by side. A scenario (or a
+profile file) can define its own: ``profile: {base: current, copy: exact}`` is the current
+library with one rule changed, to model a branch or a fix and compare it with ``--profile all``.
 
 ==================  ============  =============  ================  ========  =========
 profile             allocation    copy record    mapper            composer  copy check
@@ -18,9 +21,10 @@ reference           nothing yet   exact          equal shards      current   eve
 from __future__ import annotations
 
 import enum
-from ..frozen import Frozen
+from typing import Any, Mapping, Optional
 
 from ..errors import UsageError, did_you_mean, one_of
+from ..frozen import Frozen
 from .mapping import CURRENT_MAPPER, LEGACY_MAPPER, MapperRules
 
 
@@ -42,6 +46,17 @@ class CopyRecord(str, enum.Enum):
     """Record exactly the devices and shard specs written."""
 
 
+class MapperRule(str, enum.Enum):
+    LEGACY = "legacy"
+    """The Python mappers of early 2025: torch.chunk, unequal last shard allowed."""
+    EQUAL_SHARDS = "equal_shards"
+    """The C++ mappers (PR #23684): every shard the same shape (issue #22977)."""
+
+    @property
+    def rules(self) -> MapperRules:
+        return LEGACY_MAPPER if self is MapperRule.LEGACY else CURRENT_MAPPER
+
+
 class Composer(str, enum.Enum):
     LEGACY = "legacy"
     """Concatenate every shard the storage claims (``ConcatMeshToTensor`` of early 2025)."""
@@ -56,15 +71,79 @@ class CopyCheck(str, enum.Enum):
     """Every shard's shape, dtype and page config must match ``dst`` (tensor_apis.cpp)."""
 
 
+class DefaultComposer(str, enum.Enum):
+    REFUSE = "refuse"
+    """``to_torch`` with no composer refuses any tensor of more than one host shard, replicated or
+    not (``ttnn/cpp/ttnn-nanobind/pytensor.cpp``, ``TT_FATAL(buffers.size() == 1, ...)``)."""
+    FROM_TOPOLOGY = "from_topology"
+    """When every distribution axis is a Shard, concatenate along the shard dims the topology
+    records; a Replicate axis still refuses (PR #53481, open in 2026-09)."""
+
+
+class CacheTopology(str, enum.Enum):
+    KEPT = "kept"
+    """A cached tensor loads with the topology it was dumped with (PR #29158, 2025-09-23)."""
+    DEFAULT = "default"
+    """A cached tensor loads with the default topology, distribution (1) [R] on (0, 0), though
+    its shards are per device (PR #24765 to PR #29158, mid 2025; issue #25340)."""
+
+
+class MapperOffset(str, enum.Enum):
+    SUPPORTED = "supported"
+    """``MeshMapperConfig`` / ``MeshComposerConfig`` take ``mesh_offset_override`` (PR #51639, 2026-07-30)."""
+    ABSENT = "absent"
+    """No offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)."""
+
+
+class Rule(Frozen):
+    """One rule: the profile field it sets, its choices (an enum), and what it governs."""
+
+    name: str
+    choices: type
+    governs: str
+
+
+#: Every rule a profile sets, in the order ``meshspec profiles`` shows them.
+RULES: dict[str, Rule] = {
+    r.name: r
+    for r in (
+        Rule("allocation", AllocationRecord, "what allocate_tensor_on_device records"),
+        Rule("copy", CopyRecord, "what copy_host_to_device_tensor records"),
+        Rule("mapper", MapperRule, "which shards a mesh mapper accepts"),
+        Rule("composer", Composer, "which shards a mesh composer takes"),
+        Rule("copy_check", CopyCheck, "which host shards a copy checks against dst"),
+        Rule("default_composer", DefaultComposer, "to_torch / cpu readback with no mesh_composer"),
+        Rule("cache_topology", CacheTopology, "the topology of a tensor loaded from a cache file"),
+        Rule("mapper_offset", MapperOffset, "mesh_offset_override in mapper and composer configs"),
+    )
+}
+
+
 class Profile(Frozen):
     name: str
     era: str
     summary: str
     allocation: AllocationRecord
     copy: CopyRecord
-    mapper: MapperRules
+    mapper_rule: MapperRule
     composer: Composer
     copy_check: CopyCheck
+    default_composer: DefaultComposer = DefaultComposer.REFUSE
+    cache_topology: CacheTopology = CacheTopology.KEPT
+    mapper_offset: MapperOffset = MapperOffset.SUPPORTED
+    base: Optional[str] = None
+    """For a profile defined by a scenario or a file: the profile it changes."""
+
+    @property
+    def mapper(self) -> MapperRules:
+        return self.mapper_rule.rules
+
+    def rules(self) -> dict[str, str]:
+        """Rule name -> this profile's choice."""
+        return {name: self.rule(name).value for name in RULES}
+
+    def rule(self, name: str) -> Any:
+        return getattr(self, "mapper_rule" if name == "mapper" else name)
 
 
 PROFILES: dict[str, Profile] = {
@@ -76,7 +155,7 @@ PROFILES: dict[str, Profile] = {
             "one spec + coords; copy by reference; a full write after a partial one keeps the old coords",
             AllocationRecord.ALL,
             CopyRecord.CURRENT,
-            CURRENT_MAPPER,
+            MapperRule.EQUAL_SHARDS,
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
         ),
@@ -86,9 +165,10 @@ PROFILES: dict[str, Profile] = {
             "allocation records a uniform spec on every device; the copy's record update is lost",
             AllocationRecord.ALL,
             CopyRecord.LOST,
-            LEGACY_MAPPER,
+            MapperRule.LEGACY,
             Composer.LEGACY,
             CopyCheck.FIRST_SHARD,
+            mapper_offset=MapperOffset.ABSENT,
         ),
         Profile(
             "unpopulated",
@@ -96,9 +176,10 @@ PROFILES: dict[str, Profile] = {
             "allocation records no per-device specs; the copy's record update is lost",
             AllocationRecord.NONE,
             CopyRecord.LOST,
-            LEGACY_MAPPER,
+            MapperRule.LEGACY,
             Composer.LEGACY,
             CopyCheck.FIRST_SHARD,
+            mapper_offset=MapperOffset.ABSENT,
         ),
         Profile(
             "reference",
@@ -106,9 +187,21 @@ PROFILES: dict[str, Profile] = {
             "records exactly the devices and shapes written; mapper rules as in current",
             AllocationRecord.UNRECORDED,
             CopyRecord.EXACT,
-            CURRENT_MAPPER,
+            MapperRule.EQUAL_SHARDS,
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
+        ),
+        Profile(
+            "auto-compose",
+            "ttnn 0.81 with PR #53481 (open, 2026-08-18): to_torch derives a composer from the topology",
+            "as current, but to_torch without a composer concatenates an all-Shard tensor along its shard dims",
+            AllocationRecord.ALL,
+            CopyRecord.CURRENT,
+            MapperRule.EQUAL_SHARDS,
+            Composer.CURRENT,
+            CopyCheck.EVERY_SHARD,
+            DefaultComposer.FROM_TOPOLOGY,
+            base="current",
         ),
     )
 }
@@ -116,10 +209,29 @@ PROFILES: dict[str, Profile] = {
 DEFAULT_PROFILE = "current"
 
 
-def get_profile(name: str) -> Profile:
+def get_profile(name: str, own: Optional[Mapping[str, Profile]] = None) -> Profile:
+    """The profile ``name``: one of meshspec's, or one the scenario or a profile file defines."""
+    known = {**PROFILES, **(own or {})}
     try:
-        return PROFILES[name]
+        return known[name]
     except KeyError:
-        raise UsageError(
-            f"unknown profile {name!r}{did_you_mean(name, list(PROFILES))}; {one_of(list(PROFILES))}"
-        ) from None
+        raise UsageError(f"unknown profile {name!r}{did_you_mean(name, list(known))}; {one_of(list(known))}") from None
+
+
+def define(name: str, base: str, changes: Mapping[str, str], era: str = "") -> Profile:
+    """A profile that is ``base`` with ``changes`` (rule name -> choice); the errors name the bad
+    rule or choice and list the valid ones."""
+    parent = get_profile(base)
+    fields: dict[str, Any] = {}
+    for rule_name, choice in changes.items():
+        rule = RULES.get(rule_name)
+        if rule is None:
+            raise UsageError(f"unknown rule {rule_name!r}{did_you_mean(rule_name, list(RULES))}; {one_of(list(RULES))}")
+        values = [c.value for c in rule.choices]
+        if choice not in values:
+            raise UsageError(f"{rule_name}: unknown choice {choice!r}{did_you_mean(str(choice), values)}; {one_of(values)}")
+        fields["mapper_rule" if rule_name == "mapper" else rule_name] = rule.choices(choice)
+    changed = ", ".join(f"{k} {v}" for k, v in changes.items()) or "no change"
+    return parent.replace(
+        name=name, era=era or f"{base} with {changed}", summary=f"{parent.summary} ({changed})", base=base, **fields
+    )

@@ -19,6 +19,7 @@ from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .faults import Fault
 from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, volume
+from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
 from .profiles import Profile
 from .spec import Arch, TensorSpec, make_spec
@@ -45,7 +46,8 @@ class Runtime:
         max_memory: Optional[int] = None,
         fault: Optional[Fault] = None,
     ) -> None:
-        self.mesh_shape = mesh_shape
+        self.meshes: dict[str, MeshDevice] = {ROOT: MeshDevice(ROOT, mesh_shape)}
+        """Mesh devices by name: the scenario's (``mesh_device``) and the submeshes steps made."""
         self.profile = profile
         self.folder = folder
         """Where relative data files are read from (the scenario's folder)."""
@@ -62,6 +64,11 @@ class Runtime:
         self.fault = fault
         """A fault to inject (testing meshspec's detectors; see faults.py)."""
         self.tensors: dict[str, Tensor] = {}
+        self.lists: dict[str, tuple[str, ...]] = {}
+        """A name bound to several tensors (``get_device_tensors(t)`` as ``parts``): their names,
+        ``parts[0]`` ...; a step naming the list means them all, in order."""
+        self.tensor_files: dict[str, object] = {}
+        """``.tensorbin`` files written by dump_tensor (in memory: a run never writes a file)."""
         self.events: list[Event] = []
         """What steps did that the judge must see, in order (see events.py)."""
         self.log: list[tuple] = []
@@ -145,8 +152,28 @@ class Runtime:
 
     # -- the mesh ------------------------------------------------------------------------------
     @property
+    def root(self) -> MeshDevice:
+        return self.meshes[ROOT]
+
+    @property
+    def mesh_shape(self) -> Shape:
+        """The scenario's mesh, as it is now (``MeshDevice.reshape`` changes it)."""
+        return self.root.shape
+
+    @property
     def all_coords(self) -> tuple[Coord, ...]:
         return tuple(coords(self.mesh_shape))
+
+    def mesh(self, name: Optional[str] = None) -> MeshDevice:
+        """The mesh device ``name`` (the scenario's own without a name)."""
+        return self.meshes[name or ROOT]
+
+    def mesh_of(self, dev: DeviceTensor) -> MeshDevice:
+        return dev.mesh if dev.mesh is not None else self.root
+
+    def names(self, name: str) -> tuple[str, ...]:
+        """The tensor names ``name`` stands for: a list's items, or itself."""
+        return self.lists.get(name, (name,))
 
     def reserve(self, nbytes: int, what: str) -> None:
         """Account for ``nbytes`` of host or device data; refuse past ``max_memory``."""
@@ -162,32 +189,39 @@ class Runtime:
     def release(self, nbytes: int) -> None:
         self._reserved -= nbytes
 
-    def new_buffer(self, spec: TensorSpec) -> MeshBuffer:
-        """A mesh buffer of ``spec`` on every device (the same size everywhere)."""
+    def new_buffer(self, spec: TensorSpec, mesh: Optional[MeshDevice] = None) -> MeshBuffer:
+        """A mesh buffer of ``spec`` on every device of ``mesh`` (the same size everywhere)."""
+        shape = (mesh or self.root).shape
         if self.with_data:
-            self.reserve(spec.allocated_bytes * volume(self.mesh_shape), f"a buffer of {spec.describe()} on every device")
+            self.reserve(spec.allocated_bytes * volume(shape), f"a buffer of {spec.describe()} on every device")
         self._buffers += 1
-        return MeshBuffer(self._buffers, spec, self.mesh_shape, self.step, self.pool, self.with_data)
+        return MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
 
     def free(self, dev: DeviceTensor) -> None:
         dev.freed_step = self.step
         dev.buffer.free()
         self.touched.add(dev.name)
-        if self.with_data:
-            self.release(dev.buffer.spec.allocated_bytes * volume(self.mesh_shape))
+        if self.with_data and not dev.buffer.released:
+            dev.buffer.released = True  # handles share a buffer: its bytes are returned once
+            self.release(dev.buffer.spec.allocated_bytes * volume(dev.buffer.mesh_shape))
 
     # -- writes and records --------------------------------------------------------------------
-    def shards_to_write(self, host: HostTensor) -> dict[Coord, HostShard]:
-        """A plain host tensor goes to every device; a mapped one to its populated devices."""
+    def shards_to_write(self, host: HostTensor, mesh: Optional[MeshDevice] = None) -> dict[Coord, HostShard]:
+        """A plain host tensor goes to every device of ``mesh``; a mapped one to its populated
+        coordinates, taken as they are as coordinates of ``mesh`` (ttnn 0.81.1 fails on the first one
+        the mesh does not have, tests/golden ``api``)."""
+        mesh = mesh or self.root
         if not host.plain:
+            for c in host.shards:
+                mesh.check_coord(c)
             return host.shards
         only = next(iter(host.shards.values()))
-        return {c: replace(only, coord=c) for c in self.all_coords}
+        return {c: replace(only, coord=c) for c in mesh.coords}
 
-    def written_topology(self, host: HostTensor) -> Topology:
+    def written_topology(self, host: HostTensor, mesh: Optional[MeshDevice] = None) -> Topology:
         """The topology a write of ``host`` gives: a plain tensor is replicated to all devices."""
         if host.plain:
-            return replicate_all(self.mesh_shape, host.spec.shape).topology
+            return replicate_all((mesh or self.root).shape, host.spec.shape).topology
         return host.topology
 
     def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard]) -> None:

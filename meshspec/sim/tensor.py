@@ -13,6 +13,7 @@ from typing import Optional, Union
 import numpy as np
 
 from .device import MeshBuffer, Write
+from .meshdevice import MeshDevice
 from .mesh import Coord, Shape
 from .placement import Topology
 from .spec import TensorSpec
@@ -70,24 +71,64 @@ class HostTensor:
     """For from_torch: the whole tensor as given (block floats before quantization)."""
     shape: Optional[Shape] = None
     """For from_torch: the global (logical) shape of the tensor that was distributed."""
+    buffer_shape: Optional[Shape] = None
+    """The shape of its distributed host buffer: the mesh it was mapped for, (1, 1) for a plain
+    tensor; shards are keyed by coordinates of it (None: the scenario's mesh)."""
+    mapper: Optional[object] = None
+    """The mapper that made it (a MapperChoice), if any: as_tensor's cache file depends on it."""
 
     storage = "host"
 
 
-@dataclass(eq=False)  # compared by identity: it is state, not a value
+class SharedTopology:
+    """The topology every handle on one device storage reads and writes: in ttnn 0.81.1 a
+    ``combine_device_tensors`` of some parts, or ``update_tensor_topology`` on one part, changes the
+    topology the parent and every other part report (tests/golden ``api``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Topology) -> None:
+        self.value = value
+
+
 class Record:
     """What the runtime records about a device tensor.
 
     ``specs`` are the per-device specs the runtime keeps; ``recorded`` the devices it says hold
-    data (and will read back). Eras differ only in how these are set (see profiles).
+    data (``device_coords()``, read back by ``cpu()``); ``topology`` the tensor's topology, shared
+    with every other handle on the same storage. Eras differ only in how these are set (see
+    profiles). Compared by identity: it is state, not a value.
     """
 
-    spec: TensorSpec
-    topology: Topology
-    specs: dict[Coord, TensorSpec]
-    recorded: tuple[Coord, ...]
-    origin: dict[Coord, int]
-    """Step that last set (or cleared) each device's record."""
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache")
+
+    def __init__(
+        self,
+        spec: TensorSpec,
+        topology: Topology,
+        specs: dict[Coord, TensorSpec],
+        recorded: tuple[Coord, ...],
+        origin: dict[Coord, int],
+        *,
+        shared: Optional[SharedTopology] = None,
+    ) -> None:
+        self.spec = spec
+        self.shared = shared if shared is not None else SharedTopology(topology)
+        if shared is not None:
+            shared.value = topology
+        self.specs = specs
+        self.recorded = recorded
+        self.origin = origin
+        """Step that last set (or cleared) each device's record."""
+        self._recorded_cache: Optional[tuple] = None
+
+    @property
+    def topology(self) -> Topology:
+        return self.shared.value
+
+    @topology.setter
+    def topology(self, value: Topology) -> None:
+        self.shared.value = value
 
     def is_recorded(self, coord: Coord) -> bool:
         return coord in self.recorded_set
@@ -95,10 +136,9 @@ class Record:
     @property
     def recorded_set(self) -> frozenset[Coord]:
         """``recorded`` as a set, for O(1) membership on large meshes (rebuilt when replaced)."""
-        cached = self.__dict__.get("_recorded_cache")
+        cached = self._recorded_cache
         if cached is None or cached[0] is not self.recorded:
-            cached = (self.recorded, frozenset(self.recorded))
-            self.__dict__["_recorded_cache"] = cached
+            cached = self._recorded_cache = (self.recorded, frozenset(self.recorded))
         return cached[1]
 
 
@@ -111,6 +151,8 @@ class DeviceTensor:
     content_step: Optional[int] = None
     """Step of the last write (copy or to_device) that defines the tensor's content."""
     freed_step: Optional[int] = None
+    mesh: Optional["MeshDevice"] = None
+    """The mesh device it was made on (None: the scenario's own mesh)."""
 
     storage = "device"
 

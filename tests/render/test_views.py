@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from meshspec.sim.profiles import PROFILES
 from meshspec.cli import app
 from meshspec.runner import run
 from meshspec.scenario.loader import load
@@ -76,11 +77,12 @@ def test_profile_all_table():
     assert res.exit_code == 1
     lines = res.stdout.splitlines()
     header = next(line for line in lines if line.startswith("tensor"))
-    assert header.split() == ["tensor", "device", "current", "uniform-by-value", "unpopulated", "reference"]
-    rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ") and len(line.split()) == 6}
-    # (1,3): empty under current and reference, stale under uniform-by-value, empty (no spec) under unpopulated
-    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty"]
-    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok"]
+    assert header.split() == ["tensor", "device", *PROFILES]
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ") and len(line.split()) == 2 + len(PROFILES)}
+    # (1,3): empty under current, reference and auto-compose (current with another default composer),
+    # stale under uniform-by-value, empty (no spec) under unpopulated
+    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty", "empty"]
+    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok", "ok"]
     verdicts = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in ("current", "uniform-by-value", "unpopulated", "reference") and "finding" in line}
     assert "no findings" in verdicts["current"] and "no findings" in verdicts["reference"]
     assert "stale" in verdicts["uniform-by-value"]
@@ -91,7 +93,7 @@ def test_profile_all_table():
 def test_profile_all_json_is_an_array_of_reports():
     res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all", "--format", "json")
     data = json.loads(res.stdout)
-    assert [r["profile"] for r in data] == ["current", "uniform-by-value", "unpopulated", "reference"]
+    assert [r["profile"] for r in data] == list(PROFILES)
     assert all(r["scenario"] == "seed-uneven-copy" for r in data)
 
 

@@ -36,7 +36,7 @@ OPS = [
     "deallocate",
 ]
 SYSTEMS = ["n150", "n300", "t3k", "galaxy", "p150", "p300", "p150x4", "p150x8", "bh-galaxy"]
-PROFILES = ["current", "uniform-by-value", "unpopulated", "reference"]
+from meshspec.sim.profiles import PROFILES
 
 
 def dedent(text: str) -> str:

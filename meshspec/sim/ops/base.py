@@ -19,19 +19,23 @@ if TYPE_CHECKING:
 
 
 class TensorKind(str, enum.Enum):
-    """Where a tensor an op uses or binds lives."""
+    """What a name an op uses or binds stands for: a tensor where it lives, or a mesh device."""
 
     HOST = "host"
     DEVICE = "device"
     ANY = "any"
+    MESH = "mesh"
 
 
 class Use(Frozen):
-    """A field naming a tensor the op reads or writes, and the kind it must be."""
+    """A field naming a tensor (or mesh device) the op reads or writes, and the kind it must be."""
 
     field: str
     """The argument's Python name (``as_`` for ``as``)."""
     kind: TensorKind
+    many: bool = False
+    """Uses: the field is a list of names (a list's name stands for its items). Binds: the name
+    is bound to a list (``parts``, then ``parts[0]``, ``parts[1]`` ...), as long as the run makes."""
 
 
 #: Arguments real ttnn calls take that no step has, and what a scenario writes instead.
@@ -62,22 +66,37 @@ class Op(Frozen):
     optional in the arguments."""
     hints: tuple[tuple[str, str], ...] = ()
     """Real ttnn arguments of this call that its step spells otherwise: (argument, what to write)."""
+    kind_of: Optional[Callable[[Any], TensorKind]] = None
+    """The kind of what the step binds, when its arguments decide it (from_torch with a device)."""
+
+    def bound_kind(self, args: Any) -> TensorKind:
+        assert self.binds is not None
+        return self.kind_of(args) if self.kind_of is not None else self.binds.kind
 
     def hint(self, key: str) -> Optional[str]:
         """What to write instead of ``key``, a ttnn argument the step does not take, if it is one."""
         return dict(self.hints).get(key) or TTNN_ARGUMENTS.get(key)
 
     def names_used(self, args: Any) -> list[tuple[str, str, TensorKind]]:
-        """``(field, tensor name, kind)`` for every tensor ``args`` uses."""
-        return [(u.field, getattr(args, u.field), u.kind) for u in self.uses]
+        """``(field, name, kind)`` for every tensor or mesh ``args`` names (each item of a list)."""
+        out = []
+        for u in self.uses:
+            value = getattr(args, u.field)
+            if value is None:
+                continue  # an optional mesh_device: the scenario's own
+            for name in value if isinstance(value, list) else [value]:
+                out.append((u.field, name, u.kind))
+        return out
 
     def bound(self, args: Any) -> Optional[str]:
         """The name ``args`` binds, if any."""
         return getattr(args, self.binds.field) if self.binds is not None else None
 
     def touched(self, args: Any) -> tuple[str, ...]:
-        """Every tensor name the step mentions, uses first, in field order."""
-        names = [name for _, name, _ in self.names_used(args)] + [self.bound(args)]
+        """Every tensor name the step mentions, uses first, in field order (meshes are not tensors)."""
+        names = [name for _, name, kind in self.names_used(args) if kind is not TensorKind.MESH]
+        if self.binds is not None and self.binds.kind is not TensorKind.MESH:
+            names.append(self.bound(args))
         return tuple(dict.fromkeys(n for n in names if n))
 
     @property

@@ -10,17 +10,58 @@ from typing import Annotated, Literal, Optional, Union
 from ...typed import Alias, Before, Check, Length, Pattern, Range, Schema, Typed, by_key, tagged
 from ..spec import TILE_SHAPES, Arch, BufferType, DataType, Layout, TensorSpec, make_spec
 
-Name = Annotated[str, Length(min=1), Pattern(r"[A-Za-z_][A-Za-z0-9_.\-]*", "a tensor name (a letter or _, then letters, digits, _ . -)")]
+NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+Name = Annotated[
+    str,
+    Length(min=1),
+    Pattern(NAME + r"(\[[0-9]+\])?", "a tensor name (a letter or _, then letters, digits, _ . -), or an item of a list: parts[0]"),
+]
+"""A tensor's name, or ``parts[0]``: the first tensor a list-binding step (get_device_tensors) bound."""
+NewName = Annotated[str, Length(min=1), Pattern(NAME, "a new name (a letter or _, then letters, digits, _ . -)")]
 Dim = Annotated[int, Range(ge=1, le=2**40)]
-As = Annotated[Name, Alias("as")]
+As = Annotated[NewName, Alias("as")]
 """The name a step binds its result to (``as``)."""
-OptionalAs = Annotated[Optional[Name], Alias("as")]
+OptionalAs = Annotated[Optional[NewName], Alias("as")]
+MeshName = Annotated[str, Length(min=1), Pattern(NAME + r"(\[[0-9]+\])?", "a mesh device's name: mesh_device (the scenario's), or one a create_submesh step bound")]
+"""A mesh device: ``mesh_device`` (the scenario's own) or a submesh's name."""
+Names = Annotated[list[Name], Length(min=1)]
 
 
 def _known_tile(tile: tuple[int, int]) -> tuple[int, int]:
     if tuple(tile) not in TILE_SHAPES:
         raise ValueError(f"tile {list(tile)} is not one of {', '.join(str(list(t)) for t in TILE_SHAPES)}")
     return tile
+
+
+class InterleavedConfig(Typed):
+    """``ttnn.MemoryConfig(memory_layout=INTERLEAVED, buffer_type=...)``."""
+
+    buffer_type: BufferType
+    memory_layout: Literal["interleaved"] = "interleaved"
+
+
+MEMORY_CONFIGS = {"DRAM_MEMORY_CONFIG": BufferType.DRAM, "L1_MEMORY_CONFIG": BufferType.L1, "dram": BufferType.DRAM, "l1": BufferType.L1}
+
+
+def _memory_config_tag(value: object) -> Optional[str]:
+    if isinstance(value, str):
+        return "Name"
+    if isinstance(value, dict):
+        return "Config"
+    return None
+
+
+MemoryConfig = tagged(
+    {"Name": Literal[tuple(MEMORY_CONFIGS)], "Config": InterleavedConfig},  # type: ignore[misc]
+    _memory_config_tag,
+    "DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, or {buffer_type: dram|l1, memory_layout: interleaved}",
+)
+"""ttnn's ``memory_config``: its two constants, or a MemoryConfig's fields."""
+
+
+def buffer_type(config: object) -> BufferType:
+    """The buffer type a validated memory_config names."""
+    return MEMORY_CONFIGS[config] if isinstance(config, str) else config.buffer_type  # type: ignore[union-attr]
 
 
 class TensorFields(Typed):
@@ -31,10 +72,17 @@ class TensorFields(Typed):
     tile: Annotated[tuple[int, int], Check(_known_tile), Schema({"enum": [list(t) for t in TILE_SHAPES]})] = (32, 32)
     """The tile shape: [32, 32], [16, 32], [32, 16] or [16, 16]."""
     memory: BufferType = BufferType.DRAM
+    """TensorSpec's buffer_type (``memory_config`` says the same as ttnn spells it)."""
+    memory_config: Optional[MemoryConfig] = None
+    """ttnn's memory_config: DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG or {buffer_type: ...}; wins over ``memory``."""
+
+    @property
+    def buffer_type(self) -> BufferType:
+        return buffer_type(self.memory_config) if self.memory_config is not None else self.memory
 
     def spec(self, arch: Arch, shape: Optional[tuple[int, ...]] = None) -> TensorSpec:
         """The validated spec these fields describe on ``arch`` (for ``shape``, if given)."""
-        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), self.memory, arch)  # type: ignore[arg-type]
+        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), self.buffer_type, arch)  # type: ignore[arg-type]
 
 
 # -- from_torch data -------------------------------------------------------------------------
@@ -69,6 +117,9 @@ Data = tagged(
 
 
 # -- mappers and composers -------------------------------------------------------------------
+# Spelt as scenarios have spelt them ({shard: 1}, replicate, {placements: [...]}, {concat: 1}) and
+# as real code spells them: the ttnn function or legacy class name as the key, its arguments
+# (ttnn's names) inside. meshspec/sim/ops/mappers.py turns every spelling into one distribution.
 class ShardPlacement(Typed):
     shard: int
 
@@ -76,18 +127,83 @@ class ShardPlacement(Typed):
 PlacementItem = tagged(
     {"Name": Literal["replicate"], "Shard": ShardPlacement}, by_key("shard"), "replicate or {shard: DIM}"
 )
+Offset = Annotated[list[Annotated[int, Range(ge=0)]], Length(min=1, max=4)]
 
 
 class PlacementsMapper(Typed):
     placements: Annotated[list[PlacementItem], Length(min=1)]
     mesh_shape: Optional[Annotated[list[Dim], Length(min=1)]] = None
     """MeshMapperConfig's mesh_shape_override."""
+    mesh_offset: Optional[Offset] = None
+    """MeshMapperConfig's mesh_offset_override (SUBMESH mode only)."""
+
+
+class ShardToMesh(Typed):
+    """``ShardTensorToMesh(mesh_device, dim)`` / ``shard_tensor_to_mesh_mapper(mesh_device, dim)``."""
+
+    dim: int
+    mesh_device: Optional[MeshName] = None
+
+
+class ReplicateToMesh(Typed):
+    """``ReplicateTensorToMesh(mesh_device)`` / ``replicate_tensor_to_mesh_mapper(mesh_device)``."""
+
+    mesh_device: Optional[MeshName] = None
+
+
+class Shard2d(Typed):
+    """``ShardTensor2dMesh(mesh_device, mesh_shape, dims)``: dims[i] None replicates mesh axis i."""
+
+    dims: Annotated[list[Optional[int]], Length(min=2, max=2)]
+    mesh_shape: Annotated[list[Dim], Length(min=2, max=2)]
+    mesh_device: Optional[MeshName] = None
+
+
+class MapperConfig(Typed):
+    """``create_mesh_mapper(mesh_device, MeshMapperConfig(placements, mesh_shape_override, mesh_offset_override))``."""
+
+    placements: Annotated[list[PlacementItem], Length(min=1)]
+    mesh_shape_override: Optional[Annotated[list[Dim], Length(min=1)]] = None
+    mesh_offset_override: Optional[Offset] = None
+    mesh_device: Optional[MeshName] = None
+
+
+def _one_key(key: str, inner: type) -> type:
+    """The record ``{key: inner}``: a ttnn name as the key, its arguments inside."""
+    return type(key.replace(".", "_"), (Typed,), {"__annotations__": {key: inner}, "__module__": __name__, "key": key})
+
+
+MAPPER_FORMS: dict[str, type] = {
+    "ShardTensorToMesh": ShardToMesh,
+    "shard_tensor_to_mesh_mapper": ShardToMesh,
+    "ReplicateTensorToMesh": ReplicateToMesh,
+    "replicate_tensor_to_mesh_mapper": ReplicateToMesh,
+    "ShardTensor2dMesh": Shard2d,
+    "create_mesh_mapper": MapperConfig,
+}
+"""ttnn's mapper functions and legacy classes, as the one key of a mesh_mapper mapping."""
+MAPPER_WORDS = ("replicate", "ReplicateTensorToMesh", "replicate_tensor_to_mesh_mapper")
+
+
+def _mapper_tag(value: object) -> Optional[str]:
+    if isinstance(value, str):
+        return "Name"
+    if isinstance(value, dict):
+        if "shard" in value:
+            return "Shard"
+        if "placements" in value:
+            return "Placements"
+        if len(value) == 1 and next(iter(value)) in MAPPER_FORMS:
+            return next(iter(value))
+    return None
 
 
 Mapper = tagged(
-    {"Name": Literal["replicate"], "Shard": ShardPlacement, "Placements": PlacementsMapper},
-    by_key("shard", "placements"),
-    "replicate, {shard: DIM} or {placements: [...], mesh_shape: [...]}",
+    {"Name": Literal[MAPPER_WORDS], "Shard": ShardPlacement, "Placements": PlacementsMapper}  # type: ignore[valid-type]
+    | {k: _one_key(k, v) for k, v in MAPPER_FORMS.items()},
+    _mapper_tag,
+    "replicate, {shard: DIM}, {placements: [...], mesh_shape: [...]}, or a ttnn mapper: "
+    + ", ".join("{" + k + ": {...}}" for k in MAPPER_FORMS),
 )
 
 
@@ -98,3 +214,55 @@ class ConcatComposer(Typed):
     concat: Union[int, Annotated[list[int], Length(min=1)]]
     """A dim (concat_mesh_to_tensor_composer) or one dim per mesh axis (create_mesh_composer)."""
     mesh_shape: Optional[Annotated[list[Dim], Length(min=1)]] = None
+    mesh_offset: Optional[Offset] = None
+    """MeshComposerConfig's mesh_offset_override (SUBMESH mode only)."""
+
+
+class ConcatToTensor(Typed):
+    """``ConcatMeshToTensor(mesh_device, dim)`` / ``concat_mesh_to_tensor_composer(mesh_device, dim)``."""
+
+    dim: int
+    mesh_device: Optional[MeshName] = None
+
+
+class Concat2d(Typed):
+    """``ConcatMesh2dToTensor(mesh_device, mesh_shape, dims)``."""
+
+    dims: Annotated[list[int], Length(min=2, max=2)]
+    mesh_shape: Annotated[list[Dim], Length(min=2, max=2)]
+    mesh_device: Optional[MeshName] = None
+
+
+class ComposerConfig(Typed):
+    """``create_mesh_composer(mesh_device, MeshComposerConfig(dims, mesh_shape_override, mesh_offset_override))``."""
+
+    dims: Annotated[list[int], Length(min=1)]
+    mesh_shape_override: Optional[Annotated[list[Dim], Length(min=1)]] = None
+    mesh_offset_override: Optional[Offset] = None
+    mesh_device: Optional[MeshName] = None
+
+
+COMPOSER_FORMS: dict[str, type] = {
+    "ConcatMeshToTensor": ConcatToTensor,
+    "concat_mesh_to_tensor_composer": ConcatToTensor,
+    "ConcatMesh2dToTensor": Concat2d,
+    "create_mesh_composer": ComposerConfig,
+}
+"""ttnn's composer functions and legacy classes, as the one key of a mesh_composer mapping."""
+
+
+def _composer_tag(value: object) -> Optional[str]:
+    if isinstance(value, dict):
+        if "concat" in value:
+            return "Concat"
+        if len(value) == 1 and next(iter(value)) in COMPOSER_FORMS:
+            return next(iter(value))
+    return None
+
+
+Composer = tagged(
+    {"Concat": ConcatComposer} | {k: _one_key(k, v) for k, v in COMPOSER_FORMS.items()},
+    _composer_tag,
+    "{concat: DIM}, {concat: [DIMS], mesh_shape: [...]}, or a ttnn composer: "
+    + ", ".join("{" + k + ": {...}}" for k in COMPOSER_FORMS),
+)

@@ -10,31 +10,50 @@ from typing import Optional
 import numpy as np
 from ..mapping import Distribution, distribute, single
 from ..mesh import Shape, fmt_shape, volume
-from ..placement import Replicate, Shard
+from ..meshdevice import MeshDevice
 from ..runtime import Runtime
 from ..spec import DataType
 from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, generate, host_dtype, load_npy, quantize_block_float
 from .base import Op, TensorKind, Use
-from .fields import As, Data, FillData, Mapper, Name, RandomData, ShardPlacement, TensorFields
+from .fields import As, Data, FillData, Mapper, MeshName, RandomData, TensorFields
+from .mappers import MapperChoice, mapper_choice
 
 
 class FromTorch(TensorFields):
-    """``ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=...)``: a host tensor."""
+    """``ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=..., device=..., memory_config=...)``."""
 
     as_: As
     data: Data = "arange"
     mesh_mapper: Optional[Mapper] = None
+    device: Optional[MeshName] = None
+    """A mesh device: the tensor goes on it (to_device with ``memory_config``, DRAM without one)."""
 
 
 def run(rt: Runtime, a: FromTorch) -> None:
+    choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices) if a.mesh_mapper is not None else None
+    mesh = rt.mesh(choice.mesh if choice is not None and choice.mesh else a.device)
+    host = make_host(rt, a, a.as_, choice, mesh)
+    if a.device is None:
+        rt.bind(a.as_, host)
+        return
+    # ttnn.from_torch(device=) is the host tensor, then to_device (ttnn/operations/core.py from_torch,
+    # ttnn.Tensor(..., device, mem_config)); in the mock the conversion runs a kernel and fails, so
+    # tests/golden records distribute_tensor(host, mapper, mesh_device), which places the same shards.
+    from .to_device import put
+
+    put(rt, host, a.as_, a.buffer_type, rt.mesh(a.device))
+
+
+def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperChoice], mesh: MeshDevice) -> HostTensor:
+    """The host tensor ``a`` describes (values from ``a.data``), distributed by ``choice`` over ``mesh``."""
     shape = tuple(a.shape)
     dtype = DataType(a.dtype)
     itemsize = 4 if dtype.is_block_float else host_dtype(dtype).itemsize
-    dist, plain = distribution(rt, shape, a.mesh_mapper)
+    dist, plain = distribution(rt, shape, choice, mesh)
     if rt.with_data:
         # the values, plus up to one more copy of them as shards (replicas are views)
-        rt.reserve(2 * volume(shape) * itemsize, f"host tensor {a.as_} {fmt_shape(shape)} {dtype}")
+        rt.reserve(2 * volume(shape) * itemsize, f"host tensor {name} {fmt_shape(shape)} {dtype}")
         values = _values(rt, a, shape, dtype)
     else:
         values = ShapeOnly(shape, host_dtype(dtype))
@@ -50,25 +69,21 @@ def run(rt: Runtime, a: FromTorch) -> None:
         shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
     first = next(iter(shards.values()))
     source = values if rt.with_data else None
-    rt.bind(a.as_, HostTensor(a.as_, rt.step, first.spec, dist.topology, shards, plain=plain, source_values=source, shape=shape))
+    return HostTensor(
+        name, rt.step, first.spec, dist.topology, shards, plain=plain, source_values=source, shape=shape,
+        buffer_shape=(1, 1) if plain else mesh.shape, mapper=choice,
+    )
 
 
-def distribution(rt: Runtime, shape: Shape, mapper) -> tuple[Distribution, bool]:
-    """Where ``mapper`` puts a tensor of ``shape``, and whether it is a plain (unmapped) tensor."""
-    n = volume(rt.mesh_shape)
-    rules = rt.profile.mapper
-    if mapper is None:
-        return single(rt.mesh_shape, shape), True
-    if mapper == "replicate":
-        return distribute(shape, rt.mesh_shape, (Replicate(),), (n,), rules), False
-    if isinstance(mapper, ShardPlacement):
-        return distribute(shape, rt.mesh_shape, (Shard(mapper.shard),), (n,), rules), False
-    placements = tuple(Replicate() if p == "replicate" else Shard(p.shard) for p in mapper.placements)
-    override = tuple(mapper.mesh_shape) if mapper.mesh_shape is not None else None
-    return distribute(shape, rt.mesh_shape, placements, override, rules), False
+def distribution(rt: Runtime, shape: Shape, choice: Optional[MapperChoice], mesh: MeshDevice) -> tuple[Distribution, bool]:
+    """Where the mapper ``choice`` puts a tensor of ``shape`` on ``mesh``, and whether it is a
+    plain (unmapped) tensor."""
+    if choice is None:
+        return single(mesh.shape, shape), True
+    return distribute(shape, mesh.shape, choice.placements, choice.override, rt.profile.mapper, choice.offset), False
 
 
-def _values(rt: Runtime, a: FromTorch, shape: Shape, dtype: DataType) -> np.ndarray:
+def _values(rt: Runtime, a: TensorFields, shape: Shape, dtype: DataType) -> np.ndarray:
     # Block floats are kept unquantized here and quantized per shard, as ttnn does.
     base = DataType.FLOAT32 if dtype.is_block_float else dtype
     data = a.data
@@ -87,10 +102,10 @@ OP = Op(
     run,
     "Make a host tensor from generated or file data, distributed over the mesh by a mesh mapper.",
     "ttnn.from_torch(torch_tensor, dtype, layout, mesh_mapper=...)",
+    uses=(Use("device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.HOST),
+    kind_of=lambda a: TensorKind.DEVICE if a.device is not None else TensorKind.HOST,
     hints=(
-        ("device", "from_torch here makes the host tensor; put it on the mesh with a to_device step after it "
-                   "(ttnn.from_torch(..., device=mesh) is from_torch, then to_device)"),
         ("tensor", "write the values with `data:` (arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy})"),
     ),
 )

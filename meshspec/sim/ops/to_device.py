@@ -3,55 +3,90 @@ a new device tensor holding the host tensor's shards.
 
 Both record exactly what they write, in every era (docs/semantics.md section 6). Without a memory
 config, ``ttnn.to_device`` gives DRAM interleaved whatever the host tensor's config, while
-``Tensor.to`` keeps the host tensor's (observed, tests/golden ``memory_configs``).
+``Tensor.to`` keeps the host tensor's (observed, tests/golden ``memory_configs``). A tensor already
+on device is returned as it is (the memory config and device asked for are ignored). The host
+tensor's coordinates are taken as coordinates of the target mesh as they are: a tensor mapped for
+a 1x4 submesh lands on row 0 of a 2x4 parent (tests/golden ``api``).
 """
 
 from typing import Optional
 
+from ..meshdevice import MeshDevice
 from ..runtime import Runtime
 from ..spec import BufferType
-from ..tensor import DeviceTensor, Record
+from ..tensor import DeviceTensor, HostTensor, Record
 from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import As, Name
+from .fields import As, MemoryConfig, MeshName, Name, buffer_type
 
 
 class ToDevice(Typed):
-    """``ttnn.to_device(host, mesh_device, memory_config=None)``: a new device tensor holding the host shards."""
+    """``ttnn.to_device(tensor, mesh_device, memory_config=None)``: a new device tensor holding the host shards."""
 
     src: Name
     as_: As
     memory: Optional[BufferType] = None
     """The buffer type; without one, DRAM (whatever the host tensor's)."""
+    memory_config: Optional[MemoryConfig] = None
+    """ttnn's spelling of ``memory``."""
+    device: Optional[MeshName] = None
+    """The mesh device (the scenario's without one)."""
 
 
 class To(Typed):
-    """``host.to(mesh_device, memory_config=None)``: like to_device, keeping the host tensor's memory config."""
+    """``tensor.to(mesh_device, memory_config=None)``: like to_device, keeping the host tensor's memory config."""
 
     tensor: Name
     as_: As
     memory: Optional[BufferType] = None
     """The buffer type; without one, the host tensor's."""
+    memory_config: Optional[MemoryConfig] = None
+    device: Optional[MeshName] = None
+
+
+def _memory(a) -> Optional[BufferType]:
+    return buffer_type(a.memory_config) if a.memory_config is not None else a.memory
 
 
 def run(rt: Runtime, a: ToDevice) -> None:
-    put(rt, a.src, a.as_, a.memory or BufferType.DRAM)
+    if _already_on_device(rt, a.src, a.as_):
+        return
+    put(rt, rt.host_with_shards(a.src), a.as_, _memory(a) or BufferType.DRAM, rt.mesh(a.device))
 
 
 def run_to(rt: Runtime, a: To) -> None:
-    put(rt, a.tensor, a.as_, a.memory or rt.host(a.tensor).spec.memory)
+    if _already_on_device(rt, a.tensor, a.as_):
+        return
+    host = rt.host_with_shards(a.tensor)
+    put(rt, host, a.as_, _memory(a) or host.spec.memory, rt.mesh(a.device))
 
 
-def put(rt: Runtime, src: str, name: str, memory: BufferType) -> None:
-    """A new device tensor named ``name`` holding host tensor ``src``'s shards in ``memory``."""
-    host = rt.host_with_shards(src)
-    shards = rt.shards_to_write(host)
+def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
+    """A device tensor put on a device again is returned as it is: the same storage and records,
+    whatever memory config or mesh device is asked (ttnn 0.81.1, tests/golden ``api``)."""
+    t = rt.tensors[src]
+    if not isinstance(t, DeviceTensor):
+        return False
+    dev = rt.device(src)
+    rt.bind(name, dev if name == src else alias(dev, name))
+    return True
+
+
+def alias(dev: DeviceTensor, name: str) -> DeviceTensor:
+    """Another handle on ``dev``'s storage: the same buffer, records and shared topology."""
+    return DeviceTensor(name, dev.step, dev.buffer, dev.record, dev.content_step, dev.freed_step, dev.mesh)
+
+
+def put(rt: Runtime, host: HostTensor, name: str, memory: BufferType, mesh: Optional[MeshDevice] = None) -> None:
+    """A new device tensor named ``name`` on ``mesh`` holding ``host``'s shards in ``memory``."""
+    mesh = mesh or rt.root
+    shards = rt.shards_to_write(host, mesh)
     widest = max((s.spec for s in shards.values()), key=lambda s: s.num_pages)
-    buffer = rt.new_buffer(widest.with_memory(memory))
-    topology = rt.written_topology(host)
+    buffer = rt.new_buffer(widest.with_memory(memory), mesh)
+    topology = rt.written_topology(host, mesh)
     specs = {c: s.spec.with_memory(memory) for c, s in shards.items()}
-    record = Record(host.spec.with_memory(memory), topology, specs, tuple(shards), {c: rt.step for c in rt.all_coords})
-    dev = DeviceTensor(name, rt.step, buffer, record)
+    record = Record(host.spec.with_memory(memory), topology, specs, tuple(shards), {c: rt.step for c in mesh.coords})
+    dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
     rt.write(dev, host, shards)
     rt.bind(name, dev)
 
@@ -62,9 +97,9 @@ OP = Op(
     run,
     "Put a host tensor on the mesh (DRAM unless told): a new device tensor recording exactly the shards written.",
     "ttnn.to_device(host_tensor, mesh_device, memory_config=None)",
-    uses=(Use("src", TensorKind.HOST),),
+    uses=(Use("src", TensorKind.ANY), Use("device", TensorKind.MESH)),
     binds=Use("as_", TensorKind.DEVICE),
-    hints=(("tensor", "to_device names its host tensor `src`"),),
+    hints=(("tensor", "to_device names its tensor `src`"),),
 )
 
 TO = Op(
@@ -73,6 +108,6 @@ TO = Op(
     run_to,
     "Put a host tensor on the mesh in its own memory config (Tensor.to), recording exactly the shards written.",
     "host_tensor.to(mesh_device, memory_config=None)",
-    uses=(Use("tensor", TensorKind.HOST),),
+    uses=(Use("tensor", TensorKind.ANY), Use("device", TensorKind.MESH)),
     binds=Use("as_", TensorKind.DEVICE),
 )

@@ -1,0 +1,95 @@
+"""Mesh devices: the scenario's mesh, its submeshes, and what reshaping one does (docs/semantics.md
+section 2).
+
+A :class:`MeshDevice` is state, like ``ttnn.MeshDevice``: a shape that ``MeshDevice.reshape`` may
+change under live tensors, a parent and an offset for a submesh, and an allocator of its own (a
+submesh and its parent hand out the same addresses, ttnn 0.81.1, tests/golden ``api``). Device
+tensors keep the shape their buffer was allocated on; a coordinate is checked against the mesh
+when a call needs the device (ttnn 0.81.1 checks late: reshape never fails on live tensors).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..errors import TTFatal
+from .mesh import Coord, Shape, coords, ttnn_shape, volume
+
+ROOT = "mesh_device"
+"""The name steps use for the scenario's own mesh (``mesh_device:`` in a step; also the default)."""
+
+
+class MeshDevice:
+    """One mesh device. Compared by identity: it is state, not a value."""
+
+    def __init__(self, name: str, shape: Shape, parent: Optional["MeshDevice"] = None, offset: Optional[Coord] = None) -> None:
+        self.name = name
+        self.shape = tuple(shape)
+        self.parent = parent
+        self.offset = tuple(offset) if offset is not None else (0,) * len(shape)
+        """Where the submesh's (0, ..., 0) lies in its parent."""
+        self.next_address: dict[str, int] = {}
+        """Per buffer type, the allocator's state (addresses are issue 13's; kept per mesh here)."""
+
+    @property
+    def coords(self) -> tuple[Coord, ...]:
+        return tuple(coords(self.shape))
+
+    @property
+    def num_devices(self) -> int:
+        return volume(self.shape)
+
+    def has(self, coord: Coord) -> bool:
+        return len(coord) == len(self.shape) and all(0 <= c < n for c, n in zip(coord, self.shape))
+
+    def check_coord(self, coord: Coord, what: str = "Coordinate") -> None:
+        """ttnn's error for a coordinate that is not on this mesh (``MeshCoordinate([1, 0]) not found in
+        mesh MeshShape([1, 4])``, tests/golden ``api``)."""
+        if not self.has(coord):
+            raise TTFatal(f"{what} {ttnn_shape(coord, 'MeshCoordinate')} not found in mesh {ttnn_shape(self.shape)}")
+
+    def __repr__(self) -> str:
+        where = f" of {self.parent.name} at {list(self.offset)}" if self.parent is not None else ""
+        return f"MeshDevice({self.name!r}, {ttnn_shape(self.shape)}{where})"
+
+
+def submesh(parent: MeshDevice, name: str, shape: Shape, offset: Optional[Coord]) -> MeshDevice:
+    """``parent.create_submesh(MeshShape(shape), offset)``: a rectangle of the parent, no rotation or
+    reshape; ttnn 0.81.1's error when it does not fit (tests/golden ``api``)."""
+    shape = tuple(shape)
+    where = (0,) * len(parent.shape) if offset is None else tuple(offset)
+    fits = len(shape) == len(parent.shape) and len(where) == len(shape) and all(
+        o >= 0 and o + s <= p for s, o, p in zip(shape, where, parent.shape)
+    )
+    if not fits:
+        shown = "std::nullopt" if offset is None else ttnn_shape(where, "MeshCoordinate")
+        raise TTFatal(
+            f"Submesh shape {ttnn_shape(shape)} and offset {shown} does not fit within parent mesh ({ttnn_shape(parent.shape)})."
+        )
+    return MeshDevice(name, shape, parent, where)
+
+
+def submeshes(parent: MeshDevice, name: str, shape: Shape) -> list[MeshDevice]:
+    """``parent.create_submeshes(MeshShape(shape))``: the parent tiled by ``shape``, row-major."""
+    shape = tuple(shape)
+    if len(shape) != len(parent.shape):
+        raise TTFatal(f"Submesh shape {ttnn_shape(shape)} must have the same rank as the mesh {ttnn_shape(parent.shape)}")
+    for d, (p, s) in enumerate(zip(parent.shape, shape)):
+        if s <= 0 or p % s:
+            raise TTFatal(f"Shape {ttnn_shape(parent.shape)} is not divisible by submesh shape {ttnn_shape(shape)} along dimension {d}")
+    grid = tuple(p // s for p, s in zip(parent.shape, shape))
+    return [
+        MeshDevice(f"{name}[{i}]", shape, parent, tuple(g * s for g, s in zip(at, shape)))
+        for i, at in enumerate(coords(grid))
+    ]
+
+
+def reshape(mesh: MeshDevice, shape: Shape) -> None:
+    """``mesh.reshape(MeshShape(shape))``: the same devices in a new shape; live tensors keep their
+    coordinates, on the new shape or not (ttnn 0.81.1, tests/golden ``api``)."""
+    shape = tuple(shape)
+    if len(shape) != len(mesh.shape) and len(shape) != 1:
+        raise TTFatal(f"Requested mesh shape dimensions mismatch: {ttnn_shape(shape)} != {ttnn_shape(mesh.shape)}")
+    if volume(shape) != volume(mesh.shape):
+        raise TTFatal("New shape must have the same number of devices as current shape")
+    mesh.shape = shape
