@@ -20,8 +20,9 @@ def explain(name: str) -> str:
         return f"{key}\n\nWhat it means\n  {info.what}\n\nHow it arises\n  {info.example}\n\nWhat a fix looks like\n  {info.fix}\n"
     from .sim.ops import OPS
 
-    if key in OPS:
-        return _explain_step(key)
+    step = next((op for op in OPS if op.lower().replace("-", "_") == key), None)
+    if step is not None:
+        return _explain_step(step)
     choices = [k.value for k in Kind] + list(OPS)
     raise UsageError(
         f"unknown finding kind or step {name!r}{did_you_mean(key, choices)}; kinds: {', '.join(k.value for k in Kind)}; "

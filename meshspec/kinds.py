@@ -19,6 +19,7 @@ missing_spec       yes       holds content, or is claimed, but the runtime keeps
 shape_mismatch     yes       every recorded byte written, but the recorded shape differs
 data_mismatch      no        a read-back value differs from what was written
 use_after_free     no        a deallocated tensor was used
+topology_mismatch  no        the tensor's topology disagrees with the devices or shards it records
 =================  ========  ==========================================================================
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
@@ -44,6 +45,7 @@ class Kind(str, enum.Enum):
     SHAPE_MISMATCH = "shape_mismatch"
     DATA_MISMATCH = "data_mismatch"
     USE_AFTER_FREE = "use_after_free"
+    TOPOLOGY_MISMATCH = "topology_mismatch"
 
     def __str__(self) -> str:
         return self.value
@@ -55,7 +57,7 @@ class Kind(str, enum.Enum):
 
     @property
     def is_status(self) -> bool:
-        """A status a device can have (everything but data_mismatch and use_after_free)."""
+        """A status a device can have (everything but data_mismatch, use_after_free and topology_mismatch)."""
         return KINDS[self].status
 
 
@@ -183,6 +185,21 @@ KINDS: dict[Kind, KindInfo] = {
         "deallocate(dst) then dst.cpu(): ttnn 0.81.1 crashes (SIGSEGV) in mock mode "
         "(scenarios/use-after-deallocate.yaml).",
         "Keep the tensor alive while it is used, or reallocate it.",
+    ),
+    Kind.TOPOLOGY_MISMATCH: KindInfo(
+        True,
+        False,
+        "the tensor's topology disagrees with the devices or host shards it records",
+        "The tensor's topology (distribution shape, placements, mesh coords) and the devices the runtime "
+        "records for it (device_coords(), or a host tensor's populated shards) say different things: "
+        "coordinates one lists and the other does not, coordinates off the mesh, or a distribution shape "
+        "whose size is not the number of coordinates. A reader that trusts one (a composer walks the "
+        "topology, cpu() reads the devices) gets what the other describes.",
+        "ttnn.allocate_tensor_on_host on a T3K: a shard on all 8 devices under topology (1) [R] on (0, 0); "
+        "combine_device_tensors: coords (0,0)..(0,6) on a 2x4 mesh, and the parent tensor now claims them "
+        "too (scenarios/self-contradicting-calls.yaml).",
+        "Build the topology from the devices actually written (TensorTopology from the storage's coords), "
+        "and give every handle its own topology instead of sharing one.",
     ),
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .judge.findings import Judge
+from .sim.tensor import DeviceTensor
 from .judge.trace import record_changes, snapshot, touches
 from .report import Report, StepError, StepTrace
 from .scenario.loader import LoadedScenario, LoadedStep, load
@@ -71,7 +72,7 @@ def run(
     if max_memory is not None:
         rt.max_memory = max_memory
     rt.fault = fault
-    judge = Judge(scenario.mesh_shape, rt.ops)
+    judge = Judge(scenario.mesh_shape, rt.ops, lambda t: rt.mesh_of(t).shape if isinstance(t, DeviceTensor) else rt.mesh_shape)
     error = None
     ran = 0
     traces: list[StepTrace] = []
@@ -101,6 +102,7 @@ def run(
         before = {n: records.pop(n) for n in names if n in records}
         after = snapshot({n: rt.tensors[n] for n in names if n in rt.tensors})
         records.update(after)
+        judge.step_index = step.index
         now = judge.step(rt.tensors, rt.events, names)
         new = tuple(f for f in now if _key(f) not in seen)
         seen.update(_key(f) for f in now)

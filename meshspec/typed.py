@@ -316,11 +316,17 @@ def _tagged_validator(tag: Tagged) -> Validator:
     def run(value: Any, loc: tuple) -> Any:
         name = tag.tag(value)
         if name is None or name not in tag.branches:
-            hint = ""
-            if isinstance(value, dict):  # a misspelt key: suggest one the forms use ({shard: DIM} ...)
+            if isinstance(value, dict):  # a misspelt key: name it where it stands, suggest one the forms use
                 known = re.findall(r"\{(\w+):", tag.expected)
-                hint = next((h for k in value if k not in known and (h := did_you_mean(k, known))), "")
-            raise Invalid(loc, f"{_where(loc)}: expected {tag.expected}, got {_show(value)}{hint}")
+                for k in value:
+                    hint = did_you_mean(k, known) if isinstance(k, str) and k not in known else ""
+                    if hint:
+                        raise Invalid(
+                            loc + (k,),
+                            f"unknown key {k!r} in {_where(loc)}{hint}; expected {tag.expected}",
+                            unknown_key=k,
+                        )
+            raise Invalid(loc, f"{_where(loc)}: expected {tag.expected}, got {_show(value)}")
         return _validator(tag.branches[name])(value, loc)
 
     return run

@@ -164,8 +164,18 @@ def test_an_injected_fault_is_found_on_exactly_that_device(case, kind, data):
     coord = data.draw(st.sampled_from(devices))
     fault = Fault(kind, write_step, coord)
     report = run(scenario, "reference", fault=fault)
-    record_level = {(f.kind.value, f.tensor, f.device) for f in report.findings if f.kind.value != "data_mismatch" and f.tensor == "d"}
+    device_level = ("data_mismatch", "topology_mismatch")
+    record_level = {(f.kind.value, f.tensor, f.device) for f in report.findings if f.kind.value not in device_level and f.tensor == "d"}
     assert record_level == {(fault.expected, "d", coord)}, (fault, [f.message for f in report.findings])
+    # a dropped record also leaves the topology listing a device the record no longer has
+    # (docs/semantics.md section 9): a topology_mismatch of d, naming the device, while d still
+    # records some device (a tensor recorded nowhere is judged by its devices alone)
+    topology = [f for f in report.findings if f.kind.value == "topology_mismatch" and f.tensor == "d"]
+    d = next(t for t in report.tensors if t.name == "d")
+    if kind == "drop_record" and any(v.recorded for v in d.devices):
+        assert len(topology) == 1 and f"({','.join(map(str, coord))})" in topology[0].message
+    else:
+        assert topology == [], [f.message for f in topology]
     # consequences (the readback) may only point at the same device
     assert all(f.device in (coord, None) for f in report.findings if f.tensor == "d")
     event(f"fault {kind} found")

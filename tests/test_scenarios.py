@@ -29,7 +29,7 @@ EXPECTED = {
     # section 6, first era row: no specs, the copy's update is lost, readback has nothing to read.
     ("seed-uneven-copy", "unpopulated"): (missing(SEVEN), "nothing to compose"),
     # section 6, "A real gap in the current library".
-    ("partial-then-full", "current"): ({("lost", (1, 3)), ("data_mismatch", (1, 3))}, None),
+    ("partial-then-full", "current"): ({("lost", (1, 3)), ("topology_mismatch", None), ("data_mismatch", (1, 3))}, None),
     ("partial-then-full", "reference"): (set(), None),
     ("partial-then-full", "uniform-by-value"): (set(), None),
     ("partial-then-full", "unpopulated"): (missing(T3K), "nothing to compose"),

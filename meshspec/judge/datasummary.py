@@ -31,7 +31,7 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
     out: dict[Coord, DataSummary] = {}
     if t.freed_step is not None:
         return out
-    for c in coords(mesh_shape):
+    for c in t.devices:  # the devices of its storage this handle covers
         spec = t.record.specs.get(c)
         if not t.record.is_recorded(c) or spec is None:
             continue

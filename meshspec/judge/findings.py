@@ -53,12 +53,14 @@ def _device_tensor_views(t: DeviceTensor, mesh_shape: Shape, only_findings: bool
     (a step needs just those: a mesh of 65,536 ok devices costs a dictionary look-up each, no
     view: devices with the same record, spec and write spec have the same status)."""
     if t.freed_step is None:
-        chosen = _lying_devices(t, mesh_shape) if only_findings else coords(mesh_shape)
+        # a tensor's devices are those of the mesh its buffer was allocated on (a submesh's, or the
+        # scenario's mesh before a reshape)
+        chosen = _lying_devices(t) if only_findings else t.devices
         return [_device_view(t, c) for c in chosen]
     return []
 
 
-def _lying_devices(t: DeviceTensor, mesh_shape: Shape) -> list[Coord]:
+def _lying_devices(t: DeviceTensor) -> list[Coord]:
     rec = t.record
     recorded_set = rec.recorded_set
     specs = rec.specs
@@ -67,7 +69,7 @@ def _lying_devices(t: DeviceTensor, mesh_shape: Shape) -> list[Coord]:
     has_content = content is not None
     lies: dict[tuple, bool] = {}  # (recorded, spec, write spec), by identity -> a finding?
     out = []
-    for c in coords(mesh_shape):
+    for c in t.devices:
         recorded = c in recorded_set
         spec = specs.get(c)
         old = last.get(c)
@@ -229,6 +231,52 @@ def findings_of(name: str, tensor: Tensor, views: list[DeviceView], ops: dict[in
     return out
 
 
+def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
+    """How a tensor's topology disagrees with what it records (docs/semantics.md section 9): the
+    coordinates it lists against the devices recorded (a device tensor's ``device_coords()``; a
+    get_device_tensors part needs only its own device listed) or the shards populated (a host
+    tensor, in its buffer's coordinates), coordinates off the mesh, a distribution shape whose size
+    is not the number of coordinates, a placement count that is not its rank. Empty: consistent."""
+    if isinstance(t, DeviceTensor):
+        if t.freed_step is not None:
+            return []
+        topo, held = t.record.topology, tuple(t.record.recorded)
+        what = "the runtime records"
+        on_mesh = mesh_shape
+        part = t.span is not None  # a part or a combined handle: its own devices must be listed, no more
+    else:
+        topo, held = t.topology, tuple(t.shards)
+        what = "its host buffer holds shards at"
+        on_mesh = t.buffer_shape or mesh_shape
+        part = False
+    out = []
+    listed = set(topo.coords)
+    if held:
+        missing = [c for c in held if c not in listed]
+        extra = [c for c in topo.coords if c not in set(held)]
+        if missing or (extra and not part):
+            out.append(
+                f"its topology {topo} lists {_coords_text(topo.coords)}, but {what} {_coords_text(held)}"
+            )
+    off = [c for c in topo.coords if len(c) != len(on_mesh) or any(not 0 <= x < n for x, n in zip(c, on_mesh))]
+    if off and isinstance(t, DeviceTensor):
+        out.append(f"its topology lists {_coords_text(off)}, not on its mesh {ttnn_shape(on_mesh)}")
+    size = 1
+    for n in topo.distribution_shape:
+        size *= n
+    if size != len(topo.coords):
+        out.append(f"its distribution shape {ttnn_shape(topo.distribution_shape)} has {size} positions for {len(topo.coords)} coordinates")
+    if len(topo.placements) != len(topo.distribution_shape):
+        out.append(f"it has {len(topo.placements)} placement(s) for a rank-{len(topo.distribution_shape)} distribution shape")
+    return out
+
+
+def _coords_text(cs) -> str:
+    shown = " ".join(fmt_coord(c) for c in list(cs)[:8])
+    more = f" and {len(cs) - 8} more" if len(cs) > 8 else ""
+    return f"{len(cs)} device{'s' * (len(cs) != 1)}: {shown}{more}" if cs else "no device"
+
+
 def storage_of(t: Tensor) -> str:
     if isinstance(t, DeviceTensor):
         return "deallocated" if t.freed_step is not None else "device"
@@ -247,9 +295,14 @@ class Judge:
     findings in the order they happened; the lies of a tensor that goes away are kept as they stood.
     """
 
-    def __init__(self, mesh_shape: Shape, ops: dict[int, str]) -> None:
+    def __init__(self, mesh_shape: Shape, ops: dict[int, str], mesh_of=None) -> None:
         self.mesh_shape = mesh_shape
         self.ops = ops
+        self.mesh_of = mesh_of
+        """Tensor -> the shape of its mesh now (for coordinates off the mesh); the scenario's mesh without it."""
+        self._topology_since: dict[tuple[str, str], int] = {}
+        """(tensor, contradiction) -> the step it was first seen after: its origin."""
+        self.step_index = 0
         self.views: dict[str, list[DeviceView]] = {}
         self.found: dict[str, list[Finding]] = {}
         self.events: list[Finding] = []
@@ -280,9 +333,18 @@ class Judge:
                     found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
                 else:
                     found = self.views[name] = device_views(t, self.mesh_shape)
-                self.found[name] = findings_of(name, t, found, self.ops)
+                self.found[name] = findings_of(name, t, found, self.ops) + self._topology(name, t)
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
+
+    def _topology(self, name: str, t: Tensor) -> list[Finding]:
+        shape = self.mesh_of(t) if self.mesh_of is not None else self.mesh_shape
+        whys = topology_contradictions(t, shape)
+        if not whys:
+            return []
+        why = "; ".join(whys)
+        step = self._topology_since.setdefault((name, why), self.step_index)
+        return [Finding(Kind.TOPOLOGY_MISMATCH, name, None, step, self.ops.get(step), f"{name}: {why}")]
 
     def result(self, tensors: dict[str, Tensor]) -> tuple[list[TensorReport], list[Finding]]:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies
@@ -326,7 +388,8 @@ class Judge:
         before = len(self.events)
         self._judge_readback(host, e.name, comp.used, e.step)
         self._judge_dropped(e)
-        if len(self.events) == before:  # no device explains a difference: compare with the source
+        partial = e.device is not None and e.device.span is not None  # a get_device_tensors part holds a slice only
+        if len(self.events) == before and not partial:  # no device explains a difference: compare with the source
             self._judge_composed(e)
 
     def _judge_readback(self, host: HostTensor, name: str, used: tuple[Coord, ...], step: int) -> None:

@@ -8,7 +8,8 @@ Each read-back shard remembers where it came from and what that device really he
 
 from __future__ import annotations
 
-from .mesh import Coord
+from ..errors import TTFatal
+from .mesh import Coord, coords, ttnn_shape
 from .profiles import Composer
 from .runtime import Runtime
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
@@ -19,12 +20,17 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
     """``dev.cpu()`` as a host tensor named ``name``."""
     rec = dev.record
     recorded = rec.recorded_set
+    mesh = rt.mesh_of(dev)
+    everyone = dev.devices
+    for c in rec.recorded:  # after MeshDevice.reshape, a recorded coordinate may be off the mesh
+        if not mesh.has(c):
+            raise TTFatal(f"Coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for shape {ttnn_shape(mesh.shape)}")
     if rt.profile.composer is Composer.LEGACY:
-        order = [c for c in rt.all_coords if c in recorded]
+        order = [c for c in everyone if c in recorded]
     else:
         order = [c for c in rec.topology.coords if c in recorded]
         listed = set(order)
-        order += [c for c in rt.all_coords if c in recorded and c not in listed]
+        order += [c for c in everyone if c in recorded and c not in listed]
     if rt.with_data:
         need = sum(rec.specs[c].volume * host_dtype(rec.specs[c].dtype).itemsize for c in order if c in rec.specs)
         rt.reserve(need, f"reading back {dev.name} from {len(order)} device(s)")
@@ -53,9 +59,9 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
         shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
     rt.log.append(("read", dev.name, tuple(shards)))
     unread = {}
-    for c in rt.all_coords:
+    for c in everyone:
         w = dev.current_write(c)
         if w is not None and c not in shards:
             unread[c] = w
     first = next(iter(shards.values())).spec if shards else rec.spec
-    return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread)
+    return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread, buffer_shape=mesh.shape)

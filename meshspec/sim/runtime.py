@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
-from ..errors import ResourceLimit, TTFatal
+from ..errors import ResourceLimit, StepInputError, TTFatal
 from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .faults import Fault
@@ -123,10 +123,36 @@ class Runtime:
         if old is not None and old is not tensor:
             self.events.append(Retired(self.step, name, old, f"step {self.step} ({self.op}) rebound the name {name!r}"))
 
+    def bind_list(self, name: str, tensors: list[Tensor]) -> None:
+        """Bind ``name[0]``, ``name[1]`` ... to ``tensors``, and ``name`` to the list of them."""
+        names = tuple(f"{name}[{i}]" for i in range(len(tensors)))
+        for old in self.lists.get(name, ()):
+            if old not in names and old in self.tensors:
+                self.bind(old, self.tensors[old])  # an item the new list does not have keeps its tensor
+        for n, t in zip(names, tensors):
+            t.name = n
+            self.bind(n, t)
+        self.lists[name] = names
+
+    def update(self, name: str, tensor: Tensor) -> None:
+        """``name`` is the same ttnn object in a new state (a host tensor a copy wrote into): no
+        tensor went away, so nothing is retired."""
+        self.tensors[name] = tensor
+        self.touched.add(name)
+
+    def item(self, name: str) -> Tensor:
+        """The tensor ``name`` names; ``parts[7]`` past the end of its list is ttnn's IndexError."""
+        if name not in self.tensors and name.endswith("]") and "[" in name:
+            base = name[: name.index("[")]
+            n = len(self.lists.get(base, ()))
+            raise StepInputError(f"list index out of range: {name} (the step that bound {base} made {n} tensor{'s' * (n != 1)})")
+        return self.tensors[name]
+
     def device(self, name: str) -> DeviceTensor:
         """The live device tensor ``name``; using a deallocated one fails as use after free."""
-        t = self.tensors[name]
-        assert isinstance(t, DeviceTensor)
+        t = self.item(name)
+        if not isinstance(t, DeviceTensor):
+            raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
         self.touched.add(name)
         if t.freed_step is not None:
             # ttnn 0.81.1 crashes (SIGSEGV) on cpu() or a copy into a deallocated tensor (tests/golden).
@@ -136,8 +162,9 @@ class Runtime:
         return t
 
     def host(self, name: str) -> HostTensor:
-        t = self.tensors[name]
-        assert isinstance(t, HostTensor)
+        t = self.item(name)
+        if not isinstance(t, HostTensor):
+            raise StepInputError(f"{name} is a device tensor; {self.op} needs a host tensor here")
         return t
 
     def host_with_shards(self, name: str) -> HostTensor:

@@ -85,10 +85,12 @@ class SharedTopology:
     ``combine_device_tensors`` of some parts, or ``update_tensor_topology`` on one part, changes the
     topology the parent and every other part report (tests/golden ``api``)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "step")
 
-    def __init__(self, value: Topology) -> None:
+    def __init__(self, value: Topology, step: Optional[int] = None) -> None:
         self.value = value
+        self.step = step
+        """The step that set it last."""
 
 
 class Record:
@@ -153,6 +155,16 @@ class DeviceTensor:
     freed_step: Optional[int] = None
     mesh: Optional["MeshDevice"] = None
     """The mesh device it was made on (None: the scenario's own mesh)."""
+    span: Optional[tuple[Coord, ...]] = None
+    """The devices of its storage this handle covers: one for a ``get_device_tensors`` part, the
+    parts' for a combined tensor; None: every device of the buffer."""
+
+    @property
+    def devices(self) -> tuple[Coord, ...]:
+        """The devices this handle is judged and read on, row-major."""
+        from .mesh import coords
+
+        return self.span if self.span is not None else tuple(coords(self.buffer.mesh_shape))
 
     storage = "device"
 

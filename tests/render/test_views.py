@@ -46,7 +46,11 @@ def test_trace_shows_when_the_gap_opens():
     # the full copy writes all 8, changes no record: (1,3) is lost from this step on
     assert full["written"] == [{"tensor": "dst", "devices": [{"start": [0, 0], "end": [1, 3]}], "count": 8, "bytes": 2048}]
     assert full["record_changes"] == []
-    assert full["new_findings"] == [{"kind": "lost", "tensor": "dst", "device": [1, 3]}]
+    # (1,3) is lost, and the topology (8) [S(1)] now lists a device the record does not have
+    assert full["new_findings"] == [
+        {"kind": "lost", "tensor": "dst", "device": [1, 3]},
+        {"kind": "topology_mismatch", "tensor": "dst", "device": None},
+    ]
     assert read["read"] == [{"tensor": "dst", "devices": seven, "count": 7}]
     assert read["new_findings"] == [{"kind": "data_mismatch", "tensor": "dst", "device": [1, 3]}]
 

@@ -7,7 +7,10 @@ derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
 
 from __future__ import annotations
 
-from . import allocate, copy, cpu, deallocate, from_torch, to_device, to_torch
+from . import (
+    allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, submesh, to_device,
+    to_torch, topology,
+)
 from .base import Op, TensorKind, Use
 
 #: Op name -> op, in the order the README lists them.
@@ -22,6 +25,17 @@ OPS: dict[str, Op] = {
         cpu.OP,
         to_torch.OP,
         deallocate.OP,
+        device_tensors.GET,
+        device_tensors.COMBINE,
+        host_shards.FROM_HOST_SHARDS,
+        host_shards.DISTRIBUTE_TENSOR,
+        host_shards.AGGREGATE_TENSOR,
+        host_alloc.ALLOCATE_ON_HOST,
+        host_alloc.COPY_DEVICE_TO_HOST,
+        topology.OP,
+        *creation.OPS,
+        *submesh.OPS,
+        *cache.OPS,
     )
 }
 

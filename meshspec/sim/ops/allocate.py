@@ -5,33 +5,44 @@ What the allocation records is the era's :class:`~meshspec.sim.profiles.Allocati
 (PR #18833 and today's coords), or nothing recorded until written (the reference).
 """
 
+from typing import Optional
+
+from ..meshdevice import MeshDevice
 from ..placement import Replicate, Topology
 from ..profiles import AllocationRecord
 from ..runtime import Runtime
+from ..spec import TensorSpec
 from ..tensor import DeviceTensor, Record
 from .base import Op, TensorKind, Use
-from .fields import As, Name, TensorFields
+from .fields import As, MeshName, TensorFields
 
 
 class Allocate(TensorFields):
     """``ttnn.allocate_tensor_on_device(TensorSpec(...), mesh_device)``."""
 
     as_: As
+    mesh_device: Optional[MeshName] = None
+    """The mesh device (the scenario's without one)."""
 
 
 def run(rt: Runtime, a: Allocate) -> None:
-    spec = a.spec(rt.arch)
-    buffer = rt.new_buffer(spec)
+    rt.bind(a.as_, allocation(rt, a.spec(rt.arch), rt.mesh(a.mesh_device), a.as_))
+
+
+def allocation(rt: Runtime, spec: TensorSpec, mesh: MeshDevice, name: str, topology: Optional[Topology] = None) -> DeviceTensor:
+    """A device tensor of ``spec`` allocated on every device of ``mesh``, recorded as the era's
+    allocation is; its topology the mesh's shape with a Replicate per axis unless given."""
+    buffer = rt.new_buffer(spec, mesh)
     rule = rt.profile.allocation
-    everyone = rt.all_coords
+    everyone = mesh.coords
     record = Record(
         spec=spec,
-        topology=Topology(rt.mesh_shape, tuple(Replicate() for _ in rt.mesh_shape), everyone),
+        topology=topology or Topology(mesh.shape, tuple(Replicate() for _ in mesh.shape), everyone),
         specs={} if rule is AllocationRecord.NONE else {c: spec for c in everyone},
         recorded=everyone if rule is AllocationRecord.ALL else (),
         origin={c: rt.step for c in everyone},
     )
-    rt.bind(a.as_, DeviceTensor(a.as_, rt.step, buffer, record))
+    return DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
 
 
 OP = Op(
@@ -40,5 +51,6 @@ OP = Op(
     run,
     "Allocate a device tensor of one spec on every device of the mesh; nothing is written.",
     "ttnn.allocate_tensor_on_device(ttnn.TensorSpec(shape, dtype, layout), mesh_device)",
+    uses=(Use("mesh_device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.DEVICE),
 )

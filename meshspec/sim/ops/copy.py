@@ -27,7 +27,8 @@ class CopyHostToDevice(Typed):
 def run(rt: Runtime, a: CopyHostToDevice) -> None:
     host = rt.host_with_shards(a.src)
     dev = rt.device(a.dst)
-    shards = rt.shards_to_write(host)
+    mesh = rt.mesh_of(dev)
+    shards = rt.shards_to_write(host, mesh)  # coordinates as they are, on dst's mesh
     _check(rt, host, dev, shards)
     rt.write(dev, host, shards)
     rec = dev.record
@@ -35,12 +36,13 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
     if rule is CopyRecord.LOST:
         return  # dst was taken by value: the update was made on a copy
     written = tuple(shards)
-    full = set(written) == set(rt.all_coords)
-    topology = rt.written_topology(host)
+    everyone = mesh.coords
+    full = set(written) == set(everyone)
+    topology = rt.written_topology(host, mesh)
     if rule is CopyRecord.CURRENT:
         rec.topology = topology
         if host.plain:
-            rt.set_recorded(rec, rt.all_coords)
+            rt.set_recorded(rec, everyone)
         elif not full:
             rt.set_recorded(rec, written)
         # a full write from a mapped host tensor keeps the old coords: the current gap
@@ -49,7 +51,7 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
     rec.topology = topology
     memory = dev.buffer.spec.memory
     rec.specs = {c: s.spec.with_memory(memory) for c, s in shards.items()} | {
-        c: rec.spec for c in rt.all_coords if c not in shards
+        c: rec.spec for c in everyone if c not in shards
     }
     rt.set_recorded(rec, written)
 

@@ -125,8 +125,9 @@ class ShardPlacement(Typed):
 
 
 PlacementItem = tagged(
-    {"Name": Literal["replicate"], "Shard": ShardPlacement}, by_key("shard"), "replicate or {shard: DIM}"
+    {"Name": Literal["replicate", "R"], "Shard": ShardPlacement}, by_key("shard"), "replicate (or R) or {shard: DIM}"
 )
+"""A placement: ``replicate`` (``R``, as reports print it) or ``{shard: DIM}``."""
 Offset = Annotated[list[Annotated[int, Range(ge=0)]], Length(min=1, max=4)]
 
 

@@ -50,13 +50,19 @@ def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperCh
     shape = tuple(a.shape)
     dtype = DataType(a.dtype)
     itemsize = 4 if dtype.is_block_float else host_dtype(dtype).itemsize
-    dist, plain = distribution(rt, shape, choice, mesh)
     if rt.with_data:
         # the values, plus up to one more copy of them as shards (replicas are views)
         rt.reserve(2 * volume(shape) * itemsize, f"host tensor {name} {fmt_shape(shape)} {dtype}")
         values = _values(rt, a, shape, dtype)
     else:
         values = ShapeOnly(shape, host_dtype(dtype))
+    return distribute_values(rt, name, values, shape, dtype, lambda s: a.spec(rt.arch, s), choice, mesh)
+
+
+def distribute_values(rt: Runtime, name: str, values, shape: Shape, dtype: DataType, spec_of, choice, mesh: MeshDevice) -> HostTensor:
+    """A host tensor of ``values`` (``shape``) distributed by ``choice`` over ``mesh``; ``spec_of``
+    gives a shard shape's spec. Without a mapper, one plain shard."""
+    dist, plain = distribution(rt, shape, choice, mesh)
     shards = {}
     specs: dict = {}  # shard shape -> spec (a mapper's shards mostly share one)
     for slot in dist.slots:
@@ -65,7 +71,7 @@ def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperCh
             v = quantize_block_float(v, dtype)
         spec = specs.get(slot.shape)
         if spec is None:
-            spec = specs[slot.shape] = a.spec(rt.arch, slot.shape)
+            spec = specs[slot.shape] = spec_of(slot.shape)
         shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
     first = next(iter(shards.values()))
     source = values if rt.with_data else None
@@ -80,6 +86,9 @@ def distribution(rt: Runtime, shape: Shape, choice: Optional[MapperChoice], mesh
     plain (unmapped) tensor."""
     if choice is None:
         return single(mesh.shape, shape), True
+    from .to_torch import check_offset
+
+    check_offset(rt, choice.offset)
     return distribute(shape, mesh.shape, choice.placements, choice.override, rt.profile.mapper, choice.offset), False
 
 

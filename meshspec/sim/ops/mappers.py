@@ -48,8 +48,9 @@ class ComposerChoice(Frozen):
     text: str
 
 
-def _placement(p: Any) -> Placement:
-    return Replicate() if p == "replicate" else Shard(p.shard)
+def placement_of(p: Any) -> Placement:
+    """A validated placement item (``replicate``, ``R`` or ``{shard: DIM}``) as a placement."""
+    return Replicate() if p in ("replicate", "R") else Shard(p.shard)
 
 
 def _shape(v: Optional[list]) -> Optional[Shape]:
@@ -81,7 +82,7 @@ def mapper_choice(m: Any, num_devices: Callable[[Optional[str]], int]) -> Mapper
 
 
 def _config(placements: list, override: Optional[list], offset: Optional[list], mesh: Optional[str]) -> MapperChoice:
-    ps = tuple(_placement(p) for p in placements)
+    ps = tuple(placement_of(p) for p in placements)
     parts = ["[" + ", ".join("ttnn.PlacementReplicate()" if isinstance(p, Replicate) else f"ttnn.PlacementShard({p.dim})" for p in ps) + "]"]
     if override is not None:
         parts.append(f"ttnn.MeshShape({', '.join(map(str, override))})")

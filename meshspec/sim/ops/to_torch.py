@@ -7,23 +7,27 @@ tensor that was sent.
 
 from typing import Optional
 
+from ...errors import TTFatal
 from ..compose import compose
 from ..events import Composed
 from ..mapping import single
+from ..placement import Shard
+from ..profiles import DefaultComposer, MapperOffset
 from ..readback import read
 from ..runtime import Runtime
 from ..spec import make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import ConcatComposer, Name, OptionalAs
+from .fields import Composer, Name, OptionalAs
+from .mappers import ComposerChoice, composer_choice
 
 
 class ToTorch(Typed):
     """``ttnn.to_torch(t, mesh_composer=...)``: read back (if on device) and compose."""
 
     tensor: Name
-    mesh_composer: Optional[ConcatComposer] = None
+    mesh_composer: Optional[Composer] = None
     as_: OptionalAs = None
 
 
@@ -33,34 +37,58 @@ def run(rt: Runtime, a: ToTorch) -> None:
     if isinstance(t, DeviceTensor):
         device = rt.device(a.tensor)
         host = read(rt, device, a.as_ or f"{a.tensor}.torch")
+        mesh_shape = rt.mesh_of(device).shape
     else:
         host = t
+        mesh_shape = host.buffer_shape if host.buffer_shape is not None and not host.plain else rt.mesh_shape
     if rt.with_data:
         need = sum(getattr(sh.values, "nbytes", 0) for sh in host.shards.values())
         rt.reserve(need, f"composing {a.tensor} ({len(host.shards)} shard(s))")
-    composer = a.mesh_composer
-    if composer is None:
-        composition = compose(host, rt.mesh_shape, None, None, True)
+    choice = composer_choice(a.mesh_composer) if a.mesh_composer is not None else default_composer(rt, host)
+    if choice is None:
+        composition = compose(host, mesh_shape, None, None, True)
     else:
-        dims = list(composer.concat) if isinstance(composer.concat, list) else [composer.concat]
-        one_d = not isinstance(composer.concat, list) and composer.mesh_shape is None
-        override = tuple(composer.mesh_shape) if composer.mesh_shape is not None else None
-        composition = compose(host, rt.mesh_shape, dims, override, one_d, rt.profile.composer)
-    rt.events.append(Composed(rt.step, a.tensor, host, composition, device, _describe(composer)))
+        check_offset(rt, choice.offset)
+        if choice.mesh is not None:
+            mesh_shape = rt.mesh(choice.mesh).shape
+        composition = compose(host, mesh_shape, list(choice.dims), choice.override, choice.one_d, rt.profile.composer, choice.offset)
+    text = choice.text if choice is not None else "no mesh_composer"
+    if a.mesh_composer is None and choice is not None:
+        text = f"no mesh_composer: {choice.text}, derived from the topology (PR #53481)"
+    rt.events.append(Composed(rt.step, a.tensor, host, composition, device, text))
     result, used = composition.values, composition.used
     if a.as_:
         spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory, host.spec.arch)
         dist = single(rt.mesh_shape, tuple(result.shape))
         c = dist.slots[0].coord
         shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)))
-        rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, dist.topology, {c: shard}, plain=True))
+        rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, dist.topology, {c: shard}, plain=True, buffer_shape=(1, 1)))
 
 
-def _describe(composer: Optional[ConcatComposer]) -> str:
-    if composer is None:
-        return "no mesh_composer"
-    text = f"{{concat: {composer.concat}"
-    return text + (f", mesh_shape: {composer.mesh_shape}}}" if composer.mesh_shape is not None else "}")
+def default_composer(rt: Runtime, host: HostTensor) -> Optional[ComposerChoice]:
+    """The composer ``to_torch`` uses without one: none (0.81.1 refuses a tensor of several host
+    shards), or under the ``from_topology`` rule (PR #53481) a concat along the Shard dims the
+    topology records, when every distribution axis is a Shard."""
+    if rt.profile.default_composer is not DefaultComposer.FROM_TOPOLOGY or len(host.shards) <= 1:
+        return None
+    topo = host.topology
+    if not topo.placements or not all(isinstance(p, Shard) for p in topo.placements):
+        return None  # a Replicate axis (or no label): the refusal stands
+    dims = tuple(p.dim for p in topo.placements)  # type: ignore[union-attr]
+    if len(dims) == 1:
+        return ComposerChoice(dims, None, None, True, None, f"ttnn.concat_mesh_to_tensor_composer(mesh_device, {dims[0]})")
+    shape = tuple(topo.distribution_shape)
+    text = f"ttnn.create_mesh_composer(mesh_device, ttnn.MeshComposerConfig({list(dims)}, ttnn.MeshShape({', '.join(map(str, shape))})))"
+    return ComposerChoice(dims, shape, None, False, None, text)
+
+
+def check_offset(rt: Runtime, offset) -> None:
+    """A mesh_offset_override in an era that has none (added by PR #51639, 2026-07-30)."""
+    if offset is not None and rt.profile.mapper_offset is MapperOffset.ABSENT:
+        raise TTFatal(
+            f"mesh_offset_override {list(offset)}: this profile's era has no mesh offsets (PR #51639 added them "
+            "on 2026-07-30); a SUBMESH distribution starts at (0, 0)"
+        )
 
 
 OP = Op(

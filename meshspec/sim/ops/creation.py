@@ -1,0 +1,195 @@
+"""Tensors created on a mesh: ``ttnn.empty``, ``zeros`` / ``ones`` / ``full``, and their ``_like``
+forms (docs/semantics.md section 9).
+
+ttnn 0.81.1 records them with three different spellings of "everywhere" (tests/golden ``api``):
+
+- ``empty(shape, device=mesh)``: ``create_device_tensor``, the allocation's topology, the mesh's
+  shape with a Replicate per axis: (2, 4) [R, R] on a T3K (issue #36804). Default layout ROW_MAJOR.
+- ``zeros`` / ``ones`` / ``full(shape, device=mesh)``: filled on host, then ``to_device`` of a 1x1
+  host buffer: ``create_fully_replicated_tensor_topology``, (8) [R] (creation.cpp ``full_impl``,
+  issue #54822). Without a device, a host tensor. Default layout ROW_MAJOR.
+- ``empty_like(t)``: the input's topology when the input is on device and its distribution is as
+  large as the target mesh, else the allocation's (PR #40930; observed). ``zeros_like`` & co. fill
+  on device: a device op, whose output takes the input's topology (default imputation,
+  ``ttnn/core/device_operation_detail.cpp``); the mock cannot run device ops, so these rest on the
+  source. Their host forms give a plain host tensor of the input's spec.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from ...errors import StepInputError
+from ...typed import Typed
+from ..mesh import volume
+from ..runtime import Runtime
+from ..spec import DataType, Layout, make_spec
+from ..tensor import DeviceTensor, HostShard, HostTensor
+from ..values import generate
+from .base import Op, TensorKind, Use
+from .allocate import allocation
+from .device_tensors import default_topology
+from .fields import As, MemoryConfig, MeshName, Name, TensorFields, buffer_type
+
+
+class Empty(TensorFields):
+    """``ttnn.empty(shape, dtype, layout, device, memory_config)``."""
+
+    layout: Layout = Layout.ROW_MAJOR
+    device: MeshName
+    as_: As
+
+
+class Filled(TensorFields):
+    """``ttnn.zeros`` / ``ttnn.ones`` (shape, dtype, layout, device=None, memory_config=None)."""
+
+    layout: Layout = Layout.ROW_MAJOR
+    device: Optional[MeshName] = None
+    as_: As
+
+
+class Full(Filled):
+    """``ttnn.full(shape, fill_value, dtype, layout, device=None, memory_config=None)``."""
+
+    fill_value: Union[int, float]
+
+
+class Like(Typed):
+    """``ttnn.empty_like`` / ``zeros_like`` / ``ones_like`` (tensor, dtype=None, layout=None, device=None, memory_config=None)."""
+
+    tensor: Name
+    dtype: Optional[DataType] = None
+    layout: Optional[Layout] = None
+    device: Optional[MeshName] = None
+    memory_config: Optional[MemoryConfig] = None
+    as_: As
+
+
+class FullLike(Like):
+    """``ttnn.full_like(tensor, fill_value, ...)``."""
+
+    fill_value: Union[int, float]
+
+
+def empty(rt: Runtime, a: Empty) -> None:
+    rt.bind(a.as_, allocation(rt, a.spec(rt.arch), rt.mesh(a.device), a.as_))
+
+
+def _fill(rt: Runtime, a: Filled, value: float) -> None:
+    from .to_device import put
+
+    spec = a.spec(rt.arch)
+    values = generate("fill", tuple(spec.shape), spec.dtype, value) if rt.with_data else None
+    host = _plain(rt, a.as_, spec, values)
+    if a.device is None:
+        rt.bind(a.as_, host)
+    else:
+        put(rt, host, a.as_, spec.memory, rt.mesh(a.device))
+
+
+def _plain(rt: Runtime, name: str, spec, values) -> HostTensor:
+    from ..values import ShapeOnly, host_dtype
+
+    if values is None:
+        values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
+    origin = (0, 0)
+    shard = HostShard(origin, spec, values, (0,) * len(spec.shape))
+    return HostTensor(name, rt.step, spec, default_topology(), {origin: shard}, plain=True, source_values=values if rt.with_data else None,
+                      shape=tuple(spec.shape), buffer_shape=(1, 1))
+
+
+def zeros(rt: Runtime, a: Filled) -> None:
+    _fill(rt, a, 0)
+
+
+def ones(rt: Runtime, a: Filled) -> None:
+    _fill(rt, a, 1)
+
+
+def full(rt: Runtime, a: Full) -> None:
+    _fill(rt, a, a.fill_value)
+
+
+def _like_spec(rt: Runtime, a: Like, t):
+    spec = t.record.spec if isinstance(t, DeviceTensor) else t.spec
+    memory = buffer_type(a.memory_config) if a.memory_config is not None else spec.memory
+    return make_spec(spec.shape, a.dtype or spec.dtype, a.layout or spec.layout, spec.tile, memory, rt.arch)
+
+
+def empty_like(rt: Runtime, a: Like) -> None:
+    t = rt.item(a.tensor)
+    if isinstance(t, DeviceTensor):
+        t = rt.device(a.tensor)
+        mesh = rt.mesh(a.device) if a.device else rt.mesh_of(t)
+    elif a.device is None:
+        raise StepInputError(f"empty_like of the host tensor {a.tensor} with no device: the real library crashes here (SIGSEGV); give a device")
+    else:
+        mesh = rt.mesh(a.device)
+    spec = _like_spec(rt, a, t)
+    topology = None
+    if isinstance(t, DeviceTensor) and volume(t.record.topology.distribution_shape) == mesh.num_devices:
+        topology = t.record.topology  # PR #40930: the input's topology, when its distribution fills the mesh
+    rt.bind(a.as_, allocation(rt, spec, mesh, a.as_, topology))
+
+
+def _fill_like(rt: Runtime, a: Like, value: float) -> None:
+    t = rt.item(a.tensor)
+    spec = _like_spec(rt, a, t)
+    values = generate("fill", tuple(spec.shape), spec.dtype, value) if rt.with_data else None
+    if not isinstance(t, DeviceTensor):
+        host = _plain(rt, a.as_, spec, values)
+        if a.device is None:
+            rt.bind(a.as_, host)
+        else:
+            from .to_device import put
+
+            put(rt, host, a.as_, spec.memory, rt.mesh(a.device))
+        return
+    dev = rt.device(a.tensor)
+    mesh = rt.mesh(a.device) if a.device else rt.mesh_of(dev)
+    out = allocation(rt, spec, mesh, a.as_, dev.record.topology)  # a device op: the input's topology
+    host = _plain(rt, f"{a.as_}.fill", spec, values)
+    shards = {c: HostShard(c, spec, host.shards[(0, 0)].values, (0,) * len(spec.shape)) for c in dev.record.recorded}
+    out.record.recorded = tuple(dev.record.recorded)
+    out.record.specs = {c: spec for c in dev.record.recorded}
+    rt.write(out, host, shards)
+    rt.bind(a.as_, out)
+
+
+def zeros_like(rt: Runtime, a: Like) -> None:
+    _fill_like(rt, a, 0)
+
+
+def ones_like(rt: Runtime, a: Like) -> None:
+    _fill_like(rt, a, 1)
+
+
+def full_like(rt: Runtime, a: FullLike) -> None:
+    _fill_like(rt, a, a.fill_value)
+
+
+_DEVICE = Use("device", TensorKind.MESH)
+
+
+def _kind(a) -> TensorKind:
+    return TensorKind.DEVICE if getattr(a, "device", None) is not None else TensorKind.HOST
+
+
+OPS = (
+    Op("empty", Empty, empty, "Allocate a device tensor (ROW_MAJOR unless told); topology the mesh's shape with R on each axis.",
+       "ttnn.empty(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.DEVICE)),
+    Op("zeros", Filled, zeros, "Zeros, filled on host and put on the device when given: topology (num_devices) [R].",
+       "ttnn.zeros(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+    Op("ones", Filled, ones, "Ones, filled on host and put on the device when given: topology (num_devices) [R].",
+       "ttnn.ones(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+    Op("full", Full, full, "fill_value everywhere, filled on host and put on the device when given: topology (num_devices) [R].",
+       "ttnn.full(shape, fill_value, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+    Op("empty_like", Like, empty_like, "Allocate like a tensor; its topology if on device and its distribution fills the mesh.",
+       "ttnn.empty_like(tensor, device=mesh_device)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.DEVICE)),
+    Op("zeros_like", Like, zeros_like, "Zeros like a tensor; a device op on a device tensor (the input's topology and devices).",
+       "ttnn.zeros_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY)),
+    Op("ones_like", Like, ones_like, "Ones like a tensor; a device op on a device tensor (the input's topology and devices).",
+       "ttnn.ones_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY)),
+    Op("full_like", FullLike, full_like, "fill_value like a tensor; a device op on a device tensor (the input's topology and devices).",
+       "ttnn.full_like(tensor, fill_value)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY)),
+)

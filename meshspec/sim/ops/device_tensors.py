@@ -1,0 +1,123 @@
+"""Per-device tensors: ``ttnn.get_device_tensors(t)`` and ``ttnn.combine_device_tensors(tensors=[...])``.
+
+What ttnn 0.81.1 does (tests/golden ``api``; docs/semantics.md section 9):
+
+- ``get_device_tensors(device_tensor)``: one tensor per *recorded* device (``device_coords()``),
+  in that order; each holds the parent's storage at one coordinate and reports the parent's
+  topology (shared: change it through a part and the parent changes). After the seed's copy that
+  is 7 tensors, not 8.
+- ``get_device_tensors(host_tensor)``: one single-shard host tensor per populated shard, each with
+  the default topology, distribution (1) [Replicate] on (0, 0).
+- ``combine_device_tensors(tensors=[...])``: parts of one storage put back together: device
+  coordinates the parts' (sorted), topology ``(n) [Shard(0)]`` on coordinates ``(0, 0) ... (0, n-1)``
+  (flat positions written as mesh coordinates) -- written into the topology every handle on that
+  storage shares, so the parent now claims it too.
+"""
+
+from __future__ import annotations
+
+from ...errors import TTFatal
+from ..mesh import ttnn_shape
+from ..placement import Replicate, Shard, Topology
+from ..runtime import Runtime
+from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
+from ...typed import Typed
+from .base import Op, TensorKind, Use
+from .fields import As, Name, Names
+
+DEFAULT_TOPOLOGY_ORIGIN = (0, 0)
+
+
+class GetDeviceTensors(Typed):
+    """``ttnn.get_device_tensors(tensor)``: its per-device tensors, bound as ``as[0]``, ``as[1]`` ..."""
+
+    tensor: Name
+    as_: As
+
+
+class CombineDeviceTensors(Typed):
+    """``ttnn.combine_device_tensors(tensors=[...])``: per-device tensors of one storage, combined."""
+
+    tensors: Names
+    """Per-device tensors (``parts[0]``, ...), or the name of a list of them (``parts``)."""
+    as_: As
+
+
+def default_topology() -> Topology:
+    """The topology of a tensor nothing distributed: (1) [Replicate] on (0, 0) (``TensorTopology{}``,
+    ttnn/api/ttnn/distributed/tensor_topology.hpp)."""
+    return Topology((1,), (Replicate(),), (DEFAULT_TOPOLOGY_ORIGIN,))
+
+
+def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
+    t = rt.item(a.tensor)
+    parts: list[Tensor]
+    if isinstance(t, DeviceTensor):
+        dev = rt.device(a.tensor)
+        rec = dev.record
+        parts = []
+        for c in rec.recorded:
+            spec = rec.specs.get(c, rec.spec)
+            part_rec = Record(spec, rec.topology, {c: spec}, (c,), {c: rec.origin.get(c, rt.step)}, shared=rec.shared)
+            parts.append(DeviceTensor(a.as_, rt.step, dev.buffer, part_rec, dev.content_step, None, dev.mesh, span=(c,)))
+    else:
+        parts = []
+        for c, shard in t.shards.items():
+            one = HostShard(DEFAULT_TOPOLOGY_ORIGIN, shard.spec, shard.values, shard.offset, shard.origin, shard.composed_from)
+            parts.append(
+                HostTensor(a.as_, rt.step, shard.spec, default_topology(), {DEFAULT_TOPOLOGY_ORIGIN: one}, plain=True,
+                           source_values=None, buffer_shape=(1, 1), read_from=t.read_from)
+            )
+    rt.bind_list(a.as_, parts)
+
+
+def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
+    names = [n for name in a.tensors for n in rt.names(name)]
+    if not names:
+        raise TTFatal("At least one tensor shard must be provided")
+    tensors = [rt.item(n) for n in names]
+    if any(not isinstance(t, DeviceTensor) for t in tensors):
+        raise TTFatal("All tensor shards must be on device")
+    parts = [rt.device(n) for n in names]
+    buffer = parts[0].buffer
+    if any(p.buffer is not buffer for p in parts):
+        raise TTFatal("tensor shards must be allocated on the same mesh buffer.")
+    seen: set = set()
+    for p in parts:
+        for c in p.record.recorded:
+            if c in seen:
+                raise TTFatal(f"Found a tensor shard at duplicate coordinate {ttnn_shape(c, 'MeshCoordinate')}")
+            seen.add(c)
+    coords = tuple(sorted(seen))
+    first = parts[0]
+    specs = {c: p.record.specs.get(c, p.record.spec) for p in parts for c in p.record.recorded}
+    rank = len(buffer.mesh_shape)
+    flat = tuple((0,) * (rank - 1) + (i,) for i in range(len(coords)))
+    topology = Topology((len(coords),), (Shard(0),), flat)
+    origin = {c: rt.step for c in coords}
+    record = Record(first.record.spec, topology, specs, coords, origin, shared=first.record.shared)
+    rt.bind(a.as_, DeviceTensor(a.as_, rt.step, buffer, record, first.content_step, None, first.mesh, span=coords))
+    for name, t in rt.tensors.items():  # every handle on the storage now reads the new topology
+        if isinstance(t, DeviceTensor) and t.record.shared is record.shared:
+            rt.touched.add(name)
+
+
+GET = Op(
+    "get_device_tensors",
+    GetDeviceTensors,
+    get_device_tensors,
+    "One tensor per recorded device (or per host shard), bound as as[0], as[1] ...; each reports the parent's topology.",
+    "ttnn.get_device_tensors(tensor)",
+    uses=(Use("tensor", TensorKind.ANY),),
+    binds=Use("as_", TensorKind.ANY, many=True),
+)
+
+COMBINE = Op(
+    "combine_device_tensors",
+    CombineDeviceTensors,
+    combine_device_tensors,
+    "Per-device tensors of one storage put back together; the topology every handle on it shares becomes (n) [S(0)].",
+    "ttnn.combine_device_tensors(tensors=[...])",
+    uses=(Use("tensors", TensorKind.DEVICE, many=True),),
+    binds=Use("as_", TensorKind.DEVICE),
+)

@@ -1,0 +1,89 @@
+"""Host tensors the runtime allocates and fills: ``ttnn.allocate_tensor_on_host`` and
+``ttnn.copy_device_to_host_tensor`` (docs/semantics.md section 9; ttnn 0.81.1, tests/golden ``api``).
+
+- ``allocate_tensor_on_host(spec, mesh_device)``: a host buffer with a shard at *every* coordinate
+  of the mesh, under the default topology, distribution (1) [Replicate] on (0, 0): its own records
+  contradict each other (a ``topology_mismatch``). Put on device, it keeps that topology on all the
+  devices.
+- ``copy_device_to_host_tensor(device_tensor, host_tensor)``: the host tensor becomes the device
+  tensor's topology, populated at exactly its recorded devices. Every recorded device needs a
+  populated shard in the host buffer.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ...errors import TTFatal
+from ...typed import Typed
+from ..mesh import ttnn_shape
+from ..readback import read
+from ..runtime import Runtime
+from ..tensor import HostShard, HostTensor
+from ..values import ShapeOnly, host_dtype
+from .base import Op, TensorKind, Use
+from .copy import same_spec
+from .device_tensors import default_topology
+from .fields import As, MeshName, Name, TensorFields
+
+
+class AllocateOnHost(TensorFields):
+    """``ttnn.allocate_tensor_on_host(TensorSpec(...), mesh_device)``."""
+
+    mesh_device: Optional[MeshName] = None
+    as_: As
+
+
+class CopyDeviceToHost(Typed):
+    """``ttnn.copy_device_to_host_tensor(device_tensor, host_tensor, blocking=True)``."""
+
+    device_tensor: Name
+    host_tensor: Name
+
+
+def allocate_on_host(rt: Runtime, a: AllocateOnHost) -> None:
+    mesh = rt.mesh(a.mesh_device)
+    spec = a.spec(rt.arch)
+    dtype = host_dtype(spec.dtype)
+    shards = {}
+    for c in mesh.coords:
+        values = np.zeros(spec.shape, dtype=dtype) if rt.with_data else ShapeOnly(spec.shape, dtype)
+        shards[c] = HostShard(c, spec, values, None)
+    rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, default_topology(), shards, buffer_shape=mesh.shape))
+
+
+def copy_device_to_host(rt: Runtime, a: CopyDeviceToHost) -> None:
+    dev = rt.device(a.device_tensor)
+    host = rt.host(a.host_tensor)
+    same_spec(dev.record.spec, host.spec, a.device_tensor, a.host_tensor, next(iter(dev.record.recorded), ()))
+    shape = host.buffer_shape or (1, 1)
+    for c in dev.record.recorded:
+        if len(c) != len(shape) or any(not 0 <= x < n for x, n in zip(c, shape)):
+            raise TTFatal(f"Coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for shape {ttnn_shape(shape)}")
+        if c not in host.shards:
+            raise TTFatal(f"Host shard for device shard {ttnn_shape(c, 'MeshCoordinate')} is not populated.")
+    got = read(rt, dev, a.host_tensor)
+    got.buffer_shape = shape
+    rt.update(a.host_tensor, got)
+
+
+ALLOCATE_ON_HOST = Op(
+    "allocate_tensor_on_host",
+    AllocateOnHost,
+    allocate_on_host,
+    "A host buffer with a shard at every device of the mesh, under the default topology (1) [R] on (0, 0).",
+    "ttnn.allocate_tensor_on_host(ttnn.TensorSpec(shape, dtype, layout), mesh_device)",
+    uses=(Use("mesh_device", TensorKind.MESH),),
+    binds=Use("as_", TensorKind.HOST),
+)
+
+COPY_DEVICE_TO_HOST = Op(
+    "copy_device_to_host_tensor",
+    CopyDeviceToHost,
+    copy_device_to_host,
+    "Read a device tensor into a preallocated host tensor: it takes the device tensor's topology and recorded devices.",
+    "ttnn.copy_device_to_host_tensor(device_tensor, host_tensor)",
+    uses=(Use("device_tensor", TensorKind.DEVICE), Use("host_tensor", TensorKind.HOST)),
+)

@@ -1,0 +1,141 @@
+"""Host tensors made of others: ``ttnn.from_host_shards``, ``ttnn.distribute_tensor`` and
+``ttnn.aggregate_tensor`` (docs/semantics.md section 9; ttnn 0.81.1, tests/golden ``api``).
+
+- ``from_host_shards(tensors, mesh_shape)``: one single-buffer host tensor per coordinate of
+  ``mesh_shape``, row-major; the topology is ``(n) [Shard(0)]`` on those coordinates, written as
+  2-D coordinates even for a 1-D mesh shape (``(8)`` gives ``(0, 0) ... (0, 7)`` over a 1-D host
+  buffer). Putting a 1-D one on a 2-D mesh kills the process in 0.81.1 (SIGABRT).
+- ``distribute_tensor(tensor, mapper, mesh_device=None)``: a single-buffer host tensor, mapped;
+  on the mesh device when given. Its records agree with what it places (unlike allocate + copy).
+- ``aggregate_tensor(tensor, composer)``: the host tensor composed, a host tensor again.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from ...errors import TTFatal
+from ...typed import Length, Typed
+from ..mesh import coords, ttnn_shape
+from ..placement import Shard, Topology
+from ..runtime import Runtime
+from ..spec import make_spec
+from ..tensor import DeviceTensor, HostShard, HostTensor
+from .base import Op, TensorKind, Use
+from .fields import As, Composer, Dim, Mapper, MeshName, Name, Names
+
+
+class FromHostShards(Typed):
+    """``ttnn.from_host_shards(tensors, mesh_shape)``."""
+
+    tensors: Names
+    mesh_shape: Annotated[list[Dim], Length(min=1, max=4)]
+    as_: As
+
+
+class DistributeTensor(Typed):
+    """``ttnn.distribute_tensor(tensor, mapper, mesh_device=None)``."""
+
+    tensor: Name
+    mesh_mapper: Mapper
+    mesh_device: Optional[MeshName] = None
+    """Put the result on this mesh device (a host tensor without one)."""
+    as_: As
+
+
+class AggregateTensor(Typed):
+    """``ttnn.aggregate_tensor(tensor, composer)``: a host tensor composed into one."""
+
+    tensor: Name
+    mesh_composer: Composer
+    as_: As
+
+
+def single_buffer(t: HostTensor) -> HostShard:
+    """The one buffer of a host tensor; ttnn 0.81.1's error for a distributed one."""
+    if len(t.shards) != 1:
+        shape = t.buffer_shape or ()
+        raise TTFatal(f"Can't get a single buffer from host storage distributed over mesh shape {ttnn_shape(shape)}")
+    return next(iter(t.shards.values()))
+
+
+def from_host_shards(rt: Runtime, a: FromHostShards) -> None:
+    names = [n for name in a.tensors for n in rt.names(name)]
+    shape = tuple(a.mesh_shape)
+    where = tuple(coords(shape))
+    if len(names) != len(where):
+        raise TTFatal("Number of tensor shards must match mesh size")
+    tensors = [rt.item(n) for n in names]
+    on_device = [n for n, t in zip(names, tensors) if isinstance(t, DeviceTensor)]
+    if on_device:
+        raise TTFatal(f"from_host_shards takes host tensors; {on_device[0]} is on device (read it back first)")
+    bufs = [single_buffer(t) for t in tensors]  # type: ignore[arg-type]
+    spec = bufs[0].spec
+    if any(b.spec != spec for b in bufs):
+        raise TTFatal("All tensor shards must have the same tensor spec")
+    shards = {c: HostShard(c, b.spec, b.values, b.offset, b.origin, b.composed_from) for c, b in zip(where, bufs)}
+    labels = where if len(shape) > 1 else tuple((0, i) for i in range(len(where)))
+    topology = Topology((len(where),), (Shard(0),), labels)
+    rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, topology, shards, buffer_shape=shape))
+
+
+def distribute_tensor(rt: Runtime, a: DistributeTensor) -> None:
+    from .from_torch import distribute_values
+    from .mappers import mapper_choice
+    from .to_device import put
+
+    t = rt.item(a.tensor)
+    if isinstance(t, DeviceTensor):
+        raise TTFatal("TensorToMesh only supports host tensors; got storage type: StorageType::DEVICE")
+    buf = single_buffer(t)
+    choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices)
+    mesh = rt.mesh(choice.mesh or a.mesh_device)
+    spec = buf.spec
+    host = distribute_values(
+        rt, a.as_, buf.values, tuple(spec.shape), spec.dtype,
+        lambda s: make_spec(tuple(s), spec.dtype, spec.layout, spec.tile, spec.memory, spec.arch), choice, mesh,
+    )
+    if a.mesh_device is None:
+        rt.bind(a.as_, host)
+    else:
+        put(rt, host, a.as_, spec.memory, rt.mesh(a.mesh_device))
+
+
+def aggregate_tensor(rt: Runtime, a: AggregateTensor) -> None:
+    from .to_torch import ToTorch, run as to_torch
+
+    if isinstance(rt.item(a.tensor), DeviceTensor):
+        raise TTFatal("aggregate_tensor composes a host tensor; read the device tensor back first (cpu or from_device)")
+    to_torch(rt, ToTorch(tensor=a.tensor, mesh_composer=a.mesh_composer, as_=a.as_))
+
+
+FROM_HOST_SHARDS = Op(
+    "from_host_shards",
+    FromHostShards,
+    from_host_shards,
+    "One host tensor from single-buffer host tensors laid row-major over mesh_shape; topology (n) [S(0)].",
+    "ttnn.from_host_shards(tensors, ttnn.MeshShape(...))",
+    uses=(Use("tensors", TensorKind.HOST, many=True),),
+    binds=Use("as_", TensorKind.HOST),
+)
+
+DISTRIBUTE_TENSOR = Op(
+    "distribute_tensor",
+    DistributeTensor,
+    distribute_tensor,
+    "Distribute a single-buffer host tensor with a mesh mapper; on mesh_device when given.",
+    "ttnn.distribute_tensor(tensor, mapper, mesh_device)",
+    uses=(Use("tensor", TensorKind.HOST), Use("mesh_device", TensorKind.MESH)),
+    binds=Use("as_", TensorKind.HOST),
+    kind_of=lambda a: TensorKind.DEVICE if a.mesh_device is not None else TensorKind.HOST,
+)
+
+AGGREGATE_TENSOR = Op(
+    "aggregate_tensor",
+    AggregateTensor,
+    aggregate_tensor,
+    "Compose a host tensor's shards with a mesh composer into one host tensor.",
+    "ttnn.aggregate_tensor(tensor, composer)",
+    uses=(Use("tensor", TensorKind.HOST),),
+    binds=Use("as_", TensorKind.HOST),
+)

@@ -1,0 +1,76 @@
+"""Submeshes and reshaping a mesh: ``mesh_device.create_submesh(shape, offset)``,
+``mesh_device.create_submeshes(shape)`` and ``mesh_device.reshape(shape)`` (meshspec/sim/meshdevice.py;
+docs/semantics.md section 2).
+
+A submesh's coordinates are its own ((0, 0) is its corner in the parent). A tensor keeps the mesh
+it was made on; a host tensor's coordinates are taken as they are by whichever mesh it is put on.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from ...typed import Length, Range, Typed
+from ..meshdevice import reshape, submesh, submeshes
+from ..runtime import Runtime
+from .base import Op, TensorKind, Use
+from .fields import As, Dim, MeshName
+
+Shape = Annotated[list[Dim], Length(min=1, max=4)]
+
+
+class CreateSubmesh(Typed):
+    """``mesh_device.create_submesh(ttnn.MeshShape(shape), ttnn.MeshCoordinate(offset))``."""
+
+    mesh_device: Optional[MeshName] = None
+    shape: Shape
+    offset: Optional[Annotated[list[Annotated[int, Range(ge=0)]], Length(min=1, max=4)]] = None
+    as_: As
+
+
+class CreateSubmeshes(Typed):
+    """``mesh_device.create_submeshes(ttnn.MeshShape(shape))``: the mesh tiled, bound as ``as[0]`` ..."""
+
+    mesh_device: Optional[MeshName] = None
+    shape: Shape
+    as_: As
+
+
+class Reshape(Typed):
+    """``mesh_device.reshape(ttnn.MeshShape(shape))``."""
+
+    mesh_device: Optional[MeshName] = None
+    shape: Shape
+
+
+def create_submesh(rt: Runtime, a: CreateSubmesh) -> None:
+    parent = rt.mesh(a.mesh_device)
+    rt.meshes[a.as_] = submesh(parent, a.as_, tuple(a.shape), tuple(a.offset) if a.offset is not None else None)
+
+
+def create_submeshes(rt: Runtime, a: CreateSubmeshes) -> None:
+    parent = rt.mesh(a.mesh_device)
+    for mesh in submeshes(parent, a.as_, tuple(a.shape)):
+        rt.meshes[mesh.name] = mesh
+
+
+def run_reshape(rt: Runtime, a: Reshape) -> None:
+    reshape(rt.mesh(a.mesh_device), tuple(a.shape))
+
+
+_PARENT = Use("mesh_device", TensorKind.MESH)
+
+OPS = (
+    Op("create_submesh", CreateSubmesh, create_submesh,
+       "A rectangle of a mesh device as a mesh of its own (own coordinates, own allocator).",
+       "mesh_device.create_submesh(ttnn.MeshShape(...), ttnn.MeshCoordinate(...))",
+       uses=(_PARENT,), binds=Use("as_", TensorKind.MESH)),
+    Op("create_submeshes", CreateSubmeshes, create_submeshes,
+       "A mesh device tiled by a shape: submeshes bound as as[0], as[1] ..., row-major.",
+       "mesh_device.create_submeshes(ttnn.MeshShape(...))",
+       uses=(_PARENT,), binds=Use("as_", TensorKind.MESH, many=True)),
+    Op("MeshDevice.reshape", Reshape, run_reshape,
+       "The same devices in another shape; live tensors keep their coordinates, on the new shape or not.",
+       "mesh_device.reshape(ttnn.MeshShape(...))",
+       uses=(_PARENT,)),
+)
