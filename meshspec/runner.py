@@ -16,6 +16,7 @@ from .judge.trace import record_changes, snapshot, touches
 from .report import Report, StepError, StepTrace
 from .scenario.loader import LoadedScenario, LoadedStep, load
 from .sim.device import MemoryPool
+from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
 from .sim.ops import OPS
 from .sim.profiles import DEFAULT_PROFILE, get_profile
@@ -68,6 +69,7 @@ def run(
         files=dict(scenario.files),
         with_data=scenario.with_data if with_data is None else with_data,
         pool=MemoryPool(Uninitialized(uninitialized)),
+        system_shape=SYSTEMS[scenario.mesh_name].shape if scenario.mesh_name in SYSTEMS else None,
     )
     if max_memory is not None:
         rt.max_memory = max_memory

@@ -241,12 +241,12 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
         if t.freed_step is not None:
             return []
         topo, held = t.record.topology, tuple(t.record.recorded)
-        what = "the runtime records"
+        what, not_held = "the runtime records", "that the runtime does not record"
         on_mesh = mesh_shape
         part = t.span is not None  # a part or a combined handle: its own devices must be listed, no more
     else:
         topo, held = t.topology, tuple(t.shards)
-        what = "its host buffer holds shards at"
+        what, not_held = "its host buffer holds shards at", "where its host buffer has no shard"
         on_mesh = t.buffer_shape or mesh_shape
         part = False
     out = []
@@ -254,10 +254,10 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
     if held:
         missing = [c for c in held if c not in listed]
         extra = [c for c in topo.coords if c not in set(held)]
-        if missing or (extra and not part):
-            out.append(
-                f"its topology {topo} lists {_coords_text(topo.coords)}, but {what} {_coords_text(held)}"
-            )
+        if extra and not part:
+            out.append(f"its topology {topo} lists {_coords_text(extra)} {not_held}")
+        if missing:
+            out.append(f"{what} {_coords_text(missing)} that its topology {topo} does not list")
     off = [c for c in topo.coords if len(c) != len(on_mesh) or any(not 0 <= x < n for x, n in zip(c, on_mesh))]
     if off and isinstance(t, DeviceTensor):
         out.append(f"its topology lists {_coords_text(off)}, not on its mesh {ttnn_shape(on_mesh)}")

@@ -28,8 +28,8 @@ class MeshDevice:
         self.parent = parent
         self.offset = tuple(offset) if offset is not None else (0,) * len(shape)
         """Where the submesh's (0, ..., 0) lies in its parent."""
-        self.next_address: dict[str, int] = {}
-        """Per buffer type, the allocator's state (addresses are issue 13's; kept per mesh here)."""
+        self.system_shape = parent.system_shape if parent is not None else self.shape
+        """The system mesh it was opened on (the shape a reshape's rank is checked against)."""
 
     @property
     def coords(self) -> tuple[Coord, ...]:
@@ -88,8 +88,8 @@ def reshape(mesh: MeshDevice, shape: Shape) -> None:
     """``mesh.reshape(MeshShape(shape))``: the same devices in a new shape; live tensors keep their
     coordinates, on the new shape or not (ttnn 0.81.1, tests/golden ``api``)."""
     shape = tuple(shape)
-    if len(shape) != len(mesh.shape) and len(shape) != 1:
-        raise TTFatal(f"Requested mesh shape dimensions mismatch: {ttnn_shape(shape)} != {ttnn_shape(mesh.shape)}")
     if volume(shape) != volume(mesh.shape):
         raise TTFatal("New shape must have the same number of devices as current shape")
+    if len(shape) != len(mesh.system_shape) and len(shape) != 1:  # checked against the system mesh, as opening is
+        raise TTFatal(f"Requested mesh shape dimensions mismatch: {ttnn_shape(shape)} != {ttnn_shape(mesh.system_shape)}")
     mesh.shape = shape

@@ -18,7 +18,7 @@ from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .faults import Fault
 from .mapping import replicate_all
-from .mesh import Coord, Shape, coords, volume
+from .mesh import Coord, Shape, coords, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
 from .profiles import Profile
@@ -45,8 +45,11 @@ class Runtime:
         pool: Optional[MemoryPool] = None,
         max_memory: Optional[int] = None,
         fault: Optional[Fault] = None,
+        system_shape: Optional[Shape] = None,
     ) -> None:
         self.meshes: dict[str, MeshDevice] = {ROOT: MeshDevice(ROOT, mesh_shape)}
+        if system_shape is not None:
+            self.root.system_shape = tuple(system_shape)
         """Mesh devices by name: the scenario's (``mesh_device``) and the submeshes steps made."""
         self.profile = profile
         self.folder = folder
@@ -239,6 +242,12 @@ class Runtime:
         the mesh does not have, tests/golden ``api``)."""
         mesh = mesh or self.root
         if not host.plain:
+            shape = host.buffer_shape
+            if shape is not None and len(shape) != len(mesh.shape):
+                raise StepInputError(
+                    f"{host.name}'s host buffer is {ttnn_shape(shape)}, the mesh is {ttnn_shape(mesh.shape)}: the real "
+                    "library aborts here (SIGABRT; ttnn 0.81.1, a from_host_shards tensor of a 1-D mesh shape on a 2-D mesh)"
+                )
             for c in host.shards:
                 mesh.check_coord(c)
             return host.shards

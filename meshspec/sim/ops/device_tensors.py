@@ -55,6 +55,13 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
     if isinstance(t, DeviceTensor):
         dev = rt.device(a.tensor)
         rec = dev.record
+        mesh = rt.mesh_of(dev)
+        for c in rec.recorded:  # after MeshDevice.reshape a recorded coordinate may be off the mesh
+            if not mesh.has(c):
+                raise TTFatal(
+                    f"DeviceStorage coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for mesh device shape "
+                    f"{ttnn_shape(mesh.shape)}"
+                )
         parts = []
         for c in rec.recorded:
             spec = rec.specs.get(c, rec.spec)

@@ -24,7 +24,8 @@ As = Annotated[NewName, Alias("as")]
 OptionalAs = Annotated[Optional[NewName], Alias("as")]
 MeshName = Annotated[str, Length(min=1), Pattern(NAME + r"(\[[0-9]+\])?", "a mesh device's name: mesh_device (the scenario's), or one a create_submesh step bound")]
 """A mesh device: ``mesh_device`` (the scenario's own) or a submesh's name."""
-Names = Annotated[list[Name], Length(min=1)]
+Names = list[Name]
+"""Tensor names; a list's name stands for its items (an empty list is the library's error to give)."""
 
 
 def _known_tile(tile: tuple[int, int]) -> tuple[int, int]:
@@ -161,9 +162,12 @@ class Shard2d(Typed):
 
 
 class MapperConfig(Typed):
-    """``create_mesh_mapper(mesh_device, MeshMapperConfig(placements, mesh_shape_override, mesh_offset_override))``."""
+    """``create_mesh_mapper(mesh_device, MeshMapperConfig(placements, mesh_shape_override, mesh_offset_override))``,
+    or its 2-D overload ``MeshMapperConfig(row_dim, col_dim, ...)`` (a None dim replicates that mesh axis)."""
 
-    placements: Annotated[list[PlacementItem], Length(min=1)]
+    placements: Optional[Annotated[list[PlacementItem], Length(min=1)]] = None
+    row_dim: Optional[int] = None
+    col_dim: Optional[int] = None
     mesh_shape_override: Optional[Annotated[list[Dim], Length(min=1)]] = None
     mesh_offset_override: Optional[Offset] = None
     mesh_device: Optional[MeshName] = None
@@ -235,9 +239,12 @@ class Concat2d(Typed):
 
 
 class ComposerConfig(Typed):
-    """``create_mesh_composer(mesh_device, MeshComposerConfig(dims, mesh_shape_override, mesh_offset_override))``."""
+    """``create_mesh_composer(mesh_device, MeshComposerConfig(dims, mesh_shape_override, mesh_offset_override))``,
+    or its 2-D overload ``MeshComposerConfig(row_dim, col_dim, ...)``."""
 
-    dims: Annotated[list[int], Length(min=1)]
+    dims: Optional[Annotated[list[int], Length(min=1)]] = None
+    row_dim: Optional[int] = None
+    col_dim: Optional[int] = None
     mesh_shape_override: Optional[Annotated[list[Dim], Length(min=1)]] = None
     mesh_offset_override: Optional[Offset] = None
     mesh_device: Optional[MeshName] = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from ...errors import StepInputError
 from ...frozen import Frozen
 from ..mesh import Coord, Shape
 from ..placement import Placement, Replicate, Shard
@@ -78,7 +79,10 @@ def mapper_choice(m: Any, num_devices: Callable[[Optional[str]], int]) -> Mapper
         text = f"ttnn.ShardTensor2dMesh(mesh_device, mesh_shape={tuple(inner.mesh_shape)}, dims={tuple(inner.dims)})"
         return MapperChoice(placements, tuple(inner.mesh_shape), None, inner.mesh_device, False, text)
     assert isinstance(inner, f.MapperConfig)
-    return _config(inner.placements, inner.mesh_shape_override, inner.mesh_offset_override, inner.mesh_device)
+    placements = inner.placements
+    if placements is None:  # MeshMapperConfig(row_dim, col_dim): a None dim replicates its mesh axis
+        placements = ["replicate" if d is None else f.ShardPlacement(shard=d) for d in (inner.row_dim, inner.col_dim)]
+    return _config(placements, inner.mesh_shape_override, inner.mesh_offset_override, inner.mesh_device)
 
 
 def _config(placements: list, override: Optional[list], offset: Optional[list], mesh: Optional[str]) -> MapperChoice:
@@ -107,7 +111,10 @@ def composer_choice(c: Any) -> ComposerChoice:
         text = f"ttnn.ConcatMesh2dToTensor(mesh_device, mesh_shape={tuple(inner.mesh_shape)}, dims={tuple(inner.dims)})"
         return ComposerChoice(tuple(inner.dims), tuple(inner.mesh_shape), None, False, inner.mesh_device, text)
     assert isinstance(inner, f.ComposerConfig)
-    return _composer_config(tuple(inner.dims), inner.mesh_shape_override, inner.mesh_offset_override, inner.mesh_device)
+    dims = tuple(inner.dims) if inner.dims is not None else tuple(d for d in (inner.row_dim, inner.col_dim) if d is not None)
+    if not dims:
+        raise StepInputError("create_mesh_composer needs dims, or row_dim and col_dim")
+    return _composer_config(dims, inner.mesh_shape_override, inner.mesh_offset_override, inner.mesh_device)
 
 
 def _composer_config(dims: tuple, override: Optional[list], offset: Optional[list], mesh: Optional[str]) -> ComposerChoice:
