@@ -58,9 +58,15 @@ def shard(files: list[Path], k: int, n: int) -> list[Path]:
     return files[k - 1 :: n]
 
 
-def check_profile_option(profile: Optional[str]) -> None:
-    if profile is not None and profile != "all" and profile not in PROFILES:
-        valid = list(PROFILES) + ["all"]
+def check_profile_option(profile: Optional[str], scenarios: Sequence = ()) -> None:
+    """A --profile value: 'all', one of meshspec's, or one that a scenario file given defines."""
+    if profile is None or profile == "all" or profile in PROFILES:
+        return
+    from .scenario.loader import defined_profiles
+
+    own = [n for path in scenarios for n in defined_profiles(path)]
+    if profile not in own:
+        valid = list(PROFILES) + list(dict.fromkeys(own)) + ["all"]
         raise UsageError(f"unknown profile {profile!r}{did_you_mean(profile, valid)}; {one_of(valid)}")
 
 
@@ -68,7 +74,7 @@ def profiles_for(scenario: LoadedScenario, profile: Optional[str]) -> list[str]:
     """``all``: every profile; a name: that one; none: those the expect block names, else the
     scenario's own profile (or current)."""
     if profile == "all":
-        return list(PROFILES)
+        return list(PROFILES) + list(scenario.profiles)
     if profile is not None:
         return [profile]
     return named_profiles(scenario.expect) or [scenario.profile or DEFAULT_PROFILE]

@@ -73,7 +73,7 @@ def run(
     profile: Annotated[
         Optional[str],
         typer.Option(
-            "--profile", "-p", help=f"Runtime profile: {', '.join(PROFILES)}, or 'all' to compare them. Overrides the scenario's."
+            "--profile", "-p", help=f"Runtime profile: {', '.join(PROFILES)}, one the scenario defines, or 'all' to compare them. Overrides the scenario's."
         ),
     ] = None,
     fmt: FormatOption = Format.TABLE,
@@ -124,11 +124,10 @@ def run(
     try:
         from .check import check_profile_option
 
-        check_profile_option(profile)  # names 'all' among the choices
+        check_profile_option(profile, scenarios)  # names 'all' among the choices
         if compare:
             with _run_progress(scenarios) as on_step:
-                results = [r for p in PROFILES for r in run_paths(scenarios, p, on_step=on_step, **options)]
-            results.sort(key=lambda r: _order(r, scenarios))
+                results = run_paths(scenarios, "all", on_step=on_step, **options)
         else:
             with _run_progress(scenarios) as on_step:
                 results = run_paths(scenarios, profile, on_step=on_step, **options)
@@ -285,8 +284,8 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             "ACTUAL.json) or runs one scenario under two profiles (meshspec diff SCENARIO.yaml)"
         )
     scenario = load(sources[0], allow_outside_data=allow_outside_data)
-    exp_p = get_profile(expected or "reference").name
-    act_p = get_profile(actual or scenario.profile or "current").name
+    exp_p = get_profile(expected or "reference", scenario.profiles).name
+    act_p = get_profile(actual or scenario.profile or "current", scenario.profiles).name
     return run(scenario, exp_p).to_json(), run(scenario, act_p).to_json(), exp_p, act_p
 
 
@@ -311,8 +310,8 @@ def check(
     from .report import summarize
 
     try:
-        checks.check_profile_option(profile)
         files = every_file = checks.collect(paths)
+        checks.check_profile_option(profile, files)
         if shard_spec:
             files = checks.shard(files, *checks.parse_shard(shard_spec))
         jobs = _cap_jobs(jobs, len(files))
@@ -342,6 +341,28 @@ def systems() -> None:
         n = volume(system.shape)
         shape = "x".join(map(str, system.shape))
         typer.echo(f"{name:<9} {shape:<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {system.arch:<11}  {system.note}")
+
+
+@app.command()
+def profiles(
+    scenario: Annotated[Optional[Path], typer.Argument(help="Also show the profiles this scenario defines.", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+) -> None:
+    """Every profile's rules side by side, what each choice means, and its source."""
+    import json
+
+    from .render.profiles import profiles_data, profiles_text
+    from .scenario.loader import load
+    from .sim.profiles import PROFILES
+
+    try:
+        if fmt not in ("table", "json"):
+            raise UsageError(f"--format {fmt!r}: one of table, json")
+        shown = list(PROFILES.values()) + (list(load(scenario).profiles.values()) if scenario is not None else [])
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
+    typer.echo(json.dumps(profiles_data(shown), indent=2) if fmt == "json" else profiles_text(shown), nl=fmt == "json")
 
 
 @app.command()

@@ -19,7 +19,7 @@ from .sim.device import MemoryPool
 from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
 from .sim.ops import OPS
-from .sim.profiles import DEFAULT_PROFILE, get_profile
+from .sim.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from .sim.runtime import Runtime
 
 OUT_OF_MEMORY = (
@@ -60,7 +60,7 @@ def run(
     ``max_memory``: bytes a data-mode run may hold (default: half the machine's RAM).
     ``fault``: a :class:`~meshspec.sim.faults.Fault` to inject (testing the detectors).
     """
-    prof = get_profile(profile or scenario.profile or DEFAULT_PROFILE)
+    prof = get_profile(profile or scenario.profile or DEFAULT_PROFILE, scenario.profiles)
     rt = Runtime(
         scenario.mesh_shape,
         prof,
@@ -168,10 +168,9 @@ def _key(f) -> tuple:
 def run_paths(paths, profile: str | None = None, *, allow_outside_data: bool = False, **options) -> list["Report | ScenarioError"]:
     """Load and run each scenario file, in order; an invalid file gives its error, not a raise.
 
-    An unknown ``profile`` is a :class:`~meshspec.errors.UsageError` (raised before any run).
+    ``profile`` ``all`` runs each scenario under every profile, its own included; an unknown one is
+    a :class:`~meshspec.errors.UsageError`.
     """
-    if profile is not None:
-        get_profile(profile)
     out: list[Report | ScenarioError] = []
     for path in paths:
         try:
@@ -179,5 +178,10 @@ def run_paths(paths, profile: str | None = None, *, allow_outside_data: bool = F
         except ScenarioError as err:
             out.append(err)
             continue
+        if profile == "all":  # every profile: meshspec's and the scenario's own
+            out += [run(scenario, p, **options) for p in (*PROFILES, *scenario.profiles)]
+            continue
+        if profile is not None:
+            get_profile(profile, scenario.profiles)  # a UsageError when neither meshspec nor the file has it
         out.append(run(scenario, profile, **options))
     return out

@@ -24,7 +24,7 @@ from ..sim.meshdevice import ROOT as ROOT_MESH
 from ..sim.ops import OPS, TensorKind
 from ..sim.profiles import PROFILES
 from ..sim.spec import Arch
-from ..typed import Invalid, Typed, validate
+from ..typed import Invalid, Typed, as_dict, validate
 from ..typed import where as _where
 from .model import Expect, Scenario, SystemMesh, step_args, step_op
 
@@ -47,6 +47,8 @@ class LoadedScenario(Frozen):
     mesh_name: Optional[str]
     profile: Optional[str]
     steps: tuple[LoadedStep, ...]
+    profiles: dict = {}
+    """Profiles the scenario defines, by name."""
     expect: Optional[Expect] = None
     with_data: bool = True
     """False for ``data: none``: metadata mode."""
@@ -308,6 +310,103 @@ def _invalid(err: Invalid, root: yaml.Node, file: str) -> ScenarioError:
 
 
 # -- static checks -----------------------------------------------------------------------------
+DISTRIBUTE = "distribute"
+"""``with ttnn.distribute(mapper_or_composer):``, spelt ``- distribute: {mesh_mapper: M, steps: [...]}``."""
+
+
+def _expand_distribute(data: Any, root: yaml.Node, file: str) -> None:
+    """Replace each ``distribute`` block by its steps, in place (data and nodes alike, so every
+    later message still names the line and column in the file): a from_torch inside without a
+    mesh_mapper gets the block's (``ttnn.distribute`` patches ``ttnn.from_torch`` with it as a
+    keyword default, ``ttnn/distributed/distributed.py``), a to_torch without a mesh_composer the
+    block's composer. Steps inside are numbered with the others, in order."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        return
+    steps_node = _node_at(root, ("steps",))
+    if not isinstance(steps_node, yaml.SequenceNode):
+        return
+    items, nodes = _flatten(data["steps"], list(steps_node.value), None, file)
+    data["steps"] = items
+    steps_node.value = nodes
+
+
+def _flatten(items: list, nodes: list, defaults: Optional[tuple], file: str) -> tuple[list, list]:
+    out_items, out_nodes = [], []
+    for item, node in zip(items, nodes):
+        if isinstance(item, dict) and len(item) == 1 and DISTRIBUTE in item:
+            block, block_node = item[DISTRIBUTE], node.value[0][1]
+            line, col = _mark(block_node)
+            if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
+                raise ScenarioError(
+                    "distribute: a block is {mesh_mapper: M, steps: [...]} or {mesh_composer: C, steps: [...]}", file, line, col
+                )
+            extra = [k for k in block if k not in ("mesh_mapper", "mesh_composer", "steps")]
+            given = [k for k in ("mesh_mapper", "mesh_composer") if k in block]
+            if extra or len(given) != 1:
+                why = f"unknown key {extra[0]!r}" if extra else "give one of mesh_mapper and mesh_composer"
+                raise ScenarioError(
+                    f"distribute: {why}; ttnn.distribute takes one mapper or one composer (ValueError otherwise)", file, line, col
+                )
+            key = given[0]
+            value_node = next(v for k, v in block_node.value if k.value == key)
+            inner_node = next(v for k, v in block_node.value if k.value == "steps")
+            op = "from_torch" if key == "mesh_mapper" else "to_torch"
+            sub_items, sub_nodes = _flatten(block["steps"], list(inner_node.value), (op, key, block[key], value_node), file)
+            out_items += sub_items
+            out_nodes += sub_nodes
+            continue
+        if defaults is not None and isinstance(item, dict) and len(item) == 1:
+            op, key, value, value_node = defaults
+            args = item.get(op)
+            if isinstance(args, dict) and key not in args:
+                args[key] = value
+                args_node = node.value[0][1]
+                if isinstance(args_node, yaml.MappingNode):
+                    args_node.value.append((yaml.ScalarNode("tag:yaml.org,2002:str", key, value_node.start_mark, value_node.end_mark), value_node))
+        out_items.append(item)
+        out_nodes.append(node)
+    return out_items, out_nodes
+
+
+INLINE_PROFILE = "custom"
+"""The name of a profile a scenario defines in ``profile:`` itself."""
+
+
+def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict, Optional[str]]:
+    """The profiles the scenario defines (``profiles:``, and ``profile: {...}`` as ``custom``), and
+    the name of the scenario's own profile; errors name the bad base, rule or choice where it is."""
+    from ..errors import UsageError
+    from ..sim.profiles import define
+
+    own: dict = {}
+
+    def make(name: str, d, loc: tuple) -> None:
+        changes = {k: v for k, v in as_dict(d, only_given=True).items() if k not in ("base", "era")}
+        try:
+            if d.base not in PROFILES and d.base not in own:
+                valid = list(PROFILES) + list(own)
+                raise UsageError(f"unknown base profile {d.base!r}{did_you_mean(d.base, valid)}; {one_of(valid)}")
+            own[name] = define(name, d.base, changes, d.era or "", parent=own.get(d.base))
+        except UsageError as err:
+            line, col = _mark(_node_at(root, loc))
+            raise ScenarioError(f"{_where(loc)}: {err}", file, line, col) from None
+
+    for name, d in (scenario.profiles or {}).items():
+        if name in PROFILES:
+            line, col = _mark(_node_at(root, ("profiles", name), key=True))
+            raise ScenarioError(f"profiles.{name}: {name!r} is one of meshspec's own profiles; give yours another name", file, line, col)
+        make(name, d, ("profiles", name))
+    profile = scenario.profile
+    if profile is not None and not isinstance(profile, str):
+        make(INLINE_PROFILE, profile, ("profile",))
+        profile = INLINE_PROFILE
+    elif profile is not None and profile not in PROFILES and profile not in own:
+        valid = list(PROFILES) + list(own)
+        line, col = _mark(_node_at(root, ("profile",)))
+        raise ScenarioError(f"profile: unknown profile {profile!r}{did_you_mean(profile, valid)}; {one_of(valid)}", file, line, col)
+    return own, profile
+
+
 def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
     """Each step must be a mapping with exactly one known op (checked first for clear messages)."""
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
@@ -560,19 +659,13 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         else:
             msg = f"meshspec: the format version is the number 1, got {version!r}"
         raise ScenarioError(msg, file, line, col)
+    _expand_distribute(data, root, file)
     _check_steps_shape(data, root, file)
     try:
         scenario = validate(Scenario, data)
     except Invalid as err:
         raise _invalid(err, root, file) from None
-    if scenario.profile is not None and scenario.profile not in PROFILES:
-        line, col = _mark(_node_at(root, ("profile",)))
-        raise ScenarioError(
-            f"profile: unknown profile {scenario.profile!r}{did_you_mean(scenario.profile, list(PROFILES))}; {one_of(list(PROFILES))}",
-            file,
-            line,
-            col,
-        )
+    own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
     _check_names(scenario, root, file)
     if scenario.expect is not None:
@@ -590,7 +683,8 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         mesh_name=mesh_name,
         arch=arch,
         files=files,
-        profile=scenario.profile,
+        profile=profile,
+        profiles=own,
         steps=steps,
         expect=scenario.expect,
         with_data=scenario.data != "none",
@@ -622,6 +716,22 @@ def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenari
     except OSError as err:
         raise ScenarioError(f"cannot read: {err.strerror}", str(path)) from None
     return parse(text, path, allow_outside_data=allow_outside_data)
+
+
+def defined_profiles(path: Path | str) -> list[str]:
+    """The profile names a scenario file defines (``profiles:``, ``custom`` for ``profile: {...}``),
+    from a quick read of its YAML without validating it (a broken file defines none)."""
+    try:
+        path = Path(path)
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return []
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except Exception:
+        return []
+    if not isinstance(data, dict):
+        return []
+    names = [n for n in (data.get("profiles") or {}) if isinstance(n, str)] if isinstance(data.get("profiles"), dict) else []
+    return names + ([INLINE_PROFILE] if isinstance(data.get("profile"), dict) else [])
 
 
 def referenced_files(path: Path | str) -> list[Path]:

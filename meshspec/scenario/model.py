@@ -11,7 +11,7 @@ Step names are the ttnn function names, so a scenario reads like the code it rep
       - to_torch: {tensor: dst, mesh_composer: {concat: 1}}
 """
 
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from ..kinds import FINDINGS, STATUSES
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
@@ -128,6 +128,24 @@ class SystemMesh(Typed):
     """The mesh shape to open; the system's own when left out."""
 
 
+def _profile_definition() -> type[Typed]:
+    """``{base: current, <rule>: <choice>, era: "..."}``: a profile that changes rules of another;
+    one optional field per rule of :data:`meshspec.sim.profiles.RULES` (derived from it)."""
+    from ..sim.profiles import RULES
+
+    notes = {"base": str, "era": Optional[str]}
+    fields: dict[str, Any] = {"base": None, "era": None}
+    for name, rule in RULES.items():
+        notes[name] = Optional[Literal[tuple(c.value for c in rule.choices)]]  # type: ignore[misc]
+        fields[name] = None
+    del fields["base"]
+    return type("ProfileDefinition", (Typed,), {"__annotations__": notes, "__module__": __name__, **fields,
+                "__doc__": "A profile that is ``base`` with some rules changed (meshspec profiles lists them)."})
+
+
+ProfileDefinition = _profile_definition()
+
+
 def _version(v: Any) -> Any:
     if isinstance(v, bool) or not isinstance(v, int):
         raise ValueError(f"the format version is the number 1, got {v!r}")
@@ -148,7 +166,10 @@ class Scenario(Typed):
     )
     """A system name (its default mesh), a bare shape like [2, 4] (Wormhole chips), or a system
     opened with a shape: {system: t3k, shape: [1, 8]}."""
-    profile: Optional[str] = None
+    profile: Optional[Union[str, ProfileDefinition]] = None  # type: ignore[valid-type]
+    """A profile's name (meshspec's, or one ``profiles`` defines), or a definition: {base: current, copy: exact}."""
+    profiles: Optional[dict[str, ProfileDefinition]] = None  # type: ignore[valid-type]
+    """Profiles of the scenario's own, by name: each {base: NAME, <rule>: <choice>}; --profile all runs them too."""
     data: Literal["full", "none"] = "full"
     """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""
     steps: Annotated[list[Step], Length(min=1)]

@@ -96,25 +96,54 @@ class MapperOffset(str, enum.Enum):
 
 
 class Rule(Frozen):
-    """One rule: the profile field it sets, its choices (an enum), and what it governs."""
+    """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
+    choice means with its source."""
 
     name: str
     choices: type
     governs: str
+    meanings: dict
+    """Choice value -> what it means, with its source."""
 
 
 #: Every rule a profile sets, in the order ``meshspec profiles`` shows them.
 RULES: dict[str, Rule] = {
     r.name: r
     for r in (
-        Rule("allocation", AllocationRecord, "what allocate_tensor_on_device records"),
-        Rule("copy", CopyRecord, "what copy_host_to_device_tensor records"),
-        Rule("mapper", MapperRule, "which shards a mesh mapper accepts"),
-        Rule("composer", Composer, "which shards a mesh composer takes"),
-        Rule("copy_check", CopyCheck, "which host shards a copy checks against dst"),
-        Rule("default_composer", DefaultComposer, "to_torch / cpu readback with no mesh_composer"),
-        Rule("cache_topology", CacheTopology, "the topology of a tensor loaded from a cache file"),
-        Rule("mapper_offset", MapperOffset, "mesh_offset_override in mapper and composer configs"),
+        Rule("allocation", AllocationRecord, "what allocate_tensor_on_device records", {
+            "none": "no per-device specs (mesh-buffer storage before PR #18833)",
+            "all": "the spec on every device, every device recorded (PR #18833; ttnn 0.81.1's coords)",
+            "unrecorded": "the spec known, no device recorded until written (meshspec's reference)",
+        }),
+        Rule("copy", CopyRecord, "what copy_host_to_device_tensor records", {
+            "lost": "dst taken by value: the record update is lost (PR #18833, March 2025)",
+            "current": "by reference; a partial write sets coords, a full write keeps the old ones (ttnn 0.81.1, observed)",
+            "exact": "exactly the devices and shard specs written (meshspec's reference)",
+        }),
+        Rule("mapper", MapperRule, "which shards a mesh mapper accepts", {
+            "legacy": "torch.chunk, an unequal last shard allowed (the Python mappers before PR #23684)",
+            "equal_shards": "every shard the same shape (the C++ mappers, PR #23684; issue #22977)",
+        }),
+        Rule("composer", Composer, "which shards a mesh composer takes", {
+            "legacy": "every shard the storage claims, concatenated (ConcatMeshToTensor of early 2025)",
+            "current": "the distribution walked, missing shards skipped (1-D), every shard needed (N-D) (ttnn 0.81.1)",
+        }),
+        Rule("copy_check", CopyCheck, "which host shards a copy checks against dst", {
+            "first_shard": "only the host tensor's spec, its first shard's (issue #21652)",
+            "every_shard": "every shard's shape, dtype and page config (tt_metal/impl/tensor/tensor_apis.cpp)",
+        }),
+        Rule("default_composer", DefaultComposer, "to_torch with no mesh_composer", {
+            "refuse": "any tensor of more than one host shard refused (pytensor.cpp TT_FATAL(buffers.size() == 1); ttnn 0.81.1)",
+            "from_topology": "an all-Shard topology concatenated along its shard dims; Replicate still refused (PR #53481, open)",
+        }),
+        Rule("cache_topology", CacheTopology, "the topology of a tensor loaded from a file", {
+            "kept": "the topology it was dumped with (PR #29158, 2025-09-23; ttnn 0.81.1)",
+            "default": "distribution (1) [R] on (0, 0) whatever its shards (PR #24765 to PR #29158; issue #25340)",
+        }),
+        Rule("mapper_offset", MapperOffset, "mesh_offset_override in mapper and composer configs", {
+            "supported": "MeshMapperConfig / MeshComposerConfig take an offset (PR #51639, 2026-07-30; ttnn 0.81.1)",
+            "absent": "no offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)",
+        }),
     )
 }
 
@@ -218,10 +247,10 @@ def get_profile(name: str, own: Optional[Mapping[str, Profile]] = None) -> Profi
         raise UsageError(f"unknown profile {name!r}{did_you_mean(name, list(known))}; {one_of(list(known))}") from None
 
 
-def define(name: str, base: str, changes: Mapping[str, str], era: str = "") -> Profile:
-    """A profile that is ``base`` with ``changes`` (rule name -> choice); the errors name the bad
-    rule or choice and list the valid ones."""
-    parent = get_profile(base)
+def define(name: str, base: str, changes: Mapping[str, str], era: str = "", parent: Optional[Profile] = None) -> Profile:
+    """A profile that is ``base`` (or ``parent``, a profile defined alongside) with ``changes``
+    (rule name -> choice); the errors name the bad rule or choice and list the valid ones."""
+    parent = parent or get_profile(base)
     fields: dict[str, Any] = {}
     for rule_name, choice in changes.items():
         rule = RULES.get(rule_name)
