@@ -159,6 +159,11 @@ class TensorReport(Frozen):
     """A single host tensor (no mesh mapper, or a to_torch result): on no device at all."""
     shape: Optional[Shape] = None
     """The global shape of a host tensor made by a mapper (None when not known: a read-back)."""
+    values: Optional[dict] = None
+    """What it holds, when it holds one array (meshspec/judge/values.py): shape, dtype, sha256,
+    first values, and the sha256 of the slices the scenario's expectations name."""
+    mesh_device: Optional[str] = None
+    """The mesh device a device tensor is on, when not the scenario's own (a submesh)."""
 
     def to_json(self) -> dict:
         devices = [v.to_json() for v in self.devices]
@@ -173,6 +178,8 @@ class TensorReport(Frozen):
             "global_shape": list(self.shape) if self.shape is not None else None,
             "step": self.step,
             "topology": self.topology.to_json(),
+            "mesh_device": self.mesh_device,
+            "values": self.values,
             "devices": devices,
         }
 

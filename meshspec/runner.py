@@ -126,7 +126,7 @@ def run(
             break
         ran += 1
 
-    tensors, findings = judge.result(rt.tensors)
+    tensors, findings = judge.result(rt.tensors, _slices_named(scenario.expect))
     if data and rt.with_data:
         from .judge.datasummary import summarize_device_tensor
 
@@ -159,6 +159,20 @@ def run(
     from .judge.expect import check
 
     return report.replace(expect=check(report.to_json(), scenario.expect))
+
+
+def _slices_named(expect) -> dict[str, tuple[str, ...]]:
+    """Per tensor, the slices an expectation compares values with (``equals: {tensor, slice}``)."""
+    if expect is None:
+        return {}
+    out: dict[str, list[str]] = {}
+    entries = [expect.tensors or {}] + [p.tensors or {} for p in (expect.profiles or {}).values()]
+    for tensors in entries:
+        for te in tensors.values():
+            eq = te.values.equals if te.values is not None else None
+            if eq is not None and not isinstance(eq, str) and eq.slice is not None:
+                out.setdefault(eq.tensor, []).append(eq.slice)
+    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
 
 
 def _key(f) -> tuple:

@@ -54,8 +54,9 @@ def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
         out += _check_findings(report["findings"], entry.findings)
     tensors = _merged_tensors(expect, entry)
     by_name = {t["name"]: t for t in report["tensors"]}
+    by_name["__metadata__"] = report.get("metadata_mode")  # type: ignore[assignment]
     for name, te in tensors.items():
-        out += _check_tensor(name, by_name.get(name), te)
+        out += _check_tensor(name, by_name.get(name), te, by_name)
     return ExpectResult(profile, tuple(out))
 
 
@@ -145,10 +146,44 @@ def _check_findings(findings: list[dict], patterns: list[FindingExpect]) -> list
     return out
 
 
-def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect) -> list[str]:
+def _check_values(name: str, tensor: dict, ve, by_name: dict) -> list[str]:
+    """Values expectations, from the report alone (its tensors' values: sha256, first, slices)."""
+    got = tensor.get("values")
+    if got is None:
+        why = "metadata mode has no values" if by_name.get("__metadata__") else "it holds no single array (several shards: compose it)"
+        return [f"{name}: values: expected values, but the report has none ({why})"]
+    out = []
+    if ve.sha256 is not None and got["sha256"] != ve.sha256:
+        out.append(f"{name}: values: sha256 expected {ve.sha256}, got {got['sha256']}")
+    if ve.first is not None:
+        have = got["first"][: len(ve.first)]
+        if have != list(ve.first):
+            out.append(f"{name}: values: first {len(ve.first)} expected {list(ve.first)}, got {have}")
+    if ve.equals is not None:
+        other = ve.equals if isinstance(ve.equals, str) else ve.equals.tensor
+        ref = by_name.get(other)
+        ref_values = ref.get("values") if ref is not None else None
+        if ref_values is None:
+            out.append(f"{name}: values: {other} holds no single array to compare with")
+        else:
+            sl = None if isinstance(ve.equals, str) else ve.equals.slice
+            target = ref_values if sl is None else (ref_values.get("slices") or {}).get(sl)
+            what = other if sl is None else f"{other}{sl}"
+            if target is None:
+                out.append(f"{name}: values: the slice {sl} of {other} does not fit its shape {ref_values['shape']}")
+            elif target["shape"] != got["shape"]:
+                out.append(f"{name}: values: expected {what}, shape {target['shape']}; got shape {got['shape']}")
+            elif target["sha256"] != got["sha256"]:
+                out.append(f"{name}: values: expected the values of {what}; they differ (first {got['first'][:8]})")
+    return out
+
+
+def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect, by_name: Optional[dict] = None) -> list[str]:
     if tensor is None:
         return [f"{name}: expected a tensor named {name!r}; the run has none"]
     out = []
+    if te.values is not None:
+        out += _check_values(name, tensor, te.values, by_name or {})
     set_keys = given(te)
     devices = {tuple(d["coord"]): d for d in tensor["devices"]}
     recorded = [tuple(d["coord"]) for d in tensor["devices"] if d["recorded"]]

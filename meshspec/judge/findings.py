@@ -346,9 +346,12 @@ class Judge:
         step = self._topology_since.setdefault((name, why), self.step_index)
         return [Finding(Kind.TOPOLOGY_MISMATCH, name, None, step, self.ops.get(step), f"{name}: {why}")]
 
-    def result(self, tensors: dict[str, Tensor]) -> tuple[list[TensorReport], list[Finding]]:
+    def result(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]] = None) -> tuple[list[TensorReport], list[Finding]]:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies
-        of tensors that went away, ordered by origin step."""
+        of tensors that went away, ordered by origin step. ``slices``: per tensor, the slices
+        whose values an expectation names (their sha256 goes in the report)."""
+        from .values import summary
+
         reports = []
         findings: list[Finding] = []
         for name, t in tensors.items():
@@ -361,7 +364,11 @@ class Judge:
                 spec, topology = t.spec, t.topology
             plain = isinstance(t, HostTensor) and t.plain
             shape = t.shape if isinstance(t, HostTensor) else None
-            reports.append(TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape))
+            mesh = t.mesh.name if isinstance(t, DeviceTensor) and t.mesh is not None else None
+            values = summary(t, (slices or {}).get(name, ()))
+            reports.append(
+                TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values, mesh_device=mesh)
+            )
             findings.extend(self.found[name])
         findings.extend(self.events)
         keys = {_key(f) for f in findings}

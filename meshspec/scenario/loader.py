@@ -580,6 +580,19 @@ def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: 
                 fail(loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
             for i, c in enumerate(t.recorded or []):
                 check_coord(loc + (name, "recorded", i), tuple(c), False)
+            eq = t.values.equals if t.values is not None else None
+            if eq is not None:
+                other = eq if isinstance(eq, str) else eq.tensor
+                where = loc + (name, "values", "equals") + (() if isinstance(eq, str) else ("tensor",))
+                if other not in defined:
+                    fail(where, f"{_where(loc + (name, 'values', 'equals'))}: unknown tensor {other!r}{did_you_mean(other, defined)}", False)
+                if not isinstance(eq, str) and eq.slice is not None:
+                    from ..sim.mapping import parse_slice
+
+                    try:
+                        parse_slice(eq.slice, (1 << 30,) * 8)
+                    except ValueError as err:
+                        fail(loc + (name, "values", "equals", "slice"), f"{_where(loc + (name, 'values', 'equals', 'slice'))}: {err}", False)
             for key in t.devices or {}:
                 try:
                     coord = parse_coord(key)

@@ -68,6 +68,24 @@ class DeviceExpect(Typed):
     offset: Optional[list[int]] = None
 
 
+class SliceOf(Typed):
+    """``{tensor: src, slice: "[:, 0:64, :, :]"}``: a slice of another tensor's values (the source
+    of a mapped host tensor), written as maps print slices."""
+
+    tensor: Name
+    slice: Optional[str] = None
+
+
+class ValuesExpect(Typed):
+    """Expected values of a tensor holding one array (a composed to_torch result, a per-device part):
+    exactly those of another tensor (or a slice of it), its first values, or its SHA-256
+    (meshspec/judge/values.py says of which bytes)."""
+
+    equals: Optional[Union[Name, SliceOf]] = None
+    first: Optional[list[Union[int, float]]] = None
+    sha256: Optional[Annotated[str, Length(min=64, max=64)]] = None
+
+
 class TensorExpect(Typed):
     """Expected record of one tensor at the end of the run; only the keys given are checked."""
 
@@ -81,6 +99,8 @@ class TensorExpect(Typed):
     distribution_shape: Optional[list[int]] = None
     devices: Optional[dict[str, DeviceExpect]] = None
     """Per device, keyed by coordinate: ``"[1, 3]": {shape: [...]}``."""
+    values: Optional[ValuesExpect] = None
+    """Its values (a tensor holding one array): equal to another tensor or a slice of it, first values, sha256."""
 
 
 def _compiles(v: str) -> str:

@@ -255,3 +255,29 @@ def single(mesh_shape: Shape, shape: Shape) -> Distribution:
     """A host tensor with no mapper: one shard, at the mesh's first coordinate."""
     first = tuple(0 for _ in mesh_shape)
     return Distribution(Topology((1,), (Replicate(),), (first,)), (ShardSlot(first, (0,) * len(shape), tuple(shape)),))
+
+
+def parse_slice(text: str, shape: Shape) -> tuple[slice, ...]:
+    """``"[:, 0:64, 3]"`` (numpy / torch style, as maps print slices) -> slices over ``shape``.
+
+    >>> parse_slice("[:, 4:5, :, :]", (1, 7, 32, 32))
+    (slice(None, None, None), slice(4, 5, None), slice(None, None, None), slice(None, None, None))
+    """
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        raise ValueError(f"{text!r} is not a slice; write it like [:, 0:64, :, :]")
+    parts = [p.strip() for p in body[1:-1].split(",")] if body[1:-1].strip() else []
+    if len(parts) > len(shape):
+        raise ValueError(f"{text!r} has {len(parts)} dims; the tensor has {len(shape)}")
+    out = []
+    for p in parts:
+        try:
+            if ":" in p:
+                a, _, b = p.partition(":")
+                out.append(slice(int(a) if a.strip() else None, int(b) if b.strip() else None))
+            else:
+                i = int(p)
+                out.append(slice(i, i + 1))
+        except ValueError:
+            raise ValueError(f"{text!r}: {p!r} is not an index or a start:stop range") from None
+    return tuple(out)

@@ -1,0 +1,74 @@
+"""What a tensor holds, as values a user can state in ``expect`` and check from a saved report
+(docs/semantics.md section 7): its shape, dtype, SHA-256 and first values, and the SHA-256 of the
+slices an expectation names.
+
+Which values: a host tensor's one buffer (a composed ``to_torch`` result, a ``get_device_tensors``
+part); a mapped host tensor's whole source (the tensor that was sent); a device tensor on one
+device (a part) as a reader reads it. A tensor of several shards has no single value: compose it.
+
+The SHA-256 is of the values' bytes in C order in the tensor's host dtype (bfloat16 as its two
+bytes, little-endian): from torch, ``hashlib.sha256(t.contiguous().view(torch.int16).numpy().tobytes())``
+for a bfloat16 tensor, ``...numpy().tobytes()`` of the tensor itself otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Optional
+
+import numpy as np
+
+from ..sim.mapping import parse_slice
+from ..sim.mesh import Shape
+from ..sim.tensor import DeviceTensor, HostTensor, Tensor
+from ..sim.values import ShapeOnly
+
+FIRST = 16
+"""How many leading values a report carries."""
+
+
+def values_of(t: Tensor) -> Optional[np.ndarray]:
+    """The one array a tensor holds, if it has one (None in metadata mode or for several shards)."""
+    if isinstance(t, HostTensor):
+        if t.source_values is not None:
+            return t.source_values
+        if len(t.shards) == 1:
+            v = next(iter(t.shards.values())).values
+            return None if isinstance(v, ShapeOnly) else v
+        return None
+    if t.freed_step is not None or len(t.devices) != 1 or not t.record.recorded:
+        return None
+    c = t.record.recorded[0]
+    spec = t.record.specs.get(c)
+    return t.buffer.read(c, spec) if spec is not None else None
+
+
+def sha256(values: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(values).tobytes()).hexdigest()
+
+
+def summary(t: Tensor, slices: tuple[str, ...] = ()) -> Optional[dict]:
+    """The report's ``values`` of a tensor: shape, dtype, sha256, first values, named slices' sha256."""
+    v = values_of(t)
+    if v is None:
+        return None
+    flat = v.reshape(-1)
+    first = [_number(x) for x in flat[:FIRST]]
+    out = {"shape": list(v.shape), "dtype": str(v.dtype), "sha256": sha256(v), "first": first}
+    if slices:
+        found = {}
+        for text in slices:
+            try:
+                part = v[parse_slice(text, v.shape)]
+            except ValueError:
+                continue  # the loader checked the text; a mismatch of rank shows as a missing slice
+            found[text] = {"shape": list(part.shape), "sha256": sha256(part)}
+        out["slices"] = found
+    return out
+
+
+def _number(x) -> float | int | str:
+    x = x.item()
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        return str(x)
+    return x
