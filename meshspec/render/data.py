@@ -22,8 +22,9 @@ def data_renderables(report, opts) -> list:
     out: list = []
     if report.metadata:
         return [Text(), Text("data view: no values in metadata mode (--no-data / data: none)", style="dim")]
+    held = _host_values(report, opts)
     if all(t.data is None for t in report.tensors):
-        return [Text(), Text("data view: no device tensor to read back", style="dim")]
+        return (held or [Text()]) + ([] if held else [Text("data view: no device tensor to read back", style="dim")])
     for t in report.tensors:
         if t.data is None:
             continue
@@ -58,4 +59,20 @@ def data_renderables(report, opts) -> list:
                 row.append(Text(" ".join(_fmt(v) for v in d.values), overflow="fold"))
             table.add_row(*row, style="bold" if bad else None)
         out.append(table)
-    return out
+    return out + held
+
+
+def _host_values(report, opts) -> list:
+    """Host tensors holding one array (composed results, per-device parts, sources): their
+    values as ``expect: values`` checks them (shape, dtype, sha256, first values)."""
+    shown = [t for t in report.tensors if t.storage == "host" and t.values is not None]
+    if not shown:
+        return []
+    n = max(opts.show_values, 4)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
+    for name in ("host tensor", "shape", "dtype", "sha256", f"first {n} values"):
+        table.add_column(name, no_wrap=name != f"first {n} values")
+    for t in shown:
+        v = t.values
+        table.add_row(t.name, "x".join(map(str, v["shape"])), v["dtype"], v["sha256"][:16], " ".join(_fmt(x) for x in v["first"][:n]))
+    return [Text(), Text("host tensors (one array each; expect: values checks these)", style="bold"), table]
