@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from meshspec.scenario.loader import defined_profiles as _defined
+
 from meshspec.sim.profiles import PROFILES
 import yaml
 from typer.testing import CliRunner
@@ -34,6 +36,8 @@ from meshspec.scenario.loader import load
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 BUNDLED = sorted(SCENARIOS.rglob("*.yaml"))
+# every profile of every bundled scenario: meshspec's, and the ones a scenario defines
+ALL_CASES = sum(len(PROFILES) + len(_defined(f)) for f in BUNDLED)
 ALL_PROFILES = list(PROFILES)  # every profile meshspec has, in its order
 
 SEED_NAME = "seed-uneven-copy.yaml"
@@ -169,11 +173,11 @@ def test_profile_all_with_junit(work):
     result = invoke("s/", "--profile", "all", "--junit-xml", "out.xml")
     assert result.exit_code == 0, result.stdout
     assert result.stderr == ""
-    n = len(BUNDLED) * len(PROFILES)
+    n = ALL_CASES
     lines = out_lines(result)
     assert len(lines) == n + 1
     assert lines[-1] == f"{n} passed, 0 failed"
-    want = [f"PASS  s/{f.name} [{p}]" for f in BUNDLED for p in ALL_PROFILES]
+    want = [f"PASS  s/{f.name} [{p}]" for f in BUNDLED for p in ALL_PROFILES + _defined(f)]
     assert lines[:-1] == want
 
     root = parse_junit(work / "out.xml")
@@ -283,7 +287,7 @@ def test_failure_then_pass_keeps_going_and_counts(work):
     seed = work / "s" / SEED_NAME
     seed.write_text(replace_once(seed.read_text(encoding="utf-8"), "written_bytes: 0}", "written_bytes: 1}"), encoding="utf-8")
     result = invoke("s", "--profile", "all")
-    n = len(BUNDLED) * len(PROFILES)
+    n = ALL_CASES
     assert result.exit_code == 1
     assert out_lines(result)[-1] == f"{n - 1} passed, 1 failed"
     fails = [line for line in out_lines(result) if line.startswith("FAIL")]
@@ -489,7 +493,7 @@ def test_jobs_2_output_identical_to_jobs_1(work):
     two = invoke("s", "--profile", "all", "-j", "2")
     assert one.exit_code == two.exit_code == 0
     assert one.stdout == two.stdout
-    assert len(out_lines(one)) == len(BUNDLED) * len(PROFILES) + 1
+    assert len(out_lines(one)) == ALL_CASES + 1
 
 
 def test_jobs_2_identical_with_failures_and_errors(work):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from meshspec.scenario.loader import defined_profiles as _defined
+
 from meshspec.sim.profiles import PROFILES
 import yaml
 
@@ -20,6 +22,8 @@ pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 BUNDLED = sorted(SCENARIOS.glob("*.yaml"))
+# every profile of every bundled scenario: meshspec's, and the ones a scenario defines
+ALL_CASES = sum(len(PROFILES) + len(_defined(f)) for f in BUNDLED)
 SEED_NAME = "seed-uneven-copy.yaml"
 BAD_SCENARIO = "meshspec: 1\nmesh: t3k\nsteps:\n  - cpux: {tensor: a}\n"
 # the unknown op 'cpux' is on line 4, after "  - ": column 5
@@ -85,7 +89,7 @@ def test_bundled_copy_passes(pytester, scen):
 
 def test_profile_all_gives_an_item_per_profile_and_scenario(pytester, scen):
     result = run(pytester, "--meshspec", "--meshspec-profile", "all", "scen")
-    result.assert_outcomes(passed=len(PROFILES) * len(BUNDLED))
+    result.assert_outcomes(passed=ALL_CASES)
     result = run(pytester, "--meshspec", "--meshspec-profile", "all", "--collect-only", "-q", f"scen/{SEED_NAME}")
     got = [line for line in result.outlines if "::" in line]
     assert got == [f"scen/{SEED_NAME}::{p}" for p in PROFILES]
@@ -186,7 +190,7 @@ def test_ini_option_collects_without_the_flag(pytester, scen):
 def test_pyproject_ini_option(pytester, scen):
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\nmeshspec_paths = ["scen"]\n')
     result = run(pytester, "--meshspec-profile", "all")
-    result.assert_outcomes(passed=len(PROFILES) * len(BUNDLED))
+    result.assert_outcomes(passed=ALL_CASES)
 
 
 def test_ini_option_with_testpaths(pytester, scen):

@@ -63,6 +63,26 @@ EXPECTED = {
     ("galaxy-31-of-32", "uniform-by-value"): ({("stale", (7, 3)), ("data_mismatch", (7, 3))}, None),
     ("galaxy-31-of-32", "current"): (set(), None),
     ("galaxy-31-of-32", "reference"): (set(), None),
+    # section 9: per-device reads after the seed's copy; current records 7 devices (7 parts), the seed's
+    # era keeps all 8 recorded (an 8th part on the stale device), the unpopulated era records none.
+    ("per-device-reads", "current"): (set(), None),
+    ("per-device-reads", "uniform-by-value"): ({("stale", (1, 3))}, None),
+    ("per-device-reads", "unpopulated"): (missing(SEVEN), "list index out of range"),
+    # section 9: combine writes (3) [S(0)] on flat coords into the shared topology: dst, c and the parts
+    # not on (0,0) (0,1) (0,2) contradict it; the reference gives each its own; older eras lack the call.
+    ("combine-round-trip", "current"): ({("topology_mismatch", None)}, None),
+    ("combine-round-trip", "reference"): (set(), None),
+    ("combine-round-trip", "uniform-by-value"): ({("stale", (1, 3))}, "has no attribute 'combine_device_tensors'"),
+    # section 9: a host tensor for a 1x4 submesh lands on the parent's row 0; a 2x4 one fails on the submesh.
+    ("submesh-copy", "current"): (set(), "not found in mesh MeshShape([1, 4])"),
+    # section 9: the cache keeps the topology today; mid 2025 it loaded with distribution (1).
+    ("cache-round-trip", "current"): (set(), None),
+    ("cache-round-trip", "cache-mid-2025"): ({("topology_mismatch", None)}, None),
+    # section 9: allocate_tensor_on_host and an unchecked update_tensor_topology contradict themselves.
+    ("self-contradicting-calls", "current"): ({("topology_mismatch", None)}, None),
+    # section 6 with one rule changed: the seed's era with a by-reference copy is clean.
+    ("user-profile-fix", "seed-by-reference"): (set(), None),
+    ("user-profile-fix", "uniform-by-value"): ({("stale", (1, 3)), ("stale", None), ("data_mismatch", (1, 3))}, None),
     # section 6: deallocate frees the buffer; a later use is an error in every era.
     **{
         ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")

@@ -558,12 +558,17 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
     return resolved
 
 
-def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: str) -> None:
+def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: str, own: tuple = ()) -> None:
     """Names in ``expect`` must exist: profiles, tensors defined by a step, coordinates on the mesh."""
     expect = scenario.expect
     assert expect is not None
     defined = [OPS[step_op(s)].bound(step_args(s)) for s in scenario.steps]
     defined = [n for n in defined if n]
+    lists = {OPS[step_op(s)].bound(step_args(s)) for s in scenario.steps if (b := OPS[step_op(s)].binds) is not None and b.many}
+
+    def known(name: str) -> bool:  # parts[3] is known when parts is a list a step binds (the run says how long)
+        base, index = _split_index(name)
+        return name in defined if index is None else base in lists
 
     def fail(loc: tuple, message: str, key: bool = True) -> None:
         line, col = _mark(_node_at(root, loc, key=key))
@@ -575,7 +580,7 @@ def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: 
 
     def check_tensors(loc: tuple, tensors: dict) -> None:
         for name, t in tensors.items():
-            if name not in defined:
+            if not known(name):
                 choices = f"tensors: {', '.join(dict.fromkeys(defined))}" if defined else "no step defines a tensor"
                 fail(loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
             for i, c in enumerate(t.recorded or []):
@@ -584,7 +589,7 @@ def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: 
             if eq is not None:
                 other = eq if isinstance(eq, str) else eq.tensor
                 where = loc + (name, "values", "equals") + (() if isinstance(eq, str) else ("tensor",))
-                if other not in defined:
+                if not known(other):
                     fail(where, f"{_where(loc + (name, 'values', 'equals'))}: unknown tensor {other!r}{did_you_mean(other, defined)}", False)
                 if not isinstance(eq, str) and eq.slice is not None:
                     from ..sim.mapping import parse_slice
@@ -601,11 +606,11 @@ def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: 
                 check_coord(loc + (name, "devices", key), coord, True)
 
     for pname, pe in (expect.profiles or {}).items():
-        if pname != "default" and pname not in PROFILES:
-            valid = list(PROFILES) + ["default"]
+        if pname != "default" and pname not in PROFILES and pname not in own:
+            valid = list(PROFILES) + list(own) + ["default"]
             fail(("expect", "profiles", pname), f"expect.profiles: unknown profile {pname!r}{did_you_mean(pname, valid)}; {one_of(valid)}")
         for i, f in enumerate(pe.findings or []):
-            if f.tensor is not None and f.tensor not in defined:
+            if f.tensor is not None and not known(f.tensor):
                 fail(("expect", "profiles", pname, "findings", i, "tensor"), f"expect.profiles.{pname}.findings[{i}]: unknown tensor {f.tensor!r}{did_you_mean(f.tensor, defined)}", False)
             if f.device is not None:
                 check_coord(("expect", "profiles", pname, "findings", i, "device"), tuple(f.device), False)
@@ -682,7 +687,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
     _check_names(scenario, root, file)
     if scenario.expect is not None:
-        _check_expect(scenario, mesh_shape, root, file)
+        _check_expect(scenario, mesh_shape, root, file, tuple(own))
     files = _check_data_files(scenario, root, path, file, allow_outside_data)
     steps_node = _node_at(root, ("steps",))
     steps = tuple(

@@ -95,6 +95,22 @@ class MapperOffset(str, enum.Enum):
     """No offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)."""
 
 
+class Handles(str, enum.Enum):
+    SHARED = "shared"
+    """get_device_tensors parts share the parent's topology; combine_device_tensors writes (n)
+    [S(0)] on flat positions into it, for every handle (ttnn 0.81.1, observed)."""
+    OWN = "own"
+    """Each handle has its own topology: a part (1) [R] on its device; a combined tensor (n) [S(0)]
+    on the parts' devices (meshspec's reference)."""
+
+
+class PerDeviceApi(str, enum.Enum):
+    COMBINE = "combine"
+    """combine_device_tensors and from_host_shards exist (PRs #23290, 2025-06-09, and #24546, 2025-07-03)."""
+    AGGREGATE_AS_TENSOR = "aggregate_as_tensor"
+    """Before June 2025: aggregate_as_tensor did both jobs; the two calls do not exist."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -144,6 +160,14 @@ RULES: dict[str, Rule] = {
             "supported": "MeshMapperConfig / MeshComposerConfig take an offset (PR #51639, 2026-07-30; ttnn 0.81.1)",
             "absent": "no offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)",
         }),
+        Rule("handles", Handles, "the topology of per-device handles and of combined tensors", {
+            "shared": "parts share the parent's topology; combine writes (n) [S(0)] on flat positions into it (ttnn 0.81.1, observed)",
+            "own": "each handle its own topology, on its own devices (meshspec's reference)",
+        }),
+        Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
+            "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
+            "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
+        }),
     )
 }
 
@@ -160,6 +184,8 @@ class Profile(Frozen):
     default_composer: DefaultComposer = DefaultComposer.REFUSE
     cache_topology: CacheTopology = CacheTopology.KEPT
     mapper_offset: MapperOffset = MapperOffset.SUPPORTED
+    handles: Handles = Handles.SHARED
+    per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -198,6 +224,7 @@ PROFILES: dict[str, Profile] = {
             Composer.LEGACY,
             CopyCheck.FIRST_SHARD,
             mapper_offset=MapperOffset.ABSENT,
+            per_device_api=PerDeviceApi.AGGREGATE_AS_TENSOR,
         ),
         Profile(
             "unpopulated",
@@ -209,6 +236,7 @@ PROFILES: dict[str, Profile] = {
             Composer.LEGACY,
             CopyCheck.FIRST_SHARD,
             mapper_offset=MapperOffset.ABSENT,
+            per_device_api=PerDeviceApi.AGGREGATE_AS_TENSOR,
         ),
         Profile(
             "reference",
@@ -219,6 +247,7 @@ PROFILES: dict[str, Profile] = {
             MapperRule.EQUAL_SHARDS,
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
+            handles=Handles.OWN,
         ),
         Profile(
             "auto-compose",

@@ -3,6 +3,7 @@
 A second deallocate is ignored by ttnn 0.81.1 (tests/golden); meshspec still reports it.
 """
 
+from ...errors import StepInputError
 from ..events import DoubleFree, Retired
 from ..runtime import Runtime
 from ..tensor import DeviceTensor
@@ -18,8 +19,9 @@ class Deallocate(Typed):
 
 
 def run(rt: Runtime, a: Deallocate) -> None:
-    dev = rt.tensors[a.tensor]
-    assert isinstance(dev, DeviceTensor)
+    dev = rt.item(a.tensor)
+    if not isinstance(dev, DeviceTensor):
+        raise StepInputError(f"{a.tensor} is a host tensor; deallocate frees device tensors")
     if dev.freed_step is not None:
         msg = f"{a.tensor} was deallocated by step {dev.freed_step} and is deallocated again"
         rt.events.append(DoubleFree(rt.step, a.tensor, msg))

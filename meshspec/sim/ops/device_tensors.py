@@ -19,6 +19,7 @@ from __future__ import annotations
 from ...errors import TTFatal
 from ..mesh import ttnn_shape
 from ..placement import Replicate, Shard, Topology
+from ..profiles import Handles, PerDeviceApi
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 from ...typed import Typed
@@ -62,10 +63,15 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
                     f"DeviceStorage coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for mesh device shape "
                     f"{ttnn_shape(mesh.shape)}"
                 )
+        own = rt.profile.handles is Handles.OWN
         parts = []
         for c in rec.recorded:
             spec = rec.specs.get(c, rec.spec)
-            part_rec = Record(spec, rec.topology, {c: spec}, (c,), {c: rec.origin.get(c, rt.step)}, shared=rec.shared)
+            origin = {c: rec.origin.get(c, rt.step)}
+            if own:  # each part its own topology, on its own device
+                part_rec = Record(spec, Topology((1,), (Replicate(),), (c,)), {c: spec}, (c,), origin)
+            else:  # ttnn 0.81.1: the parent's topology, shared
+                part_rec = Record(spec, rec.topology, {c: spec}, (c,), origin, shared=rec.shared)
             parts.append(DeviceTensor(a.as_, rt.step, dev.buffer, part_rec, dev.content_step, None, dev.mesh, span=(c,)))
     else:
         parts = []
@@ -78,7 +84,17 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
     rt.bind_list(a.as_, parts)
 
 
+def check_api(rt: Runtime, call: str) -> None:
+    """combine_device_tensors and from_host_shards do not exist in an era before June 2025."""
+    if rt.profile.per_device_api is PerDeviceApi.AGGREGATE_AS_TENSOR:
+        raise TTFatal(
+            f"module 'ttnn' has no attribute '{call}' (this profile's era predates it: PRs #23290 and #24546, "
+            "June-July 2025, split aggregate_as_tensor into combine_device_tensors and from_host_shards)"
+        )
+
+
 def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
+    check_api(rt, "combine_device_tensors")
     names = [n for name in a.tensors for n in rt.names(name)]
     if not names:
         raise TTFatal("At least one tensor shard must be provided")
@@ -99,10 +115,13 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
     first = parts[0]
     specs = {c: p.record.specs.get(c, p.record.spec) for p in parts for c in p.record.recorded}
     rank = len(buffer.mesh_shape)
-    flat = tuple((0,) * (rank - 1) + (i,) for i in range(len(coords)))
-    topology = Topology((len(coords),), (Shard(0),), flat)
     origin = {c: rt.step for c in coords}
-    record = Record(first.record.spec, topology, specs, coords, origin, shared=first.record.shared)
+    if rt.profile.handles is Handles.OWN:  # its own topology, on the parts' devices
+        record = Record(first.record.spec, Topology((len(coords),), (Shard(0),), coords), specs, coords, origin)
+    else:  # ttnn 0.81.1: flat positions as coordinates, written into the topology every handle shares
+        flat = tuple((0,) * (rank - 1) + (i,) for i in range(len(coords)))
+        topology = Topology((len(coords),), (Shard(0),), flat)
+        record = Record(first.record.spec, topology, specs, coords, origin, shared=first.record.shared)
     rt.bind(a.as_, DeviceTensor(a.as_, rt.step, buffer, record, first.content_step, None, first.mesh, span=coords))
     for name, t in rt.tensors.items():  # every handle on the storage now reads the new topology
         if isinstance(t, DeviceTensor) and t.record.shared is record.shared:

@@ -60,6 +60,9 @@ def single_buffer(t: HostTensor) -> HostShard:
 
 
 def from_host_shards(rt: Runtime, a: FromHostShards) -> None:
+    from .device_tensors import check_api
+
+    check_api(rt, "from_host_shards")
     names = [n for name in a.tensors for n in rt.names(name)]
     shape = tuple(a.mesh_shape)
     where = tuple(coords(shape))

@@ -64,7 +64,7 @@ def run_to(rt: Runtime, a: To) -> None:
 def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
     """A device tensor put on a device again is returned as it is: the same storage and records,
     whatever memory config or mesh device is asked (ttnn 0.81.1, tests/golden ``api``)."""
-    t = rt.tensors[src]
+    t = rt.item(src)
     if not isinstance(t, DeviceTensor):
         return False
     dev = rt.device(src)

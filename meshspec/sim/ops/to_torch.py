@@ -32,7 +32,7 @@ class ToTorch(Typed):
 
 
 def run(rt: Runtime, a: ToTorch) -> None:
-    t = rt.tensors[a.tensor]
+    t = rt.item(a.tensor)
     device = None
     if isinstance(t, DeviceTensor):
         device = rt.device(a.tensor)
