@@ -262,11 +262,18 @@ def parse_slice(text: str, shape: Shape) -> tuple[slice, ...]:
 
     >>> parse_slice("[:, 4:5, :, :]", (1, 7, 32, 32))
     (slice(None, None, None), slice(4, 5, None), slice(None, None, None), slice(None, None, None))
+    >>> parse_slice("[..., 64:128]", (1, 1, 32, 512))[-1]
+    slice(64, 128, None)
     """
     body = text.strip()
     if not (body.startswith("[") and body.endswith("]")):
         raise ValueError(f"{text!r} is not a slice; write it like [:, 0:64, :, :]")
     parts = [p.strip() for p in body[1:-1].split(",")] if body[1:-1].strip() else []
+    if parts.count("...") > 1:
+        raise ValueError(f"{text!r} has more than one ...")
+    if "..." in parts:  # the leading (or middle) dims a slice leaves whole, as numpy reads it
+        at = parts.index("...")
+        parts[at : at + 1] = [":"] * (len(shape) - len(parts) + 1)
     if len(parts) > len(shape):
         raise ValueError(f"{text!r} has {len(parts)} dims; the tensor has {len(shape)}")
     out = []

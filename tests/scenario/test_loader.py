@@ -827,3 +827,54 @@ def test_fast_construction_and_resolution_are_pyyaml_s():
     assert got == want
     assert got["b"][9] == "1:30"  # no base-60 numbers (docs/semantics.md: YAML 1.1's 1:30 is 90)
     assert got["merged"] == {"p": 1, "q": 3}
+
+
+# -- profiles of a scenario's own (docs/semantics.md section 6) ---------------------------------------
+def test_a_scenario_defines_profiles_and_uses_them():
+    from meshspec.runner import run
+
+    s = parse(
+        "meshspec: 1\nmesh: t3k\nprofile: mine\nprofiles:\n  mine: {base: uniform-by-value, copy: current}\n"
+        "steps:\n  - allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}\n"
+    )
+    assert list(s.profiles) == ["mine"] and s.profile == "mine"
+    assert run(s).profile == "mine"
+
+
+def test_an_inline_profile_is_named_custom():
+    s = parse("meshspec: 1\nmesh: t3k\nprofile: {base: current, copy: exact}\nsteps:\n  - allocate_tensor_on_device: {as: d, shape: [1]}\n")
+    assert s.profile == "custom" and s.profiles["custom"].copy.value == "exact"
+
+
+@pytest.mark.parametrize(
+    "profiles, line, col, words",
+    [
+        ("  mine: {base: currnt}\n", 4, 9, "unknown base profile 'currnt' (did you mean 'current'?)"),
+        ("  mine: {base: current, copy: by_ref}\n", 4, 31, "profiles.mine.copy: unknown value 'by_ref'; expected 'lost', 'current', 'exact'"),
+        ("  current: {base: current}\n", 4, 3, "'current' is one of meshspec's own profiles"),
+    ],
+)
+def test_bad_profile_definitions_say_where(profiles, line, col, words):
+    err = parse_error("meshspec: 1\nmesh: t3k\nprofiles:\n" + profiles + "steps:\n  - allocate_tensor_on_device: {as: d, shape: [1]}\n")
+    assert words in message_at(err, line, col)
+
+
+# -- ttnn.distribute as a block of steps ------------------------------------------------------------
+def test_a_distribute_block_gives_its_mapper_to_the_from_torch_steps_in_it():
+    s = parse(
+        "meshspec: 1\nmesh: t3k\nsteps:\n"
+        "  - distribute:\n      mesh_mapper: {shard: 1}\n      steps:\n"
+        "        - from_torch: {as: a, shape: [1, 8, 32, 32]}\n"
+        "        - from_torch: {as: b, shape: [1, 8, 32, 32], mesh_mapper: replicate}\n"
+        "  - from_torch: {as: c, shape: [1, 8, 32, 32]}\n"
+    )
+    assert [st.op for st in s.steps] == ["from_torch"] * 3
+    assert [st.line for st in s.steps] == [7, 8, 9]
+    assert s.steps[0].args.mesh_mapper.shard == 1  # the block's
+    assert s.steps[1].args.mesh_mapper == "replicate"  # its own wins (a keyword default)
+    assert s.steps[2].args.mesh_mapper is None  # outside the block
+
+
+def test_a_distribute_block_needs_one_mapper_or_composer():
+    err = parse_error("meshspec: 1\nmesh: t3k\nsteps:\n  - distribute: {mesh_mapper: replicate, mesh_composer: {concat: 0}, steps: []}\n")
+    assert "give one of mesh_mapper and mesh_composer" in message_at(err, 4, 17)

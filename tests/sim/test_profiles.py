@@ -1,0 +1,53 @@
+"""Profiles as named rules (meshspec/sim/profiles.py; docs/semantics.md section 6)."""
+
+import pytest
+from typer.testing import CliRunner
+
+from meshspec.cli import app
+from meshspec.errors import UsageError
+from meshspec.sim.profiles import PROFILES, RULES, define
+
+
+def test_every_rule_has_every_choice_explained_and_every_profile_sets_it():
+    for rule in RULES.values():
+        assert set(rule.meanings) == {c.value for c in rule.choices}, rule.name
+        assert all(m.strip() for m in rule.meanings.values())
+    for p in PROFILES.values():
+        assert set(p.rules()) == set(RULES)
+
+
+def test_a_defined_profile_changes_only_what_it_says():
+    p = define("mine", "uniform-by-value", {"copy": "current"})
+    base = PROFILES["uniform-by-value"].rules()
+    assert p.rules() == {**base, "copy": "current"} and p.base == "uniform-by-value"
+
+
+@pytest.mark.parametrize(
+    "changes, words",
+    [({"copie": "current"}, "unknown rule 'copie' (did you mean 'copy'?)"), ({"copy": "by_ref"}, "copy: unknown choice 'by_ref'")],
+)
+def test_bad_rules_and_choices_are_named(changes, words):
+    with pytest.raises(UsageError) as err:
+        define("mine", "current", changes)
+    assert words in str(err.value)
+
+
+def test_profiles_command_lists_rules_by_profile(tmp_path):
+    res = CliRunner().invoke(app, ["profiles"])
+    assert res.exit_code == 0
+    header = res.stdout.splitlines()[0].split()
+    assert header == ["rule", *PROFILES]
+    row = next(line for line in res.stdout.splitlines() if line.startswith("copy "))
+    assert row.split() == ["copy", *(p.copy.value for p in PROFILES.values())]
+    assert "PR #53481" in res.stdout  # each choice with its source
+
+
+def test_profiles_command_shows_a_scenarios_own(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "meshspec: 1\nmesh: t3k\nprofiles:\n  mine: {base: current, copy: exact}\n"
+        "steps:\n  - allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}\n"
+    )
+    res = CliRunner().invoke(app, ["profiles", str(path)])
+    assert res.exit_code == 0 and res.stdout.splitlines()[0].split()[-1] == "mine"
+    assert "mine: current with copy exact (changes current)" in res.stdout

@@ -1,0 +1,43 @@
+"""Real tt-metal tests written as scenarios (real-tests/): each passes meshspec check, and its
+expect block bites (a wrong expectation fails). Provenance: each file's description names the
+test, its file and the tt-metal commit."""
+
+from pathlib import Path
+
+import pytest
+
+from meshspec.check import check_file
+
+REAL = Path(__file__).resolve().parents[1] / "real-tests"
+FILES = sorted(REAL.glob("*.yaml"))
+
+
+def test_there_is_one_from_each_source():
+    described = " ".join(p.read_text() for p in FILES)
+    for source in ("tests/ttnn/distributed/", "test_multi_device.py", "test_mesh_tensor.cpp", "test_distributed_tensor.cpp"):
+        assert source in described
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_real_test_passes(path):
+    results = check_file(path)
+    assert results and all(r.outcome == "PASS" for r in results), [(r.profile, r.details) for r in results]
+
+
+@pytest.mark.parametrize(
+    "name, old, new",
+    [
+        ("multi-device-check-per-device-shard", '"[..., 64:128]"', '"[..., 0:64]"'),  # shard 1 is not shard 0
+        ("partial-concat", "first: [0, 1, 2, 10, 11, 12]}", "first: [0, 1, 2, 0, 1, 2]}"),
+        ("mesh-tensor-write-multi-device-host-tensor", "[1, 1], [1, 2]]", "[1, 1], [1, 2], [1, 3]]"),
+        ("default-mesh-composer", "error: Supply a mesh composer\n      findings: []\n      tensors", "error: null\n      findings: []\n      tensors"),
+    ],
+)
+def test_a_wrong_expectation_fails(tmp_path, name, old, new):
+    text = (REAL / f"{name}.yaml").read_text()
+    assert old in text
+    (tmp_path / f"{name}.yaml").write_text(text.replace(old, new, 1))
+    for data in REAL.glob("*.npy"):
+        (tmp_path / data.name).write_bytes(data.read_bytes())
+    results = check_file(tmp_path / f"{name}.yaml")
+    assert any(r.outcome == "FAIL" for r in results), [(r.profile, r.outcome) for r in results]
