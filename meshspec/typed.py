@@ -120,12 +120,14 @@ class Before(_Marker):
 
 
 class Schema(_Marker):
-    """Extra JSON Schema keys for the field (an ``enum`` an editor can offer)."""
+    """Extra JSON Schema keys for the field (an ``enum`` an editor can offer); ``replace``: the
+    field's whole schema (for a field a ``Before`` widens, like one name for a list of them)."""
 
-    __slots__ = ("extra",)
+    __slots__ = ("extra", "replace")
 
-    def __init__(self, extra: dict) -> None:
+    def __init__(self, extra: dict, replace: bool = False) -> None:
         self.extra = extra
+        self.replace = replace
 
 
 class Tagged(_Marker):
@@ -571,7 +573,7 @@ def json_schema(root: type[Typed], docs: Optional[dict[str, dict[str, str]]] = N
             elif isinstance(m, Pattern):
                 out["pattern"] = "^(?:" + m.regex + ")$"
             elif isinstance(m, Schema):
-                out.update(m.extra)
+                out = dict(m.extra) if m.replace else {**out, **m.extra}
         return out
 
     def of_base(tp: Any) -> dict:

@@ -131,7 +131,10 @@ def translate(op: str, a: dict, n: int, aliases: dict) -> tuple[list[dict] | Non
             step["memory"] = a["memory"]
         return steps + [{"to_device" if op == "to_device" else "to": step}], [a["out"]]
     if op == "cpu":
-        return [{"cpu": {"tensor": t("tensor"), "as": a["out"]}}], [a["out"]]
+        out = a.get("out", f"cpu{n}")
+        return [{"cpu": {"tensor": t("tensor"), "as": out}}], [out]
+    if op == "deallocate":
+        return [{"deallocate": {"tensor": t("tensor")}}], [t("tensor")]
     if op == "Tensor":  # a second Python handle on the same storage: the same tensor to meshspec
         aliases[a["out"]] = t("tensor")
         return [], [t("tensor")]
@@ -228,6 +231,10 @@ def mock_only(error: str) -> bool:
 
 
 def observe_device(t: DeviceTensor, e: dict, where: str) -> None:
+    # deallocating any handle frees the storage they all share (docs/semantics.md section 9)
+    assert (t.freed_step is None) == e["is_allocated"], where
+    if not e["is_allocated"]:
+        return
     rec = t.record
     assert rec.topology.to_json() == e["topology"], where
     assert [list(c) for c in rec.recorded] == e["device_coords"], where

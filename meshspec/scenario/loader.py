@@ -13,7 +13,7 @@ import stat
 from ..frozen import Frozen
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import yaml
 
@@ -435,58 +435,68 @@ def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
             raise ScenarioError(f"steps[{i}].{op}: needs arguments, e.g. {{tensor: t}}", file, line, col)
 
 
+class _Bound(NamedTuple):
+    """What a name means after a step: its kind, whether it is a list, and the step that bound it."""
+
+    kind: TensorKind
+    many: bool
+    step: int
+    op: str
+
+    def what(self) -> str:
+        """``'a device tensor'``, ``'a list of mesh devices'``."""
+        noun = "mesh device" if self.kind is TensorKind.MESH else "tensor" if self.kind is TensorKind.ANY else f"{self.kind.value} tensor"
+        return f"a list of {noun}s" if self.many else f"a {noun}"
+
+    def since(self) -> str:
+        return "the scenario's mesh" if self.step < 0 else f"since step {self.step} ({self.op})"
+
+
 def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
     """Every tensor (and mesh device) a step uses is bound by an earlier step, and of the kind the
-    op needs. ``parts[0]`` needs ``parts`` bound to a list; how long the list is, the run says."""
-    kinds: dict[str, TensorKind] = {ROOT_MESH: TensorKind.MESH}
-    lists: set[str] = set()
+    op needs. A name means one thing at a time, as a Python variable does: the step that bound it
+    last says what. ``parts[0]`` needs ``parts`` bound to a list; how long the list is, the run says."""
+    bound: dict[str, _Bound] = {ROOT_MESH: _Bound(TensorKind.MESH, False, -1, "")}
     for i, step in enumerate(scenario.steps):
         name_of_op = step_op(step)
         op = OPS[name_of_op]
         args = step_args(step)
         for field, name, want in op.names_used(args):
             node = _node_at(root, ("steps", i, name_of_op, field))
-            line, col = _mark(node)
-            what = "mesh device" if want is TensorKind.MESH else "tensor"
-            base, index = _split_index(name)
+            where = (file, *_mark(node))
+            loc = f"steps[{i}].{name_of_op}.{field}"
+            mesh = want is TensorKind.MESH
+            what = "mesh device" if mesh else "tensor"
             many = next(u.many for u in op.uses if u.field == field)
-            if index is not None and base in lists:
-                name = base
-            elif index is not None:
+            base, index = _split_index(name)
+            had = bound.get(base)
+            if index is not None:
+                if had is None:
+                    lister = "create_submeshes" if mesh else "get_device_tensors"
+                    raise ScenarioError(f"{loc}: {name!r} names an item of {base!r}, but no earlier step bound {base!r} ({lister} binds a list)", *where)
+                if not had.many:
+                    raise ScenarioError(f"{loc}: {name!r} names an item of {base!r}, but {base!r} is {had.what()} {had.since()}, not a list", *where)
+            elif had is not None and had.many and not many:
+                if (had.kind is TensorKind.MESH) == mesh:
+                    raise ScenarioError(f"{loc}: {name!r} is {had.what()} {had.since()}; name one of them, like {name}[0]", *where)
+            elif many and isinstance(node, yaml.ScalarNode) and had is not None and not had.many:
                 raise ScenarioError(
-                    f"steps[{i}].{name_of_op}.{field}: {name!r} names an item of {base!r}, but no earlier step bound "
-                    f"{base!r} to a list (get_device_tensors{' or create_submeshes' if want is TensorKind.MESH else ''} does)",
-                    file,
-                    line,
-                    col,
+                    f"{loc}: {name!r} is {had.what()} {had.since()}; {name_of_op} takes a list: write [{name}], or name a "
+                    "list (get_device_tensors binds one)",
+                    *where,
                 )
-            elif name in lists and not many:
-                raise ScenarioError(
-                    f"steps[{i}].{name_of_op}.{field}: {name!r} is a list of {what}s; name one of them, like {name}[0]",
-                    file,
-                    line,
-                    col,
-                )
-            known = sorted(n for n, k in kinds.items() if (k is TensorKind.MESH) == (want is TensorKind.MESH))
-            if name not in kinds or (kinds[name] is TensorKind.MESH) != (want is TensorKind.MESH):
+            if had is None:
+                known = sorted(n for n, b in bound.items() if (b.kind is TensorKind.MESH) == mesh)
                 hint = did_you_mean(name, known)
                 choices = f"defined so far: {', '.join(known)}" if known else f"no {what} is defined before this step"
-                raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: unknown {what} {name!r}{hint}; {choices}", file, line, col)
-            if want not in (TensorKind.ANY, TensorKind.MESH) and kinds[name] is not TensorKind.ANY and kinds[name] is not want:
-                raise ScenarioError(
-                    f"steps[{i}].{name_of_op}.{field}: {name!r} is a {kinds[name].value} tensor, {name_of_op} needs a "
-                    f"{want.value} tensor",
-                    file,
-                    line,
-                    col,
-                )
-        bound = op.bound(args)
-        if bound is not None:
-            kinds[bound] = op.bound_kind(args)
-            if op.binds.many:  # type: ignore[union-attr]
-                lists.add(bound)
-            else:
-                lists.discard(bound)
+                raise ScenarioError(f"{loc}: unknown {what} {name!r}{hint}; {choices}", *where)
+            if (had.kind is TensorKind.MESH) != mesh:
+                raise ScenarioError(f"{loc}: {base!r} is {had.what()} {had.since()}; {name_of_op} needs a {what} here", *where)
+            if want not in (TensorKind.ANY, TensorKind.MESH) and had.kind is not TensorKind.ANY and had.kind is not want:
+                raise ScenarioError(f"{loc}: {name!r} is {had.what()} {had.since()}; {name_of_op} needs a {want.value} tensor", *where)
+        new = op.bound(args)
+        if new is not None:
+            bound[new] = _Bound(op.bound_kind(args), op.binds.many, i, name_of_op)  # type: ignore[union-attr]
 
 
 def _split_index(name: str) -> tuple[str, Optional[int]]:

@@ -178,6 +178,12 @@ class MeshBuffer:
     last_write: dict[Coord, Write] = field(default_factory=dict, repr=False)
     released: bool = False
     """Its bytes were returned to the run's memory account (once, whichever handle freed it)."""
+    content_step: Optional[int] = None
+    """Step of the last write (copy or to_device) that defines the content, through any handle."""
+    freed_step: Optional[int] = None
+    """Step that deallocated it, through any handle: every handle on it is freed then."""
+    freed_by: str = ""
+    """The name of the handle that step deallocated."""
 
     def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
         dev = self.devices.get(coord)

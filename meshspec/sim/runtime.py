@@ -70,6 +70,8 @@ class Runtime:
         self.lists: dict[str, tuple[str, ...]] = {}
         """A name bound to several tensors (``get_device_tensors(t)`` as ``parts``): their names,
         ``parts[0]`` ...; a step naming the list means them all, in order."""
+        self.mesh_lists: dict[str, tuple[str, ...]] = {}
+        """A name bound to several submeshes (``create_submeshes`` as ``subs``): ``subs[0]`` ..."""
         self.tensor_files: dict[str, object] = {}
         """``.tensorbin`` files written by dump_tensor (in memory: a run never writes a file)."""
         self.events: list[Event] = []
@@ -118,24 +120,55 @@ class Runtime:
         return self.ops.get(self.step, "?")
 
     # -- names ---------------------------------------------------------------------------------
+    # One name means one thing at a time, as a Python variable does: a tensor, a list of tensors,
+    # a mesh device or a list of them. Binding a name ends what it meant before; a tensor that
+    # goes that way is retired (its lies stay in the report).
     def bind(self, name: str, tensor: Tensor) -> None:
         """Give ``tensor`` the name ``name``; a tensor that had the name goes away (its lies stay)."""
+        self._forget(name, keep_tensor=True)
         old = self.tensors.get(name)
         self.tensors[name] = tensor
         self.touched.add(name)
         if old is not None and old is not tensor:
-            self.events.append(Retired(self.step, name, old, f"step {self.step} ({self.op}) rebound the name {name!r}"))
+            self._retire(name, old)
 
     def bind_list(self, name: str, tensors: list[Tensor]) -> None:
         """Bind ``name[0]``, ``name[1]`` ... to ``tensors``, and ``name`` to the list of them."""
+        self._forget(name)
         names = tuple(f"{name}[{i}]" for i in range(len(tensors)))
-        for old in self.lists.get(name, ()):
-            if old not in names and old in self.tensors:
-                self.bind(old, self.tensors[old])  # an item the new list does not have keeps its tensor
         for n, t in zip(names, tensors):
             t.name = n
             self.bind(n, t)
         self.lists[name] = names
+
+    def bind_mesh(self, name: str, mesh: MeshDevice) -> None:
+        """Give a mesh device (a submesh) the name ``name``."""
+        self._forget(name)
+        self.meshes[name] = mesh
+
+    def bind_meshes(self, name: str, meshes: list[MeshDevice]) -> None:
+        """Bind ``name[0]`` ... to ``meshes`` (``create_submeshes``) and ``name`` to the list."""
+        self._forget(name)
+        for m in meshes:
+            self.meshes[m.name] = m
+        self.mesh_lists[name] = tuple(m.name for m in meshes)
+
+    def _forget(self, name: str, keep_tensor: bool = False) -> None:
+        """End what ``name`` meant: a list's items go (a shorter list rebound leaves no old item to
+        read), a mesh's name is free; a tensor goes unless it is being rebound (``bind`` retires it)."""
+        for item in self.lists.pop(name, ()):
+            old = self.tensors.pop(item, None)
+            if old is not None:
+                self._retire(item, old)
+        for item in self.mesh_lists.pop(name, ()):
+            self.meshes.pop(item, None)
+        self.meshes.pop(name, None)
+        if not keep_tensor and name in self.tensors:
+            self._retire(name, self.tensors.pop(name))
+
+    def _retire(self, name: str, old: Tensor) -> None:
+        self.touched.add(name)
+        self.events.append(Retired(self.step, name, old, f"step {self.step} ({self.op}) rebound the name {name!r}"))
 
     def update(self, name: str, tensor: Tensor) -> None:
         """``name`` is the same ttnn object in a new state (a host tensor a copy wrote into): no
@@ -151,15 +184,17 @@ class Runtime:
             raise StepInputError(f"list index out of range: {name} (the step that bound {base} made {n} tensor{'s' * (n != 1)})")
         return self.tensors[name]
 
-    def device(self, name: str) -> DeviceTensor:
-        """The live device tensor ``name``; using a deallocated one fails as use after free."""
+    def device(self, name: str, refused: str = "") -> DeviceTensor:
+        """The live device tensor ``name``; using a deallocated one fails as use after free: with
+        the real library's error ``refused`` where it checks, else as the crash it is."""
         t = self.item(name)
         if not isinstance(t, DeviceTensor):
             raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
         self.touched.add(name)
         if t.freed_step is not None:
             # ttnn 0.81.1 crashes (SIGSEGV) on cpu() or a copy into a deallocated tensor (tests/golden).
-            msg = f"{name} was deallocated by step {t.freed_step}; {self.op} uses it after free (the real library crashes here)"
+            why = f"{freed_by(t)}; {self.op} uses it after free"
+            msg = f"{refused}; {why}" if refused else f"{why} (the real library crashes here)"
             self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
             raise UseAfterFree(msg)
         return t
@@ -195,8 +230,14 @@ class Runtime:
         return tuple(coords(self.mesh_shape))
 
     def mesh(self, name: Optional[str] = None) -> MeshDevice:
-        """The mesh device ``name`` (the scenario's own without a name)."""
-        return self.meshes[name or ROOT]
+        """The mesh device ``name`` (the scenario's own without a name); ``subs[2]`` past the end
+        of its list is Python's IndexError."""
+        name = name or ROOT
+        if name not in self.meshes and name.endswith("]") and "[" in name:
+            base = name[: name.index("[")]
+            n = len(self.mesh_lists.get(base, ()))
+            raise StepInputError(f"list index out of range: {name} (the step that bound {base} made {n} submesh{'es' * (n != 1)})")
+        return self.meshes[name]
 
     def mesh_of(self, dev: DeviceTensor) -> MeshDevice:
         return dev.mesh if dev.mesh is not None else self.root
@@ -228,7 +269,8 @@ class Runtime:
         return MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
 
     def free(self, dev: DeviceTensor) -> None:
-        dev.freed_step = self.step
+        dev.buffer.freed_step = self.step
+        dev.buffer.freed_by = dev.name
         dev.buffer.free()
         self.touched.add(dev.name)
         if self.with_data and not dev.buffer.released:
@@ -277,7 +319,7 @@ class Runtime:
             buffer.write(c, shard.values, dst, write)
             sizes[c] = dst.buffer_bytes
         self.log.append(("write", dev.name, sizes))
-        dev.content_step = self.step
+        dev.buffer.content_step = self.step
         self.touched.add(dev.name)
 
     def set_recorded(self, rec: Record, new: tuple[Coord, ...]) -> None:
@@ -285,6 +327,15 @@ class Runtime:
         for c in set(rec.recorded) | set(new):
             rec.origin[c] = self.step
         rec.recorded = tuple(new)
+
+
+def freed_by(t: DeviceTensor) -> str:
+    """``'d was deallocated by step 3'``, or for another handle on the same storage ``'parts[0]'s
+    storage was freed by step 3 (deallocate of d)'``."""
+    buf = t.buffer
+    if buf.freed_by in ("", t.name):
+        return f"{t.name} was deallocated by step {buf.freed_step}"
+    return f"{t.name}'s storage was freed by step {buf.freed_step} (deallocate of {buf.freed_by}, which shares it)"
 
 
 def fmt_bytes(n: int) -> str:

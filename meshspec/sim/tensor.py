@@ -150,9 +150,6 @@ class DeviceTensor:
     step: int
     buffer: MeshBuffer
     record: Record
-    content_step: Optional[int] = None
-    """Step of the last write (copy or to_device) that defines the tensor's content."""
-    freed_step: Optional[int] = None
     mesh: Optional["MeshDevice"] = None
     """The mesh device it was made on (None: the scenario's own mesh)."""
     span: Optional[tuple[Coord, ...]] = None
@@ -167,6 +164,17 @@ class DeviceTensor:
         return self.span if self.span is not None else tuple(coords(self.buffer.mesh_shape))
 
     storage = "device"
+
+    @property
+    def content_step(self) -> Optional[int]:
+        """Step of the last write that defines the content: the storage's, whichever handle wrote."""
+        return self.buffer.content_step
+
+    @property
+    def freed_step(self) -> Optional[int]:
+        """Step that deallocated the storage, through this handle or another sharing it
+        (docs/semantics.md section 9: ``deallocate`` frees the mesh buffer for every handle)."""
+        return self.buffer.freed_step
 
     def current_write(self, coord: Coord) -> Optional[Write]:
         """The write holding the current content on ``coord``, or None."""

@@ -475,6 +475,13 @@ API_SCENARIOS = [
       inspect("c"), inspect("dst"), inspect(*PARTS),
       copy(EIGHT),
       inspect("c")]),
+    ("deallocate_part", "Deallocating one get_device_tensors part frees the storage every handle shares: dst and "
+     "the other parts read is_allocated False, combining parts fails, cpu() of another part crashes.",
+     [*SEED, _PARTS_EVENT,
+      event("deallocate", tensor=PARTS[3]),
+      inspect("dst", PARTS[4]),
+      combine(PARTS[:2], out="c"),
+      event("cpu", tensor=PARTS[4])]),
     ("from_host_shards", "from_host_shards(list, MeshShape): a (n)[S(0)] topology; the host buffer takes the given "
      "shape; its errors; then the results on the 2x4 device (host-buffer coordinates are used as device coordinates).",
      [host_shards(f32_shards(8), (2, 4), "s24"),

@@ -29,20 +29,20 @@ from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostTensor
 from .base import Op, TensorKind, Use
 from .device_tensors import default_topology
-from .fields import As, Data, Mapper, MeshName, Name, TensorFields
+from .fields import As, Data, FileName, Mapper, MeshName, Name, TensorFields
 
 
 class DumpTensor(Typed):
     """``ttnn.dump_tensor(file_name, tensor)``."""
 
-    file_name: Name
+    file_name: FileName
     tensor: Name
 
 
 class LoadTensor(Typed):
     """``ttnn.load_tensor(file_name, device=None)``."""
 
-    file_name: Name
+    file_name: FileName
     device: Optional[MeshName] = None
     as_: As
 
@@ -54,7 +54,7 @@ class AsTensor(TensorFields):
     data: Data = "arange"
     mesh_mapper: Optional[Mapper] = None
     device: Optional[MeshName] = None
-    cache_file_name: Optional[Name] = None
+    cache_file_name: Optional[FileName] = None
 
 
 def dump(rt: Runtime, file_name: str, t, name: str) -> None:

@@ -5,7 +5,7 @@ A second deallocate is ignored by ttnn 0.81.1 (tests/golden); meshspec still rep
 
 from ...errors import StepInputError
 from ..events import DoubleFree, Retired
-from ..runtime import Runtime
+from ..runtime import Runtime, freed_by
 from ..tensor import DeviceTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
@@ -23,7 +23,7 @@ def run(rt: Runtime, a: Deallocate) -> None:
     if not isinstance(dev, DeviceTensor):
         raise StepInputError(f"{a.tensor} is a host tensor; deallocate frees device tensors")
     if dev.freed_step is not None:
-        msg = f"{a.tensor} was deallocated by step {dev.freed_step} and is deallocated again"
+        msg = f"{freed_by(dev)} and is deallocated again"
         rt.events.append(DoubleFree(rt.step, a.tensor, msg))
         return
     rt.events.append(Retired(rt.step, a.tensor, dev, f"step {rt.step} deallocated it"))

@@ -72,7 +72,7 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
                 part_rec = Record(spec, Topology((1,), (Replicate(),), (c,)), {c: spec}, (c,), origin)
             else:  # ttnn 0.81.1: the parent's topology, shared
                 part_rec = Record(spec, rec.topology, {c: spec}, (c,), origin, shared=rec.shared)
-            parts.append(DeviceTensor(a.as_, rt.step, dev.buffer, part_rec, dev.content_step, None, dev.mesh, span=(c,)))
+            parts.append(DeviceTensor(a.as_, rt.step, dev.buffer, part_rec, dev.mesh, span=(c,)))
     else:
         parts = []
         for c, shard in t.shards.items():
@@ -101,7 +101,8 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
     tensors = [rt.item(n) for n in names]
     if any(not isinstance(t, DeviceTensor) for t in tensors):
         raise TTFatal("All tensor shards must be on device")
-    parts = [rt.device(n) for n in names]
+    # ttnn 0.81.1 checks the storages before anything else (tests/golden api "deallocate_part")
+    parts = [rt.device(n, refused="All DeviceStorages must be allocated") for n in names]
     buffer = parts[0].buffer
     if any(p.buffer is not buffer for p in parts):
         raise TTFatal("tensor shards must be allocated on the same mesh buffer.")
@@ -122,7 +123,7 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
         flat = tuple((0,) * (rank - 1) + (i,) for i in range(len(coords)))
         topology = Topology((len(coords),), (Shard(0),), flat)
         record = Record(first.record.spec, topology, specs, coords, origin, shared=first.record.shared)
-    rt.bind(a.as_, DeviceTensor(a.as_, rt.step, buffer, record, first.content_step, None, first.mesh, span=coords))
+    rt.bind(a.as_, DeviceTensor(a.as_, rt.step, buffer, record, first.mesh, span=coords))
     for name, t in rt.tensors.items():  # every handle on the storage now reads the new topology
         if isinstance(t, DeviceTensor) and t.record.shared is record.shared:
             rt.touched.add(name)

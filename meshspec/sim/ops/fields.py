@@ -18,14 +18,28 @@ Name = Annotated[
 ]
 """A tensor's name, or ``parts[0]``: the first tensor a list-binding step (get_device_tensors) bound."""
 NewName = Annotated[str, Length(min=1), Pattern(NAME, "a new name (a letter or _, then letters, digits, _ . -)")]
+FileName = Annotated[str, Length(min=1, max=4096), Pattern(r"[^\x00]+", "a file name or path, as the code passes it")]
+"""A tensor file's name or path as the code writes it (``f"{cache_dir}/w.tensorbin"``): files
+live in the run (docs/semantics.md section 9), so any path names one and none is touched."""
 Dim = Annotated[int, Range(ge=1, le=2**40)]
 As = Annotated[NewName, Alias("as")]
 """The name a step binds its result to (``as``)."""
 OptionalAs = Annotated[Optional[NewName], Alias("as")]
 MeshName = Annotated[str, Length(min=1), Pattern(NAME + r"(\[[0-9]+\])?", "a mesh device's name: mesh_device (the scenario's), or one a create_submesh step bound")]
 """A mesh device: ``mesh_device`` (the scenario's own) or a submesh's name."""
-Names = list[Name]
-"""Tensor names; a list's name stands for its items (an empty list is the library's error to give)."""
+def _one_or_many(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+_NAME_SCHEMA = {"type": "string", "pattern": "^(?:" + NAME + r"(\[[0-9]+\])?)$"}
+Names = Annotated[
+    list[Name],
+    Before(_one_or_many),
+    Schema({"anyOf": [{"type": "array", "items": _NAME_SCHEMA}, {**_NAME_SCHEMA, "description": "a list's name: all its items"}]}, replace=True),
+]
+"""Tensor names, or one list's name for all its items (``tensors: parts``, as ttnn code passes
+the list); a list's name in the list stands for its items too. An empty list is the library's
+error to give."""
 
 
 def _known_tile(tile: tuple[int, int]) -> tuple[int, int]:

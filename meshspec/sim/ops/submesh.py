@@ -45,13 +45,12 @@ class Reshape(Typed):
 
 def create_submesh(rt: Runtime, a: CreateSubmesh) -> None:
     parent = rt.mesh(a.mesh_device)
-    rt.meshes[a.as_] = submesh(parent, a.as_, tuple(a.shape), tuple(a.offset) if a.offset is not None else None)
+    rt.bind_mesh(a.as_, submesh(parent, a.as_, tuple(a.shape), tuple(a.offset) if a.offset is not None else None))
 
 
 def create_submeshes(rt: Runtime, a: CreateSubmeshes) -> None:
     parent = rt.mesh(a.mesh_device)
-    for mesh in submeshes(parent, a.as_, tuple(a.shape)):
-        rt.meshes[mesh.name] = mesh
+    rt.bind_meshes(a.as_, submeshes(parent, a.as_, tuple(a.shape)))
 
 
 def run_reshape(rt: Runtime, a: Reshape) -> None:

@@ -74,7 +74,7 @@ def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
 
 def alias(dev: DeviceTensor, name: str) -> DeviceTensor:
     """Another handle on ``dev``'s storage: the same buffer, records and shared topology."""
-    return DeviceTensor(name, dev.step, dev.buffer, dev.record, dev.content_step, dev.freed_step, dev.mesh, dev.span)
+    return DeviceTensor(name, dev.step, dev.buffer, dev.record, dev.mesh, dev.span)
 
 
 def put(rt: Runtime, host: HostTensor, name: str, memory: BufferType, mesh: Optional[MeshDevice] = None) -> None:
