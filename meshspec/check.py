@@ -100,6 +100,11 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
         scenario = load(path, allow_outside_data=allow_outside_data)
     except MeshspecError as err:
         return [CaseResult(str(path), None, None, ERROR, (str(err),))]
+    from .runner import missing_profile
+
+    missing = missing_profile(scenario, profile)
+    if missing is not None:
+        return [CaseResult(str(path), scenario.name, profile, ERROR, (str(missing),))]
     out = []
     for p in profiles_for(scenario, profile):
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .kinds import Kind
-from .sim.mesh import Coord, CoordRange, Shape, range_size
+from .sim.mesh import Coord, CoordRange, Shape, fmt_coord, range_size
 from .sim.placement import Topology
 from .sim.spec import TensorSpec
 
@@ -164,6 +164,9 @@ class TensorReport(Frozen):
     first values, and the sha256 of the slices the scenario's expectations name."""
     mesh_device: Optional[str] = None
     """The mesh device a device tensor is on, when not the scenario's own (a submesh)."""
+    grid: Optional[Shape] = None
+    """The mesh shape its device coordinates are on: its buffer's mesh (a submesh's, or the
+    scenario's mesh as it was when the buffer was made); None: the scenario's mesh."""
 
     def to_json(self) -> dict:
         devices = [v.to_json() for v in self.devices]
@@ -179,6 +182,7 @@ class TensorReport(Frozen):
             "step": self.step,
             "topology": self.topology.to_json(),
             "mesh_device": self.mesh_device,
+            "mesh_shape": list(self.grid) if self.grid is not None else None,
             "values": self.values,
             "devices": devices,
         }
@@ -290,6 +294,34 @@ class ExpectResult(Frozen):
         return {"passed": self.passed, "mismatches": list(self.mismatches)}
 
 
+class MeshReport(Frozen):
+    """A mesh device at the end of a run: the scenario's (``mesh_device``, reshaped or not) or a
+    submesh, with where it lies on the scenario's mesh."""
+
+    name: str
+    shape: Shape
+    parent: Optional[str] = None
+    offset: Optional[Coord] = None
+    """Its (0, ..., 0) in its parent's coordinates (None for the scenario's mesh)."""
+    at: Optional[Coord] = None
+    """Its (0, ..., 0) in the scenario's mesh coordinates."""
+
+    def describe(self) -> str:
+        """``'inner: 1x2 at (1,2) of mesh_device'`` (``at`` on the scenario's mesh); the scenario's
+        mesh: ``'mesh_device: 4x2'``."""
+        where = f" at {fmt_coord(self.at)} of mesh_device" if self.at is not None else ""
+        return f"{self.name}: {'x'.join(map(str, self.shape))}{where}"
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "shape": list(self.shape),
+            "parent": self.parent,
+            "offset": list(self.offset) if self.offset is not None else None,
+            "at": list(self.at) if self.at is not None else None,
+        }
+
+
 class Report(Frozen):
     scenario: str
     path: str
@@ -312,6 +344,8 @@ class Report(Frozen):
     """Run in metadata mode: records and written pages, no values."""
     profile_rules: Optional[dict] = None
     """The profile's rules (rule -> choice) and, for a profile that changes another, its base."""
+    meshes: tuple[MeshReport, ...] = ()
+    """The mesh devices at the end of the run, the scenario's first (its shape after any reshape)."""
 
     @property
     def exit_code(self) -> int:
@@ -345,6 +379,7 @@ class Report(Frozen):
             "profile": self.profile,
             "profile_rules": self.profile_rules,
             "mesh": list(self.mesh),
+            "meshes": [m.to_json() for m in self.meshes],
             "error": self.error.to_json() if self.error else None,
             "steps_run": self.steps_run,
             "steps_total": self.steps_total,

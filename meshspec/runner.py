@@ -13,7 +13,7 @@ from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .judge.findings import Judge
 from .sim.tensor import DeviceTensor
 from .judge.trace import record_changes, snapshot, touches
-from .report import Report, StepError, StepTrace
+from .report import MeshReport, Report, StepError, StepTrace
 from .scenario.loader import LoadedScenario, LoadedStep, load
 from .sim.device import MemoryPool
 from .sim.mesh import SYSTEMS
@@ -153,6 +153,7 @@ def run(
         steps=tuple(traces),
         metadata=not rt.with_data,
         profile_rules={**prof.rules(), "base": prof.base},
+        meshes=mesh_reports(rt),
     )
     if scenario.expect is None:
         return report
@@ -179,6 +180,30 @@ def _key(f) -> tuple:
     return (f.kind, f.tensor, f.device, f.step)
 
 
+def mesh_reports(rt) -> tuple[MeshReport, ...]:
+    """The run's mesh devices at its end: the scenario's, then the submeshes in the order made."""
+    out = []
+    for name, m in rt.meshes.items():
+        if m.parent is None:
+            out.append(MeshReport(name, m.shape))
+        else:
+            out.append(MeshReport(name, m.shape, m.parent.name, m.offset, m.at))
+    return tuple(out)
+
+
+def missing_profile(scenario: LoadedScenario, profile: str | None) -> ScenarioError | None:
+    """The error for a ``--profile`` that neither meshspec nor ``scenario`` defines (another file
+    given with it may: a profile a scenario defines is that file's alone), else None."""
+    if profile is None or profile == "all" or profile in PROFILES or profile in scenario.profiles:
+        return None
+    own = f"it defines {', '.join(scenario.profiles)}" if scenario.profiles else "it defines none"
+    return ScenarioError(
+        f"does not define profile {profile!r} ({own}; meshspec's are {', '.join(PROFILES)}); the profiles a file "
+        "defines are its own: copy the definition into this file to use it here",
+        str(scenario.path),
+    )
+
+
 def run_paths(paths, profile: str | None = None, *, allow_outside_data: bool = False, **options) -> list["Report | ScenarioError"]:
     """Load and run each scenario file, in order; an invalid file gives its error, not a raise.
 
@@ -195,7 +220,9 @@ def run_paths(paths, profile: str | None = None, *, allow_outside_data: bool = F
         if profile == "all":  # every profile: meshspec's and the scenario's own
             out += [run(scenario, p, **options) for p in (*PROFILES, *scenario.profiles)]
             continue
-        if profile is not None:
-            get_profile(profile, scenario.profiles)  # a UsageError when neither meshspec nor the file has it
+        missing = missing_profile(scenario, profile)
+        if missing is not None:  # another file given defines it (the CLI checked), this one does not
+            out.append(missing)
+            continue
         out.append(run(scenario, profile, **options))
     return out

@@ -363,6 +363,29 @@ def test_unknown_profile_lists_the_choices(work):
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_profile_one_file_defines_is_an_error_line_for_the_others(tmp_path, monkeypatch, jobs):
+    # a scenario's profiles are its own: the file that lacks one gets a plain ERROR, not an internal error
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "own.yaml", "meshspec: 1\nprofiles:\n  mine: {base: uniform-by-value}\n" + SEED_STEPS + "expect:\n  profiles:\n    mine:\n      findings: [{kind: stale, tensor: dst, device: [1, 3], step: 0}]\n")
+    write(tmp_path / "plain.yaml", "meshspec: 1\n" + SEED_STEPS)
+    result = invoke("own.yaml", "plain.yaml", "--profile", "mine", "-j", jobs, "--junit-xml", "out.xml")
+    assert result.exit_code == 2
+    assert case_lines(result)[0] == "PASS  own.yaml [mine]"
+    assert case_lines(result)[1].startswith("ERROR plain.yaml [mine]: plain.yaml: does not define profile 'mine' (it defines none;")
+    assert "internal error" not in result.stdout + (tmp_path / "out.xml").read_text()
+
+
+def test_run_of_a_profile_one_file_defines_runs_that_file_and_names_the_other(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "own.yaml", "meshspec: 1\nprofiles:\n  mine: {base: uniform-by-value}\n" + SEED_STEPS)
+    write(tmp_path / "plain.yaml", "meshspec: 1\n" + SEED_STEPS)
+    result = make_runner().invoke(app, ["run", "own.yaml", "plain.yaml", "--profile", "mine"])
+    assert result.exit_code == 2
+    assert "profile mine" in result.stdout  # own.yaml ran
+    assert err_lines(result) == [err_lines(result)[0]] and err_lines(result)[0].startswith("meshspec: plain.yaml: does not define profile 'mine'")
+
+
 def test_jobs_must_be_positive(work):
     assert invoke("s", "-j", "0").exit_code == 2
 

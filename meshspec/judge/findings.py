@@ -41,6 +41,15 @@ def _status(
     return Kind.LOST if written is not None else Kind.EMPTY
 
 
+def _host_grid(t: HostTensor) -> Optional[Shape]:
+    """The mesh shape a mapped host tensor's shard coordinates are on (its host buffer's), when
+    every shard is on it."""
+    shape = t.buffer_shape
+    if t.plain or shape is None or not all(len(c) == len(shape) and all(0 <= x < n for x, n in zip(c, shape)) for c in t.shards):
+        return None
+    return tuple(shape)
+
+
 def device_views(tensor: Tensor, mesh_shape: Shape) -> list[DeviceView]:
     """Every device of a device tensor, or every shard of a host tensor, with its status."""
     if isinstance(tensor, DeviceTensor):
@@ -365,9 +374,10 @@ class Judge:
             plain = isinstance(t, HostTensor) and t.plain
             shape = t.shape if isinstance(t, HostTensor) else None
             mesh = t.mesh.name if isinstance(t, DeviceTensor) and t.mesh is not None else None
+            grid = t.buffer.mesh_shape if isinstance(t, DeviceTensor) else _host_grid(t)
             values = summary(t, (slices or {}).get(name, ()))
             reports.append(
-                TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values, mesh_device=mesh)
+                TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values, mesh_device=mesh, grid=grid)
             )
             findings.extend(self.found[name])
         findings.extend(self.events)

@@ -60,8 +60,8 @@ def summary(t: Tensor, slices: tuple[str, ...] = ()) -> Optional[dict]:
         for text in slices:
             try:
                 part = v[parse_slice(text, v.shape)]
-            except ValueError:
-                continue  # the loader checked the text; a mismatch of rank shows as a missing slice
+            except (ValueError, IndexError):
+                continue  # the loader checked the text; a rank or an index the tensor lacks shows as a missing slice
             found[text] = {"shape": list(part.shape), "sha256": sha256(part)}
         out["slices"] = found
     return out

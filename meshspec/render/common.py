@@ -31,7 +31,7 @@ def status_style(name: str, default: str = "bold red") -> str:
         return default
 
 
-def tensor_title(t: TensorReport) -> Text:
+def tensor_title(t: TensorReport, meshes: tuple = ()) -> Text:
     """``dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)``;
     a mapped host tensor: ``src  host  1x7x32x32 in shards of 1x1x32x32 bfloat16 tile dram  topology ...``."""
     title = Text()
@@ -54,6 +54,9 @@ def tensor_title(t: TensorReport) -> Text:
         if recorded != set(t.topology.coords):
             # the record contradicts the topology (the current library's gap shows here)
             title.append(f"; {len(recorded)} recorded", style="bold yellow")
+    where = next((m for m in meshes if m.name == t.mesh_device), None)
+    if where is not None:  # its coordinates are the submesh's: say where that lies
+        title.append(f"  on {where.describe()}")
     title.append(f"  (created at step {t.step})")
     return title
 

@@ -29,7 +29,7 @@ def data_renderables(report, opts) -> list:
         if t.data is None:
             continue
         out.append(Text())
-        out.append(tensor_title(t))
+        out.append(tensor_title(t, report.meshes))
         if not t.data:
             out.append(Text("  no device is recorded: a reader gets nothing back", style="dim"))
             continue

@@ -31,6 +31,9 @@ def report_renderable(r: Report, opts: "Options") -> Group:
 def _report(r: Report, width: int, opts: "Options") -> Group:
     parts = []
     mesh = "x".join(str(n) for n in r.mesh)
+    now = r.meshes[0].shape if r.meshes else r.mesh
+    if tuple(now) != tuple(r.mesh):  # MeshDevice.reshape: the tensors' coordinates may be on either
+        mesh += f", reshaped to {'x'.join(str(n) for n in now)}"
     mesh_label = f"{r.mesh_name} ({mesh})" if r.mesh_name else mesh
     era = r.era
     head = Text()
@@ -43,7 +46,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if opts.view is View.TABLE:
         for t in r.tensors:
             parts.append(Text())
-            parts.append(tensor_title(t))
+            parts.append(tensor_title(t, r.meshes))
             if t.devices:
                 parts += _tensor_table(t, width, styled=opts.color)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
@@ -227,7 +230,7 @@ def _maps(r: Report, opts: "Options", only_device: bool) -> list:
     out.append(Text("mesh map", style="bold"))
     for t in shown:
         out.append(Text())
-        out.append(tensor_title(t))
-        out.append(map_renderable(t, r.mesh, width=opts.width, styled=opts.color))
+        out.append(tensor_title(t, r.meshes))
+        out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color))
     out.append(legend())
     return out

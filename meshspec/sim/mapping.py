@@ -257,13 +257,17 @@ def single(mesh_shape: Shape, shape: Shape) -> Distribution:
     return Distribution(Topology((1,), (Replicate(),), (first,)), (ShardSlot(first, (0,) * len(shape), tuple(shape)),))
 
 
-def parse_slice(text: str, shape: Shape) -> tuple[slice, ...]:
-    """``"[:, 0:64, 3]"`` (numpy / torch style, as maps print slices) -> slices over ``shape``.
+def parse_slice(text: str, shape: Shape) -> tuple[slice | int, ...]:
+    """``"[:, 0:64, 3]"`` (numpy / torch style, as maps print slices) -> an index over ``shape``.
+    A plain integer picks one position and drops that dim, as in torch and numpy: ``t[0, 0]`` of a
+    ``[1, 8, 32, 32]`` tensor is ``[32, 32]``.
 
     >>> parse_slice("[:, 4:5, :, :]", (1, 7, 32, 32))
     (slice(None, None, None), slice(4, 5, None), slice(None, None, None), slice(None, None, None))
     >>> parse_slice("[..., 64:128]", (1, 1, 32, 512))[-1]
     slice(64, 128, None)
+    >>> parse_slice("[0, -1]", (1, 8, 32, 32))
+    (0, -1)
     """
     body = text.strip()
     if not (body.startswith("[") and body.endswith("]")):
@@ -283,8 +287,7 @@ def parse_slice(text: str, shape: Shape) -> tuple[slice, ...]:
                 a, _, b = p.partition(":")
                 out.append(slice(int(a) if a.strip() else None, int(b) if b.strip() else None))
             else:
-                i = int(p)
-                out.append(slice(i, i + 1))
+                out.append(int(p))
         except ValueError:
             raise ValueError(f"{text!r}: {p!r} is not an index or a start:stop range") from None
     return tuple(out)

@@ -32,6 +32,13 @@ class MeshDevice:
         """The system mesh it was opened on (the shape a reshape's rank is checked against)."""
 
     @property
+    def at(self) -> Coord:
+        """Where its (0, ..., 0) lies on the scenario's mesh (a submesh of a submesh adds up)."""
+        if self.parent is None:
+            return (0,) * len(self.shape)
+        return tuple(a + o for a, o in zip(self.parent.at, self.offset))
+
+    @property
     def coords(self) -> tuple[Coord, ...]:
         return tuple(coords(self.shape))
 

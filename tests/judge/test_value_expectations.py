@@ -76,9 +76,22 @@ def test_a_tensor_of_several_shards_has_no_single_value():
     assert check(text) == ("d: values: expected values, but the report has none (it holds no single array (several shards: compose it))",)
 
 
+def test_an_integer_index_drops_the_dim_as_torch_does():
+    # torch: src[0, 0] of a [1, 1, 64, 128] tensor is [64, 128], so it is not torch.equal to a
+    # [1, 1, 64, 64] shard; src[0, 0, :, 64:128] is not either (shape [64, 64])
+    bad = check(scenario('    second: {values: {equals: {tensor: src, slice: "[0, 0, :, 64:128]"}}}\n'))
+    assert bad == ("second: values: expected src[0, 0, :, 64:128], shape [64, 64]; got shape [1, 1, 64, 64]",)
+    ok = check(scenario('    second: {values: {equals: {tensor: src, slice: "[0:1, 0:1, :, 64:128]"}}}\n'))
+    assert ok == ()
+    # an index past the dim names a slice the tensor cannot give
+    past = check(scenario('    second: {values: {equals: {tensor: src, slice: "[5]"}}}\n'))
+    assert past == ("second: values: the slice [5] of src does not fit its shape [1, 1, 64, 128]",)
+
+
 @pytest.mark.parametrize("text, shape, want", [
     ("[:, 4:5, :, :]", (1, 7, 32, 32), (slice(None), slice(4, 5), slice(None), slice(None))),
-    ("[0, 1:]", (2, 3), (slice(0, 1), slice(1, None))),
+    ("[0, 1:]", (2, 3), (0, slice(1, None))),  # an integer picks and drops the dim, as in torch
+    ("[-1]", (2, 3), (-1,)),
     ("[]", (2,), ()),
 ])
 def test_slices_as_maps_print_them(text, shape, want):

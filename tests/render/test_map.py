@@ -526,3 +526,43 @@ def test_finding_list_is_truncated_with_a_count():
 
 def test_doctests():
     assert doctest.testmod(map_module).failed == 0
+
+
+# -- a tensor's own grid: submeshes and reshapes (docs/semantics.md section 9) --------------------
+def _map_text(report) -> str:
+    from meshspec.render import render as render_report
+    from meshspec.render.options import Format, Options, View
+
+    return render_report([report], Format.TABLE, Options(view=View.MAP, color=False, width=120))
+
+
+def test_a_submesh_tensor_is_drawn_on_its_submesh_and_says_where_that_lies():
+    # inner is parent devices (1,2) (1,3): d's two devices are the submesh's (0,0) (0,1)
+    report = run_steps([
+        {"create_submeshes": {"shape": [1, 4], "as": "subs"}},
+        {"create_submesh": {"mesh_device": "subs[1]", "shape": [1, 2], "offset": [0, 2], "as": "inner"}},
+        {"from_torch": {"as": "s", "shape": [1, 2, 32, 32], "mesh_mapper": {"ShardTensorToMesh": {"dim": 1, "mesh_device": "inner"}}}},
+        {"to_device": {"src": "s", "as": "d", "device": "inner"}},
+    ])
+    text = _map_text(report)
+    title = next(line for line in text.splitlines() if line.startswith("d  device"))
+    assert "on inner: 1x2 at (1,2) of mesh_device" in title
+    d = tensor(report, "d")
+    assert d.grid == (1, 2)
+    assert "empty" not in text.split(title, 1)[1].split("legend")[0]  # no cell of the parent's 2x4 grid
+    meshes = {m["name"]: m for m in report.to_json()["meshes"]}
+    assert meshes["inner"] == {"name": "inner", "shape": [1, 2], "parent": "subs[1]", "offset": [0, 2], "at": [1, 2]}
+
+
+def test_after_a_reshape_a_tensor_is_drawn_on_the_shape_its_buffer_was_made_on():
+    report = run_steps([
+        {"MeshDevice.reshape": {"shape": [8]}},
+        {"from_torch": {"as": "src", "shape": [1, 8, 32, 32], "mesh_mapper": {"shard": 1}}},
+        {"to_device": {"src": "src", "as": "d"}},
+        {"MeshDevice.reshape": {"shape": [4, 2]}},
+    ])
+    text = _map_text(report)
+    assert "mesh t3k (2x4, reshaped to 4x2)" in text.splitlines()[0]
+    assert tensor(report, "d").grid == (8,)
+    assert report.to_json()["meshes"][0] == {"name": "mesh_device", "shape": [4, 2], "parent": None, "offset": None, "at": None}
+    assert "8 devices: 8 ok" in text
