@@ -344,6 +344,30 @@ def systems() -> None:
 
 
 @app.command()
+def export(
+    scenario: Annotated[Path, typer.Argument(help="The scenario to export.", show_default=False)],
+    to: Annotated[str, typer.Option("--to", help="What to export to: ttnn (a Python script on the real ttnn API).")] = "ttnn",
+    output: OutputOption = None,
+    allow_outside_data: AllowOutsideOption = False,
+) -> None:
+    """Write the scenario as a standalone ttnn script that reports what the real runtime records."""
+    from .bridge.export import export as to_script
+    from .scenario.loader import load
+
+    try:
+        if to != "ttnn":
+            raise UsageError(f"--to {to!r}: one of ttnn")
+        scenario_ = load(scenario, allow_outside_data=allow_outside_data)
+        # the script finds the scenario's .npy files where they are now, relative to itself
+        where = Path(os.path.relpath(scenario.resolve().parent, output.resolve().parent)) if output is not None else Path(".")
+        text = to_script(scenario_, data_dir=str(where))
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
+    _emit(text, output, _inputs([scenario]))
+
+
+@app.command()
 def profiles(
     scenario: Annotated[Optional[Path], typer.Argument(help="Also show the profiles this scenario defines.", show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",

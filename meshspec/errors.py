@@ -44,6 +44,15 @@ class StepInputError(MeshspecError):
     """A step's input cannot be used as given (data a dtype cannot hold); stops the run there."""
 
 
+class Crash(StepInputError):
+    """The real library kills the process at this step (a signal such as SIGSEGV, not an exception
+    a program could catch): nothing after it runs, and a report of the real run ends here."""
+
+    def __init__(self, message: str, signal: str) -> None:
+        super().__init__(message)
+        self.signal = signal
+
+
 class ResourceLimit(MeshspecError):
     """A step would need more memory than meshspec may use; refused before allocating."""
 

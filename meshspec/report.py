@@ -36,9 +36,13 @@ class StepError(Frozen):
     """``ttnn``: the simulated library refused the step (a TT_FATAL, or data its dtype cannot
     hold), part of what the scenario shows. ``meshspec``: meshspec's own limit stopped the run
     (--max-memory, the machine's memory); the scenario's outcome is unknown."""
+    crash: bool = False
+    """The real library kills the process at this step (SIGSEGV, SIGABRT) rather than raising:
+    a real run's report ends before it, and a test cannot catch it."""
 
     def to_json(self) -> dict:
-        return {"step": self.step, "op": self.op, "message": self.message, "source": self.source}
+        out = {"step": self.step, "op": self.op, "message": self.message, "source": self.source}
+        return out | {"crash": True} if self.crash else out
 
 
 @dataclass(frozen=True)
@@ -413,6 +417,22 @@ def invalid_json(path: str, message: str) -> dict:
 DEVICE_FIELDS = ("recorded", "shape", "padded_shape", "dtype", "layout", "num_pages", "bytes", "offset")
 
 
+class _Unknown:
+    """A field one report does not know (a report of the real runtime has no shard offsets, a
+    host tensor no pages): never a difference, shown as ``?``."""
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+UNKNOWN: Any = _Unknown()
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, or unknown on either side."""
+    return a is UNKNOWN or b is UNKNOWN or a == b
+
+
 class Difference(Frozen):
     tensor: str
     device: Optional[tuple[int, ...]]
@@ -446,10 +466,12 @@ class Diff(Frozen):
     expected_error: Optional[dict]
     actual_error: Optional[dict]
     tensors: tuple[TensorDiff, ...]
+    run: tuple[Difference, ...] = ()
+    """Differences of the run as a whole (its error), tensor ``""``."""
 
     @property
     def differences(self) -> list[Difference]:
-        return [d for t in self.tensors for d in t.differences]
+        return list(self.run) + [d for t in self.tensors for d in t.differences]
 
     @property
     def equal(self) -> bool:

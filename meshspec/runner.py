@@ -9,7 +9,7 @@ after each step, and the report is plain data for the renderers.
 from __future__ import annotations
 
 
-from .errors import ResourceLimit, ScenarioError, StepInputError, TTFatal
+from .errors import Crash, ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .judge.findings import Judge
 from .sim.tensor import DeviceTensor
 from .judge.trace import record_changes, snapshot, touches
@@ -88,7 +88,7 @@ def run(
         try:
             execute(rt, step)
         except (TTFatal, StepInputError) as err:
-            error = StepError(step.index, step.op, str(err), step.line)
+            error = StepError(step.index, step.op, str(err), step.line, crash=isinstance(err, Crash))
             failure = str(err)
         except ResourceLimit as err:
             error = StepError(step.index, step.op, str(err), step.line, source="meshspec")

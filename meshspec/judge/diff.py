@@ -9,24 +9,50 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..report import DEVICE_FIELDS, Diff, Difference, TensorDiff
+from ..report import DEVICE_FIELDS, UNKNOWN, Diff, Difference, TensorDiff, same
 from .reports import DiffError, validate_report
 
 
 def device_fields(device: dict) -> dict:
-    """The compared record of one device (report JSON ``devices[]`` entry)."""
-    spec = device.get("spec") or {}
+    """The compared record of one device (report JSON ``devices[]`` entry); a field the report
+    leaves out is :data:`UNKNOWN` (a report of the real runtime has no ``offset``, a host shard no
+    pages), and is not compared."""
+    spec = device.get("spec", UNKNOWN)  # absent: the report cannot know (the real runtime keeps no spec off its records)
     recorded = bool(device.get("recorded"))
+
+    def of_spec(key: str) -> Any:
+        if spec is UNKNOWN:
+            return UNKNOWN
+        if spec is None:
+            return None
+        return spec.get(key, UNKNOWN)
+
+    size = of_spec("buffer_bytes") if recorded else 0
     return {
         "recorded": recorded,
-        "shape": spec.get("shape"),
-        "padded_shape": spec.get("padded_shape"),
-        "dtype": spec.get("dtype"),
-        "layout": spec.get("layout"),
-        "num_pages": spec.get("num_pages"),
-        "bytes": spec.get("buffer_bytes", 0) if recorded else 0,
-        "offset": device.get("offset"),
+        "shape": of_spec("shape"),
+        "padded_shape": of_spec("padded_shape"),
+        "dtype": of_spec("dtype"),
+        "layout": of_spec("layout"),
+        "num_pages": of_spec("num_pages"),
+        "bytes": 0 if size is None else size,
+        "offset": device.get("offset", UNKNOWN),
     }
+
+
+def same_error(e: Optional[dict], a: Optional[dict]) -> bool:
+    """Both runs stopped at the same step with the same words, or neither stopped. A simulated
+    error starts with the real library's words and adds meshspec's explanation, so one message
+    beginning with the other is the same error; a crash (the process killed, ``"crash": true``) at
+    the same step in both is the same whatever each says about it."""
+    if e is None or a is None:
+        return e is None and a is None
+    if e.get("step") != a.get("step"):
+        return False
+    if e.get("crash") and a.get("crash"):  # the process dies there in both: no words to compare
+        return True
+    em, am = str(e.get("message", "")), str(a.get("message", ""))
+    return em.startswith(am) or am.startswith(em)
 
 
 def check_report(data: Any, label: str) -> dict:
@@ -46,15 +72,27 @@ def diff_reports(expected: dict, actual: dict, expected_label: str = "expected",
     exp_t = {t["name"]: t for t in expected["tensors"]}
     act_t = {t["name"]: t for t in actual["tensors"]}
     names = list(exp_t) + [n for n in act_t if n not in exp_t]
+    e_err, a_err = expected.get("error"), actual.get("error")
+    run = () if same_error(e_err, a_err) else (Difference("", None, "error", _error_text(e_err), _error_text(a_err)),)
     return Diff(
         expected["scenario"],
         expected["mesh"],
         expected_label,
         actual_label,
-        expected.get("error"),
-        actual.get("error"),
+        e_err,
+        a_err,
         tuple(_diff_tensor(n, exp_t.get(n), act_t.get(n)) for n in names),
+        run,
     )
+
+
+def _values_text(v: dict) -> str:
+    first = ", ".join(map(str, v.get("first", [])[:4]))
+    return f"{v.get('dtype')} {v.get('shape')} [{first}, ...] sha256 {str(v.get('sha256'))[:12]}"
+
+
+def _error_text(err: Optional[dict]) -> Optional[str]:
+    return None if err is None else f"step {err.get('step')} ({err.get('op')}): {err.get('message')}"
 
 
 def _diff_tensor(name: str, exp: Optional[dict], act: Optional[dict]) -> TensorDiff:
@@ -65,6 +103,9 @@ def _diff_tensor(name: str, exp: Optional[dict], act: Optional[dict]) -> TensorD
         diffs.append(Difference(name, None, "storage", exp["storage"], act["storage"]))
     if exp["topology"] != act["topology"]:
         diffs.append(Difference(name, None, "topology", exp["topology"], act["topology"]))
+    ev, av = exp.get("values"), act.get("values")
+    if ev and av and ev.get("sha256") != av.get("sha256"):  # compared where both read one array
+        diffs.append(Difference(name, None, "values", _values_text(ev), _values_text(av)))
     e_dev = {tuple(d["coord"]): device_fields(d) for d in exp["devices"]}
     a_dev = {tuple(d["coord"]): device_fields(d) for d in act["devices"]}
     rows = []
@@ -72,5 +113,5 @@ def _diff_tensor(name: str, exp: Optional[dict], act: Optional[dict]) -> TensorD
     for coord in sorted(set(e_dev) | set(a_dev)):
         e, a = e_dev.get(coord, empty), a_dev.get(coord, empty)
         rows.append((coord, e, a))
-        diffs += [Difference(name, coord, f, e[f], a[f]) for f in DEVICE_FIELDS if e[f] != a[f]]
+        diffs += [Difference(name, coord, f, e[f], a[f]) for f in DEVICE_FIELDS if not same(e[f], a[f])]
     return TensorDiff(name, tuple(rows), tuple(diffs))

@@ -62,6 +62,7 @@ class ErrorJSON(Typed, open=True):
     step: Optional[Int] = None
     op: Optional[str] = None
     message: str
+    crash: bool = False
 
 
 class FindingJSON(Typed, open=True):

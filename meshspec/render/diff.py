@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..report import DEVICE_FIELDS, Diff, TensorDiff
+from ..report import DEVICE_FIELDS, UNKNOWN, Diff, TensorDiff, same
 from ..sim.mesh import fmt_coord
 from .options import console_text, make_console
 
@@ -30,6 +30,8 @@ HEADERS = {
 
 
 def _value(field: str, v) -> str:
+    if v is UNKNOWN:
+        return "?"
     if v is None:
         return "-"
     if field == "recorded":
@@ -55,13 +57,17 @@ def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: 
     for label, err in (("expected", diff.expected_error), ("actual", diff.actual_error)):
         if err:
             console.print(Text(f"{label} run stopped at step {err['step']} ({err['op']}): {err['message']}", style="yellow"))
+    for d in diff.run:
+        console.print(Text(f"error: {d.expected or 'none'} -> {d.actual or 'none'}", style="bold yellow"))
     for t in diff.tensors:
         _tensor(console, t, show_all, width)
     console.print()
     n = len(diff.differences)
     if n:
-        tensors = len({d.tensor for d in diff.differences})
-        console.print(Text(f"{n} difference{'s' * (n != 1)} in {tensors} tensor{'s' * (tensors != 1)}", style="bold red"))
+        tensors = len({d.tensor for d in diff.differences if d.tensor})
+        where = [f"{tensors} tensor{'s' * (tensors != 1)}"] if tensors else []
+        where += ["the run's error"] if diff.run else []
+        console.print(Text(f"{n} difference{'s' * (n != 1)} in {' and '.join(where)}", style="bold red"))
     else:
         console.print(Text("equal: no differences", style="bold green"))
     return console_text(console, color)
@@ -97,8 +103,8 @@ def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int) -> None
             continue
         cells = [Text(fmt_coord(coord), style="bold" if coord in changed else "")]
         for f in DEVICE_FIELDS:
-            if e[f] == a[f]:
-                cells.append(Text(_value(f, e[f]), style="dim"))
+            if same(e[f], a[f]):
+                cells.append(Text(_value(f, e[f] if e[f] is not UNKNOWN else a[f]), style="dim"))
             else:
                 cells.append(Text(f"{_value(f, e[f])} -> {_value(f, a[f])}", style="bold yellow"))
         table.add_row(*cells)

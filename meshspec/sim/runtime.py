@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
-from ..errors import ResourceLimit, StepInputError, TTFatal
+from ..errors import Crash, ResourceLimit, StepInputError, TTFatal
 from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .faults import Fault
@@ -28,6 +28,10 @@ from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 
 class UseAfterFree(TTFatal):
     """A deallocated tensor was used; also recorded as an event for the judge."""
+
+
+class UseAfterFreeCrash(UseAfterFree, Crash):
+    """A use after free the real library does not check: the process dies (SIGSEGV)."""
 
 
 class Runtime:
@@ -194,9 +198,13 @@ class Runtime:
         if t.freed_step is not None:
             # ttnn 0.81.1 crashes (SIGSEGV) on cpu() or a copy into a deallocated tensor (tests/golden).
             why = f"{freed_by(t)}; {self.op} uses it after free"
-            msg = f"{refused}; {why}" if refused else f"{why} (the real library crashes here)"
+            if refused:
+                msg = f"{refused}; {why}"
+                self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
+                raise UseAfterFree(msg)
+            msg = f"{why} (the real library crashes here)"
             self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
-            raise UseAfterFree(msg)
+            raise UseAfterFreeCrash(msg, "SIGSEGV")
         return t
 
     def host(self, name: str) -> HostTensor:
@@ -286,9 +294,10 @@ class Runtime:
         if not host.plain:
             shape = host.buffer_shape
             if shape is not None and len(shape) != len(mesh.shape):
-                raise StepInputError(
+                raise Crash(
                     f"{host.name}'s host buffer is {ttnn_shape(shape)}, the mesh is {ttnn_shape(mesh.shape)}: the real "
-                    "library aborts here (SIGABRT; ttnn 0.81.1, a from_host_shards tensor of a 1-D mesh shape on a 2-D mesh)"
+                    "library aborts here (SIGABRT; ttnn 0.81.1, a from_host_shards tensor of a 1-D mesh shape on a 2-D mesh)",
+                    "SIGABRT",
                 )
             for c in host.shards:
                 mesh.check_coord(c)

@@ -120,3 +120,52 @@ def test_cli_usage_errors(tmp_path):
     runner.invoke(app, ["run", str(SCENARIOS / "even-copy.yaml"), "-f", "json", "-o", str(other)])
     res = runner.invoke(app, ["diff", str(a), str(other)])
     assert res.exit_code == 2 and "different scenarios" in res.stderr
+
+
+# meshspec/bridge/observe.py: a report of the real runtime leaves out what the runtime cannot know
+# (a spec off its records, offsets, values on the mock); diff compares only what both reports state.
+def _real_like(sim):
+    real = json.loads(json.dumps(sim))
+    for t in real["tensors"]:
+        t["values"] = None
+        for d in t["devices"]:
+            d.pop("offset", None)
+            if not d["recorded"]:
+                d.pop("spec", None)
+    return real
+
+
+def test_fields_a_report_leaves_out_are_not_compared():
+    sim = report("seed-uneven-copy", "current")
+    assert diff_reports(sim, _real_like(sim)).equal
+
+
+def test_values_are_compared_where_both_reports_read_one_array():
+    sim = report("seed-uneven-copy", "current")
+    real = json.loads(json.dumps(sim))
+    held = next(t for t in real["tensors"] if t["values"])
+    held["values"] = dict(held["values"], sha256="0" * 64, first=[7.0])
+    d = diff_reports(sim, real)
+    assert [(x.tensor, x.field) for x in d.differences] == [(held["name"], "values")]
+    assert "[7.0, ...] sha256 000000000000" in d.differences[0].actual
+
+
+def test_a_crash_at_the_same_step_is_the_same_error_whatever_the_words():
+    sim = report("use-after-deallocate", "current")
+    assert sim["error"]["crash"] is True  # the real library crashes there (docs/semantics.md section 9)
+    real = json.loads(json.dumps(sim))
+    real["error"] = {"step": sim["error"]["step"], "op": "cpu", "crash": True, "message": "the process died during this step"}
+    assert diff_reports(sim, real).equal
+    real["error"] = {"step": sim["error"]["step"], "op": "cpu", "message": "some other error"}
+    d = diff_reports(sim, real)
+    assert [x.field for x in d.differences] == ["error"]
+    real["error"] = dict(real["error"], step=2, crash=True)
+    assert not diff_reports(sim, real).equal
+
+
+def test_a_refused_step_is_the_same_when_one_message_begins_the_other():
+    sim = report("mapper-error-nine-over-eight", "current")
+    words = sim["error"]["message"]
+    real = json.loads(json.dumps(sim))
+    real["error"] = dict(sim["error"], message=words[: len(words) // 2])
+    assert diff_reports(sim, real).equal

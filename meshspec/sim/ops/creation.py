@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from ...errors import StepInputError
+from ...errors import Crash, StepInputError
 from ...typed import Typed
 from ..mesh import volume
 from ..runtime import Runtime
@@ -122,7 +122,7 @@ def empty_like(rt: Runtime, a: Like) -> None:
         t = rt.device(a.tensor)
         mesh = rt.mesh(a.device) if a.device else rt.mesh_of(t)
     elif a.device is None:
-        raise StepInputError(f"empty_like of the host tensor {a.tensor} with no device: the real library crashes here (SIGSEGV); give a device")
+        raise Crash(f"empty_like of the host tensor {a.tensor} with no device: the real library crashes here (SIGSEGV); give a device", "SIGSEGV")
     else:
         mesh = rt.mesh(a.device)
     spec = _like_spec(rt, a, t)

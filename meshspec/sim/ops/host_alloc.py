@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import StepInputError, TTFatal
+from ...errors import Crash, StepInputError, TTFatal
 from ...typed import Typed
 from ..mesh import ttnn_shape
 from ..readback import read
@@ -56,7 +56,7 @@ def allocate_on_host(rt: Runtime, a: AllocateOnHost) -> None:
 
 def copy_device_to_host(rt: Runtime, a: CopyDeviceToHost) -> None:
     if isinstance(rt.item(a.device_tensor), HostTensor):
-        raise StepInputError(f"{a.device_tensor} is a host tensor: the real library crashes here (SIGSEGV; ttnn 0.81.1)")
+        raise Crash(f"{a.device_tensor} is a host tensor: the real library crashes here (SIGSEGV; ttnn 0.81.1)", "SIGSEGV")
     dev = rt.device(a.device_tensor)
     host = rt.host(a.host_tensor)
     same_spec(dev.record.spec, host.spec, a.device_tensor, a.host_tensor, next(iter(dev.record.recorded), ()))

@@ -1,0 +1,524 @@
+"""``meshspec export SCENARIO --to ttnn``: the scenario as one standalone Python script on the real
+ttnn API, readable enough to paste into a tt-metal issue.
+
+The script performs the steps in order; after the last one (or the step that raised) it writes a
+``meshspec.report/1`` of what the real runtime recorded (meshspec/bridge/observe.py, inlined), to
+the path given or stdout, so ``meshspec diff simulated.json real.json`` compares the two. Host
+tensors come from ``ttnn.from_torch`` when torch is importable, else from numpy through
+``ttnn.Tensor(array, dtype, None, layout)`` and ``ttnn.distribute_tensor`` (the mock's Python has no
+torch). Each step is emitted by the function :data:`EMITTERS` names for its op; every op has one.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from ..scenario.loader import LoadedScenario
+from ..sim.ops import fields as f
+from ..sim.ops.mappers import composer_choice, mapper_choice
+from ..sim.spec import BufferType, DataType, Layout
+
+DTYPES = {d: f"ttnn.{d.value}" for d in DataType}
+LAYOUTS = {Layout.TILE: "ttnn.TILE_LAYOUT", Layout.ROW_MAJOR: "ttnn.ROW_MAJOR_LAYOUT"}
+BUFFERS = {BufferType.DRAM: "ttnn.BufferType.DRAM", BufferType.L1: "ttnn.BufferType.L1"}
+MEMORY_CONFIGS = {BufferType.DRAM: "ttnn.DRAM_MEMORY_CONFIG", BufferType.L1: "ttnn.L1_MEMORY_CONFIG"}
+
+
+class Context:
+    """What emitters share: Python names for the scenario's tensors and meshes."""
+
+    def __init__(self, scenario: LoadedScenario, reserved: frozenset[str] = frozenset()) -> None:
+        self.scenario = scenario
+        self.reserved = reserved
+        self.names: dict[str, str] = {"mesh_device": "mesh_device"}
+
+    def var(self, name: str) -> str:
+        """A Python expression for a scenario name: ``parts[3]`` stays ``parts[3]``; other names are
+        made identifiers (``dst.cpu`` -> ``dst_cpu``)."""
+        m = re.fullmatch(r"(.*)\[(\d+)\]", name)
+        if m:
+            return f"{self.var(m.group(1))}[{m.group(2)}]"
+        if name not in self.names:
+            ident = re.sub(r"\W", "_", name)
+            if not ident or ident[0].isdigit():
+                ident = f"t_{ident}"
+            if keyword.iskeyword(ident) or ident in self.reserved:  # a name the script uses (host_tensor, np)
+                ident += "_"
+            while ident in self.names.values():
+                ident += "_"
+            self.names[name] = ident
+        return self.names[name]
+
+    def mesh(self, name) -> str:
+        return self.var(name) if name else "mesh_device"
+
+
+Emitter = Callable[[Any, Context], list[str]]
+
+
+def _spec(a, ctx: Context, shape=None) -> str:
+    parts = [str(list(shape or a.shape)), DTYPES[DataType(a.dtype)], LAYOUTS[Layout(a.layout)], BUFFERS[a.buffer_type]]
+    tile = "" if tuple(a.tile) == (32, 32) else f", tile=ttnn.Tile({list(a.tile)})"
+    return f"ttnn.TensorSpec({', '.join(parts)}{tile})"
+
+
+def _data(a, ctx: Context) -> str:
+    """numpy code for a step's host data (the values meshspec makes: docs/semantics.md section 8)."""
+    shape = tuple(a.shape)
+    data = a.data
+    if data == "arange":
+        return f"arange({shape})"
+    if data in ("zeros", "ones"):
+        return f"np.{data}({shape}, dtype=np.float32)"
+    if isinstance(data, f.FillData):
+        return f"np.full({shape}, {data.fill!r}, dtype=np.float64)"
+    if isinstance(data, f.RandomData):
+        return f"random({shape}, {data.random})"
+    return f"np.load(here / {data.file!r})"
+
+
+def _mapper(m, ctx: Context) -> str:
+    if m is None:
+        return "None"
+    choice = mapper_choice(m, lambda _: 0)
+    return choice.text.replace("(mesh_device", f"({ctx.mesh(choice.mesh)}")
+
+
+def _composer(c, ctx: Context) -> str:
+    choice = composer_choice(c)
+    return choice.text.replace("(mesh_device", f"({ctx.mesh(choice.mesh)}")
+
+
+def _memory(a) -> str:
+    config = getattr(a, "memory_config", None)
+    if config is not None:
+        return MEMORY_CONFIGS[f.buffer_type(config)]
+    memory = getattr(a, "memory", None)
+    return MEMORY_CONFIGS[memory] if memory is not None else "None"
+
+
+def allocate(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_device({_spec(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
+
+
+def from_torch(a, ctx):
+    device = ctx.mesh(a.device) if a.device else "None"
+    memory = _memory(a) if a.memory_config is not None else "None"
+    return [
+        f"{ctx.var(a.as_)} = host_tensor({_data(a, ctx)}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, "
+        f"mapper={_mapper(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, tile={list(a.tile)})"
+    ]
+
+
+def to_device(a, ctx):
+    memory = _memory(a)
+    tail = f", memory_config={memory}" if memory != "None" else ""
+    return [f"{ctx.var(a.as_)} = ttnn.to_device({ctx.var(a.src)}, {ctx.mesh(a.device)}{tail})"]
+
+
+def to(a, ctx):
+    memory = _memory(a)
+    tail = f", {memory}" if memory != "None" else ""
+    return [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.to({ctx.mesh(a.device)}{tail})"]
+
+
+def copy(a, ctx):
+    return [f"ttnn.copy_host_to_device_tensor({ctx.var(a.src)}, {ctx.var(a.dst)})"]
+
+
+def cpu(a, ctx):
+    return [f"{ctx.var(a.as_) if a.as_ else '_'} = {ctx.var(a.tensor)}.cpu()"]
+
+
+def to_torch(a, ctx):
+    composer = _composer(a.mesh_composer, ctx) if a.mesh_composer is not None else "None"
+    return [f"{ctx.var(a.as_) if a.as_ else '_'} = to_torch({ctx.var(a.tensor)}, mesh_composer={composer})"]
+
+
+def deallocate(a, ctx):
+    return [f"ttnn.deallocate({ctx.var(a.tensor)})"]
+
+
+def get_device_tensors(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.get_device_tensors({ctx.var(a.tensor)})"]
+
+
+def _tensors(names, ctx) -> str:
+    """A list of tensors: a list name is the list itself (``parts``)."""
+    items = [ctx.var(n) for n in names]
+    if len(items) == 1 and names[0] in _lists(ctx):
+        return items[0]
+    return "[" + ", ".join(f"*{i}" if n in _lists(ctx) else i for n, i in zip(names, items)) + "]"
+
+
+def _lists(ctx) -> set[str]:
+    from ..sim.ops import OPS
+
+    return {OPS[s.op].bound(s.args) for s in ctx.scenario.steps if OPS[s.op].binds is not None and OPS[s.op].binds.many}
+
+
+def combine(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.combine_device_tensors(tensors={_tensors(a.tensors, ctx)})"]
+
+
+def from_host_shards(a, ctx):
+    shape = ", ".join(map(str, a.mesh_shape))
+    return [f"{ctx.var(a.as_)} = ttnn.from_host_shards({_tensors(a.tensors, ctx)}, ttnn.MeshShape({shape}))"]
+
+
+def distribute_tensor(a, ctx):
+    device = ctx.mesh(a.mesh_device) if a.mesh_device else "None"
+    return [f"{ctx.var(a.as_)} = ttnn.distribute_tensor({ctx.var(a.tensor)}, {_mapper(a.mesh_mapper, ctx)}, {device})"]
+
+
+def aggregate_tensor(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.aggregate_tensor({ctx.var(a.tensor)}, {_composer(a.mesh_composer, ctx)})"]
+
+
+def allocate_on_host(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_host({_spec(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
+
+
+def copy_to_host(a, ctx):
+    return [f"ttnn.copy_device_to_host_tensor({ctx.var(a.device_tensor)}, {ctx.var(a.host_tensor)}, blocking=True)"]
+
+
+def update_topology(a, ctx):
+    t = a.topology
+    placements = ", ".join("ttnn.PlacementReplicate()" if p in ("replicate", "R") else f"ttnn.PlacementShard({p.shard})" for p in t.placements)
+    coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in t.coords)
+    shape = list(t.distribution_shape)  # MeshShape(7) is refused; MeshShape([7]) is the 1-D shape
+    return [
+        f"{ctx.var(a.tensor)}.update_tensor_topology(",
+        f"    ttnn.TensorTopology(ttnn.MeshShape({shape}), [{placements}], [{coords}])",
+        ")",
+    ]
+
+
+def _creation(name: str, fill: bool = False):
+    def emit(a, ctx):
+        device = ctx.mesh(a.device) if getattr(a, "device", None) else "None"
+        value = f", fill_value={a.fill_value!r}" if fill else ""
+        # memory_config=None is refused ("incompatible function arguments"): left out, ttnn's default
+        memory = f", memory_config={_memory(a)}" if a.memory_config is not None else ""
+        return [
+            f"{ctx.var(a.as_)} = ttnn.{name}({list(a.shape)}{value}, dtype={DTYPES[DataType(a.dtype)]}, "
+            f"layout={LAYOUTS[Layout(a.layout)]}, device={device}{memory})"
+        ]
+
+    return emit
+
+
+def _like(name: str, fill: bool = False):
+    def emit(a, ctx):
+        args = [ctx.var(a.tensor)] + ([f"fill_value={a.fill_value!r}"] if fill else [])
+        if a.dtype is not None:
+            args.append(f"dtype={DTYPES[DataType(a.dtype)]}")
+        if a.layout is not None:
+            args.append(f"layout={LAYOUTS[Layout(a.layout)]}")
+        if a.device:
+            args.append(f"device={ctx.mesh(a.device)}")
+        if a.memory_config is not None:
+            args.append(f"memory_config={_memory(a)}")
+        return [f"{ctx.var(a.as_)} = ttnn.{name}({', '.join(args)})"]
+
+    return emit
+
+
+def create_submesh(a, ctx):
+    shape = ", ".join(map(str, a.shape))
+    offset = f", ttnn.MeshCoordinate({', '.join(map(str, a.offset))})" if a.offset is not None else ""
+    return [f"{ctx.var(a.as_)} = {ctx.mesh(a.mesh_device)}.create_submesh(ttnn.MeshShape({shape}){offset})"]
+
+
+def create_submeshes(a, ctx):
+    return [f"{ctx.var(a.as_)} = {ctx.mesh(a.mesh_device)}.create_submeshes(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
+
+
+def reshape(a, ctx):
+    return [f"{ctx.mesh(a.mesh_device)}.reshape(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
+
+
+def dump(a, ctx):
+    return [f"ttnn.dump_tensor(files / {a.file_name!r}, {ctx.var(a.tensor)})"]
+
+
+def load(a, ctx):
+    device = f", device={ctx.mesh(a.device)}" if a.device else ""
+    return [f"{ctx.var(a.as_)} = ttnn.load_tensor(files / {a.file_name!r}{device})"]
+
+
+def as_tensor(a, ctx):
+    device = ctx.mesh(a.device) if a.device else "None"
+    memory = _memory(a) if a.memory_config is not None else "None"
+    cache = f"files / {a.cache_file_name!r}" if a.cache_file_name is not None else "None"
+    return [
+        f"{ctx.var(a.as_)} = as_tensor({_data(a, ctx)}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, "
+        f"mapper={_mapper(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, cache_file_name={cache})"
+    ]
+
+
+#: op name -> the emitter of its Python (tests/bridge/test_export.py: every op has one).
+EMITTERS: dict[str, Emitter] = {
+    "allocate_tensor_on_device": allocate,
+    "from_torch": from_torch,
+    "to_device": to_device,
+    "to": to,
+    "copy_host_to_device_tensor": copy,
+    "cpu": cpu,
+    "to_torch": to_torch,
+    "deallocate": deallocate,
+    "get_device_tensors": get_device_tensors,
+    "combine_device_tensors": combine,
+    "from_host_shards": from_host_shards,
+    "distribute_tensor": distribute_tensor,
+    "aggregate_tensor": aggregate_tensor,
+    "allocate_tensor_on_host": allocate_on_host,
+    "copy_device_to_host_tensor": copy_to_host,
+    "update_tensor_topology": update_topology,
+    "empty": _creation("empty"),
+    "zeros": _creation("zeros"),
+    "ones": _creation("ones"),
+    "full": _creation("full", fill=True),
+    "empty_like": _like("empty_like"),
+    "zeros_like": _like("zeros_like"),
+    "ones_like": _like("ones_like"),
+    "full_like": _like("full_like", fill=True),
+    "create_submesh": create_submesh,
+    "create_submeshes": create_submeshes,
+    "MeshDevice.reshape": reshape,
+    "dump_tensor": dump,
+    "load_tensor": load,
+    "as_tensor": as_tensor,
+}
+
+HELPERS = '''
+def arange(shape):
+    """0, 1, 2, ... in row-major order (float32: exact to 2**24, as torch.arange(n).float())."""
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def random(shape, seed):
+    return np.random.default_rng(seed).standard_normal(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=None, tile=(32, 32)):
+    """ttnn.from_torch(...) when torch is importable; else the same through numpy: ttnn.Tensor on
+    host, then ttnn.distribute_tensor (which puts it on the device when given)."""
+    tile = ttnn.Tile(list(tile)) if list(tile) != [32, 32] else None
+    if isinstance(mapper, ttnn.ReplicateTensorToMeshWrapper) and torch is None:
+        mapper = mapper.unwrap()  # from_torch unwraps it; distribute_tensor takes the mapper inside
+    if torch is not None:
+        return ttnn.from_torch(torch.from_numpy(np.ascontiguousarray(array)), dtype=dtype, layout=layout, tile=tile,
+                               mesh_mapper=mapper, device=device, memory_config=memory_config)
+    extra = {} if tile is None else {"tile": tile}
+    if mapper is None:
+        t = ttnn.Tensor(array.astype(np.float32), dtype, None, layout, **extra)
+        return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
+    t = ttnn.Tensor(array.astype(np.float32), dtype, None, layout, mem_config=memory_config, **extra)
+    return ttnn.distribute_tensor(t, mapper, device)
+
+
+def to_torch(t, mesh_composer=None):
+    """ttnn.to_torch(t, mesh_composer), kept as a ttnn host tensor so the report can describe it:
+    the composition of ttnn.aggregate_tensor, or, without a composer, the one shard (as to_torch, a
+    tensor of several raises)."""
+    host = t.cpu() if t.storage_type() == ttnn.StorageType.DEVICE else t
+    if mesh_composer is not None:
+        return ttnn.aggregate_tensor(host, mesh_composer)
+    host.to_numpy()  # raises as to_torch does for a tensor of several shards
+    return ttnn.get_device_tensors(host)[0]
+
+
+def as_tensor(array, dtype, layout, mapper=None, device=None, memory_config=None, cache_file_name=None):
+    """ttnn.as_tensor(...) when torch is importable; else what it does (ttnn/operations/core.py), in
+    ttnn's own calls: the cache file {name}_dtype_{DTYPE}_layout_{LAYOUT}.tensorbin is loaded if it
+    exists, else the tensor is made on host (a ReplicateTensorToMesh one unsharded), dumped, and put
+    on the device."""
+    if torch is not None:
+        return ttnn.as_tensor(torch.from_numpy(np.ascontiguousarray(array)), dtype=dtype, layout=layout, mesh_mapper=mapper,
+                              device=device, memory_config=memory_config, cache_file_name=cache_file_name)
+    if device is not None and memory_config is None:
+        raise RuntimeError("memory_config must be specified when device is specified")
+    if cache_file_name is None:
+        return host_tensor(array, dtype, layout, mapper, device, memory_config)
+    path = f"{cache_file_name}_dtype_{str(dtype).split('.')[-1]}_layout_{str(layout).split('.')[-1].removesuffix('_LAYOUT')}.tensorbin"
+    if Path(path).exists():
+        return ttnn.load_tensor(path, device=device)
+    unwrapped = None if isinstance(mapper, ttnn.ReplicateTensorToMeshWrapper) else mapper
+    t = host_tensor(array, dtype, layout, unwrapped)
+    ttnn.dump_tensor(path, t)
+    return t if device is None else t.to(device, memory_config)
+'''
+
+
+def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
+    """The script's text. ``data_dir``: where the scenario's ``.npy`` data files are, relative to
+    the script (``.``: beside it)."""
+    imports, observe_body = _observe_source()
+    ctx = Context(scenario, _script_names(HELPERS, observe_body))
+    shape = ", ".join(map(str, scenario.mesh_shape))
+    body: list[str] = []
+    for step in scenario.steps:
+        body.append(f"    step({step.index})  # {step.op} (scenario line {step.line})")
+        body += [f"    {code}" for code in EMITTERS[step.op](step.args, ctx)]
+    body.append("    return locals()")
+    steps = ", ".join(f"{s.index}: {s.op!r}" for s in scenario.steps)
+    names = {n: ctx.var(n) for s in scenario.steps for n in _bound(s)}
+    here = "Path(__file__).resolve().parent" + "".join(f" / {part!r}" for part in Path(data_dir).parts if part != ".")
+    lines = [
+        "#!/usr/bin/env python3",
+        f'"""{scenario.name}: a meshspec scenario as ttnn code (written by `meshspec export`).',
+        "",
+        *[f"    {line}" for line in _wrap(scenario.description)],
+        "",
+        "Run where ttnn runs (hardware, or the mock on a CPU):  python THIS.py [REPORT.json]",
+        "It writes a meshspec.report/1 of what the real runtime recorded after the last step (or the",
+        "step that raised); compare it with the simulation:  meshspec diff SIMULATED.json REPORT.json",
+        '"""',
+        "",
+        *sorted({"import os", "import sys", "import tempfile", *imports}),
+        "from pathlib import Path",
+        "",
+        "if len(sys.argv) < 2:  # the report goes to stdout: keep ttnn's log lines out of it",
+        '    os.environ.setdefault("TT_LOGGER_LEVEL", "FATAL")',
+        "",
+        "import numpy as np",
+        "import ttnn",
+        "",
+        "try:",
+        "    import torch",
+        "except ImportError:  # the mock's Python has none: host tensors go through numpy",
+        "    torch = None",
+        "",
+        f"here = {here}  # the scenario's data files",
+        "files = Path(tempfile.mkdtemp(prefix='meshspec-repro-'))  # tensor files the steps dump and load",
+        "",
+        "",
+        "def repro(mesh_device):",
+        *body,
+        "",
+        "",
+        f"MESH_SHAPE = [{shape}]",
+        f"STEPS = {{{steps}}}",
+        f"NAMES = {names!r}",
+        '"""The scenario\'s tensor names -> the variables above (a list\'s items are reported as parts[0] ...)."""',
+        "",
+        "",
+        "def main(out=None):",
+        "    mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(*MESH_SHAPE))",
+        "    CURRENT[1] = out",
+        "    error = None",
+        "    try:",
+        "        variables = repro(mesh_device)",
+        "    except Exception as exc:  # the step's error ends the run, as it ends meshspec's",
+        "        variables = _frame_locals(exc)",
+        "        error = error_json(CURRENT[0], STEPS[CURRENT[0]], exc)",
+        "    done = len(STEPS) if error is None else CURRENT[0]",
+        "    write(report(variables, error, done), out)",
+        "",
+        "",
+        "def report(variables, error, done):",
+        '    """The report of the named tensors among ``variables``, as the runtime records them now."""',
+        "    tensors = {}",
+        "    for name, var in NAMES.items():",
+        "        value = variables.get(var)",
+        "        if isinstance(value, list):",
+        "            tensors |= {f'{name}[{i}]': item for i, item in enumerate(value) if hasattr(item, 'storage_type')}",
+        "        elif hasattr(value, 'storage_type'):",
+        "            tensors[name] = value",
+        f"    return report_json({scenario.name!r}, MESH_SHAPE, tensors, error, done, len(STEPS))",
+        "",
+        "",
+        "# -- bookkeeping -------------------------------------------------------------------------------",
+        "CURRENT = [0, None]  # the step about to run; the report's path",
+        "",
+        "",
+        "def step(index):",
+        '    """Mark the step about to run (the report names the step that raised). With a report path,',
+        "    first write the report of the state so far as if this step killed the process: a step that",
+        "    crashes (SIGSEGV) raises nothing, and this report is what remains; the next step or the end",
+        '    overwrites it."""',
+        "    CURRENT[0] = index",
+        "    if CURRENT[1] is not None:",
+        "        caller = sys._getframe(1).f_locals",
+        "        died = {'step': index, 'op': STEPS[index], 'source': 'ttnn', 'crash': True,",
+        "                'message': 'the process died during this step (killed by a signal: no error was raised)'}",
+        "        write(report(caller, died, index), CURRENT[1])",
+        "",
+        "",
+        "def _frame_locals(exc):",
+        '    """repro()\'s variables when a step raised: the tensors made before it."""',
+        "    tb = exc.__traceback__",
+        "    while tb is not None and tb.tb_frame.f_code.co_name != 'repro':",
+        "        tb = tb.tb_next",
+        "    return dict(tb.tb_frame.f_locals) if tb is not None else {}",
+        "",
+        "",
+        "# -- host data and the calls that need torch -------------------------------------------------",
+        HELPERS.strip("\n"),
+        "",
+        "",
+        "# -- what the runtime records, as a meshspec report (meshspec/bridge/observe.py) ---------------",
+        observe_body,
+        "",
+        "",
+        'if __name__ == "__main__":',
+        "    main(sys.argv[1] if len(sys.argv) > 1 else None)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# names the script's own code binds at module level, besides those of the helpers and observe.py
+TEMPLATE_NAMES = ("os", "sys", "tempfile", "Path", "np", "ttnn", "torch", "here", "files", "repro", "main", "step",
+                  "CURRENT", "_frame_locals", "MESH_SHAPE", "STEPS", "NAMES", "variables", "error", "tensors")
+
+
+def _script_names(*sources: str) -> frozenset[str]:
+    """Names a tensor's variable must not take: Python's builtins, the script's module-level names
+    and those its helper code defines or imports (a tensor named ``host_tensor`` would shadow the
+    helper of that name inside ``repro``)."""
+    import ast
+    import builtins
+
+    names = set(dir(builtins)) | set(TEMPLATE_NAMES)
+    for source in sources:
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return frozenset(names)
+
+
+def _observe_source() -> tuple[list[str], str]:
+    """observe.py as the script inlines it: its import lines, and its code without its docstring."""
+    import ast
+
+    source = (Path(__file__).parent / "observe.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    imports = [lines[n.lineno - 1] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    start = next(n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Expr)))
+    return imports, "\n".join(lines[start.lineno - 1 :]).rstrip()
+
+
+def _bound(step) -> list[str]:
+    from ..sim.ops import OPS
+
+    name = OPS[step.op].bound(step.args)
+    if name is None or OPS[step.op].binds.kind.value == "mesh":  # type: ignore[union-attr]
+        return []
+    return [name]
+
+
+def _wrap(text: str, width: int = 92) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(" ".join(text.split()), width) if text else []

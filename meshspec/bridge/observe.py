@@ -1,0 +1,169 @@
+"""What the real ttnn runtime records, as ``meshspec.report/1`` JSON.
+
+Runs where ttnn runs (hardware, or the mock on a CPU), so it imports nothing of meshspec:
+``meshspec export`` inlines this file into the scripts it writes, and ``meshspec record`` imports
+it. Each tensor is reported as meshspec reports one: its storage, topology, and per device whether
+the runtime records it (``device_coords()``) with the tensor's spec and the buffer's page numbers;
+a host tensor per populated shard of its host buffer. What the runtime does not know (which bytes
+a write reached, a shard's global offset) is left out, and ``meshspec diff`` does not compare it.
+"""
+
+import hashlib
+import itertools
+import json
+import os
+
+REPORT_FORMAT = "meshspec.report/1"
+
+
+def _ttnn():
+    import ttnn
+
+    return ttnn
+
+
+def _name(enum_value) -> str:
+    """``DataType.BFLOAT16`` -> ``bfloat16``; ``BufferType.L1`` -> ``l1``."""
+    return str(enum_value).split(".")[-1].lower()
+
+
+def placement_json(p):
+    ttnn = _ttnn()
+    return {"shard": p.dim} if isinstance(p, ttnn.PlacementShard) else "R"
+
+
+def topology_json(t) -> dict:
+    topo = t.tensor_topology()
+    return {
+        "distribution_shape": list(topo.distribution_shape()),
+        "placements": [placement_json(p) for p in topo.placements()],
+        "coords": [list(c) for c in topo.mesh_coords()],
+    }
+
+
+def spec_json(t, pages: bool) -> dict:
+    """The tensor's spec; with ``pages``, the allocated buffer's page numbers too."""
+    ttnn = _ttnn()
+    out = {
+        "shape": list(t.shape),
+        "padded_shape": list(t.padded_shape),
+        "dtype": _name(t.dtype),
+        "layout": _name(t.layout),
+        "tile": list(t.tile.tile_shape),
+        "memory": _name(t.memory_config().buffer_type),
+    }
+    if pages:
+        page, num = t.buffer_page_size(), t.buffer_num_pages()
+        out |= {"page_size": page, "aligned_page_size": t.buffer_aligned_page_size(), "num_pages": num, "buffer_bytes": page * num}
+    return out
+
+
+def populated(t) -> list:
+    """Coordinates of a host tensor's distributed host buffer that hold a shard, row-major."""
+    ttnn = _ttnn()
+    buffer = t.host_buffer()
+    coords = [list(c) for c in itertools.product(*map(range, buffer.shape()))]
+    return [c for c in coords if buffer.get_shard(ttnn.MeshCoordinate(c)) is not None]
+
+
+def on_hardware() -> bool:
+    """Whether device reads mean anything: the mock (TT_METAL_MOCK_CLUSTER_DESC_PATH set) reads
+    zeros from every device (ttnn-mock README), so there no values are reported."""
+    return not os.environ.get("TT_METAL_MOCK_CLUSTER_DESC_PATH")
+
+
+def values_json(t):
+    """A tensor's values as meshspec reports them (docs/semantics.md section 7: shape, dtype, the
+    SHA-256 of its bytes, bfloat16 as two bytes; the first 16), when it holds one array: a host
+    tensor of one shard, a device tensor on one device (read back). None otherwise or on the mock."""
+    import numpy as np
+
+    ttnn = _ttnn()
+    if not on_hardware():
+        return None
+    if t.storage_type() == ttnn.StorageType.DEVICE:
+        if not t.is_allocated() or len(t.device_coords()) != 1:
+            return None
+        t = t.cpu()
+    elif len(populated(t)) != 1:
+        return None
+    v = np.ascontiguousarray(ttnn.get_device_tensors(t)[0].to_numpy())
+    dtype = _name(t.dtype)
+    raw = (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dtype == "bfloat16" else v
+    first = [x.item() for x in v.reshape(-1)[:16]]
+    return {"shape": list(v.shape), "dtype": dtype if dtype == "bfloat16" else str(v.dtype),
+            "sha256": hashlib.sha256(raw.tobytes()).hexdigest(), "first": [x if x == x else str(x) for x in first]}
+
+
+def tensor_json(name: str, t) -> dict:
+    out = _tensor_json(name, t)
+    out["values"] = values_json(t) if out["storage"] != "deallocated" else None
+    return out
+
+
+def _tensor_json(name: str, t) -> dict:
+    ttnn = _ttnn()
+    if t.storage_type() == ttnn.StorageType.DEVICE:
+        if not t.is_allocated():
+            return {"name": name, "storage": "deallocated", "topology": topology_json(t), "devices": []}
+        recorded = [list(c) for c in t.device_coords()]
+        spec = spec_json(t, pages=True)
+        mesh = list(t.device().shape)
+        # a device the runtime does not record has no spec it can tell: "spec" is left out (unknown)
+        devices = [
+            {"coord": list(c), "recorded": True, "spec": spec} if list(c) in recorded else {"coord": list(c), "recorded": False}
+            for c in itertools.product(*map(range, mesh))
+        ]
+        # a coordinate the runtime records but the mesh no longer has (after a reshape)
+        devices += [{"coord": c, "recorded": True, "spec": spec} for c in recorded if len(c) != len(mesh) or any(x >= n for x, n in zip(c, mesh))]
+        return {"name": name, "storage": "device", "topology": topology_json(t), "devices": devices}
+    parts = ttnn.get_device_tensors(t)
+    devices = [{"coord": c, "recorded": True, "spec": spec_json(p, pages=False)} for c, p in zip(populated(t), parts)]
+    return {"name": name, "storage": "host", "topology": topology_json(t), "devices": devices}
+
+
+def error_json(step: int, op: str, exc: BaseException) -> dict:
+    """The step's error as meshspec words it: a TT_FATAL's message (the text after ``info:``), else
+    the exception's first line."""
+    text = str(exc)
+    if "info:" in text:
+        text = text.split("info:", 1)[1].strip().split("\nbacktrace")[0].strip()
+    return {"step": step, "op": op, "message": text.strip().splitlines()[0] if text.strip() else type(exc).__name__, "source": "ttnn"}
+
+
+def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int, steps_total: int) -> dict:
+    """A meshspec.report/1 of the named tensors as the runtime records them now."""
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version("ttnn")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    reported = []
+    for name, t in tensors.items():
+        try:
+            reported.append(tensor_json(name, t))
+        except Exception as exc:  # a tensor the runtime can no longer describe (e.g. off its mesh)
+            reported.append({"name": name, "storage": "device", "topology": {"distribution_shape": [], "placements": [], "coords": []},
+                             "devices": [], "unreadable": str(exc).splitlines()[0]})
+    return {
+        "format": REPORT_FORMAT,
+        "scenario": scenario,
+        "path": None,
+        "profile": f"ttnn {version} (the real runtime)",
+        "mesh": list(mesh_shape),
+        "error": error,
+        "steps_run": steps_run,
+        "steps_total": steps_total,
+        "tensors": reported,
+        "findings": [],
+    }
+
+
+def write(report: dict, path) -> None:
+    text = json.dumps(report, indent=1)
+    if path is None:
+        print(text)
+    else:
+        with open(path, "w") as f:
+            f.write(text + "\n")
