@@ -367,6 +367,30 @@ def export(
     _emit(text, output, _inputs([scenario]))
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def record(
+    ctx: typer.Context,
+    output: Annotated[Path, typer.Option("--output", "-o", help="A new directory for scenario.yaml, report.json and data files.", show_default=False)],
+) -> None:
+    """Run a ttnn program with ttnn's calls recorded: meshspec record -o DIR -- python prog.py ARGS...
+
+    The program runs as it would (its output and exit code unchanged); DIR gets scenario.yaml (a
+    step per call, opaque steps for calls meshspec does not model), its data files, and
+    report.json (what the real runtime recorded, after every step in its steps). meshspec must be
+    installed in the program's Python (the ttnn venv). For pytest: pytest --meshspec-record DIR."""
+    import subprocess
+
+    from .bridge.launch import check_output_dir, recorder_command
+
+    try:
+        check_output_dir(output)
+        command = recorder_command(output, list(ctx.args))
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
+    raise typer.Exit(subprocess.run(command).returncode)
+
+
 @app.command()
 def profiles(
     scenario: Annotated[Optional[Path], typer.Argument(help="Also show the profiles this scenario defines.", show_default=False)] = None,

@@ -26,7 +26,7 @@ _INERT = pytest.StashKey[bool]()
 @pytest.hookimpl(wrapper=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]):
     result = yield  # the project's initial conftests are loaded now, with their options
-    if _taken(parser) & {"--meshspec", "--meshspec-profile"}:  # the project has an option of that name: it is theirs
+    if _taken(parser) & {"--meshspec", "--meshspec-profile", "--meshspec-record"}:  # the project has an option of that name: it is theirs
         early_config.stash[_INERT] = True
         return result
     group = parser.getgroup("meshspec", "meshspec scenarios as tests")
@@ -37,6 +37,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     group.addoption(
         "--meshspec-profile", default=None, metavar="NAME", dest="meshspec_profile_name",
         help="profile to run scenarios under, or 'all' (default: those each expect block names)",
+    )
+    group.addoption(
+        "--meshspec-record", default=None, metavar="DIR", dest="meshspec_record_dir", type=Path,
+        help="record each test's ttnn calls as a scenario in DIR/<test> (meshspec record, for pytest)",
     )
     parser.addini("meshspec_paths", type="paths", default=[], help="folders or files whose *.yaml scenarios are collected as tests")
     return result
@@ -76,11 +80,41 @@ def pytest_configure(config: pytest.Config) -> None:
             check_profile_option(profile)
         except UsageError as err:
             raise pytest.UsageError(f"--meshspec-profile: {err}") from None
+    record = config.getoption("meshspec_record_dir")
+    if record is not None:
+        from .bridge.launch import check_output_dir
+        from .errors import UsageError
+
+        try:
+            check_output_dir(record)
+        except UsageError as err:
+            raise pytest.UsageError(str(err).replace("--output", "--meshspec-record", 1)) from None
     # With testpaths set, pytest visits only those; add meshspec_paths so the ini option works
     # on its own. Paths given on the command line are left as the user wrote them.
     paths = config.getini("meshspec_paths")
     if paths and config.args_source is pytest.Config.ArgsSource.TESTPATHS:
         config.args.extend(str(p) for p in paths if str(p) not in config.args)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
+    """With --meshspec-record DIR: each test's ttnn calls (its fixtures' included) recorded in
+    DIR/<test> as meshspec record writes them; a test that makes none leaves no directory."""
+    record = None if _inert(item.config) else item.config.getoption("meshspec_record_dir", None)
+    if record is None or isinstance(item, (ScenarioItem, InvalidScenarioItem)):
+        return (yield)
+    import re
+
+    from .bridge.record import Recorder
+
+    name = re.sub(r"[^\w.-]+", "_", item.nodeid).strip("_")[:150]
+    recorder = Recorder(Path(record) / name, re.sub(r"\W", "_", item.name)[:80])
+    recorder.install()
+    try:
+        return (yield)
+    finally:
+        recorder.uninstall()
+        recorder.finish()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:

@@ -198,6 +198,31 @@ def update_topology(a, ctx):
     ]
 
 
+def opaque(a, ctx):
+    """The program's own line when it was recorded; else a call that makes the same records."""
+    if a.code:
+        return [f"# not modeled by meshspec ({a.call}): the program's own line", f"{ctx.var(a.as_)} = {_rename(a.code, a, ctx)}"]
+    placements = ", ".join("ttnn.PlacementReplicate()" if p in ("replicate", "R") else f"ttnn.PlacementShard({p.shard})" for p in a.topology.placements)
+    coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in a.topology.coords)
+    out = ctx.var(a.as_)
+    return [
+        f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a",
+        "# tensor with the records the real runtime gave its output (its values are not the call's).",
+        f"{out} = ttnn.allocate_tensor_on_device({_spec(a, ctx)}, mesh_device)",
+        f"{out}.update_tensor_topology(ttnn.TensorTopology(ttnn.MeshShape({list(a.topology.distribution_shape)}), [{placements}], [{coords}]))",
+    ]
+
+
+def _rename(code: str, a, ctx) -> str:
+    """The recorded line's right-hand side, with the program's variable names for the tensors it
+    used replaced by the script's (the recorder names tensors after the program's variables, so
+    they are usually the same)."""
+    rhs = code.split("=", 1)[1].strip() if re.match(r"^\s*[\w.,\s\[\]]+=[^=]", code) else code.strip()
+    for name in a.uses:
+        rhs = re.sub(rf"\b{re.escape(name)}\b", ctx.var(name), rhs)
+    return rhs
+
+
 def _creation(name: str, fill: bool = False):
     def emit(a, ctx):
         device = ctx.mesh(a.device) if getattr(a, "device", None) else "None"
@@ -279,6 +304,7 @@ EMITTERS: dict[str, Emitter] = {
     "allocate_tensor_on_host": allocate_on_host,
     "copy_device_to_host_tensor": copy_to_host,
     "update_tensor_topology": update_topology,
+    "opaque": opaque,
     "empty": _creation("empty"),
     "zeros": _creation("zeros"),
     "ones": _creation("ones"),

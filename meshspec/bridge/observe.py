@@ -87,12 +87,24 @@ def values_json(t):
         t = t.cpu()
     elif len(populated(t)) != 1:
         return None
-    v = np.ascontiguousarray(ttnn.get_device_tensors(t)[0].to_numpy())
+    v = host_array(ttnn.get_device_tensors(t)[0])
     dtype = _name(t.dtype)
     raw = (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dtype == "bfloat16" else v
     first = [x.item() for x in v.reshape(-1)[:16]]
     return {"shape": list(v.shape), "dtype": dtype if dtype == "bfloat16" else str(v.dtype),
             "sha256": hashlib.sha256(raw.tobytes()).hexdigest(), "first": [x if x == x else str(x) for x in first]}
+
+
+def host_array(t):
+    """A one-shard host tensor's values as numpy, in logical (row-major) order: float32 for the
+    bfloat types (ttnn 0.81.1's to_numpy of a bfloat16 tensor gives an unusable object array, so
+    they go through ttnn.to_dtype(t, float32) first; observed in the mock)."""
+    import numpy as np
+
+    ttnn = _ttnn()
+    if _name(t.dtype) in ("bfloat16", "bfloat8_b", "bfloat4_b"):
+        t = ttnn.to_dtype(t, ttnn.float32)
+    return np.ascontiguousarray(t.to_numpy())
 
 
 def tensor_json(name: str, t) -> dict:
@@ -131,14 +143,18 @@ def error_json(step: int, op: str, exc: BaseException) -> dict:
     return {"step": step, "op": op, "message": text.strip().splitlines()[0] if text.strip() else type(exc).__name__, "source": "ttnn"}
 
 
-def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int, steps_total: int) -> dict:
-    """A meshspec.report/1 of the named tensors as the runtime records them now."""
+def ttnn_version() -> str:
     import importlib.metadata
 
     try:
-        version = importlib.metadata.version("ttnn")
+        return importlib.metadata.version("ttnn")
     except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
+        return "unknown"
+
+
+def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int, steps_total: int) -> dict:
+    """A meshspec.report/1 of the named tensors as the runtime records them now."""
+    version = ttnn_version()
     reported = []
     for name, t in tensors.items():
         try:

@@ -8,8 +8,8 @@ derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
 from __future__ import annotations
 
 from . import (
-    allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, submesh, to_device,
-    to_torch, topology,
+    allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, submesh,
+    to_device, to_torch, topology,
 )
 from .base import Op, TensorKind, Use
 
@@ -36,6 +36,7 @@ OPS: dict[str, Op] = {
         *creation.OPS,
         *submesh.OPS,
         *cache.OPS,
+        opaque.OP,
     )
 }
 

@@ -1,0 +1,84 @@
+"""A call meshspec does not model (``ttnn.add``, a matmul, a collective), as ``meshspec record``
+writes it: the tensor it made, declared with the records the real runtime gave it.
+
+The step states what the real runtime recorded after the call (the output's storage, its spec,
+its topology and, on device, the coordinates ``device_coords()`` listed), and the simulation takes
+those records as they are, under every profile: an era rule cannot change what was observed. Its
+values are not modeled: each recorded device holds zeros, written by the step (a finding about
+them says nothing about the real values). The tensors the call took are named in ``uses``, so the
+loader checks they exist and ``--trace`` shows the step touching them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional
+
+from ...typed import Length
+from ..placement import Topology
+from ..runtime import Runtime
+from ..tensor import HostShard, HostTensor
+from .base import Op, TensorKind, Use
+from .fields import As, Names, TensorFields
+from .topology import TopologyFields
+
+
+class Opaque(TensorFields):
+    """``out = ttnn.<call>(...)``: the output as the real runtime recorded it."""
+
+    call: str
+    """The ttnn function called, e.g. ``ttnn.add`` (what it computes is not modeled)."""
+    uses: Names = []
+    """The tensors the call took."""
+    storage: Literal["device", "host"] = "device"
+    topology: TopologyFields
+    recorded: Optional[list[Annotated[list[int], Length(min=1, max=4)]]] = None
+    """On device: the coordinates ``device_coords()`` lists (default: every coordinate of the topology).
+    On host: the coordinates of the host buffer that hold a shard."""
+    code: Optional[str] = None
+    """The program's own line for the call, when recorded (``meshspec export`` writes it back)."""
+    as_: As
+
+
+def run(rt: Runtime, a: Opaque) -> None:
+    from .allocate import allocation
+    from .creation import _plain
+
+    spec = a.spec(rt.arch)
+    topology: Topology = a.topology.topology()
+    coords = tuple(tuple(c) for c in (a.recorded if a.recorded is not None else a.topology.coords))
+    host = _plain(rt, f"{a.as_}.values", spec, None if not rt.with_data else _zeros(spec))
+    if a.storage == "host":
+        value = host.shards[(0, 0)].values
+        shards = {c: HostShard(c, spec, value, None) for c in coords}
+        rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, topology, shards, buffer_shape=rt.root.shape))
+        return
+    for c in coords:
+        rt.root.check_coord(c)
+    out = allocation(rt, spec, rt.root, a.as_, topology)
+    out.record.recorded = coords
+    out.record.specs = {c: spec for c in coords}
+    value = host.shards[(0, 0)].values
+    rt.write(out, host, {c: HostShard(c, spec, value, (0,) * len(spec.shape)) for c in coords})
+    rt.bind(a.as_, out)
+
+
+def _zeros(spec):
+    from ..values import generate
+
+    return generate("zeros", tuple(spec.shape), spec.dtype)
+
+
+def _kind(a: Opaque) -> TensorKind:
+    return TensorKind.HOST if a.storage == "host" else TensorKind.DEVICE
+
+
+OP = Op(
+    "opaque",
+    Opaque,
+    run,
+    "A call meshspec does not model, as recorded: its output's spec, topology and devices as the real runtime gave them.",
+    "out = ttnn.add(a, b)  # any call; meshspec record writes the records it produced",
+    uses=(Use("uses", TensorKind.ANY, many=True),),
+    binds=Use("as_", TensorKind.ANY),
+    kind_of=_kind,
+)
