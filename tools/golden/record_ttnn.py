@@ -1349,6 +1349,7 @@ def main():
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--skip", default="", help=argparse.SUPPRESS)
     parser.add_argument("--api", action="store_true", help=argparse.SUPPRESS)  # internal: --play an "api" scenario
+    parser.add_argument("--golden", type=Path, default=OUTPUT, help="where to write the golden file (default: %(default)s)")
     options = parser.parse_args()
     installed = importlib.metadata.version("ttnn")
     if installed != TTNN_VERSION:
@@ -1367,9 +1368,10 @@ def main():
             golden = record_all()
         finally:
             os.chdir(home)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    OUTPUT.write_text(dumps(golden) + "\n")
-    print(f"wrote {OUTPUT.relative_to(REPO)}: {len(golden['specs'])} specs, {len(golden['mappers'])} mappers, "
+    target = options.golden.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(dumps(golden) + "\n")
+    print(f"wrote {target}: {len(golden['specs'])} specs, {len(golden['mappers'])} mappers, "
           f"{len(golden['runtime'])} runtime scenarios, {len(golden['systems'])} system shapes, "
           f"{len(golden['api'])} api scenarios", file=sys.stderr)
 

@@ -1,0 +1,15 @@
+"""The golden file the main suite checks meshspec against (tests/golden/ttnn_0_81_1.json) is still
+what ttnn 0.81.1 says: tools/golden/record_ttnn.py, run again, writes the same bytes (it is
+deterministic; about 25 s)."""
+
+import sys
+
+from conftest import ROOT, run_mock
+
+
+def test_the_golden_file_is_what_the_library_records_today(tmp_path):
+    result = run_mock(["python", str(ROOT / "tools" / "golden" / "record_ttnn.py"), "--golden", str(tmp_path / "g.json")], "t3k",
+                      tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    committed = (ROOT / "tests" / "golden" / "ttnn_0_81_1.json").read_text()
+    assert (tmp_path / "g.json").read_text() == committed, "re-recorded golden data differs: run tools/golden/record_ttnn.py and review"

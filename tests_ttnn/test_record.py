@@ -1,0 +1,88 @@
+"""Issue 15 section 2: meshspec record of real programs (tests_ttnn/programs/) in the mock. The
+program's output and exit code are what they are without the recorder; the scenario it writes
+runs in meshspec, and the simulation under ``current`` diffs equal to the recorded report."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import run_mock
+from meshspec.judge.diff import diff_reports
+from meshspec.render.diff import render_diff
+from meshspec.runner import run
+from meshspec.scenario.loader import load
+
+PROGRAMS = Path(__file__).parent / "programs"
+MESHSPEC = [sys.executable, "-m", "meshspec"]
+
+
+def _recorded(out: Path) -> tuple[dict, dict]:
+    scenario = load(out / "scenario.yaml")
+    real = json.loads((out / "report.json").read_text())
+    d = diff_reports(run(scenario, "current").to_json(), real, "simulated", "recorded")
+    assert d.equal, render_diff(d, width=140)
+    return yaml.safe_load((out / "scenario.yaml").read_text()), real
+
+
+@pytest.mark.parametrize("program, code, ops", [
+    ("copy_and_read", 3, ["from_torch", "distribute_tensor", "allocate_tensor_on_device", "copy_host_to_device_tensor", "cpu",
+                          "get_device_tensors"]),
+    ("opaque_and_caught", 0, ["from_torch", "opaque", "distribute_tensor", "allocate_tensor_on_device", "cpu", "aggregate_tensor",
+                              "deallocate"]),
+])
+def test_a_recorded_program_runs_as_before_and_its_scenario_agrees(program, code, ops, tmp_path):
+    shutil.copy(PROGRAMS / f"{program}.py", tmp_path)
+    plain = run_mock(["python", f"{program}.py"], "t3k", tmp_path)
+    recorded = run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", f"{program}.py"], "t3k", tmp_path)
+    assert plain.returncode == recorded.returncode == code
+    assert recorded.stdout.splitlines()[-2:] == plain.stdout.splitlines()[-2:]
+    scenario, real = _recorded(tmp_path / "out")
+    assert [next(iter(s)) for s in scenario["steps"]] == ops
+    assert len(real["steps"]) == len(ops) and real["error"] is None
+
+
+def test_names_and_forms_come_from_the_program(tmp_path):
+    shutil.copy(PROGRAMS / "copy_and_read.py", tmp_path)
+    run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", "copy_and_read.py"], "t3k", tmp_path)
+    scenario, real = _recorded(tmp_path / "out")
+    steps = scenario["steps"]
+    assert scenario["mesh"] == {"system": "t3k", "shape": [2, 4]}
+    assert steps[0]["from_torch"] == {"as": "host", "shape": [1, 7, 32, 32], "dtype": "bfloat16", "layout": "tile",
+                                     "data": {"file": "host.npy"}}
+    assert steps[1]["distribute_tensor"]["mesh_mapper"] == {"shard_tensor_to_mesh_mapper": {"dim": 1}}
+    assert steps[3]["copy_host_to_device_tensor"] == {"src": "sharded", "dst": "dst"}
+    dst = next(t for t in real["tensors"] if t["name"] == "dst")
+    assert [d["coord"] for d in dst["devices"] if d["recorded"]] == [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2]]
+
+
+def test_a_caught_error_is_a_comment_not_a_step(tmp_path):
+    shutil.copy(PROGRAMS / "opaque_and_caught.py", tmp_path)
+    run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", "opaque_and_caught.py"], "t3k", tmp_path)
+    text = (tmp_path / "out" / "scenario.yaml").read_text()
+    assert "copy_host_to_device_tensor raised, and the program went on: Host tensor has different shape" in text
+    scenario, _ = _recorded(tmp_path / "out")
+    opaque = scenario["steps"][1]["opaque"]
+    assert opaque["call"] == "ttnn.to_layout" and opaque["uses"] == ["a"] and opaque["storage"] == "host"
+
+
+def test_a_step_that_kills_the_process_leaves_a_report(tmp_path):
+    shutil.copy(PROGRAMS / "use_after_free.py", tmp_path)
+    recorded = run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", "use_after_free.py"], "t3k", tmp_path)
+    assert recorded.returncode != 0
+    _, real = _recorded(tmp_path / "out")  # the simulation says cpu() after deallocate crashes
+    assert real["error"]["crash"] and real["error"]["op"] == "cpu" and real["error"]["step"] == 3
+
+
+def test_pytest_records_each_test_in_its_own_directory(tmp_path):
+    shutil.copy(PROGRAMS / "pytest_mesh.py", tmp_path / "test_mesh.py")
+    result = run_mock([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--meshspec-record", "rec", "test_mesh.py"],
+                      "t3k", tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:]
+    recorded = sorted(p.name for p in (tmp_path / "rec").iterdir())
+    assert recorded == ["test_mesh.py_test_replicate", "test_mesh.py_test_shard_copy"]
+    for name in recorded:
+        _recorded(tmp_path / "rec" / name)
