@@ -763,11 +763,13 @@ def mapper_config(placements, override, offset=None):
 def error_text(exc):
     """The key line of a ttnn error: "TT_FATAL: <info>" without file, condition or backtrace. A kernel
     build failure (mock mode cannot compile kernels) names the kernel and RISC that failed first, which
-    varies between runs (parallel builds): those become <kernel> and <risc>. Paths in the scratch
-    directory are made relative to it."""
+    varies between runs (parallel builds): those become <kernel> and <risc>; the build log is the
+    compiler stand-in's own words (whichever set-up made it), so it becomes <compiler stand-in>.
+    Paths in the scratch directory are made relative to it."""
     text = str(exc).replace(os.getcwd() + os.sep, "")
     text = re.sub(r"(Failed to generate binaries for )\S+", r"\1<kernel>", text)
     text = re.sub(r"(^|\n)\S+( build failed\. Log:)", r"\1<risc>\2", text)
+    text = re.sub(r"( build failed\. Log:)[^\n]*", r"\1 <compiler stand-in: no device kernels in mock mode>", text)
     if "\ninfo:\n" in text:
         info = text.split("\ninfo:\n", 1)[1].split("\nbacktrace:", 1)[0]
         return "TT_FATAL: " + " ".join(line.strip() for line in info.strip().splitlines())
