@@ -360,11 +360,28 @@ def export(
         scenario_ = load(scenario, allow_outside_data=allow_outside_data)
         # the script finds the scenario's .npy files where they are now, relative to itself
         where = Path(os.path.relpath(scenario.resolve().parent, output.resolve().parent)) if output is not None else Path(".")
-        text = to_script(scenario_, data_dir=str(where))
+        _emit(to_script(scenario_, data_dir=str(where)), output, _inputs([scenario]))
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
-    _emit(text, output, _inputs([scenario]))
+
+
+@app.command(name="import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="A tracer folder (pytest --trace-params) or a graph capture .json.", show_default=False)],
+    output: OutputOption = None,
+) -> None:
+    """Turn ttnn's operation-tracer output or a graph capture into a scenario; a line per call not imported."""
+    from .bridge.importer import import_path
+
+    try:
+        imported = import_path(path)
+        for line in imported.unmapped:
+            _err(f"not imported: {line}")
+        _emit(imported.text, output, [path, *sorted(path.iterdir())] if path.is_dir() else [path])
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

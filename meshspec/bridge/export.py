@@ -186,30 +186,28 @@ def copy_to_host(a, ctx):
     return [f"ttnn.copy_device_to_host_tensor({ctx.var(a.device_tensor)}, {ctx.var(a.host_tensor)}, blocking=True)"]
 
 
-def update_topology(a, ctx):
-    t = a.topology
+def _topology(t) -> str:
+    """``ttnn.TensorTopology(...)`` for a topology's fields."""
     placements = ", ".join("ttnn.PlacementReplicate()" if p in ("replicate", "R") else f"ttnn.PlacementShard({p.shard})" for p in t.placements)
     coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in t.coords)
     shape = list(t.distribution_shape)  # MeshShape(7) is refused; MeshShape([7]) is the 1-D shape
-    return [
-        f"{ctx.var(a.tensor)}.update_tensor_topology(",
-        f"    ttnn.TensorTopology(ttnn.MeshShape({shape}), [{placements}], [{coords}])",
-        ")",
-    ]
+    return f"ttnn.TensorTopology(ttnn.MeshShape({shape}), [{placements}], [{coords}])"
+
+
+def update_topology(a, ctx):
+    return [f"{ctx.var(a.tensor)}.update_tensor_topology(", f"    {_topology(a.topology)}", ")"]
 
 
 def opaque(a, ctx):
     """The program's own line when it was recorded; else a call that makes the same records."""
     if a.code:
         return [f"# not modeled by meshspec ({a.call}): the program's own line", f"{ctx.var(a.as_)} = {_rename(a.code, a, ctx)}"]
-    placements = ", ".join("ttnn.PlacementReplicate()" if p in ("replicate", "R") else f"ttnn.PlacementShard({p.shard})" for p in a.topology.placements)
-    coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in a.topology.coords)
     out = ctx.var(a.as_)
     return [
         f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a",
         "# tensor with the records the real runtime gave its output (its values are not the call's).",
-        f"{out} = ttnn.allocate_tensor_on_device({_spec(a, ctx)}, mesh_device)",
-        f"{out}.update_tensor_topology(ttnn.TensorTopology(ttnn.MeshShape({list(a.topology.distribution_shape)}), [{placements}], [{coords}]))",
+        f"{out} = ttnn.allocate_tensor_on_{'host' if a.storage == 'host' else 'device'}({_spec(a, ctx)}, mesh_device)",
+        f"{out}.update_tensor_topology({_topology(a.topology)})",
     ]
 
 

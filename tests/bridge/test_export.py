@@ -86,3 +86,11 @@ def test_cli_writes_the_script_and_refuses_an_unknown_target(tmp_path):
     compile(out.read_text(), str(out), "exec")
     r = CliRunner().invoke(app, ["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "--to", "jax"])
     assert r.exit_code == 2 and "--to 'jax'" in r.output and "ttnn" in r.output
+
+
+def test_export_never_writes_over_the_scenario(tmp_path):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text((ROOT / "scenarios" / "seed-uneven-copy.yaml").read_text())
+    before = scenario.read_bytes()
+    r = CliRunner().invoke(app, ["export", str(scenario), "-o", str(scenario)])
+    assert r.exit_code == 2 and "refusing to overwrite" in r.output and scenario.read_bytes() == before

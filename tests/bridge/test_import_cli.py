@@ -1,0 +1,41 @@
+"""meshspec import on the command line: the scenario to stdout or -o, a 'not imported' line per
+call on stderr, a bad path one line, and never a write over what it read."""
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from meshspec.cli import app
+from meshspec.runner import run
+from meshspec.scenario.loader import load
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_import_writes_a_scenario_that_runs_and_names_what_it_left_out(tmp_path):
+    out = tmp_path / "imported.yaml"
+    r = CliRunner().invoke(app, ["import", str(DATA / "tracer-unmapped"), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "meshspec: not imported: 2_ttnn_add_20260101_000000_000002.json: ttnn.add (not a meshspec step" in r.stderr
+    assert r.stderr.count("not imported:") == 4
+    report = run(load(out), "current")
+    assert report.error is None and [s.op for s in load(out).steps][:2] == ["from_torch", "opaque"]
+
+
+def test_import_of_a_graph_capture_to_stdout():
+    r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json")])
+    assert r.exit_code == 0 and r.stderr == ""
+    assert "- copy_host_to_device_tensor: {src: host0, dst: dev0}" in r.stdout
+
+
+def test_import_never_writes_over_its_input(tmp_path):
+    target = DATA / "graph-example.json"
+    before = target.read_bytes()
+    r = CliRunner().invoke(app, ["import", str(target), "-o", str(target)])
+    assert r.exit_code == 2 and target.read_bytes() == before
+
+
+def test_a_path_that_is_neither_format_is_one_line(tmp_path):
+    (tmp_path / "x.txt").write_text("hello")
+    r = CliRunner().invoke(app, ["import", str(tmp_path / "x.txt")])
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "x.txt" in r.stderr
