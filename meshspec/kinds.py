@@ -20,6 +20,7 @@ shape_mismatch     yes       every recorded byte written, but the recorded shape
 data_mismatch      no        a read-back value differs from what was written
 use_after_free     no        a deallocated tensor was used
 topology_mismatch  no        the tensor's topology disagrees with the devices or shards it records
+phantom_cores      no        a sharded spec's grid claims cores that hold no page of the tensor
 =================  ========  ==========================================================================
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
@@ -46,6 +47,7 @@ class Kind(str, enum.Enum):
     DATA_MISMATCH = "data_mismatch"
     USE_AFTER_FREE = "use_after_free"
     TOPOLOGY_MISMATCH = "topology_mismatch"
+    PHANTOM_CORES = "phantom_cores"
 
     def __str__(self) -> str:
         return self.value
@@ -200,6 +202,20 @@ KINDS: dict[Kind, KindInfo] = {
         "too (scenarios/self-contradicting-calls.yaml).",
         "Build the topology from the devices actually written (TensorTopology from the storage's coords), "
         "and give every handle its own topology instead of sharing one.",
+    ),
+    Kind.PHANTOM_CORES: KindInfo(
+        True,
+        False,
+        "a sharded spec's shard grid claims cores that hold no page of the tensor",
+        "The memory config's shard grid names more cores than the tensor has shards: the cores past the "
+        "last shard hold nothing (each still reserves a whole shard of L1 or DRAM). Code that walks the "
+        "grid (sharded_to_interleaved's writers, a kernel per core) runs on those cores and reads or "
+        "writes memory that is not the tensor's: the same lie as a device recorded with no data, one "
+        "level down.",
+        "tt-metal PR #55112: 8 shards on a grid claiming all 88 cores, then sharded_to_interleaved runs "
+        "writers on the 80 phantom cores and corrupts adjacent DRAM (scenarios/phantom-core-grid.yaml).",
+        "Derive the grid from the shard count (ttnn.num_cores_to_corerangeset(n, device grid)), or give "
+        "the shard spec exactly the cores that hold shards.",
     ),
 }
 

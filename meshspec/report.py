@@ -414,7 +414,7 @@ def invalid_json(path: str, message: str) -> dict:
 
 # -- diff: two reports compared ------------------------------------------------------------------
 #: Per-device record fields compared, in table order.
-DEVICE_FIELDS = ("recorded", "shape", "padded_shape", "dtype", "layout", "num_pages", "bytes", "offset")
+DEVICE_FIELDS = ("recorded", "shape", "padded_shape", "dtype", "layout", "memory_config", "num_pages", "bytes", "offset")
 
 
 class _Unknown:

@@ -8,6 +8,8 @@ after each step, and the report is plain data for the renderers.
 
 from __future__ import annotations
 
+from typing import Optional
+
 
 from .errors import Crash, ResourceLimit, ScenarioError, StepInputError, TTFatal
 from .judge.findings import Judge
@@ -35,6 +37,11 @@ def execute(rt: Runtime, step: LoadedStep) -> None:
         OPS[step.op].run(rt, step.args)
     finally:
         rt.end()
+
+
+def _banks(system: Optional[str]) -> Optional[tuple[tuple[int, int], int]]:
+    s = SYSTEMS.get(system or "t3k")  # a bare shape is Wormhole chips, as a T3K's
+    return (s.worker_grid, s.dram_banks) if s is not None and s.worker_grid is not None and s.dram_banks is not None else None
 
 
 def run(
@@ -70,6 +77,7 @@ def run(
         with_data=scenario.with_data if with_data is None else with_data,
         pool=MemoryPool(Uninitialized(uninitialized)),
         system_shape=SYSTEMS[scenario.mesh_name].shape if scenario.mesh_name in SYSTEMS else None,
+        banks=_banks(scenario.mesh_name),
     )
     if max_memory is not None:
         rt.max_memory = max_memory

@@ -28,6 +28,17 @@ EXPECTED = {
     ("seed-uneven-copy", "reference"): (set(), None),
     # section 6, first era row: no specs, the copy's update is lost, readback has nothing to read.
     ("seed-uneven-copy", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 11: a copy never checks the memory config, so the seed on a height-sharded L1
+    # destination lies as on an interleaved one (the same outcomes as the seed).
+    ("seed-sharded-destination", "uniform-by-value"): ({("stale", (1, 3)), ("data_mismatch", (1, 3))}, None),
+    ("seed-sharded-destination", "current"): (set(), None),
+    ("seed-sharded-destination", "reference"): (set(), None),
+    ("seed-sharded-destination", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 11: 8 shards on a 64-core grid; the grid is the same under every era, the put exact.
+    ("phantom-core-grid", "current"): ({("phantom_cores", None)}, None),
+    ("phantom-core-grid", "reference"): ({("phantom_cores", None)}, None),
+    ("phantom-core-grid", "uniform-by-value"): ({("phantom_cores", None)}, None),
+    ("phantom-core-grid", "unpopulated"): ({("phantom_cores", None)}, None),
     # section 6, "A real gap in the current library".
     ("partial-then-full", "current"): ({("lost", (1, 3)), ("topology_mismatch", None), ("data_mismatch", (1, 3))}, None),
     ("partial-then-full", "reference"): (set(), None),

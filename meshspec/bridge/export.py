@@ -19,6 +19,7 @@ from typing import Any, Callable
 from ..scenario.loader import LoadedScenario
 from ..sim.ops import fields as f
 from ..sim.ops.mappers import composer_choice, mapper_choice
+from ..sim.sharding import MemoryLayout
 from ..sim.spec import BufferType, DataType, Layout
 
 DTYPES = {d: f"ttnn.{d.value}" for d in DataType}
@@ -60,9 +61,34 @@ Emitter = Callable[[Any, Context], list[str]]
 
 
 def _spec(a, ctx: Context, shape=None) -> str:
-    parts = [str(list(shape or a.shape)), DTYPES[DataType(a.dtype)], LAYOUTS[Layout(a.layout)], BUFFERS[a.buffer_type]]
+    parts = [str(list(shape or a.shape)), DTYPES[DataType(a.dtype)], LAYOUTS[Layout(a.layout)]]
+    config = getattr(a, "memory_config", None)
+    if isinstance(config, f.MemoryConfigFields) and config.memory_layout is not MemoryLayout.INTERLEAVED:
+        # TensorSpec(shape, dtype, layout, memory_layout, shard_spec, buffer_type): the 2-D sharded overload
+        shard = _shard_spec(config.shard_spec) if config.shard_spec is not None else "None"
+        parts += [f"ttnn.TensorMemoryLayout.{config.memory_layout.name}", shard, BUFFERS[a.buffer_type]]
+    elif isinstance(config, str) and f.NAMED_CONFIGS[config][1] is not MemoryLayout.INTERLEAVED:
+        parts += [f"ttnn.TensorMemoryLayout.{f.NAMED_CONFIGS[config][1].name}", "None", BUFFERS[a.buffer_type]]
+    else:
+        parts.append(BUFFERS[a.buffer_type])
     tile = "" if tuple(a.tile) == (32, 32) else f", tile=ttnn.Tile({list(a.tile)})"
     return f"ttnn.TensorSpec({', '.join(parts)}{tile})"
+
+
+def _shard_spec(s) -> str:
+    """``ttnn.ShardSpec(ttnn.CoreRangeSet([...]), [h, w], orientation)`` for a scenario's shard_spec."""
+    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({a[0]}, {a[1]}), ttnn.CoreCoord({b[0]}, {b[1]}))" for a, b in s.grid)
+    return f"ttnn.ShardSpec(ttnn.CoreRangeSet([{ranges}]), {list(s.shape)}, ttnn.ShardOrientation.{s.orientation.name})"
+
+
+def _memory_config(config) -> str:
+    """A scenario's memory_config as ttnn code: its constant, or ``ttnn.MemoryConfig(...)``."""
+    if isinstance(config, str):
+        return f"ttnn.{config}" if config.endswith("MEMORY_CONFIG") else MEMORY_CONFIGS[f.buffer_type(config)]
+    if config.memory_layout is MemoryLayout.INTERLEAVED:
+        return MEMORY_CONFIGS[config.buffer_type]
+    shard = f", {_shard_spec(config.shard_spec)}" if config.shard_spec is not None else ""
+    return f"ttnn.MemoryConfig(ttnn.TensorMemoryLayout.{config.memory_layout.name}, {BUFFERS[config.buffer_type]}{shard})"
 
 
 def _data(a, ctx: Context) -> str:
@@ -95,7 +121,7 @@ def _composer(c, ctx: Context) -> str:
 def _memory(a) -> str:
     config = getattr(a, "memory_config", None)
     if config is not None:
-        return MEMORY_CONFIGS[f.buffer_type(config)]
+        return _memory_config(config)
     memory = getattr(a, "memory", None)
     return MEMORY_CONFIGS[memory] if memory is not None else "None"
 
@@ -351,6 +377,10 @@ def to_torch(t, mesh_composer=None):
     the composition of ttnn.aggregate_tensor, or, without a composer, the one shard (as to_torch, a
     tensor of several raises)."""
     host = t.cpu() if t.storage_type() == ttnn.StorageType.DEVICE else t
+    if mesh_composer is not None and host.memory_config().is_sharded():
+        # aggregate_tensor keeps the sharded memory config (and refuses a composed shape it does
+        # not fit); to_torch composes into a plain buffer, as to_numpy(composer) does
+        return ttnn.Tensor(ttnn.to_dtype(host, ttnn.float32).to_numpy(mesh_composer), host.dtype, None, host.layout)
     if mesh_composer is not None:
         return ttnn.aggregate_tensor(host, mesh_composer)
     host.to_numpy()  # raises as to_torch does for a tensor of several shards

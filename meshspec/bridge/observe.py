@@ -52,9 +52,23 @@ def spec_json(t, pages: bool) -> dict:
         "tile": list(t.tile.tile_shape),
         "memory": _name(t.memory_config().buffer_type),
     }
+    config = memory_config_json(t.memory_config())
+    if config["memory_layout"] != "interleaved":
+        out["memory_config"] = config
     if pages:
         page, num = t.buffer_page_size(), t.buffer_num_pages()
         out |= {"page_size": page, "aligned_page_size": t.buffer_aligned_page_size(), "num_pages": num, "buffer_bytes": page * num}
+    return out
+
+
+def memory_config_json(config) -> dict:
+    """A ``ttnn.MemoryConfig`` as a scenario writes it: ``{memory_layout, buffer_type, shard_spec:
+    {grid, shape, orientation}}``."""
+    out = {"memory_layout": _name(config.memory_layout), "buffer_type": _name(config.buffer_type)}
+    shard = config.shard_spec
+    if shard is not None:
+        grid = [[[r.start.x, r.start.y], [r.end.x, r.end.y]] for r in shard.grid.ranges()]
+        out["shard_spec"] = {"grid": grid, "shape": list(shard.shape), "orientation": _name(shard.orientation)}
     return out
 
 

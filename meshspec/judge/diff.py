@@ -35,6 +35,9 @@ def device_fields(device: dict) -> dict:
         "dtype": of_spec("dtype"),
         "layout": of_spec("layout"),
         "num_pages": of_spec("num_pages"),
+        # an interleaved spec leaves memory_config out: it is its buffer type, interleaved
+        "memory_config": of_spec("memory_config") if spec in (None, UNKNOWN) or "memory_config" in spec
+        else {"memory_layout": "interleaved", "buffer_type": spec.get("memory")},
         "bytes": 0 if size is None else size,
         "offset": device.get("offset", UNKNOWN),
     }

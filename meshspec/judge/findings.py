@@ -342,7 +342,7 @@ class Judge:
                     found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
                 else:
                     found = self.views[name] = device_views(t, self.mesh_shape)
-                self.found[name] = findings_of(name, t, found, self.ops) + self._topology(name, t)
+                self.found[name] = findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
 
@@ -354,6 +354,20 @@ class Judge:
         why = "; ".join(whys)
         step = self._topology_since.setdefault((name, why), self.step_index)
         return [Finding(Kind.TOPOLOGY_MISMATCH, name, None, step, self.ops.get(step), f"{name}: {why}")]
+
+    def _phantom(self, name: str, t: Tensor) -> list[Finding]:
+        """A sharded device tensor whose grid has cores holding no page (docs/semantics.md section 11)."""
+        if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.spec.shard is None or t.span is not None:
+            return []  # a part (get_device_tensors) shares its parent's grid: the finding is the parent's
+        spec = t.record.spec
+        idle = [core for core, pages in spec.core_pages if not pages]
+        if not idle:
+            return []
+        shown = ", ".join(f"({x},{y})" for x, y in idle[:4]) + (", ..." if len(idle) > 4 else "")
+        why = (f"its shard grid claims {spec.shard.num_cores} cores and {len(idle)} of them hold no page ({shown}): "
+               f"{len(spec.core_pages) - len(idle)} shard(s) of {fmt_shape(tuple(spec.shard.shape))} fill the rest")
+        step = self._topology_since.setdefault((name, why), self.step_index)
+        return [Finding(Kind.PHANTOM_CORES, name, None, step, self.ops.get(step), f"{name}: {why}")]
 
     def result(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]] = None) -> tuple[list[TensorReport], list[Finding]]:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies

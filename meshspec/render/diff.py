@@ -23,6 +23,7 @@ HEADERS = {
     "padded_shape": "padded",
     "dtype": "dtype",
     "layout": "layout",
+    "memory_config": "memory",
     "num_pages": "pages",
     "bytes": "bytes",
     "offset": "offset",
@@ -36,9 +37,17 @@ def _value(field: str, v) -> str:
         return "-"
     if field == "recorded":
         return "yes" if v else "no"
+    if field == "memory_config":
+        shard = v.get("shard_spec")
+        extra = f" {'x'.join(map(str, shard['shape']))} {len(shard['grid'])}r" if shard else ""
+        return f"{v.get('buffer_type')} {v.get('memory_layout')}{extra}"
     if isinstance(v, list):
         return ("(" + ",".join(str(x) for x in v) + ")") if field == "offset" else "x".join(str(x) for x in v)
     return str(v)
+
+
+def _sharded(v) -> bool:
+    return isinstance(v, dict) and v.get("memory_layout") not in (None, "interleaved")
 
 
 def _topology(t: dict) -> str:
@@ -94,7 +103,10 @@ def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int) -> None
     changed = {d.device for d in t.differences if d.device is not None}
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
     table.add_column("device", no_wrap=True)
-    for f in DEVICE_FIELDS:
+    # the memory column only where a memory config is sharded or differs (interleaved is the rule)
+    fields = [f for f in DEVICE_FIELDS if f != "memory_config" or any(_sharded(e[f]) or _sharded(a[f]) or not same(e[f], a[f])
+                                                                      for _, e, a in t.rows)]
+    for f in fields:
         table.add_column(HEADERS[f], no_wrap=True, justify="right" if f in ("num_pages", "bytes") else "left")
     agree = []
     for coord, e, a in t.rows:
@@ -102,7 +114,7 @@ def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int) -> None
             agree.append(coord)
             continue
         cells = [Text(fmt_coord(coord), style="bold" if coord in changed else "")]
-        for f in DEVICE_FIELDS:
+        for f in fields:
             if same(e[f], a[f]):
                 cells.append(Text(_value(f, e[f] if e[f] is not UNKNOWN else a[f]), style="dim"))
             else:

@@ -23,21 +23,26 @@ class System(Frozen):
     arch: str
     """``wormhole_b0`` or ``blackhole`` (sets buffer alignment, docs/semantics.md section 3)."""
     note: str
+    worker_grid: Optional[tuple[int, int]] = None
+    """A chip's worker cores (``compute_with_storage_grid_size()``): its L1 banks, the cores a
+    shard grid may name. Depends on the system, not only the chip (observed, docs/semantics.md
+    section 11); None where not observed (no check)."""
+    dram_banks: Optional[int] = None
 
 
 #: Known systems (docs/semantics.md section 2). Shapes are what the real ttnn 0.81.1 opens by
 #: default with the system's cluster descriptor (observed, tests/golden ``systems``); p300 has no
 #: descriptor here and keeps the shape of tt_metal/fabric/mesh_graph_descriptors.
 SYSTEMS: dict[str, System] = {
-    "n150": System((1, 1), "wormhole_b0", "one Wormhole chip"),
-    "n300": System((2, 1), "wormhole_b0", "two Wormhole chips on one card (opens 2x1 by default; 1x2 also opens)"),
-    "t3k": System((2, 4), "wormhole_b0", "eight Wormhole chips (also opens as 1x8, 4x2, 8)"),
-    "galaxy": System((8, 4), "wormhole_b0", "32 Wormhole chips, TG (also opens as 4x8, 1x32)"),
-    "p150": System((1, 1), "blackhole", "one Blackhole chip"),
+    "n150": System((1, 1), "wormhole_b0", "one Wormhole chip", (8, 8), 12),
+    "n300": System((2, 1), "wormhole_b0", "two Wormhole chips on one card (opens 2x1 by default; 1x2 also opens)", (8, 8), 12),
+    "t3k": System((2, 4), "wormhole_b0", "eight Wormhole chips (also opens as 1x8, 4x2, 8)", (8, 8), 12),
+    "galaxy": System((8, 4), "wormhole_b0", "32 Wormhole chips, TG (also opens as 4x8, 1x32)", (8, 9), 12),
+    "p150": System((1, 1), "blackhole", "one Blackhole chip", (11, 10), 8),
     "p300": System((1, 2), "blackhole", "two Blackhole chips"),
-    "p150x4": System((2, 2), "blackhole", "four Blackhole chips"),
-    "p150x8": System((2, 4), "blackhole", "eight Blackhole chips"),
-    "bh-galaxy": System((8, 4), "blackhole", "32 Blackhole chips"),
+    "p150x4": System((2, 2), "blackhole", "four Blackhole chips", (11, 10), 8),
+    "p150x8": System((2, 4), "blackhole", "eight Blackhole chips", (12, 10), 8),
+    "bh-galaxy": System((8, 4), "blackhole", "32 Blackhole chips", (12, 10), 8),
 }
 
 #: Other names for a system: accepted, and shown as the system's own name.

@@ -22,8 +22,19 @@ from .mesh import Coord, Shape, coords, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
 from .profiles import Profile
-from .spec import Arch, TensorSpec, make_spec
+from .sharding import grid_error
+from .spec import Arch, BufferType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
+
+
+def in_memory(spec: TensorSpec, memory: tuple) -> TensorSpec:
+    """``spec`` in a destination's memory config. A copy never checks the memory config (ttnn
+    0.81.1, docs/semantics.md section 11): a shard the destination's shard spec does not fit is
+    written interleaved, page for page."""
+    try:
+        return spec.with_memory(*memory)
+    except TTFatal:
+        return spec.with_memory(memory[0])
 
 
 class UseAfterFree(TTFatal):
@@ -50,6 +61,7 @@ class Runtime:
         max_memory: Optional[int] = None,
         fault: Optional[Fault] = None,
         system_shape: Optional[Shape] = None,
+        banks: Optional[tuple[tuple[int, int], int]] = None,
     ) -> None:
         self.meshes: dict[str, MeshDevice] = {ROOT: MeshDevice(ROOT, mesh_shape)}
         if system_shape is not None:
@@ -60,6 +72,8 @@ class Runtime:
         """Where relative data files are read from (the scenario's folder)."""
         self.arch = arch
         """The chips' architecture (buffer alignment)."""
+        self.banks = banks
+        """A chip's worker grid and DRAM bank count, where known: the cores a shard grid may name."""
         self.files: dict[str, Path] = files or {}
         """Data file names as written -> the files to open (checked by the loader)."""
         self.with_data = with_data
@@ -271,6 +285,10 @@ class Runtime:
     def new_buffer(self, spec: TensorSpec, mesh: Optional[MeshDevice] = None) -> MeshBuffer:
         """A mesh buffer of ``spec`` on every device of ``mesh`` (the same size everywhere)."""
         shape = (mesh or self.root).shape
+        if spec.shard is not None and self.banks is not None:  # checked when the buffer is made (buffer.cpp)
+            error = grid_error(spec.shard, spec.memory is BufferType.DRAM, *self.banks)
+            if error is not None:
+                raise TTFatal(error)
         if self.with_data:
             self.reserve(spec.allocated_bytes * volume(shape), f"a buffer of {spec.describe()} on every device")
         self._buffers += 1
@@ -313,7 +331,7 @@ class Runtime:
 
     def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard]) -> None:
         """Write each shard to its device from page 0; the shards become the tensor's content."""
-        memory = dev.buffer.spec.memory
+        memory = dev.buffer.spec.memory_config
         fault = self.fault
         skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
         sizes: dict[Coord, int] = {}
@@ -323,7 +341,7 @@ class Runtime:
             if c == skipped:
                 continue
             if shard.spec is not src:
-                src, dst = shard.spec, shard.spec.with_memory(memory)
+                src, dst = shard.spec, in_memory(shard.spec, memory)
             write = Write(step, name, dst, shard.offset or (0,) * len(dst.shape), shard.values, host)
             buffer.write(c, shard.values, dst, write)
             sizes[c] = dst.buffer_bytes

@@ -24,9 +24,11 @@ import functools
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Optional
 
 from ..errors import TTFatal
 from .mesh import Shape, fmt_shape
+from .sharding import MemoryLayout, ShardSpec, core_pages, padded_width, shard_pages, spec_error
 
 
 class _NameEnum(str, enum.Enum):
@@ -157,6 +159,8 @@ class TensorSpec:
     memory: BufferType = BufferType.DRAM
     arch: Arch = Arch.WORMHOLE_B0
     """The architecture of the device the spec is on (its buffer alignment)."""
+    shard: Optional[ShardSpec] = None
+    """A sharded memory config's shard spec (None: interleaved); see :mod:`.sharding`."""
 
     # -- derived numbers (computed once per spec: large meshes ask for them per device) -----------
     @cached_property
@@ -167,7 +171,9 @@ class TensorSpec:
         (seen on ttnn 0.81.1, tests/golden).
         """
         if self.layout is Layout.ROW_MAJOR:
-            return self.shape
+            if self.shard is None or not self.shape:
+                return self.shape
+            return (*self.shape[:-1], padded_width(self.shape[-1], self.shard, True))
         th, tw = self.tile
         dims = [1] * (2 - len(self.shape)) + list(self.shape)
         dims[-1] = round_up(dims[-1], tw)
@@ -182,9 +188,12 @@ class TensorSpec:
 
     @cached_property
     def page_shape(self) -> tuple[int, int]:
-        """A tile in TILE layout, one row of the physical shape in ROW_MAJOR (interleaved)."""
+        """A tile in TILE layout; in ROW_MAJOR one row of the physical shape, or of a shard when
+        width or block sharded."""
         if self.layout is Layout.TILE:
             return self.tile
+        if self.shard is not None and self.shard.layout is not MemoryLayout.HEIGHT_SHARDED:
+            return 1, self.shard.shape[1]
         return 1, self.physical_shape[1]
 
     @cached_property
@@ -192,7 +201,7 @@ class TensorSpec:
         """Bytes of one page, before alignment."""
         if self.layout is Layout.TILE:
             return tile_bytes(self.dtype, self.tile)
-        return self.physical_shape[1] * self.dtype.element_bytes
+        return self.page_shape[1] * self.dtype.element_bytes
 
     @cached_property
     def alignment(self) -> int:
@@ -222,16 +231,39 @@ class TensorSpec:
     def volume(self) -> int:
         return math.prod(self.shape)
 
-    def with_memory(self, memory: BufferType) -> "TensorSpec":
-        """This spec in another buffer type (the same object when it is already there; equal
-        specs are one object, so their derived numbers are computed once)."""
-        return self if self.memory is memory else make_spec(self.shape, self.dtype, self.layout, self.tile, memory, self.arch)
+    def with_memory(self, memory: BufferType, shard: Optional[ShardSpec] = None) -> "TensorSpec":
+        """This spec in another memory config: ``memory``, sharded by ``shard`` or interleaved
+        (the same object when it is already there; equal specs are one object, so their derived
+        numbers are computed once)."""
+        if self.memory is memory and self.shard == shard:
+            return self
+        return make_spec(self.shape, self.dtype, self.layout, self.tile, memory, self.arch, shard)
+
+    @property
+    def memory_config(self) -> tuple[BufferType, Optional[ShardSpec]]:
+        return self.memory, self.shard
+
+    @cached_property
+    def core_pages(self) -> tuple:
+        """Sharded: each core of the grid and the pages it holds (:func:`.sharding.core_pages`)."""
+        return core_pages(self.shard, self.physical_shape, self.page_shape) if self.shard is not None else ()
+
+    @cached_property
+    def bank_bytes(self) -> int:
+        """Sharded: the bytes each core reserves, a whole shard of aligned pages; Blackhole's L1
+        allocator rounds a bank's block to 64 B (observed, tests/golden sharded: 3 rows of 32 B
+        reserve 128)."""
+        if self.shard is None:
+            return 0
+        size = shard_pages(self.shard, self.page_shape) * self.aligned_page_size
+        return round_up(size, 64) if self.arch is Arch.BLACKHOLE and self.memory is BufferType.L1 else size
 
     # -- renderings --------------------------------------------------------------------------
     def describe(self) -> str:
         """Compact one-liner for tables: ``1x1x32x32 bfloat16 tile dram``."""
         tile = f"[{self.tile[0]}x{self.tile[1]}]" if self.layout is Layout.TILE and self.tile != (32, 32) else ""
-        return f"{fmt_shape(self.shape)} {self.dtype} {self.layout}{tile} {self.memory}"
+        shard = f" {self.shard.describe()}" if self.shard is not None else ""
+        return f"{fmt_shape(self.shape)} {self.dtype} {self.layout}{tile} {self.memory}{shard}"
 
     def to_json(self) -> dict:
         """The spec as report JSON; one dict per spec, shared by every device that has it (a
@@ -251,7 +283,7 @@ class TensorSpec:
             "aligned_page_size": self.aligned_page_size,
             "num_pages": self.num_pages,
             "buffer_bytes": self.buffer_bytes,
-        }
+        } | ({"memory_config": memory_config_json(self.memory, self.shard)} if self.shard is not None else {})
 
 
 def make_spec(
@@ -261,16 +293,18 @@ def make_spec(
     tile: tuple[int, int] = (32, 32),
     memory: BufferType = BufferType.DRAM,
     arch: Arch = Arch.WORMHOLE_B0,
+    shard: Optional[ShardSpec] = None,
 ) -> TensorSpec:
     """Build a validated :class:`TensorSpec`; raises :class:`TTFatal` where ttnn would.
 
     Equal arguments give the same object: a mesh's thousands of equal shards share one spec, and
     its derived numbers are computed once."""
-    return _spec(tuple(int(n) for n in shape), DataType(dtype), Layout(layout), tuple(tile), BufferType(memory), Arch(arch))
+    return _spec(tuple(int(n) for n in shape), DataType(dtype), Layout(layout), tuple(tile), BufferType(memory), Arch(arch), shard)
 
 
 @functools.lru_cache(maxsize=4096)
-def _spec(shape: Shape, dtype: DataType, layout: Layout, tile: tuple[int, int], memory: BufferType, arch: Arch) -> TensorSpec:
+def _spec(shape: Shape, dtype: DataType, layout: Layout, tile: tuple[int, int], memory: BufferType, arch: Arch,
+          shard: Optional[ShardSpec] = None) -> TensorSpec:
     if any(n < 0 for n in shape):
         raise TTFatal(f"shape {list(shape)} has a negative dimension")
     if tile not in TILE_SHAPES:
@@ -278,4 +312,16 @@ def _spec(shape: Shape, dtype: DataType, layout: Layout, tile: tuple[int, int], 
     if dtype.is_block_float and layout is not Layout.TILE:
         # ttnn 0.81.1 names BFLOAT8_B whichever block float it is (tests/golden, specs)
         raise TTFatal(f"Only TILE layout is supported for BFLOAT8_B dtype! ({dtype.value} is a block float; got {layout})")
-    return TensorSpec(shape, dtype, layout, tile, memory, arch)
+    spec = TensorSpec(shape, dtype, layout, tile, memory, arch, shard)
+    if shard is not None:
+        error = spec_error(shard, spec.physical_shape, tile if layout is Layout.TILE else None)
+        if error is not None:
+            raise TTFatal(error)
+    return spec
+
+
+def memory_config_json(memory: BufferType, shard: Optional[ShardSpec]) -> dict:
+    """A memory config as a scenario's ``memory_config`` writes it (reports print it so)."""
+    if shard is None:
+        return {"memory_layout": "interleaved", "buffer_type": memory.value}
+    return {"memory_layout": shard.layout.value, "buffer_type": memory.value, "shard_spec": shard.to_json()}

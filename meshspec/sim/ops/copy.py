@@ -9,7 +9,7 @@ source against the destination is the era's :class:`~meshspec.sim.profiles.CopyC
 from ...errors import TTFatal
 from ..mesh import Coord, fmt_coord
 from ..profiles import CopyCheck, CopyRecord
-from ..runtime import Runtime
+from ..runtime import Runtime, in_memory
 from ..spec import Layout, TensorSpec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
@@ -49,8 +49,8 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
         return
     assert rule is CopyRecord.EXACT
     rec.topology = topology
-    memory = dev.buffer.spec.memory
-    rec.specs = {c: s.spec.with_memory(memory) for c, s in shards.items()} | {
+    memory = dev.buffer.spec.memory_config
+    rec.specs = {c: in_memory(s.spec, memory) for c, s in shards.items()} | {
         c: rec.spec for c in everyone if c not in shards
     }
     rt.set_recorded(rec, written)

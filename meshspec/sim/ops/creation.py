@@ -29,7 +29,7 @@ from ..values import generate
 from .base import Op, TensorKind, Use
 from .allocate import allocation
 from .device_tensors import default_topology
-from .fields import As, MemoryConfig, MeshName, Name, TensorFields, buffer_type
+from .fields import As, MemoryConfig, MeshName, Name, TensorFields, memory_of
 
 
 class Empty(TensorFields):
@@ -112,8 +112,8 @@ def full(rt: Runtime, a: Full) -> None:
 
 def _like_spec(rt: Runtime, a: Like, t):
     spec = t.record.spec if isinstance(t, DeviceTensor) else t.spec
-    memory = buffer_type(a.memory_config) if a.memory_config is not None else spec.memory
-    return make_spec(spec.shape, a.dtype or spec.dtype, a.layout or spec.layout, spec.tile, memory, rt.arch)
+    memory, shard = memory_of(a.memory_config) if a.memory_config is not None else spec.memory_config
+    return make_spec(spec.shape, a.dtype or spec.dtype, a.layout or spec.layout, spec.tile, memory, rt.arch, shard)
 
 
 def empty_like(rt: Runtime, a: Like) -> None:

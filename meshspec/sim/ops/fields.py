@@ -7,7 +7,9 @@ These are the typed forms of ttnn's own arguments (``TensorSpec`` fields, ``mesh
 
 from typing import Annotated, Literal, Optional, Union
 
+from ...errors import TTFatal
 from ...typed import Alias, Before, Check, Length, Pattern, Range, Schema, Typed, by_key, tagged
+from ..sharding import MemoryLayout, Orientation, ShardSpec
 from ..spec import TILE_SHAPES, Arch, BufferType, DataType, Layout, TensorSpec, make_spec
 
 NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -48,14 +50,49 @@ def _known_tile(tile: tuple[int, int]) -> tuple[int, int]:
     return tile
 
 
-class InterleavedConfig(Typed):
-    """``ttnn.MemoryConfig(memory_layout=INTERLEAVED, buffer_type=...)``."""
+def _core_range(r: list) -> list:
+    (x0, y0), (x1, y1) = r
+    if x1 < x0 or y1 < y0:
+        raise ValueError(f"core range {r}: its end must not be left of or above its start ([[x0, y0], [x1, y1]], inclusive)")
+    return r
 
-    buffer_type: BufferType
-    memory_layout: Literal["interleaved"] = "interleaved"
+
+Core = Annotated[list[Annotated[int, Range(ge=0, le=4096)]], Length(min=2, max=2)]
+CoreRangeItem = Annotated[list[Core], Length(min=2, max=2), Check(_core_range)]
+"""``[[x0, y0], [x1, y1]]``: ``ttnn.CoreRange(CoreCoord(x0, y0), CoreCoord(x1, y1))``, inclusive."""
 
 
-MEMORY_CONFIGS = {"DRAM_MEMORY_CONFIG": BufferType.DRAM, "L1_MEMORY_CONFIG": BufferType.L1, "dram": BufferType.DRAM, "l1": BufferType.L1}
+class ShardSpecFields(Typed):
+    """``ttnn.ShardSpec(CoreRangeSet([...]), shape, orientation)``."""
+
+    grid: Annotated[list[CoreRangeItem], Length(min=1)]
+    """A CoreRangeSet: its core ranges, ``[[[0, 0], [3, 0]]]`` for the four cores (0,0) to (3,0)."""
+    shape: Annotated[list[Annotated[int, Range(ge=0, le=2**31)]], Length(min=2, max=2)]
+    """The shard's (height, width) in elements."""
+    orientation: Orientation = Orientation.ROW_MAJOR
+
+
+class MemoryConfigFields(Typed):
+    """``ttnn.MemoryConfig(memory_layout, buffer_type, shard_spec)``, as a report prints it."""
+
+    buffer_type: BufferType = BufferType.DRAM
+    memory_layout: MemoryLayout = MemoryLayout.INTERLEAVED
+    shard_spec: Optional[ShardSpecFields] = None
+
+
+InterleavedConfig = MemoryConfigFields  # the name earlier code used
+
+#: ttnn's memory config constants: buffer type and layout (the sharded ones have no shard spec).
+NAMED_CONFIGS = {
+    "DRAM_MEMORY_CONFIG": (BufferType.DRAM, MemoryLayout.INTERLEAVED),
+    "L1_MEMORY_CONFIG": (BufferType.L1, MemoryLayout.INTERLEAVED),
+    "L1_HEIGHT_SHARDED_MEMORY_CONFIG": (BufferType.L1, MemoryLayout.HEIGHT_SHARDED),
+    "L1_WIDTH_SHARDED_MEMORY_CONFIG": (BufferType.L1, MemoryLayout.WIDTH_SHARDED),
+    "L1_BLOCK_SHARDED_MEMORY_CONFIG": (BufferType.L1, MemoryLayout.BLOCK_SHARDED),
+    "dram": (BufferType.DRAM, MemoryLayout.INTERLEAVED),
+    "l1": (BufferType.L1, MemoryLayout.INTERLEAVED),
+}
+MEMORY_CONFIGS = {name: buffer for name, (buffer, _) in NAMED_CONFIGS.items()}
 
 
 def _memory_config_tag(value: object) -> Optional[str]:
@@ -67,16 +104,39 @@ def _memory_config_tag(value: object) -> Optional[str]:
 
 
 MemoryConfig = tagged(
-    {"Name": Literal[tuple(MEMORY_CONFIGS)], "Config": InterleavedConfig},  # type: ignore[misc]
+    {"Name": Literal[tuple(NAMED_CONFIGS)], "Config": MemoryConfigFields},  # type: ignore[misc]
     _memory_config_tag,
-    "DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, or {buffer_type: dram|l1, memory_layout: interleaved}",
+    "DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, an L1_*_SHARDED_MEMORY_CONFIG, or {memory_layout, buffer_type, shard_spec}",
 )
-"""ttnn's ``memory_config``: its two constants, or a MemoryConfig's fields."""
+"""ttnn's ``memory_config``: a constant, or a MemoryConfig's fields (a sharded one with its shard spec)."""
 
 
 def buffer_type(config: object) -> BufferType:
     """The buffer type a validated memory_config names."""
     return MEMORY_CONFIGS[config] if isinstance(config, str) else config.buffer_type  # type: ignore[union-attr]
+
+
+def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
+    """The buffer type and shard spec a validated memory_config names, as the runtime uses them
+    (docs/semantics.md section 11): a sharded layout without a shard spec is ttnn 0.81.1's
+    ``bad optional access`` when a TensorSpec is built of it; a shard spec with the interleaved
+    layout is allocated interleaved; overlapping core ranges are refused as CoreRangeSet does."""
+    if isinstance(config, str):
+        buffer, layout = NAMED_CONFIGS[config]
+        spec = None
+    else:
+        buffer, layout, spec = config.buffer_type, config.memory_layout, config.shard_spec  # type: ignore[union-attr]
+    if layout is MemoryLayout.INTERLEAVED:
+        return buffer, None
+    if spec is None:
+        raise TTFatal("bad optional access")
+    grid = tuple((tuple(a), tuple(b)) for a, b in spec.grid)
+    for i, (a0, a1) in enumerate(grid):
+        for b0, b1 in grid[i + 1 :]:
+            if a0[0] <= b1[0] and b0[0] <= a1[0] and a0[1] <= b1[1] and b0[1] <= a1[1]:
+                raise TTFatal(f"Cannot create CoreRangeSet with specified core ranges because core ranges [{a0[0]}-{a0[1]} - "
+                              f"{a1[0]}-{a1[1]}] and [{b0[0]}-{b0[1]} - {b1[0]}-{b1[1]}] overlap!")
+    return buffer, ShardSpec(layout, grid, (int(spec.shape[0]), int(spec.shape[1])), spec.orientation)  # type: ignore[arg-type]
 
 
 class TensorFields(Typed):
@@ -97,7 +157,8 @@ class TensorFields(Typed):
 
     def spec(self, arch: Arch, shape: Optional[tuple[int, ...]] = None) -> TensorSpec:
         """The validated spec these fields describe on ``arch`` (for ``shape``, if given)."""
-        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), self.buffer_type, arch)  # type: ignore[arg-type]
+        memory, shard = memory_of(self.memory_config) if self.memory_config is not None else (self.memory, None)
+        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), memory, arch, shard)  # type: ignore[arg-type]
 
 
 # -- from_torch data -------------------------------------------------------------------------

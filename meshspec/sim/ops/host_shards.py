@@ -109,7 +109,7 @@ def aggregate_tensor(rt: Runtime, a: AggregateTensor) -> None:
 
     if isinstance(rt.item(a.tensor), DeviceTensor):
         raise TTFatal("aggregate_tensor composes a host tensor; read the device tensor back first (cpu or from_device)")
-    to_torch(rt, ToTorch(tensor=a.tensor, mesh_composer=a.mesh_composer, as_=a.as_))
+    to_torch(rt, ToTorch(tensor=a.tensor, mesh_composer=a.mesh_composer, as_=a.as_), keep_memory_config=True)
 
 
 FROM_HOST_SHARDS = Op(

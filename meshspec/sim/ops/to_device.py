@@ -13,11 +13,12 @@ from typing import Optional
 
 from ..meshdevice import MeshDevice
 from ..runtime import Runtime
+from ..sharding import ShardSpec
 from ..spec import BufferType
 from ..tensor import DeviceTensor, HostTensor, Record
 from ...typed import Typed
 from .base import Op, TensorKind, Use
-from .fields import As, MemoryConfig, MeshName, Name, buffer_type
+from .fields import As, MemoryConfig, MeshName, Name, memory_of
 
 
 class ToDevice(Typed):
@@ -44,21 +45,24 @@ class To(Typed):
     device: Optional[MeshName] = None
 
 
-def _memory(a) -> Optional[BufferType]:
-    return buffer_type(a.memory_config) if a.memory_config is not None else a.memory
+def _memory(a) -> Optional[tuple[BufferType, Optional[ShardSpec]]]:
+    """The memory config asked (None: the default); ``memory`` is interleaved."""
+    if a.memory_config is not None:
+        return memory_of(a.memory_config)
+    return (a.memory, None) if a.memory is not None else None
 
 
 def run(rt: Runtime, a: ToDevice) -> None:
     if _already_on_device(rt, a.src, a.as_):
         return
-    put(rt, rt.host_with_shards(a.src), a.as_, _memory(a) or BufferType.DRAM, rt.mesh(a.device))
+    put(rt, rt.host_with_shards(a.src), a.as_, _memory(a) or (BufferType.DRAM, None), rt.mesh(a.device))
 
 
 def run_to(rt: Runtime, a: To) -> None:
     if _already_on_device(rt, a.tensor, a.as_):
         return
     host = rt.host_with_shards(a.tensor)
-    put(rt, host, a.as_, _memory(a) or host.spec.memory, rt.mesh(a.device))
+    put(rt, host, a.as_, _memory(a) or host.spec.memory_config, rt.mesh(a.device))
 
 
 def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
@@ -77,15 +81,18 @@ def alias(dev: DeviceTensor, name: str) -> DeviceTensor:
     return DeviceTensor(name, dev.step, dev.buffer, dev.record, dev.mesh, dev.span)
 
 
-def put(rt: Runtime, host: HostTensor, name: str, memory: BufferType, mesh: Optional[MeshDevice] = None) -> None:
-    """A new device tensor named ``name`` on ``mesh`` holding ``host``'s shards in ``memory``."""
+def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDevice] = None) -> None:
+    """A new device tensor named ``name`` on ``mesh`` holding ``host``'s shards in ``memory``
+    (a buffer type, or a buffer type and shard spec: a sharded spec is checked against each
+    device's shard, never the global shape; docs/semantics.md section 11)."""
+    memory = memory if isinstance(memory, tuple) else (memory, None)
     mesh = mesh or rt.root
     shards = rt.shards_to_write(host, mesh)
-    widest = max((s.spec for s in shards.values()), key=lambda s: s.num_pages)
-    buffer = rt.new_buffer(widest.with_memory(memory), mesh)
+    specs = {c: s.spec.with_memory(*memory) for c, s in shards.items()}
+    widest = max(specs.values(), key=lambda s: s.num_pages)
+    buffer = rt.new_buffer(widest, mesh)
     topology = rt.written_topology(host, mesh)
-    specs = {c: s.spec.with_memory(memory) for c, s in shards.items()}
-    record = Record(host.spec.with_memory(memory), topology, specs, tuple(shards), {c: rt.step for c in mesh.coords})
+    record = Record(host.spec.with_memory(*memory), topology, specs, tuple(shards), {c: rt.step for c in mesh.coords})
     dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
     rt.write(dev, host, shards)
     rt.bind(name, dev)

@@ -31,7 +31,10 @@ class ToTorch(Typed):
     as_: OptionalAs = None
 
 
-def run(rt: Runtime, a: ToTorch) -> None:
+def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
+    """``keep_memory_config``: the result keeps the host tensor's memory config, sharded or not,
+    as ``aggregate_tensor`` does (a composed shape its shard spec does not fit is refused; ttnn
+    0.81.1, docs/semantics.md section 11). ``to_torch`` composes into a plain buffer."""
     t = rt.item(a.tensor)
     device = None
     if isinstance(t, DeviceTensor):
@@ -58,7 +61,8 @@ def run(rt: Runtime, a: ToTorch) -> None:
     rt.events.append(Composed(rt.step, a.tensor, host, composition, device, text))
     result, used = composition.values, composition.used
     if a.as_:
-        spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory, host.spec.arch)
+        shard = host.spec.shard if keep_memory_config else None
+        spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory, host.spec.arch, shard)
         dist = single(rt.mesh_shape, tuple(result.shape))
         c = dist.slots[0].coord
         shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)))

@@ -1,0 +1,218 @@
+"""Sharded memory inside one device: a shard spec's grid of cores, and which pages each core holds
+(docs/semantics.md section 11). Pure functions on plain tuples; :mod:`.spec` uses them.
+
+A sharded buffer splits the tensor's 2-D physical shape (height: every dim but the last) into
+shards of ``shape`` (height, width), numbered row-major over the shard grid, and gives them to the
+grid's cores (ttnn 0.81.1, observed in the mock: /work/research/mock-sharded, tests/golden):
+
+- height and width sharding: shard ``k`` to the ``k``-th core, cores taken range by range, each
+  row by row (``row_major``) or column by column (``col_major``);
+- block sharding: shard (row ``i``, column ``j``) to the core ``j`` right and ``i`` down of the
+  grid's start (``row_major``), or ``i`` right and ``j`` down (``col_major``).
+
+A core holds its shard's pages row-major, only pages of the tensor: the ragged last shard holds
+fewer, and cores past the last shard hold none, but every core reserves a whole shard.
+
+>>> s = ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (3, 0)),), (64, 64))
+>>> [(core, pages) for core, pages in core_pages(s, (96, 64), (32, 32))]
+[((0, 0), (0, 1, 2, 3)), ((1, 0), (4, 5)), ((2, 0), ()), ((3, 0), ())]
+>>> w = ShardSpec(MemoryLayout.WIDTH_SHARDED, (((0, 0), (3, 0)),), (64, 64))
+>>> core_pages(w, (64, 256), (32, 32))[0]
+((0, 0), (0, 1, 8, 9))
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+Core = tuple[int, int]
+"""A logical core ``(x, y)``."""
+CoreRange = tuple[Core, Core]
+"""``(start, end)``, both inclusive, as ``ttnn.CoreRange``."""
+
+
+class _Name(str, enum.Enum):
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def _missing_(cls, value: object):
+        if isinstance(value, str):
+            for m in cls:
+                if m.value == value.lower():
+                    return m
+        return None
+
+
+class MemoryLayout(_Name):
+    """``ttnn.TensorMemoryLayout`` (ND_SHARDED is not modeled)."""
+
+    INTERLEAVED = "interleaved"
+    HEIGHT_SHARDED = "height_sharded"
+    WIDTH_SHARDED = "width_sharded"
+    BLOCK_SHARDED = "block_sharded"
+
+
+class Orientation(_Name):
+    """``ttnn.ShardOrientation``."""
+
+    ROW_MAJOR = "row_major"
+    COL_MAJOR = "col_major"
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """A sharded memory config's layout and ``ttnn.ShardSpec(grid, shape, orientation)``."""
+
+    layout: MemoryLayout
+    grid: tuple[CoreRange, ...]
+    shape: tuple[int, int]
+    orientation: Orientation = Orientation.ROW_MAJOR
+
+    @property
+    def cores(self) -> tuple[Core, ...]:
+        """The grid's cores in the order shards go to them (height and width sharding)."""
+        return grid_cores(self.grid, self.orientation)
+
+    @property
+    def num_cores(self) -> int:
+        return sum((x1 - x0 + 1) * (y1 - y0 + 1) for (x0, y0), (x1, y1) in self.grid)
+
+    def describe(self) -> str:
+        """``height_sharded 64x64 on 4 cores``."""
+        n = self.num_cores
+        return f"{self.layout} {self.shape[0]}x{self.shape[1]} on {n} core{'s' * (n != 1)}"
+
+    def to_json(self) -> dict:
+        """The ``shard_spec`` of a scenario's ``memory_config`` (a report prints it so)."""
+        return {"grid": [[list(a), list(b)] for a, b in self.grid], "shape": list(self.shape), "orientation": self.orientation.value}
+
+
+def grid_cores(grid: tuple[CoreRange, ...], orientation: Orientation = Orientation.ROW_MAJOR) -> tuple[Core, ...]:
+    """Every core of a CoreRangeSet, range by range; in a range row by row (``row_major``: x
+    fastest) or column by column (``col_major``: y fastest).
+
+    >>> grid_cores((((0, 0), (1, 1)),), Orientation.COL_MAJOR)
+    ((0, 0), (0, 1), (1, 0), (1, 1))
+    """
+    out: list[Core] = []
+    for (x0, y0), (x1, y1) in grid:
+        if orientation is Orientation.ROW_MAJOR:
+            out += [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
+        else:
+            out += [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+    return tuple(out)
+
+
+def padded_width(width: int, shard: ShardSpec, row_major: bool) -> int:
+    """ROW_MAJOR sharding pads the width to a multiple of the shard width (its page is one
+    shard-width row); TILE sharding pads as interleaved does (the caller's ``width``).
+
+    >>> padded_width(200, ShardSpec(MemoryLayout.WIDTH_SHARDED, (((0, 0), (3, 0)),), (64, 64)), True)
+    256
+    """
+    return -(-width // shard.shape[1]) * shard.shape[1] if row_major else width
+
+
+def shard_grid(physical: tuple[int, int], shard: ShardSpec) -> tuple[int, int]:
+    """Shards along the height and along the width of a 2-D physical shape (the last ones ragged)."""
+    return -(-physical[0] // shard.shape[0]), -(-physical[1] // shard.shape[1])
+
+
+def core_of_shard(shard: ShardSpec, i: int, j: int, along_width: int) -> Core:
+    """The core that holds shard (row ``i``, column ``j``) of a grid ``along_width`` shards wide."""
+    if shard.layout is MemoryLayout.BLOCK_SHARDED:
+        (x0, y0), _ = shard.grid[0]
+        return (x0 + j, y0 + i) if shard.orientation is Orientation.ROW_MAJOR else (x0 + i, y0 + j)
+    return shard.cores[i * along_width + j]
+
+
+def core_pages(shard: ShardSpec, physical: tuple[int, int], page: tuple[int, int]) -> tuple[tuple[Core, tuple[int, ...]], ...]:
+    """Each core of the grid and the page numbers it holds, in the order it holds them.
+
+    ``physical`` is the 2-D physical shape (ROW_MAJOR: already padded to the shard width),
+    ``page`` the page shape: a tile, or one row (ROW_MAJOR height) or one shard-width row
+    (ROW_MAJOR width and block). Pages are numbered row-major over the page grid."""
+    ph, pw = page
+    rows, cols = physical[0] // ph, physical[1] // pw  # the page grid
+    sh, sw = shard.shape[0] // ph, shard.shape[1] // pw  # a shard, in pages
+    down, across = -(-rows // sh), -(-cols // sw)
+    held: dict[Core, list[int]] = {c: [] for c in shard.cores}
+    for i in range(down):
+        for j in range(across):
+            pages = held.setdefault(core_of_shard(shard, i, j, across), [])
+            for r in range(i * sh, min((i + 1) * sh, rows)):
+                pages.extend(range(r * cols + j * sw, r * cols + min((j + 1) * sw, cols)))
+    return tuple((c, tuple(p)) for c, p in held.items())
+
+
+def shard_pages(shard: ShardSpec, page: tuple[int, int]) -> int:
+    """Pages one shard holds when full: what every core of the grid reserves."""
+    return (shard.shape[0] // page[0]) * (shard.shape[1] // page[1])
+
+
+def spec_error(shard: ShardSpec, physical: tuple[int, int], tile: Optional[tuple[int, int]]) -> Optional[str]:
+    """The real library's words for a shard spec it refuses for this tensor when the TensorSpec
+    is built (tensor_layout.cpp:171, tensor_spec.cpp:173 in ttnn 0.81.1), or None.
+
+    ``physical``: the 2-D physical shape (ROW_MAJOR padded to the shard width); ``tile``: the
+    tile shape in TILE layout, None in ROW_MAJOR."""
+    sh, sw = shard.shape
+    if tile is not None and (sh % tile[0] or sw % tile[1]):
+        return f"Physical shard shape ({sh}, {sw}) must be tile {{{tile[0]}, {tile[1]}}} sized!"
+    if sh <= 0 or sw <= 0:
+        return f"Shard shape must be greater than 0 in each sharded dim, got [{sh}, {sw}]"
+    height, width = physical
+    down, across = shard_grid(physical, shard)
+    if shard.layout is MemoryLayout.HEIGHT_SHARDED:
+        if sw != width:
+            return f"Shard width {sw} must match physical width {width} for height sharded"
+        if down > shard.num_cores:
+            return f"Number of shards along height {down} must not exceed number of cores {shard.num_cores}"
+    elif shard.layout is MemoryLayout.WIDTH_SHARDED:
+        if sh != height:
+            return f"Shard height {sh} must match physical height {height} for width sharded"
+        if across > shard.num_cores:
+            return f"Number of shards along width {across} must not exceed number of cores {shard.num_cores}"
+    elif shard.layout is MemoryLayout.BLOCK_SHARDED:
+        if len(shard.grid) != 1:
+            return "Shard grid must be one full rectangular grid for block sharded!"
+        (x0, y0), (x1, y1) = shard.grid[0]
+        columns, grid_rows = x1 - x0 + 1, y1 - y0 + 1
+        if shard.orientation is Orientation.ROW_MAJOR:
+            if across > columns:
+                return f"Number of shards along width {across} must not exceed number of columns {columns} for row major orientation!"
+            if down > grid_rows:
+                return f"Number of shards along height {down} must not exceed number of rows {grid_rows} for row major orientation!"
+        else:
+            if down > columns:
+                return f"Number of shards along height {down} must not exceed number of columns {columns} for column major orientation!"
+            if across > grid_rows:
+                return f"Number of shards along width {across} must not exceed number of rows {grid_rows} for column major orientation!"
+    return None
+
+
+def grid_error(shard: ShardSpec, dram: bool, worker_grid: tuple[int, int], dram_banks: int) -> Optional[str]:
+    """The real library's words for a grid core the device has no bank for, raised when the
+    buffer is allocated (buffer.cpp:259/272, ttnn 0.81.1), or None. L1 banks are the worker
+    grid's cores; DRAM banks are cores (x, 0) for x below the bank count."""
+    for x, y in grid_cores(shard.grid):
+        if dram:
+            if y != 0:
+                return (f"Invalid DRAM shard grid: shard core ({x}, {y}) is not on row 0. DRAM banks are 1D (bank_id == logical "
+                        "x-coordinate), so every shard core must have y == 0.")
+            if x >= dram_banks:
+                return _no_bank(x, y, "DRAM", dram_banks)
+        elif x >= worker_grid[0] or y >= worker_grid[1]:
+            return _no_bank(x, y, "L1", math.prod(worker_grid))
+    return None
+
+
+def _no_bank(x: int, y: int, kind: str, banks: int) -> str:
+    return (f"Invalid shard grid: shard core ({x}, {y}) has no {kind} bank on this device, which has {banks} of them. Derive "
+            "the shard grid from the device (dram_grid_size() for DRAM, compute_with_storage_grid_size() for L1) rather than "
+            "assuming a fixed size -- a harvested device exposes fewer banks than an unharvested one of the same type. An L1 "
+            "shard core outside the compute grid is legal only while it is claimed via ServiceCoreManager.")

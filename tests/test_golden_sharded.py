@@ -1,0 +1,75 @@
+"""Sharded memory against the real ttnn 0.81.1 (tests/golden/ttnn_0_81_1_sharded.json, recorded by
+tools/golden/record_sharded.py in mock mode): each system's worker grid and DRAM banks, each 2-D
+sharded spec's padded shape, pages, per-bank reservation and per-core page lists, and each
+validation error's words and the stage that raises it (docs/semantics.md section 11)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from meshspec.errors import TTFatal
+from meshspec.sim.mesh import SYSTEMS
+from meshspec.sim.sharding import MemoryLayout, Orientation, ShardSpec, grid_error
+from meshspec.sim.spec import Arch, BufferType, DataType, Layout, make_spec
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1_sharded.json").read_text())
+
+
+@pytest.mark.parametrize("row", GOLDEN["systems"], ids=lambda r: r["system"])
+def test_each_systems_worker_grid_and_dram_banks(row):
+    s = SYSTEMS[row["system"]]
+    assert s.worker_grid == tuple(row["worker_grid"])
+    assert s.dram_banks == row["buffer_types"]["dram"]["num_banks"]
+
+
+def _case(row):
+    m = row["memory_config"]
+    arch = Arch(SYSTEMS[row["system"]].arch)
+    layout = MemoryLayout(m["memory_layout"])
+    shard = None
+    if layout is not MemoryLayout.INTERLEAVED:
+        grid = tuple((tuple(a), tuple(b)) for a, b in m["grid"])
+        shard = ShardSpec(layout, grid, tuple(m["shard_shape"]), Orientation(m["orientation"]))
+    return dict(shape=tuple(row["shape"]), dtype=DataType(row["dtype"]), layout=Layout(row["layout"]), tile=tuple(row.get("tile") or (32, 32)),
+                memory=BufferType(m["buffer_type"]), arch=arch), shard
+
+
+def _modeled(row) -> bool:
+    m = row.get("memory_config") or {}
+    if m.get("buffer_type") not in ("dram", "l1"):  # L1_SMALL and TRACE are not modeled
+        return False
+    return m.get("memory_layout") in ("height_sharded", "width_sharded", "block_sharded", "interleaved") and len(m.get("shard_shape") or [0, 0]) == 2 and (m.get("shard_shape") is not None or m.get("memory_layout") == "interleaved")
+
+
+SPECS = [r for r in GOLDEN["specs"] if _modeled(r) and r["error"] is None and r["memory_config"]["memory_layout"] != "interleaved"]
+
+
+@pytest.mark.parametrize("row", SPECS, ids=lambda r: f"{r['system']}-{r['memory_config']['memory_layout']}-{r['layout']}-{r['shape']}")
+def test_sharded_specs_pages_and_per_core_placement(row):
+    fields, shard = _case(row)
+    spec = make_spec(shard=shard, **fields)
+    assert list(spec.padded_shape) == row["padded_shape"]
+    assert (spec.page_size, spec.aligned_page_size, spec.num_pages) == (row["page_size"], row["aligned_page_size"], row["num_pages"])
+    got = {core: list(pages) for core, pages in spec.core_pages}
+    for c in row["cores"]:  # ttnn lists the cores that take a shard (the others hold nothing)
+        assert got.pop(tuple(c["core"])) == c["pages"], c["core"]
+    assert all(not pages for pages in got.values())
+    assert spec.bank_bytes == row["per_bank_size"]
+
+
+ERRORS = [r for r in GOLDEN["errors"] + GOLDEN["specs"] if _modeled(r) and r["raised_at"] in ("spec", "allocate")]
+
+
+@pytest.mark.parametrize("row", ERRORS, ids=lambda r: f"{r['system']}-{(r.get('note') or str(r['shape']))[:40]}")
+def test_validation_errors_in_the_real_words_at_the_real_stage(row):
+    fields, shard = _case(row)
+    words = row["error"].removeprefix("TT_FATAL: ")
+    if row["raised_at"] == "spec":
+        with pytest.raises(TTFatal) as err:
+            make_spec(shard=shard, **fields)
+        assert str(err.value).startswith(words)  # the real words first; meshspec's explanation may follow
+        return
+    spec = make_spec(shard=shard, **fields)  # the spec is taken; the buffer is refused
+    system = SYSTEMS[row["system"]]
+    assert grid_error(spec.shard, spec.memory is BufferType.DRAM, system.worker_grid, system.dram_banks) == words
