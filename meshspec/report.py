@@ -171,6 +171,8 @@ class TensorReport(Frozen):
     grid: Optional[Shape] = None
     """The mesh shape its device coordinates are on: its buffer's mesh (a submesh's, or the
     scenario's mesh as it was when the buffer was made); None: the scenario's mesh."""
+    address: Optional[int] = None
+    """A live device tensor's buffer address, the same on every device (``buffer_address()``)."""
 
     def to_json(self) -> dict:
         devices = [v.to_json() for v in self.devices]
@@ -187,6 +189,7 @@ class TensorReport(Frozen):
             "topology": self.topology.to_json(),
             "mesh_device": self.mesh_device,
             "mesh_shape": list(self.grid) if self.grid is not None else None,
+            "address": self.address,
             "values": self.values,
             "devices": devices,
         }

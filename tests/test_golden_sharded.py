@@ -73,3 +73,49 @@ def test_validation_errors_in_the_real_words_at_the_real_stage(row):
     spec = make_spec(shard=shard, **fields)  # the spec is taken; the buffer is refused
     system = SYSTEMS[row["system"]]
     assert grid_error(spec.shard, spec.memory is BufferType.DRAM, system.worker_grid, system.dram_banks) == words
+
+
+# -- the allocator (meshspec/sim/allocator.py): every sequence of the golden "allocator" section --
+from meshspec.sim.allocator import Allocators  # noqa: E402
+
+SEQUENCES = [s for s in GOLDEN["allocator"] if s["name"] != "per_core_without_hybrid"]
+
+
+def _tensor_spec(system: str, t: dict):
+    m = t["memory_config"]
+    layout = MemoryLayout(m.get("memory_layout") or "interleaved")
+    shard = None
+    if layout is not MemoryLayout.INTERLEAVED:
+        shard = ShardSpec(layout, tuple((tuple(a), tuple(b)) for a, b in m["grid"]), tuple(m["shard_shape"]), Orientation(m["orientation"]))
+    return make_spec(tuple(t["shape"]), DataType(t["dtype"]), Layout(t["layout"]), (32, 32), BufferType(m["buffer_type"]),
+                     Arch(SYSTEMS[system].arch), shard)
+
+
+@pytest.mark.parametrize("seq", SEQUENCES, ids=lambda s: f"{s['system']}-{s['name']}")
+def test_buffers_go_where_the_real_allocator_puts_them(seq):
+    system = SYSTEMS[seq["system"]]
+    alloc = Allocators(Arch(system.arch), system.worker_grid[0] * system.worker_grid[1])
+    for memory, base in seq["base_address"].items():
+        assert alloc.by_type[BufferType(memory)].base == base
+        assert alloc.by_type[BufferType(memory)].banks == seq["num_banks"][memory]
+    live: dict[str, tuple] = {}
+    for step in seq["steps"]:
+        where = f"{step['op']} {step['name']}"
+        if step["op"] == "allocate":
+            t = step["tensor"]
+            if t["memory_config"].get("memory_layout") is None:  # an ND spec: not modeled
+                pytest.skip("ND sharded buffers are not modeled")
+            spec = _tensor_spec(seq["system"], t)
+            if step["error"]:
+                with pytest.raises(TTFatal) as err:
+                    alloc.allocate(spec)
+                assert str(err.value) == step["error"].removeprefix("TT_FATAL: "), where
+            else:
+                live[step["name"]] = (spec, alloc.allocate(spec))
+                assert live[step["name"]][1] == step["address"], where
+        elif step["op"] == "deallocate" and step["name"] in live:  # a second deallocate is ignored
+            spec, address = live.pop(step["name"])
+            alloc.free(spec, address)
+        if step.get("blocks") is not None and step.get("buffer_type"):
+            got = [[o, s, a] for o, s, a in alloc.by_type[BufferType(step["buffer_type"])].blocks]
+            assert got == step["blocks"], where

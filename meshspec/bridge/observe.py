@@ -142,7 +142,7 @@ def _tensor_json(name: str, t) -> dict:
         ]
         # a coordinate the runtime records but the mesh no longer has (after a reshape)
         devices += [{"coord": c, "recorded": True, "spec": spec} for c in recorded if len(c) != len(mesh) or any(x >= n for x, n in zip(c, mesh))]
-        return {"name": name, "storage": "device", "topology": topology_json(t), "devices": devices}
+        return {"name": name, "storage": "device", "topology": topology_json(t), "address": t.buffer_address(), "devices": devices}
     parts = ttnn.get_device_tensors(t)
     devices = [{"coord": c, "recorded": True, "spec": spec_json(p, pages=False)} for c, p in zip(populated(t), parts)]
     return {"name": name, "storage": "host", "topology": topology_json(t), "devices": devices}

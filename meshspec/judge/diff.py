@@ -106,6 +106,8 @@ def _diff_tensor(name: str, exp: Optional[dict], act: Optional[dict]) -> TensorD
         diffs.append(Difference(name, None, "storage", exp["storage"], act["storage"]))
     if exp["topology"] != act["topology"]:
         diffs.append(Difference(name, None, "topology", exp["topology"], act["topology"]))
+    if exp.get("address") is not None and act.get("address") is not None and exp["address"] != act["address"]:
+        diffs.append(Difference(name, None, "address", exp["address"], act["address"]))
     ev, av = exp.get("values"), act.get("values")
     if ev and av and ev.get("sha256") != av.get("sha256"):  # compared where both read one array
         diffs.append(Difference(name, None, "values", _values_text(ev), _values_text(av)))

@@ -390,8 +390,10 @@ class Judge:
             mesh = t.mesh.name if isinstance(t, DeviceTensor) and t.mesh is not None else None
             grid = t.buffer.mesh_shape if isinstance(t, DeviceTensor) else _host_grid(t)
             values = summary(t, (slices or {}).get(name, ()))
+            address = t.buffer.address if isinstance(t, DeviceTensor) else None
             reports.append(
-                TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values, mesh_device=mesh, grid=grid)
+                TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values,
+                             mesh_device=mesh, grid=grid, address=address)
             )
             findings.extend(self.found[name])
         findings.extend(self.events)

@@ -184,6 +184,10 @@ class MeshBuffer:
     """Step that deallocated it, through any handle: every handle on it is freed then."""
     freed_by: str = ""
     """The name of the handle that step deallocated."""
+    address: Optional[int] = None
+    """Where the allocator put it: the same address on every device (meshspec/sim/allocator.py)."""
+    allocator: Optional[object] = field(default=None, repr=False)
+    """The mesh device's allocators that hold its block (freed there)."""
 
     def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
         dev = self.devices.get(coord)

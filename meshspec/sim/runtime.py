@@ -22,6 +22,7 @@ from .mesh import Coord, Shape, coords, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
 from .profiles import Profile
+from .allocator import Allocators
 from .sharding import grid_error
 from .spec import Arch, BufferType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
@@ -74,6 +75,11 @@ class Runtime:
         """The chips' architecture (buffer alignment)."""
         self.banks = banks
         """A chip's worker grid and DRAM bank count, where known: the cores a shard grid may name."""
+        self._l1_banks = banks[0][0] * banks[0][1] if banks is not None else None
+        self.allocators: dict[int, Allocators] = {}
+        """Where buffers go on the devices: per mesh device (by id), one lockstep table per buffer
+        type. A submesh allocates with its own, blind to its parent's buffers (ttnn 0.81.1,
+        observed: scenarios/submesh-copy.yaml, where both take the lowest DRAM address)."""
         self.files: dict[str, Path] = files or {}
         """Data file names as written -> the files to open (checked by the loader)."""
         self.with_data = with_data
@@ -289,14 +295,25 @@ class Runtime:
             error = grid_error(spec.shard, spec.memory is BufferType.DRAM, *self.banks)
             if error is not None:
                 raise TTFatal(error)
+        allocators = self.allocators.setdefault(id(mesh or self.root), Allocators(self.arch, self._l1_banks))
+        address = allocators.allocate(spec)
         if self.with_data:
-            self.reserve(spec.allocated_bytes * volume(shape), f"a buffer of {spec.describe()} on every device")
+            try:
+                self.reserve(spec.allocated_bytes * volume(shape), f"a buffer of {spec.describe()} on every device")
+            except ResourceLimit:
+                allocators.free(spec, address)
+                raise
         self._buffers += 1
-        return MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
+        buffer = MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
+        buffer.address, buffer.allocator = address, allocators
+        return buffer
 
     def free(self, dev: DeviceTensor) -> None:
         dev.buffer.freed_step = self.step
         dev.buffer.freed_by = dev.name
+        if dev.buffer.address is not None:  # handles share a buffer: its block is freed once
+            dev.buffer.allocator.free(dev.buffer.spec, dev.buffer.address)
+            dev.buffer.address = None
         dev.buffer.free()
         self.touched.add(dev.name)
         if self.with_data and not dev.buffer.released:
