@@ -397,15 +397,16 @@ def record(
     installed in the program's Python (the ttnn venv). For pytest: pytest --meshspec-record DIR."""
     import subprocess
 
-    from .bridge.launch import check_output_dir, recorder_command
+    from .bridge.launch import check_output_dir, exit_like, recorder_command
 
     try:
-        check_output_dir(output)
+        check_output_dir(output, probe=False)
         command = recorder_command(output, list(ctx.args))
+        check_output_dir(output)
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
-    raise typer.Exit(subprocess.run(command).returncode)
+    raise typer.Exit(exit_like(subprocess.run(command).returncode))
 
 
 @app.command()

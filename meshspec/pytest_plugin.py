@@ -107,14 +107,34 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
 
     from .bridge.record import Recorder
 
-    name = re.sub(r"[^\w.-]+", "_", item.nodeid).strip("_")[:150]
+    stem = re.sub(r"[^\w.-]+", "_", item.nodeid).strip("_")[:150]
+    taken = item.config.stash.setdefault(_RECORDED, set())
+    name, n = stem, 1
+    while name in taken or (Path(record) / name).exists():  # test ids that clean to one name keep their own
+        n += 1
+        name = f"{stem}-{n}"
+    taken.add(name)
     recorder = Recorder(Path(record) / name, re.sub(r"\W", "_", item.name)[:80])
     recorder.install()
     try:
         return (yield)
     finally:
         recorder.uninstall()
-        recorder.finish()
+        recorder.finish(program_ended_normally=not item.stash.get(_FAILED, False))
+
+
+_RECORDED = pytest.StashKey[set]()
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """Whether the test failed: a call that raised last in a failing test ended it (kept as the
+    recording's error); in a passing one it was caught."""
+    report = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:

@@ -154,11 +154,11 @@ def translate(op: str, a: dict, n: int, aliases: dict) -> tuple[list[dict] | Non
         out = a.get("out", f"fhs{n}")
         return steps + [{"from_host_shards": {"tensors": [f"s{n}_{i}" for i in range(len(a["shards"]))], "mesh_shape": a["mesh_shape"], "as": out}}], [out]
     if op == "distribute_tensor":
-        if a.get("src", {}).get("unwrap") is False:
-            return None, []  # the Python wrapper passed where the C++ mapper is due: a TypeError
         if "src" in a:
             src = dict(a["src"])
             m = mapper(src)
+            if m == "ReplicateTensorToMesh" and src.get("unwrap", True):
+                m = "replicate_tensor_to_mesh_mapper"  # the recorder passed wrapper.unwrap(); as is, a TypeError
             data = {k: v for k, v in src.items() if k in ("shape", "dtype", "layout", "tile", "memory", "start")}
             steps, tensor = [from_torch(f"p{n}", data)], f"p{n}"
         else:
@@ -285,7 +285,7 @@ def test_api_matches_ttnn(case):
         if error:
             with pytest.raises((TTFatal, StepInputError)) as err:
                 run_steps(rt, steps, 1000 + 10 * n)
-            words = error.split(": ", 1)[1] if error.startswith(("TT_FATAL: ", "RuntimeError: ")) else error
+            words = error.split(": ", 1)[1] if error.startswith(("TT_FATAL: ", "RuntimeError: ", "TypeError: ")) else error
             assert str(err.value).startswith(words), (where, str(err.value))
             checked += 1
             continue

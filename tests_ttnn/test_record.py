@@ -100,3 +100,24 @@ def test_the_readme_loop_record_run_all_export_diff(tmp_path):
     run_mock([*MESHSPEC, "run", "rec/scenario.yaml", "--profile", "current", "-f", "json", "-o", "sim.json"], "t3k", tmp_path)
     diff = run_mock([*MESHSPEC, "diff", "sim.json", "real.json"], "t3k", tmp_path)
     assert diff.returncode == 0 and "equal: no differences" in diff.stdout, diff.stdout
+
+
+def test_a_loop_a_submesh_and_keywords_record_and_export(tmp_path):
+    shutil.copy(PROGRAMS / "loop_submesh_keywords.py", tmp_path)
+    plain = run_mock(["python", "loop_submesh_keywords.py"], "t3k", tmp_path)
+    recorded = run_mock([*MESHSPEC, "record", "-o", "rec", "--", "python", "loop_submesh_keywords.py"], "t3k", tmp_path)
+    assert plain.returncode == recorded.returncode == 0 and plain.stdout.splitlines()[-1] == recorded.stdout.splitlines()[-1]
+    scenario, real = _recorded(tmp_path / "rec")
+    ops = [next(iter(s)) for s in scenario["steps"]]
+    # each rebinding frees the old buffer once the program drops it: ttnn's next address depends on it
+    assert ops[:5] == ["allocate_tensor_on_device", "allocate_tensor_on_device", "deallocate", "allocate_tensor_on_device", "deallocate"]
+    assert "create_submesh" in ops and scenario["steps"][ops.index("create_submesh")]["create_submesh"]["offset"] == [1, 0]
+    dist = scenario["steps"][ops.index("distribute_tensor")]["distribute_tensor"]
+    assert dist["mesh_mapper"] == {"shard_tensor_to_mesh_mapper": {"dim": 1, "mesh_device": "row1"}}
+    opaque = scenario["steps"][ops.index("opaque")]["opaque"]
+    assert opaque["call"] == "ttnn.to_layout" and "code" not in opaque  # it names `layout`, a program variable
+    assert run_mock([*MESHSPEC, "export", "rec/scenario.yaml", "-o", "repro.py"], "t3k", tmp_path).returncode == 0
+    repro = run_mock(["python", "repro.py", "real.json"], "t3k", tmp_path)
+    assert repro.returncode == 0, repro.stderr[-2000:]
+    d = diff_reports(run(load(tmp_path / "rec" / "scenario.yaml"), "current").to_json(), json.loads((tmp_path / "real.json").read_text()))
+    assert d.equal, render_diff(d, width=140)

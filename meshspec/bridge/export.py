@@ -229,9 +229,15 @@ def opaque(a, ctx):
     if a.code:
         return [f"# not modeled by meshspec ({a.call}): the program's own line", f"{ctx.var(a.as_)} = {_rename(a.code, a, ctx)}"]
     out = ctx.var(a.as_)
-    return [
+    head = [
         f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a",
         "# tensor with the records the real runtime gave its output (its values are not the call's).",
+    ]
+    recorded = a.recorded if a.recorded is not None else a.topology.coords
+    if a.storage == "host" and len(recorded) == 1:  # one host buffer: a plain host tensor of zeros
+        zeros = f"np.zeros({tuple(a.shape)}, dtype=np.float32)"
+        return head + [f"{out} = host_tensor({zeros}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, tile={list(a.tile)})"]
+    return head + [
         f"{out} = ttnn.allocate_tensor_on_{'host' if a.storage == 'host' else 'device'}({_spec(a, ctx)}, mesh_device)",
         f"{out}.update_tensor_topology({_topology(a.topology)})",
     ]
@@ -425,9 +431,9 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
     here = "Path(__file__).resolve().parent" + "".join(f" / {part!r}" for part in Path(data_dir).parts if part != ".")
     lines = [
         "#!/usr/bin/env python3",
-        f'"""{scenario.name}: a meshspec scenario as ttnn code (written by `meshspec export`).',
+        f'"""{_doc(scenario.name)}: a meshspec scenario as ttnn code (written by `meshspec export`).',
         "",
-        *[f"    {line}" for line in _wrap(scenario.description)],
+        *[f"    {_doc(line)}" for line in _wrap(scenario.description)],
         "",
         "Run where ttnn runs (hardware, or the mock on a CPU):  python THIS.py [REPORT.json]",
         "It writes a meshspec.report/1 of what the real runtime recorded after the last step (or the",
@@ -463,6 +469,15 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "",
         "",
         "def main(out=None):",
+        "    if out is None:  # the report alone on stdout: ttnn's own lines go to stderr while the steps run",
+        "        sys.stdout.flush()",
+        "        stdout = os.dup(1)",
+        "        os.dup2(2, 1)",
+        "    else:",
+        "        try:",
+        "            open(out, 'a').close()",
+        "        except OSError as err:",
+        "            sys.exit(f'{sys.argv[0]}: cannot write the report to {out}: {err.strerror or err}')",
         "    mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(*MESH_SHAPE))",
         "    CURRENT[1] = out",
         "    error = None",
@@ -472,7 +487,11 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        variables = _frame_locals(exc)",
         "        error = error_json(CURRENT[0], STEPS[CURRENT[0]], exc)",
         "    done = len(STEPS) if error is None else CURRENT[0]",
-        "    write(report(variables, error, done), out)",
+        "    result = report(variables, error, done)",
+        "    if out is None:",
+        "        sys.stdout.flush()",
+        "        os.dup2(stdout, 1)",
+        "    write(result, out)",
         "",
         "",
         "def report(variables, error, done):",
@@ -501,7 +520,10 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        caller = sys._getframe(1).f_locals",
         "        died = {'step': index, 'op': STEPS[index], 'source': 'ttnn', 'crash': True,",
         "                'message': 'the process died during this step (killed by a signal: no error was raised)'}",
-        "        write(report(caller, died, index), CURRENT[1])",
+        "        try:",
+        "            write(report(caller, died, index), CURRENT[1])",
+        "        except OSError:  # the report could not be written: the step still runs",
+        "            pass",
         "",
         "",
         "def _frame_locals(exc):",
@@ -524,7 +546,14 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "    main(sys.argv[1] if len(sys.argv) > 1 else None)",
         "",
     ]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    compile(text, f"<meshspec export of {scenario.name}>", "exec")  # a script that does not compile is meshspec's bug
+    return text
+
+
+def _doc(text: str) -> str:
+    """Text safe inside the script's docstring: backslashes and triple quotes escaped."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
 
 
 # names the script's own code binds at module level, besides those of the helpers and observe.py

@@ -16,14 +16,29 @@ from .record import REPORT, SCENARIO
 USAGE = "meshspec record -o DIR -- python prog.py ARGS...  (or -m MODULE, -c CODE; for pytest: pytest --meshspec-record DIR)"
 
 
-def check_output_dir(out: Path) -> None:
-    """DIR is new, or an empty directory: a recording never writes over another, or over a file."""
+#: Interpreter options that take a value (``-W error``); the others stand alone (``-u``, ``-O``).
+VALUED_OPTIONS = {"-W", "-X"}
+LONE_OPTIONS = {"-u", "-O", "-OO", "-B", "-b", "-bb", "-d", "-E", "-I", "-q", "-R", "-s", "-S", "-v"}
+
+
+def check_output_dir(out: Path, probe: bool = True) -> None:
+    """DIR is new, or an empty directory, and can be written: a recording never writes over another
+    or over a file, and fails here rather than in the middle of the program."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"--output {out}: a file, not a directory; give a new directory")
     if out.is_dir() and any(out.iterdir()):
         held = [n for n in (SCENARIO, REPORT) if (out / n).exists()]
         what = f"already holds {' and '.join(held)}" if held else "is not empty"
         raise UsageError(f"--output {out}: {what}; give a new directory (a recording never writes over files)")
+    if not probe:
+        return
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        marker = out / ".meshspec-probe"
+        marker.write_text("")
+        marker.unlink()
+    except OSError as err:
+        raise UsageError(f"--output {out}: cannot write there ({err.strerror or err}); give a writable directory") from None
 
 
 def recorder_command(out: Path, argv: list[str]) -> list[str]:
@@ -42,8 +57,21 @@ def recorder_command(out: Path, argv: list[str]) -> list[str]:
         rest = argv[1:]
     else:
         raise UsageError(f"{first!r} is not a Python interpreter or a .py file: record runs Python programs; {USAGE}")
+    options: list[str] = []
+    while rest and rest[0].startswith("-") and rest[0] not in ("-m", "-c"):
+        opt = rest.pop(0)
+        if opt in VALUED_OPTIONS or (opt[:2] in VALUED_OPTIONS and len(opt) == 2):
+            if not rest:
+                raise UsageError(f"{first} {opt} takes a value: {USAGE}")
+            options += [opt, rest.pop(0)]
+        elif opt in LONE_OPTIONS or opt[:2] in VALUED_OPTIONS:
+            options.append(opt)  # -u, or -Wignore / -Xdev written as one word
+        else:
+            raise UsageError(f"{first} {opt}: an interpreter option record does not pass on (it passes -u, -O, -B, -E, -I, -s, -S, -W, -X); {USAGE}")
     if not rest:
         raise UsageError(f"{first} with no program: {USAGE}")
+    if rest[0] in ("-m", "-c") and len(rest) < 2:
+        raise UsageError(f"{first} {rest[0]} with nothing after it: {USAGE}")
     if not rest[0].startswith("-") and not Path(rest[0]).is_file():
         raise UsageError(f"{rest[0]}: no such file")
     if Path(python).resolve() != Path(sys.executable).resolve():
@@ -52,4 +80,16 @@ def recorder_command(out: Path, argv: list[str]) -> list[str]:
         if probe.returncode != 0:
             raise UsageError(f"{python}: meshspec is not installed in this Python (pip install meshspec there, "
                              "beside ttnn); record runs inside the program's own process")
-    return [python, "-m", "meshspec.bridge.record", str(out), "--", *rest]
+    return [python, *options, "-m", "meshspec.bridge.record", str(out.resolve()), "--", *rest]
+
+
+def exit_like(returncode: int) -> int:
+    """The program's exit status as the shell saw it: a program killed by a signal is killed by
+    it again here (the shell reports 128 + N, a CI job sees the signal); else its code."""
+    import signal
+
+    if returncode < 0:
+        signal.signal(-returncode, signal.SIG_DFL)
+        os.kill(os.getpid(), -returncode)
+        return 128 - returncode  # not reached for a deadly signal
+    return returncode

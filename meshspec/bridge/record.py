@@ -1,47 +1,64 @@
 """``meshspec record``: a real ttnn program, watched, written down as a scenario and a report.
 
 Runs inside the program's own process, with ttnn's Python entry points wrapped as ttnn's
-operation tracer wraps its ops (research: ttnn/decorators.py ``FastOperation.__call__``; module
-attributes for the nanobind free functions such as ``ttnn.distribute_tensor``; the class attribute
-``ttnn.Tensor.cpu``). A wrapper calls the real function, unchanged, and only at the outermost
-level (``ttnn.to_torch`` calling ``ttnn.from_device`` is one step):
+operation tracer wraps its ops (docs/semantics.md section 10: ``FastOperation.__call__``, module
+attributes for the nanobind free functions, class attributes for ``Tensor`` and ``MeshDevice``
+methods). A wrapper calls the real function, unchanged, and records only the outermost call
+(``ttnn.to_torch`` calling ``ttnn.from_device`` is one step). What it writes (meshspec/bridge/calls.py
+says which calls are which steps):
 
-- a call meshspec models becomes that step; mappers and composers are remembered when made
-  (``ttnn.shard_tensor_to_mesh_mapper(md, 1)`` -> ``{shard_tensor_to_mesh_mapper: {dim: 1}}``);
-- any other registered op becomes an ``opaque`` step declaring the records its output got;
+- a call meshspec models becomes that step; an argument no step can express, or any other
+  registered op, an ``opaque`` step declaring the records its output got;
 - a tensor the program made without a recorded call (``ttnn.Tensor(array, ...)``) is introduced
   where first used: a one-shard host tensor as ``from_torch`` of its values saved as ``.npy``,
-  anything else as ``opaque`` with its records.
+  anything else as ``opaque`` with its records;
+- a device tensor the program drops (its last reference gone) becomes a ``deallocate`` step when
+  no other handle on its storage is alive: ttnn frees the buffer then, and the allocator's next
+  address depends on it. The recorder holds tensors only until the program lets them go.
 
-Names come from the program's variables (the assignment on the calling line, or the local that
-holds the tensor), made unique. After every step the runtime's records (meshspec/bridge/observe.py)
-go into ``report.json``'s ``steps``, and the scenario and report are rewritten, so a step that
-kills the process still leaves both. A call that raised and that the program caught stays in the
-scenario only as a comment (meshspec stops at a step error); one that ended the program is the
-scenario's last step and the report's error.
+Names come from the program's variables (the assignment on the calling line, or the argument's
+own name), made unique. ``report.json`` gets the runtime's records after every step (the final
+state, and in ``steps`` each step's tensors), written before each step as if it will crash, so a
+step that kills the process still leaves both files. A call that raised and that the program
+caught stays only as a comment (meshspec stops at a step error); one that ended the program is
+the scenario's last step and the report's error. The recorder never lets its own failure reach
+the program: it stops recording, says so on stderr and in the scenario, and the program goes on.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import json
 import linecache
+import os
 import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 from . import observe
+from .calls import FACTORIES, METHODS, TRANSLATORS, NotModeled, spec_fields
 
 SCENARIO = "scenario.yaml"
 REPORT = "report.json"
+STEPS = "steps.jsonl"
+"""Each step's state, one JSON line per step, appended as the program runs; ``report.json`` gets
+them all in ``steps`` when the program ends (a report rewritten whole after every step would cost
+the square of the steps)."""
 
-#: System names by (architecture, number of devices), for the scenario's ``mesh:`` (meshspec systems).
+#: System names by (architecture, devices in the cluster), for the scenario's ``mesh:``.
 SYSTEMS = {
     ("wormhole_b0", 1): "n150", ("wormhole_b0", 2): "n300", ("wormhole_b0", 8): "t3k", ("wormhole_b0", 32): "galaxy",
     ("blackhole", 1): "p150", ("blackhole", 2): "p300", ("blackhole", 4): "p150x4", ("blackhole", 8): "p150x8",
     ("blackhole", 32): "bh-galaxy",
 }
+CRASH = "the process died during this step (killed by a signal: no error was raised)"
+#: Steps that only make new tensors: the records of every other tensor stay as they were, so their
+#: last report is reused (any other step may change a handle's shared storage: all are read again).
+MAKERS = {"allocate_tensor_on_device", "allocate_tensor_on_host", "from_torch", "to_device", "to", "cpu", "distribute_tensor",
+          "aggregate_tensor", "get_device_tensors", "to_torch", "empty", "zeros", "ones", "full", "load_tensor", "create_submesh",
+          "create_submeshes"}
 
 
 def _ident(text: str) -> str:
@@ -53,20 +70,23 @@ class Recorder:
     """The recording of one program (or one test): its steps, names and per-step states."""
 
     def __init__(self, out: Path, name: str) -> None:
-        self.out = Path(out)
+        self.out = Path(out).resolve()  # the program may change directory
         self.name = name
-        self.steps: list[dict] = []  # {"op", "fields", "where", "source", "error"}
+        self.steps: list[dict] = []  # {"op", "fields", "where", "source", "qualname", "error"?}
         self.states: list[dict] = []
         self.objects: dict[str, Any] = {}  # name -> the tensor, list of tensors, or mesh device
-        self.ids: dict[int, str] = {}  # id(object) -> name (the objects are held, so ids stay theirs)
+        self.ids: dict[int, str] = {}  # id(object) -> name, for objects held in ``objects``
+        self.gone: dict[str, dict] = {}  # name -> its last report, for tensors the program dropped
         self.mappers: dict[int, Any] = {}  # id(mapper or composer) -> its YAML form
-        self.keep: list[Any] = []
+        self.keep: list[Any] = []  # the mappers and composers (their ids stay theirs)
         self.mesh: Optional[Any] = None
+        self.mesh_shape: Optional[list] = None  # as first opened (a reshape is a step)
         self.depth = 0
-        self.error: Optional[dict] = None
-        self.caught: list[str] = []
-        self.npy = 0
+        self.comments: list[str] = []
+        self.stopped: Optional[str] = None
         self._undo: list[Callable[[], None]] = []
+        self._reports: dict[str, dict] = {}  # name -> its report as last read (see MAKERS)
+        self._texts: dict[int, tuple[dict, str]] = {}
 
     # -- installing ---------------------------------------------------------------------------
     def install(self) -> None:
@@ -79,8 +99,11 @@ class Recorder:
         for attr, form in FACTORIES.items():
             if hasattr(ttnn, attr):
                 self._patch(ttnn, attr, self._factory(getattr(ttnn, attr), form))
+        for (cls, method), translate in METHODS.items():
+            owner = getattr(ttnn, cls)
+            self._patch(owner, method, self._modeled(getattr(owner, method), f"{cls}.{method}", translate))
         self._patch(ttnn, "open_mesh_device", self._opener(ttnn.open_mesh_device))
-        self._patch(ttnn.Tensor, "cpu", self._modeled(ttnn.Tensor.cpu, "Tensor.cpu", _cpu))
+        self._patch(ttnn, "close_mesh_device", self._closer(ttnn.close_mesh_device))
         for cls in (decorators.FastOperation, decorators.Operation):
             self._patch(cls, "__call__", self._any_op(cls.__call__))
 
@@ -99,19 +122,9 @@ class Recorder:
 
         @functools.wraps(real)
         def wrapper(*args, **kwargs):
-            if rec.depth:
+            if rec.depth or rec.stopped:
                 return real(*args, **kwargs)
-            frame = sys._getframe(1)
-            rec.depth += 1
-            try:
-                rec._settle_failure()
-                try:
-                    op, fields, binds = translate(rec, frame, *args, **kwargs)
-                except _NotModeled:  # an argument no step field can express: recorded as what it made
-                    op, fields, binds = "opaque", {"call": f"ttnn.{qualname}", "uses": [rec.name_of(t, frame) for t in _tensors_in(args, kwargs)]}, "opaque"
-                return rec._run(real, args, kwargs, op, fields, binds, frame, qualname)
-            finally:
-                rec.depth -= 1
+            return rec._call(real, args, kwargs, qualname, translate, sys._getframe(1))
 
         return wrapper
 
@@ -119,17 +132,10 @@ class Recorder:
         rec = self
 
         def __call__(op_self, *args, **kwargs):
-            if rec.depth:
+            if rec.depth or rec.stopped:
                 return real_call(op_self, *args, **kwargs)
-            frame = sys._getframe(1)
             qualname = getattr(op_self, "python_fully_qualified_name", "ttnn.<op>")
-            rec.depth += 1
-            try:
-                rec._settle_failure()
-                uses = [rec.name_of(a, frame) for a in _tensors_in(args, kwargs)]
-                return rec._run(real_call, (op_self, *args), kwargs, "opaque", {"call": qualname, "uses": uses}, "opaque", frame, qualname)
-            finally:
-                rec.depth -= 1
+            return rec._call(lambda *a, **k: real_call(op_self, *a, **k), args, kwargs, qualname, None, sys._getframe(1))
 
         return __call__
 
@@ -154,36 +160,90 @@ class Recorder:
         @functools.wraps(real)
         def wrapper(*args, **kwargs):
             md = real(*args, **kwargs)
-            if rec.mesh is None:
-                rec.mesh = md
-                rec.ids[id(md)] = "mesh_device"
-                rec.objects["mesh_device"] = md
+            if rec.mesh is None and not rec.stopped:
+                rec._adopt_mesh(md)
             return md
 
         return wrapper
 
-    # -- one step -----------------------------------------------------------------------------
-    def _run(self, real, args, kwargs, op, fields, binds, frame, qualname):
-        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
-        source = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-        step = {"op": op, "fields": fields, "where": where, "source": source, "qualname": qualname}
+    def _closer(self, real: Callable) -> Callable:
+        rec = self
+
+        @functools.wraps(real)
+        def wrapper(md, *args, **kwargs):
+            if md is rec.mesh and not rec.stopped:  # its tensors cannot be read after this
+                where = _where(sys._getframe(1))
+                rec._guard(rec._save)
+                rec._stop(f"the program closed the mesh at {where}; nothing after it is recorded", warn=False)
+            return real(md, *args, **kwargs)
+
+        return wrapper
+
+    # -- one call -----------------------------------------------------------------------------
+    def _call(self, real, args, kwargs, qualname, translate, frame):
+        self.depth += 1
+        try:
+            try:
+                step = self._begin(args, kwargs, qualname, translate, frame)
+            except Exception as exc:  # the recorder's own failure never reaches the program
+                self._stop(f"{_where(frame)}: {type(exc).__name__}: {exc}")
+                step = None
+            try:
+                result = real(*args, **kwargs)
+            except Exception as exc:
+                if step is not None:
+                    self._guard(self._failed, step, exc, frame)
+                raise
+            if step is not None:
+                self._guard(self._done, step, result, frame)
+            return result
+        finally:
+            self.depth -= 1
+
+    def _begin(self, args, kwargs, qualname, translate, frame) -> dict:
+        self._settle_failure()
+        self._sweep()
+        op, fields, binds = "opaque", None, "opaque"
+        if translate is not None:
+            try:
+                op, fields, binds = translate(self, frame, *args, **kwargs)
+            except NotModeled:
+                pass
+        if fields is None:
+            call = qualname if qualname.startswith("ttnn.") else f"ttnn.{qualname}"
+            fields = {"call": call, "uses": [self.name_of(t, frame) for t in _tensors_in(args, kwargs)]}
+        step = {"op": op, "fields": fields, "binds": binds, "where": _where(frame), "source": _statement(frame), "qualname": qualname}
         self.steps.append(step)
         self._save(pending=True)
-        try:
-            result = real(*args, **kwargs)
-        except Exception as exc:
-            step["error"] = observe.error_json(len(self.steps) - 1, op, exc)
+        return step
+
+    def _done(self, step: dict, result: Any, frame) -> None:
+        binds = step.pop("binds")
+        if binds == "opaque":
+            self._opaque_outputs(step, result, frame)
+        elif binds == "mesh":
+            step["fields"]["as"] = self.bind(result, frame, "submesh", step)
+        elif binds == "meshes":
+            step["fields"]["as"] = self.bind(list(result), frame, "submeshes", step)
+        elif binds:
+            step["fields"]["as"] = self.bind(result, frame, binds, step)
+        if step["op"] == "MeshDevice.reshape" and self.mesh is not None:
+            pass  # the mesh's new shape shows in the records; the scenario keeps the shape it opened with
+        if step in self.steps:
             self._snapshot(step)
-            self._save()
-            raise
-        if binds:
-            if op == "opaque":
-                self._opaque_outputs(step, result, frame)
-            else:
-                fields["as"] = self.bind(result, frame, binds)
+        self._save()
+
+    def _failed(self, step: dict, exc: BaseException, frame) -> None:
+        binds = step.pop("binds")
+        if binds and binds != "opaque":  # the step is written as the program wrote it
+            step["fields"]["as"] = self._fresh(self.assigned(frame, step["qualname"]) or _ident(binds))
+        if binds == "opaque":
+            step["fields"]["as"] = self._fresh(self.assigned(frame, step["qualname"]) or "out")
+            step["fields"].setdefault("shape", [1])
+            step["fields"].setdefault("topology", {"distribution_shape": [1], "placements": ["R"], "coords": [[0, 0]]})
+        step["error"] = observe.error_json(self.steps.index(step), step["op"], exc)
         self._snapshot(step)
         self._save()
-        return result
 
     def _opaque_outputs(self, step: dict, result: Any, frame) -> None:
         """An unmodeled call's tensor outputs: the first is the step's, the others steps of their own."""
@@ -191,15 +251,16 @@ class Recorder:
         if not outputs:
             self.steps.remove(step)  # no tensor made (a query, a no-op): nothing to declare
             return
-        base = self.bind(outputs[0] if len(outputs) == 1 else list(outputs), frame, step["qualname"].split(".")[-1])
+        base = self.bind(outputs[0] if len(outputs) == 1 else list(outputs), frame, step["qualname"].split(".")[-1], step)
         for i, out in enumerate(outputs):
             fields = dict(step["fields"]) if i == 0 else {"call": step["fields"]["call"], "uses": step["fields"]["uses"]}
             fields.update(_declared(out))
             fields["as"] = base if len(outputs) == 1 else f"{base}[{i}]"
             if i == 0:
                 step["fields"] = fields
-                if step["source"]:
-                    fields["code"] = step["source"]
+                code = _portable(step["source"], step["fields"]["uses"], base)
+                if code:
+                    fields["code"] = code
             else:
                 self.steps.append(dict(step, fields=fields))
 
@@ -208,9 +269,29 @@ class Recorder:
         a step's error, so the step becomes a comment."""
         if self.steps and self.steps[-1].get("error"):
             failed = self.steps.pop()
-            self.states.pop()
-            self.caught.append(f"{failed['where']}: {failed['qualname']} raised, and the program went on: "
-                               f"{failed['error']['message']}")
+            if self.states and self.states[-1]["step"] == len(self.steps):
+                self.states.pop()
+            self.objects.pop(failed["fields"].get("as"), None)
+            self.comments.append(f"{failed['where']}: {failed['qualname']} raised, and the program went on: {failed['error']['message']}")
+
+    def _guard(self, fn: Callable, *args) -> None:
+        try:
+            fn(*args)
+        except Exception as exc:
+            self._stop(f"{type(exc).__name__}: {exc}")
+
+    def _stop(self, why: str, warn: bool = True) -> None:
+        """Stop recording (the program goes on untouched); what was recorded is kept and says why."""
+        if self.stopped:
+            return
+        self.stopped = why
+        self.comments.append(f"recording stopped: {why}")
+        if warn:
+            print(f"meshspec record: stopped recording ({why}); the program goes on", file=sys.stderr)
+        try:
+            self._save()
+        except Exception:
+            pass
 
     # -- names ----------------------------------------------------------------------------------
     def name_of(self, obj: Any, frame) -> str:
@@ -220,11 +301,13 @@ class Recorder:
             return known
         if _is_mesh(obj):
             if self.mesh is None:
-                self.mesh = obj
-                self.ids[id(obj)] = "mesh_device"
-                self.objects["mesh_device"] = obj
+                self._adopt_mesh(obj)
                 return "mesh_device"
-            raise _NotModeled("a second mesh device")
+            raise NotModeled("a mesh device no recorded call made")
+        if self.mesh is None and _is_tensor(obj):  # the mesh was opened before recording (a fixture)
+            device = obj.device() if obj.storage_type() == _ttnn().StorageType.DEVICE else None
+            if device is not None:
+                self._adopt_mesh(device)
         return self._introduce(obj, frame)
 
     def mesh_field(self, obj: Any, frame) -> Optional[str]:
@@ -234,8 +317,17 @@ class Recorder:
         name = self.name_of(obj, frame)
         return None if name == "mesh_device" else name
 
-    def bind(self, result: Any, frame, default: str) -> str:
-        name = self._fresh(_assigned_name(frame) or _ident(default))
+    def _adopt_mesh(self, md) -> None:
+        self.mesh = md
+        self.mesh_shape = list(md.shape)
+        self.ids[id(md)] = "mesh_device"
+        self.objects["mesh_device"] = md
+
+    def assigned(self, frame, qualname: str) -> Optional[str]:
+        return _assigned_name(frame, qualname.split(".")[-1])
+
+    def bind(self, result: Any, frame, default: str, step: Optional[dict] = None) -> str:
+        name = self._fresh((self.assigned(frame, step["qualname"]) if step else None) or _ident(default))
         self.objects[name] = result
         self.ids[id(result)] = name
         if isinstance(result, list):
@@ -243,47 +335,90 @@ class Recorder:
                 self.ids[id(item)] = f"{name}[{i}]"
         return name
 
-    def _fresh(self, wanted: str) -> str:
+    def _fresh(self, wanted: Optional[str]) -> str:
+        wanted = wanted or "t"
         name, n = wanted, 1
-        while name in self.objects or name == "mesh_device":
+        while name in self.objects or name in self.gone or name == "mesh_device":
             n += 1
             name = f"{wanted}_{n}"
         return name
 
-    def _introduce(self, t: Any, frame) -> str:
-        """A tensor made without a recorded call: a step that makes it, before the current one."""
+    def save_array(self, stem: str, array) -> str:
         import numpy as np
 
-        import ttnn
-
-        local = next((k for k, v in frame.f_locals.items() if v is t and not k.startswith("_")), None)
-        name = self._fresh(_ident(local or "tensor"))
-        current = self.steps  # the step being recorded is appended after this one
-        record = observe.tensor_json(name, t)
-        if record["storage"] == "host" and len(record["devices"]) == 1:
-            spec = record["devices"][0]["spec"]
-            self.npy += 1
-            data_file = f"{name}.npy"
-            self.out.mkdir(parents=True, exist_ok=True)
-            np.save(self.out / data_file, observe.host_array(ttnn.get_device_tensors(t)[0]))
-            fields = {"as": name, **_spec_fields(spec), "data": {"file": data_file}}
-            current.append({"op": "from_torch", "fields": fields, "where": "(made before it was used)", "source": "",
-                            "qualname": "ttnn.Tensor", "introduced": True})
-        else:
-            fields = {"call": "ttnn.Tensor", "uses": [], **_declared(t), "as": name}
-            current.append({"op": "opaque", "fields": fields, "where": "(made before it was used)", "source": "",
-                            "qualname": "ttnn.Tensor", "introduced": True})
-        self.objects[name] = t
-        self.ids[id(t)] = name
-        self._snapshot(current[-1])
+        self.out.mkdir(parents=True, exist_ok=True)
+        name, n = f"{_ident(stem)}.npy", 1
+        while (self.out / name).exists():
+            n += 1
+            name = f"{_ident(stem)}_{n}.npy"
+        np.save(self.out / name, array)
         return name
 
-    def finish(self) -> None:
-        """The last save (after the program: nothing more is recorded). Without a mesh device the
-        program made no recorded call, and nothing is written."""
-        self._save()
+    def _introduce(self, t: Any, frame) -> str:
+        """A tensor made without a recorded call: a step that makes it, before the current one."""
+        ttnn = _ttnn()
+        name = self._fresh(_ident(_local_name(frame, t) or "tensor"))
+        record = observe.tensor_json(name, t)
+        if record["storage"] == "host" and len(record["devices"]) == 1:
+            data = self.save_array(name, observe.host_array(ttnn.get_device_tensors(t)[0]))
+            step = {"op": "from_torch", "fields": {"as": name, **spec_fields(record["devices"][0]["spec"]), "data": {"file": data}}}
+        else:
+            step = {"op": "opaque", "fields": {"call": "ttnn.Tensor", "uses": [], **_declared(t), "as": name}}
+        step |= {"where": "(made before it was used)", "source": "", "qualname": "ttnn.Tensor"}
+        self.steps.append(step)
+        self.objects[name] = t
+        self.ids[id(t)] = name
+        self._snapshot(step)
+        return name
+
+    def _sweep(self) -> None:
+        """Let go of tensors only the recorder still holds: the program dropped them. A device
+        tensor whose storage no other live handle shares is freed by ttnn then: a deallocate step."""
+        for name in [n for n in self.objects if n != "mesh_device" and _unreferenced(self.objects, n)]:
+            value = self.objects.pop(name)
+            self.ids.pop(id(value), None)
+            items = value if isinstance(value, list) else [value]
+            for i, t in enumerate(items):
+                if not _is_tensor(t):
+                    continue
+                key = f"{name}[{i}]" if isinstance(value, list) else name
+                if isinstance(value, list) and sys.getrefcount(t) > 3:  # the program dropped the list, not the item
+                    self.objects[key] = t
+                    continue
+                self.ids.pop(id(t), None)
+                report = observe.tensor_json(key, t)
+                if report["storage"] == "device" and not self._shared(t):
+                    self.steps.append({"op": "deallocate", "fields": {"tensor": key}, "qualname": "ttnn.deallocate", "source": "",
+                                       "where": "(the program dropped its last reference: ttnn frees the buffer)"})
+                    report = dict(report, storage="deallocated", devices=[], address=None, values=None)
+                    self.gone[key] = report
+                    self._snapshot(self.steps[-1])
+                else:
+                    self.gone[key] = report
+            del value, items
+
+    def _shared(self, t) -> bool:
+        """Another live handle on ``t``'s storage (a part, a combined tensor): the same buffer address."""
+        try:
+            address = t.buffer_address()
+        except Exception:
+            return True
+        for other in self._tensors().values():
+            try:
+                if other is not t and other.storage_type() == t.storage_type() and other.is_allocated() and other.buffer_address() == address:
+                    return True
+            except Exception:
+                continue
+        return False
 
     # -- writing ------------------------------------------------------------------------------
+    def finish(self, program_ended_normally: bool = True) -> None:
+        """The last save. A call that raised last and that the program caught (it ended normally)
+        is a comment, as any caught call is."""
+        if program_ended_normally:
+            self._guard(self._settle_failure)
+        self._guard(self._save, False, True)
+
     def _tensors(self) -> dict:
         out = {}
         for name, value in self.objects.items():
@@ -293,20 +428,36 @@ class Recorder:
                 out[name] = value
         return out
 
-    def _report(self, error) -> dict:
-        shape = list(self.mesh.shape) if self.mesh is not None else []
+    def _report(self, error, names: Optional[set] = None) -> dict:
         done = len(self.steps) if error is None else error["step"]
-        return observe.report_json(self.name, shape, self._tensors(), error, done, len(self.steps))
+        tensors = {n: t for n, t in self._tensors().items() if names is None or n in names}
+        fresh = {n: t for n, t in tensors.items() if n not in self._reports}
+        report = observe.report_json(self.name, self.mesh_shape or [], fresh, error, done, len(self.steps))
+        self._reports |= {r["name"]: r for r in report["tensors"]}
+        report["tensors"] = [self._reports[n] for n in tensors] + [r for n, r in self.gone.items() if names is None or n in names]
+        return report
 
     def _snapshot(self, step: dict) -> None:
-        index = self.steps.index(step) if step in self.steps else len(self.steps) - 1
-        report = self._report(step.get("error"))
-        self.states.append({"step": index, "op": step["op"], "where": step["where"], "error": step.get("error"),
+        """The step's own tensors (those it names), as the runtime records them after it."""
+        names = set(_names_in(step["fields"]))
+        if step["op"] in MAKERS:
+            for n in [n for n in self._reports if n in names or n.split("[")[0] in names]:
+                del self._reports[n]
+        else:
+            self._reports.clear()
+        names |= {n for n in list(names) for m in self._tensors() if m.startswith(n + "[")}
+        report = self._report(step.get("error"), {m for m in self._tensors() if m in names or m.split("[")[0] in names} | names)
+        self.states.append({"step": self.steps.index(step), "op": step["op"], "where": step["where"], "error": step.get("error"),
                             "tensors": report["tensors"]})
+        self.out.mkdir(parents=True, exist_ok=True)
+        with open(self.out / STEPS, "a", encoding="utf-8") as f:
+            f.write(json.dumps(self.states[-1]) + "\n")
 
-    def _save(self, pending: bool = False) -> None:
+    def _save(self, pending: bool = False, final: bool = False) -> None:
         """The scenario and the report as they stand. ``pending``: the last step is about to run; if
-        it kills the process, this report (its error a crash at that step) is what remains."""
+        it kills the process, this report (its error a crash at that step) is what remains, with
+        the steps' states in steps.jsonl. ``final``: the program ended; the states go into the
+        report's ``steps``."""
         if self.mesh is None:
             return
         self.out.mkdir(parents=True, exist_ok=True)
@@ -314,31 +465,34 @@ class Recorder:
         error = self.steps[-1].get("error") if self.steps else None
         if pending:
             last = len(self.steps) - 1
-            error = {"step": last, "op": self.steps[last]["op"], "source": "ttnn", "crash": True,
-                     "message": "the process died during this step (killed by a signal: no error was raised)"}
+            error = {"step": last, "op": self.steps[last]["op"], "source": "ttnn", "crash": True, "message": CRASH}
         report = self._report(error)
-        states = self.states[:]
-        for s in states:
-            s["line"] = lines.get(s["step"])
         report["path"] = str(self.out / SCENARIO)
-        report["steps"] = states
+        if final:
+            report["steps"] = [dict(s, line=lines.get(s["step"])) for s in self.states]
+        else:
+            report["steps_file"] = STEPS
         _write(self.out / SCENARIO, text)
-        import json
+        if final:
+            _write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
+            (self.out / STEPS).unlink(missing_ok=True)  # all in the report now
+            return
+        # between steps: compact, each tensor's JSON made once (the report is rewritten at every step)
+        tensors = ", ".join(self._text(t) for t in report.pop("tensors"))
+        _write(self.out / REPORT, json.dumps(report)[:-1] + f', "tensors": [{tensors}]}}\n')
 
-        _write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
+    def _text(self, report: dict) -> str:
+        """A tensor report's JSON, made once per report (reports are reused until their tensor changes)."""
+        hit = self._texts.get(id(report))
+        if hit is None or hit[0] is not report:
+            hit = self._texts[id(report)] = (report, json.dumps(report))
+        return hit[1]
 
     def scenario_text(self) -> tuple[str, dict[int, int]]:
         """The scenario YAML, and each step's line in it."""
-        import yaml
+        flow = _flow
 
-        def flow(value) -> str:
-            text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**9).strip()
-            return text[: -len("...")].strip() if text.endswith("\n...") else text  # a scalar ends its document
-
-        shape = list(self.mesh.shape)
-        arch = observe._name(self.mesh.arch())
-        system = SYSTEMS.get((arch, len(list(self.mesh.get_device_ids()))))
-        mesh = flow({"system": system, "shape": shape}) if system else flow(shape)
+        mesh = flow({"system": self._system(), "shape": self.mesh_shape}) if self._system() else flow(self.mesh_shape)
         out = [
             "meshspec: 1",
             f"name: {flow(self.name)}",
@@ -348,25 +502,62 @@ class Recorder:
             "  this file; opaque steps are calls meshspec does not model, with the records they produced.",
             f"mesh: {mesh}",
         ]
-        out += [f"# {c}" for c in self.caught]
+        out += [f"# {c}" for c in self.comments]
         out.append("steps:")
         lines: dict[int, int] = {}
         for i, step in enumerate(self.steps):
             where = step["where"] + (f": {step['source']}" if step["source"] else "")
-            out.append(f"  # {where}"[:200])
+            out.append(f"  # {where}"[:200].replace("\n", " "))
             lines[i] = len(out) + 1
-            out.append(f"  - {step['op']}: {flow(step['fields'])}")
+            out.append(f"  - {step['op']}: {_flow_cached(json.dumps(step['fields']))}")
         return "\n".join(out) + "\n", lines
 
+    def _system(self) -> Optional[str]:
+        """The system the cluster is (its device count, not the mesh's: a 1x2 mesh of a T3K is a T3K)."""
+        ttnn = _ttnn()
+        try:
+            count = ttnn.get_num_devices()
+        except Exception:
+            count = len(list(self.mesh.get_device_ids()))
+        return SYSTEMS.get((observe._name(self.mesh.arch()), count))
 
-class _NotModeled(Exception):
-    """An argument the step cannot express; the call is recorded as opaque."""
+
+def _flow(value) -> str:
+    """``value`` as one line of flow-style YAML."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**9).strip()
+    return text[: -len("...")].strip() if text.endswith("\n...") else text  # a scalar ends its document
+
+
+@functools.lru_cache(maxsize=100_000)
+def _flow_cached(fields_json: str) -> str:
+    """A step's fields as flow YAML (the scenario is rewritten after every step: each step's line
+    is made once)."""
+    return _flow(json.loads(fields_json))
+
+
+def _unreferenced(held: dict, name: str) -> bool:
+    """Nothing but ``held`` refers to ``held[name]``: the program let it go. (Counted: the dict,
+    the local below, getrefcount's argument.)"""
+    value = held[name]
+    return sys.getrefcount(value) <= 3
+
+
+def _ttnn():
+    import ttnn
+
+    return ttnn
 
 
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
+
+
+def _where(frame) -> str:
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 # -- what the runtime's objects are -----------------------------------------------------------------
@@ -388,13 +579,16 @@ def _tensors_in(args, kwargs) -> list:
     return found
 
 
-def _spec_fields(spec: dict) -> dict:
-    out = {"shape": spec["shape"], "dtype": spec["dtype"], "layout": spec["layout"]}
-    if spec.get("tile") not in (None, [32, 32]):
-        out["tile"] = spec["tile"]
-    if spec.get("memory") not in (None, "dram"):
-        out["memory"] = spec["memory"]
-    return out
+def _names_in(fields: Any):
+    """Every string in a step's fields (the tensor names among them are its tensors)."""
+    if isinstance(fields, str):
+        yield fields
+    elif isinstance(fields, dict):
+        for v in fields.values():
+            yield from _names_in(v)
+    elif isinstance(fields, list):
+        for v in fields:
+            yield from _names_in(v)
 
 
 def _declared(t) -> dict:
@@ -402,262 +596,141 @@ def _declared(t) -> dict:
     record = observe.tensor_json("_", t)
     devices = [d for d in record["devices"] if d.get("recorded")]
     spec = devices[0]["spec"] if devices else observe.spec_json(t, pages=False)
-    return {**_spec_fields(spec), "storage": "host" if record["storage"] == "host" else "device",
+    return {**spec_fields(spec), "storage": "host" if record["storage"] == "host" else "device",
             "topology": record["topology"], "recorded": [d["coord"] for d in devices]}
 
 
-def _assigned_name(frame) -> Optional[str]:
-    """``x`` for a calling line ``x = ttnn.f(...)`` (``self.x`` -> ``x``), else None."""
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-    if "=" not in line:
-        return None
+# -- the program's source ----------------------------------------------------------------------------
+def _statement(frame) -> str:
+    """The whole simple statement the call is in (a call may span lines), joined onto one line;
+    '' when the source cannot be read."""
+    spans = _statements(frame.f_code.co_filename)
+    n = frame.f_lineno
+    inside = [(a, b) for a, b in spans if a <= n <= b]
+    if not inside:
+        return linecache.getline(frame.f_code.co_filename, n).strip()
+    a, b = min(inside, key=lambda s: s[1] - s[0])
+    return " ".join("".join(linecache.getlines(frame.f_code.co_filename)[a - 1 : b]).split())
+
+
+@functools.lru_cache(maxsize=64)
+def _statements(filename: str) -> tuple[tuple[int, int], ...]:
+    """Every simple statement's (first line, last line) in a source file."""
     try:
-        node = ast.parse(line).body[0]
-    except SyntaxError:  # the first line of a call that goes on
-        m = re.match(r"^([A-Za-z_][\w.]*)\s*=[^=]", line)
-        return _ident(m.group(1).split(".")[-1]) if m else None
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-        if isinstance(target, ast.Name):
-            return _ident(target.id)
-        if isinstance(target, ast.Attribute):
-            return _ident(target.attr)
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return ()
+    compound = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+                ast.AsyncWith, ast.Try)
+    return tuple((s.lineno, s.end_lineno or s.lineno) for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(s, compound))
+
+
+def _assigned_name(frame, func: str) -> Optional[str]:
+    """``x`` for a statement ``x = ttnn.f(...)`` whose own call is this one (``self.x`` -> ``x``);
+    None for a call nested inside another (``back = g(ttnn.f(d))``: ``back`` is g's)."""
+    text = _statement(frame)
+    try:
+        node = ast.parse(text).body[0] if text else None
+    except SyntaxError:
+        node = None
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return None
+    value = node.value
+    calls = [c for c in ast.walk(value) if isinstance(c, ast.Call)] if value is not None else []
+    if not isinstance(value, ast.Call) or (len(calls) > 1 and _func_name(value) != func):
+        return None
+    target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+    if isinstance(target, ast.Name):
+        return _ident(target.id)
+    if isinstance(target, ast.Attribute):
+        return _ident(target.attr)
     return None
 
 
-# -- the calls meshspec models: (recorder, frame, *args, **kwargs) -> (op, fields, what it binds) --
-def _spec_of(spec) -> dict:
-    return _spec_fields({"shape": list(spec.shape), "dtype": observe._name(spec.dtype), "layout": observe._name(spec.layout),
-                         "tile": list(spec.tile.tile_shape), "memory": observe._name(spec.memory_config.buffer_type)})
+def _func_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
-def _arg(args, kwargs, i, name, default=None):
-    return args[i] if len(args) > i else kwargs.get(name, default)
+def _local_name(frame, obj) -> Optional[str]:
+    """The program's name for ``obj``: a module-level variable holding it (a function's locals are
+    not read: reading them keeps every local alive until the function returns)."""
+    if frame.f_code.co_flags & 0x1:  # CO_OPTIMIZED: a function's frame
+        return None
+    return next((k for k, v in frame.f_globals.items() if v is obj and not k.startswith("_")), None)
 
 
-def _with_mesh(rec, frame, fields, device, key="mesh_device"):
-    name = rec.mesh_field(device, frame)
-    return fields | ({key: name} if name else {})
-
-
-def _allocate(op):
-    def translate(rec, frame, *args, **kwargs):
-        spec, device = _arg(args, kwargs, 0, "spec"), _arg(args, kwargs, 1, "device")
-        if not hasattr(spec, "shape") or not hasattr(spec, "memory_config"):
-            raise_opaque()
-        rec.name_of(device, frame)
-        return op, _with_mesh(rec, frame, _spec_of(spec), device), "tensor"
-
-    return translate
-
-
-def raise_opaque():
-    raise _NotModeled("a form of the call meshspec does not write")
-
-
-def _copy_to_device(rec, frame, *args, **kwargs):
-    src, dst = _arg(args, kwargs, 0, "host_tensor"), _arg(args, kwargs, 1, "device_tensor")
-    return "copy_host_to_device_tensor", {"src": rec.name_of(src, frame), "dst": rec.name_of(dst, frame)}, None
-
-
-def _copy_to_host(rec, frame, *args, **kwargs):
-    dev, host = _arg(args, kwargs, 0, "device_tensor"), _arg(args, kwargs, 1, "host_tensor")
-    return "copy_device_to_host_tensor", {"device_tensor": rec.name_of(dev, frame), "host_tensor": rec.name_of(host, frame)}, None
-
-
-def _to_device(rec, frame, *args, **kwargs):
-    t, device, memory = _arg(args, kwargs, 0, "tensor"), _arg(args, kwargs, 1, "device"), _arg(args, kwargs, 2, "memory_config")
-    fields = {"src": rec.name_of(t, frame)}
-    if memory is not None:
-        fields["memory"] = observe._name(memory.buffer_type)
-    return "to_device", _with_mesh(rec, frame, fields, device, "device"), "tensor"
-
-
-def _cpu(rec, frame, *args, **kwargs):
-    return "cpu", {"tensor": rec.name_of(args[0], frame)}, "tensor"
-
-
-def _deallocate(rec, frame, *args, **kwargs):
-    return "deallocate", {"tensor": rec.name_of(args[0], frame)}, None
-
-
-def _mapper_form(rec, m) -> Any:
-    form = rec.mappers.get(id(m))
-    if form is None and hasattr(m, "unwrap"):
-        form = rec.mappers.get(id(m.unwrap()))
-    if form is None:
-        raise _NotModeled("a mapper made before recording")
-    return form
-
-
-def _distribute(rec, frame, *args, **kwargs):
-    t, mapper, device = _arg(args, kwargs, 0, "tensor"), _arg(args, kwargs, 1, "mapper"), _arg(args, kwargs, 2, "mesh_device")
-    fields = {"tensor": rec.name_of(t, frame), "mesh_mapper": _mapper_form(rec, mapper)}
-    if device is not None:
-        name = rec.name_of(device, frame)
-        fields["mesh_device"] = name
-    return "distribute_tensor", fields, "tensor"
-
-
-def _aggregate(rec, frame, *args, **kwargs):
-    t, composer = _arg(args, kwargs, 0, "tensor"), _arg(args, kwargs, 1, "composer")
-    return "aggregate_tensor", {"tensor": rec.name_of(t, frame), "mesh_composer": _mapper_form(rec, composer)}, "tensor"
-
-
-def _get_device_tensors(rec, frame, *args, **kwargs):
-    return "get_device_tensors", {"tensor": rec.name_of(_arg(args, kwargs, 0, "tensor"), frame)}, "tensors"
-
-
-def _combine(rec, frame, *args, **kwargs):
-    tensors = _arg(args, kwargs, 0, "tensors")
-    return "combine_device_tensors", {"tensors": [rec.name_of(t, frame) for t in tensors]}, "tensor"
-
-
-def _to_torch(rec, frame, *args, **kwargs):
-    t, composer = _arg(args, kwargs, 0, "tensor"), kwargs.get("mesh_composer", args[2] if len(args) > 2 else None)
-    fields = {"tensor": rec.name_of(t, frame)}
-    if composer is not None:
-        fields["mesh_composer"] = _mapper_form(rec, composer)
-    return "to_torch", fields, "tensor"
-
-
-def _from_torch(rec, frame, *args, **kwargs):
-    import numpy as np
-
-    import ttnn
-
-    source = args[0] if args else kwargs["tensor"]
-    array = source.float().numpy() if hasattr(source, "float") else np.asarray(source, dtype=np.float32)
-    name = _ident(_assigned_name(frame) or "host")
-    rec.out.mkdir(parents=True, exist_ok=True)
-    data_file = f"{name}_{len(rec.steps)}.npy"
-    np.save(rec.out / data_file, array)
-    dtype = kwargs.get("dtype") or ttnn.bfloat16
-    layout = kwargs.get("layout") or ttnn.ROW_MAJOR_LAYOUT
-    fields = {"shape": list(array.shape), "dtype": observe._name(dtype), "layout": observe._name(layout), "data": {"file": data_file}}
-    if kwargs.get("mesh_mapper") is not None:
-        fields["mesh_mapper"] = _mapper_form(rec, kwargs["mesh_mapper"])
-    if kwargs.get("device") is not None:
-        fields["device"] = rec.name_of(kwargs["device"], frame)
-    return "from_torch", fields, "tensor"
-
-
-TRANSLATORS: dict[str, Callable] = {
-    "allocate_tensor_on_device": _allocate("allocate_tensor_on_device"),
-    "allocate_tensor_on_host": _allocate("allocate_tensor_on_host"),
-    "copy_host_to_device_tensor": _copy_to_device,
-    "copy_device_to_host_tensor": _copy_to_host,
-    "to_device": _to_device,
-    "from_device": _cpu,
-    "deallocate": _deallocate,
-    "distribute_tensor": _distribute,
-    "aggregate_tensor": _aggregate,
-    "get_device_tensors": _get_device_tensors,
-    "combine_device_tensors": _combine,
-    "to_torch": _to_torch,
-    "from_torch": _from_torch,
-}
-"""ttnn attribute -> its translator; a call whose arguments one cannot write is recorded as opaque."""
-
-
-def _config_repr(config) -> str:
-    return repr(config)
-
-
-def _placements(text: str) -> list:
-    return ["replicate" if p.startswith("PlacementReplicate") else {"shard": int(re.search(r"\d+", p).group())}
-            for p in re.findall(r"Placement(?:Replicate\(\)|Shard\(-?\d+\))", text)]
-
-
-def _override(text: str, key: str) -> Optional[list]:
-    m = re.search(key + r"=Mesh(?:Shape|Coordinate)\(\[([\d, ]+)\]\)", text)
-    return [int(x) for x in m.group(1).split(",")] if m else None
-
-
-def _mesh_key(rec, device) -> dict:
-    name = rec.ids.get(id(device))
-    return {"mesh_device": name} if name and name != "mesh_device" else {}
-
-
-def _mapper_config(rec, device, config, *rest, **kw) -> dict:
-    text = repr(config)
-    out: dict = {"placements": _placements(text)}
-    for key in ("mesh_shape_override", "mesh_offset_override"):
-        if _override(text, key) is not None:
-            out[key] = _override(text, key)
-    return {"create_mesh_mapper": out | _mesh_key(rec, device)}
-
-
-def _composer_config(rec, device, config, *rest, **kw) -> dict:
-    text = repr(config)
-    m = re.search(r"dims: \[([-\d, ]+)\]", text)
-    if not m:
-        raise _NotModeled(text)
-    out: dict = {"dims": [int(x) for x in m.group(1).split(",")]}
-    for key in ("mesh_shape_override", "mesh_offset_override"):
-        if _override(text, key) is not None:
-            out[key] = _override(text, key)
-    return {"create_mesh_composer": out | _mesh_key(rec, device)}
-
-
-FACTORIES: dict[str, Callable] = {
-    "shard_tensor_to_mesh_mapper": lambda rec, md, dim, *a, **k: {"shard_tensor_to_mesh_mapper": {"dim": dim, **_mesh_key(rec, md)}},
-    "replicate_tensor_to_mesh_mapper": lambda rec, md, *a, **k: (
-        {"replicate_tensor_to_mesh_mapper": _mesh_key(rec, md)} if _mesh_key(rec, md) else "replicate_tensor_to_mesh_mapper"),
-    "create_mesh_mapper": _mapper_config,
-    "concat_mesh_to_tensor_composer": lambda rec, md, dim, *a, **k: {"concat_mesh_to_tensor_composer": {"dim": dim, **_mesh_key(rec, md)}},
-    "create_mesh_composer": _composer_config,
-}
-"""ttnn mapper and composer factories -> the YAML form of what they made (README's mapper table)."""
+def _portable(source: str, uses: list, bound: str) -> Optional[str]:
+    """The program's statement for an opaque call, when it names nothing but ttnn, the tensors the
+    step uses and literals (an exported script can run it); else None."""
+    try:
+        node = ast.parse(source).body[0] if source else None
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+        return None
+    allowed = {"ttnn", *uses, *dir(__builtins__ if isinstance(__builtins__, dict) else __builtins__)}
+    names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    return source if names <= allowed else None
 
 
 # -- running a program --------------------------------------------------------------------------
 def run_program(out: Path, argv: list[str]) -> int:
     """Run ``python ARGV...`` (``prog.py ARGS``, ``-m module ARGS`` or ``-c code ARGS``) in this
-    process with the recorder installed; its exit code, unchanged."""
+    process with the recorder installed, as plain Python would: ``__main__``, ``sys.argv``, the
+    script's folder first on ``sys.path``. Its exit code, unchanged."""
     import runpy
 
-    if not argv:
-        raise SystemExit("meshspec record: no program to run")
     if argv[0] == "-m":
         target, name, rest = argv[1], argv[1].split(".")[-1], argv[2:]
     elif argv[0] == "-c":
         target, name, rest = argv[1], "program", argv[2:]
     else:
-        target, name, rest = argv[0], Path(argv[0]).stem, argv[1:]
+        target, name, rest = str(Path(argv[0]).resolve()), Path(argv[0]).stem, argv[1:]
     rec = Recorder(out, _ident(name))
     rec.install()
-    code = 0
+    code, normal = 0, True
     try:
         if argv[0] == "-m":
             sys.argv = [target, *rest]
+            sys.path[0] = os.getcwd()
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         elif argv[0] == "-c":
             sys.argv = ["-c", *rest]
+            sys.path[0] = ""
             exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
         else:
             sys.argv = [target, *rest]
-            sys.path.insert(0, str(Path(target).resolve().parent))
+            sys.path[0] = str(Path(target).parent)
             runpy.run_path(target, run_name="__main__")
     except SystemExit as exc:
+        normal = exc.code in (None, 0)
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if exc.code is not None and not isinstance(exc.code, int):
             print(exc.code, file=sys.stderr)
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-        code = 1
+    except BaseException as exc:
+        _print_traceback(exc)
+        code, normal = 1, False
     finally:
         rec.uninstall()
-        rec.finish()
+        rec.finish(program_ended_normally=normal)
     return code
+
+
+def _print_traceback(exc: BaseException) -> None:
+    """The program's traceback as plain Python prints it: without the recorder's and runpy's frames."""
+    import traceback
+
+    here = {__file__, getattr(sys.modules.get("runpy"), "__file__", "")}
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename not in here]
+    text = ["Traceback (most recent call last):\n", *traceback.format_list(frames)] if frames else []
+    sys.stderr.write("".join(text + traceback.format_exception_only(type(exc), exc)))
 
 
 def main() -> None:
     """``python -m meshspec.bridge.record DIR -- PROGRAM ARGS...`` (what ``meshspec record`` runs)."""
     args = sys.argv[1:]
-    if len(args) < 2 or args[1] != "--":
+    if len(args) < 3 or args[1] != "--":
         raise SystemExit("usage: python -m meshspec.bridge.record DIR -- prog.py ARGS...")
     sys.exit(run_program(Path(args[0]), args[2:]))
 

@@ -94,3 +94,10 @@ def test_export_never_writes_over_the_scenario(tmp_path):
     before = scenario.read_bytes()
     r = CliRunner().invoke(app, ["export", str(scenario), "-o", str(scenario)])
     assert r.exit_code == 2 and "refusing to overwrite" in r.output and scenario.read_bytes() == before
+
+
+def test_a_description_with_backslashes_and_triple_quotes_exports_to_a_script_that_compiles():
+    s = parse('meshspec: 1\nname: d\ndescription: \'recorded from C:\\Users\\N150\\runs, see """this"""\'\nmesh: t3k\nsteps:\n'
+              "  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n", Path("d.yaml"))
+    text = export(s)  # export compiles what it writes
+    assert ast.get_docstring(ast.parse(text)).count("C:\\Users\\N150") == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meshspec.bridge import record
+from meshspec.bridge import calls, record
 from meshspec.bridge.launch import check_output_dir, recorder_command
 from meshspec.cli import app
 from meshspec.errors import UsageError
@@ -37,8 +37,10 @@ def test_a_command_it_cannot_record_is_refused_before_anything_runs(tmp_path, ar
 
 
 def test_a_recording_never_writes_over_files(tmp_path):
-    check_output_dir(tmp_path / "new")  # a new directory
-    check_output_dir(tmp_path)  # an empty one
+    check_output_dir(tmp_path / "new")  # a new directory (made, and probed)
+    (tmp_path / "empty").mkdir()
+    check_output_dir(tmp_path / "empty")  # an empty one
+    tmp_path = tmp_path / "empty"
     (tmp_path / "scenario.yaml").write_text("mine\n")
     with pytest.raises(UsageError, match="already holds scenario.yaml; give a new directory"):
         check_output_dir(tmp_path)
@@ -49,32 +51,72 @@ def test_a_recording_never_writes_over_files(tmp_path):
     assert (tmp_path / "scenario.yaml").read_text() == "mine\n"
 
 
-def _frame(line: str):
-    """A frame-like object whose calling line is ``line``."""
+def _frame(source: str, line: int = 1):
+    """A frame-like object whose calling line is line ``line`` of ``source``."""
     import linecache
 
-    name = f"<record-test-{abs(hash(line))}>"
-    linecache.cache[name] = (len(line), None, [line + "\n"], name)
-    return types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=name), f_lineno=1)
+    name = f"<record-test-{abs(hash(source))}>"
+    lines = [text + "\n" for text in source.splitlines()]
+    linecache.cache[name] = (len(source), None, lines, name)
+    return types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=name), f_lineno=line)
 
 
-@pytest.mark.parametrize("line, name", [
-    ("dst = ttnn.allocate_tensor_on_device(spec, md)", "dst"),
-    ("self.kv_cache = ttnn.to_device(t, md)", "kv_cache"),
-    ("out: ttnn.Tensor = ttnn.from_device(t)", "out"),
-    ("sharded = ttnn.distribute_tensor(", "sharded"),  # the first line of a call that goes on
-    ("ttnn.copy_host_to_device_tensor(a, b)", None),
-    ("a, b = ttnn.get_device_tensors(t)", None),
+@pytest.mark.parametrize("source, func, name", [
+    ("dst = ttnn.allocate_tensor_on_device(spec, md)", "allocate_tensor_on_device", "dst"),
+    ("self.kv_cache = ttnn.to_device(t, md)", "to_device", "kv_cache"),
+    ("out: ttnn.Tensor = ttnn.from_device(t)", "from_device", "out"),
+    ("sharded = ttnn.distribute_tensor(\n    host,\n    mapper,\n)", "distribute_tensor", "sharded"),  # a call over lines
+    ("ttnn.copy_host_to_device_tensor(a, b)", "copy_host_to_device_tensor", None),
+    ("a, b = ttnn.get_device_tensors(t)", "get_device_tensors", None),
+    # the inner call of a nested one does not take the outer's name
+    ("back = ttnn.aggregate_tensor(ttnn.from_device(d), c)", "from_device", None),
+    ("back = ttnn.aggregate_tensor(ttnn.from_device(d), c)", "aggregate_tensor", "back"),
+    ("h = dist(host, m)", "distribute_tensor", "h"),  # an alias: the line's only call
 ])
-def test_names_come_from_the_assignment_on_the_calling_line(line, name):
-    assert record._assigned_name(_frame(line)) == name
+def test_names_come_from_the_assignment_of_the_calls_own_statement(source, func, name):
+    assert record._assigned_name(_frame(source), func) == name
+
+
+def test_a_statement_over_several_lines_is_read_whole():
+    source = "x = 1\ntiled = ttnn.to_layout(\n    a,\n    ttnn.TILE_LAYOUT,\n)\n"
+    assert record._statement(_frame(source, 3)) == "tiled = ttnn.to_layout( a, ttnn.TILE_LAYOUT, )"
+
+
+def test_an_opaque_call_is_exported_as_the_programs_line_only_when_it_names_nothing_else():
+    assert record._portable("c = ttnn.add(a, b)", ["a", "b"], "c") == "c = ttnn.add(a, b)"
+    assert record._portable("c = ttnn.add(a, bias)", ["a"], "c") is None  # bias: a program variable
+    assert record._portable("c = my_add(a, b)", ["a", "b"], "c") is None
+    assert record._portable("c = ttnn.add(", ["a"], "c") is None
 
 
 def test_mapper_and_composer_configs_are_read_from_ttnn_reprs():
     # the reprs are ttnn 0.81.1's (observed in the mock)
-    mapper = "MeshMapperConfig(placements: [PlacementReplicate(), PlacementShard(1)], mesh_shape_override=MeshShape([2, 3]))"
-    assert record._placements(mapper) == ["replicate", {"shard": 1}]
-    assert record._override(mapper, "mesh_shape_override") == [2, 3]
-    assert record._override(mapper, "mesh_offset_override") is None
+    mapper = "MeshMapperConfig(placements: [PlacementReplicate(), PlacementShard(-3)], mesh_shape_override=MeshShape([2, 3]))"
+    assert calls.placements(mapper) == ["replicate", {"shard": -3}]  # the sign kept
+    assert calls.override(mapper, "mesh_shape_override") == [2, 3]
+    assert calls.override(mapper, "mesh_offset_override") is None
     rec = record.Recorder(Path("."), "t")
-    assert record._composer_config(rec, object(), "MeshComposerConfig(dims: [0, 1])") == {"create_mesh_composer": {"dims": [0, 1]}}
+    assert calls._composer_config(rec, object(), "MeshComposerConfig(dims: [0, 1])") == {"create_mesh_composer": {"dims": [0, 1]}}
+    assert calls._shard_mapper(rec, mesh_device=object(), dim=1) == {"shard_tensor_to_mesh_mapper": {"dim": 1}}  # keywords
+
+
+def test_arguments_are_read_positionally_or_by_keyword():
+    assert calls.arg((), {"tensor": 5}, 0, "tensor") == 5
+    assert calls.arg((7,), {"tensor": 5}, 0, "tensor") == 7
+    assert calls.arg((), {"tensor_spec": 1}, 0, "tensor_spec", "spec") == 1
+
+
+def test_interpreter_options_are_passed_on_and_others_refused(tmp_path):
+    prog = tmp_path / "p.py"
+    prog.write_text("")
+    cmd = recorder_command(tmp_path / "o", ["python", "-u", "-W", "error", str(prog)])
+    assert cmd[1:4] == ["-u", "-W", "error"] and cmd[4:6] == ["-m", "meshspec.bridge.record"]
+    with pytest.raises(UsageError, match="an interpreter option record does not pass on"):
+        recorder_command(tmp_path / "o", ["python", "--weird", str(prog)])
+
+
+def test_an_unwritable_output_is_refused_before_the_program_runs(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UsageError, match="cannot write there"):
+        check_output_dir(blocker / "sub")

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
@@ -20,7 +21,7 @@ from ...errors import Crash, StepInputError, TTFatal
 from ...typed import Typed
 from ..mesh import ttnn_shape
 from ..readback import read
-from ..runtime import Runtime
+from ..runtime import Runtime, in_memory
 from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
@@ -68,6 +69,10 @@ def copy_device_to_host(rt: Runtime, a: CopyDeviceToHost) -> None:
             raise TTFatal(f"Host shard for device shard {ttnn_shape(c, 'MeshCoordinate')} is not populated.")
     got = read(rt, dev, a.host_tensor)
     got.buffer_shape = shape
+    # the host tensor keeps its own memory config (DRAM, say, for an L1 device tensor; ttnn 0.81.1)
+    memory = host.spec.memory_config
+    got.spec = in_memory(got.spec, memory)
+    got.shards = {c: replace(s, spec=in_memory(s.spec, memory)) for c, s in got.shards.items()}
     rt.update(a.host_tensor, got)
 
 

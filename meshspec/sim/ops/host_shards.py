@@ -92,6 +92,12 @@ def distribute_tensor(rt: Runtime, a: DistributeTensor) -> None:
         raise TTFatal("TensorToMesh only supports host tensors; got storage type: StorageType::DEVICE")
     buf = single_buffer(t)
     choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices)
+    if choice.replicate_wrapper:  # ttnn 0.81.1, observed: the nanobind function takes a TensorToMesh only
+        raise TTFatal(
+            "distribute_tensor(): incompatible function arguments. The following argument types are supported: "
+            "(tensor, mapper: ttnn.TensorToMesh, mesh_device=None) (ttnn.ReplicateTensorToMesh returns a Python wrapper, "
+            "which from_torch unwraps and distribute_tensor does not: pass ttnn.replicate_tensor_to_mesh_mapper(mesh_device))"
+        )
     mesh = rt.mesh(choice.mesh or a.mesh_device)
     spec = buf.spec
     host = distribute_values(
