@@ -119,3 +119,35 @@ def test_buffers_go_where_the_real_allocator_puts_them(seq):
         if step.get("blocks") is not None and step.get("buffer_type"):
             got = [[o, s, a] for o, s, a in alloc.by_type[BufferType(step["buffer_type"])].blocks]
             assert got == step["blocks"], where
+
+
+# -- ttnn.create_sharded_memory_config (meshspec/sim/sharding.py) ---------------------------------
+from meshspec.sim.sharding import ShardingHelperError, create_sharded_memory_config  # noqa: E402
+
+HELPER = [c for c in GOLDEN["create_sharded_memory_config"] if c["function"] == "create_sharded_memory_config"]
+
+
+@pytest.mark.parametrize("case", HELPER, ids=lambda c: f"{c['shape']}-{c['strategy']}-{c['core_grid'] or 'crs'}-{c['orientation']}")
+def test_the_sharding_helper_makes_what_ttnn_makes(case):
+    grid = (case["core_grid"]["x"], case["core_grid"]["y"]) if case["core_grid"] else None
+    ranges = tuple((tuple(a), tuple(b)) for a, b in case["core_range_set"]) if case["core_range_set"] else None
+    args = (tuple(case["shape"]), grid, ranges, MemoryLayout(f"{case['strategy']}_sharded"),
+            Orientation(case["orientation"]) if case["orientation"] else None, case["use_height_and_width_as_shard_shape"])
+    if case["error"]:
+        with pytest.raises(ShardingHelperError) as err:
+            create_sharded_memory_config(*args)
+        assert case["error"] == f"RuntimeError: {err.value}"
+        return
+    shard = create_sharded_memory_config(*args)
+    want = case["memory_config"]
+    assert (shard.layout.value, want["buffer_type"]) == (want["memory_layout"], "l1")
+    assert [[list(a), list(b)] for a, b in shard.grid] == want["shard_spec"]["grid"]
+    assert list(shard.shape) == want["shard_spec"]["shard_shape"] and shard.orientation.value == want["shard_spec"]["orientation"]
+    # what ttnn then says of a bfloat16 TILE tensor of that shape in that config
+    tile = case["allocate_tile_bfloat16"]
+    if tile["error"]:
+        with pytest.raises(TTFatal) as err:
+            make_spec(tuple(case["shape"]), DataType.BFLOAT16, Layout.TILE, (32, 32), BufferType.L1, Arch.WORMHOLE_B0, shard)
+        assert str(err.value) == tile["error"].removeprefix("TT_FATAL: ")
+    else:
+        make_spec(tuple(case["shape"]), DataType.BFLOAT16, Layout.TILE, (32, 32), BufferType.L1, Arch.WORMHOLE_B0, shard)

@@ -34,6 +34,9 @@ EXPECTED = {
     ("seed-sharded-destination", "current"): (set(), None),
     ("seed-sharded-destination", "reference"): (set(), None),
     ("seed-sharded-destination", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 11: ttnn.create_sharded_memory_config's configs; its 64x50 width shard no TILE tensor takes.
+    **{("sharded-helper-l1", p): (set(), "Physical shard shape (64, 50) must be tile {32, 32} sized!")
+       for p in ("current", "reference", "uniform-by-value", "unpopulated")},
     # section 11: 8 shards on a 64-core grid; the grid is the same under every era, the put exact.
     ("phantom-core-grid", "current"): ({("phantom_cores", None)}, None),
     ("phantom-core-grid", "reference"): ({("phantom_cores", None)}, None),

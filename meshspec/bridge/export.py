@@ -63,7 +63,10 @@ Emitter = Callable[[Any, Context], list[str]]
 def _spec(a, ctx: Context, shape=None) -> str:
     parts = [str(list(shape or a.shape)), DTYPES[DataType(a.dtype)], LAYOUTS[Layout(a.layout)]]
     config = getattr(a, "memory_config", None)
-    if isinstance(config, f.MemoryConfigFields) and config.memory_layout is not MemoryLayout.INTERLEAVED:
+    if isinstance(config, f.CreateSharded):
+        h = config.create_sharded_memory_config
+        parts += [f"ttnn.TensorMemoryLayout.{h.strategy.upper()}_SHARDED", f"{_memory_config(config)}.shard_spec", BUFFERS[a.buffer_type]]
+    elif isinstance(config, f.MemoryConfigFields) and config.memory_layout is not MemoryLayout.INTERLEAVED:
         # TensorSpec(shape, dtype, layout, memory_layout, shard_spec, buffer_type): the 2-D sharded overload
         shard = _shard_spec(config.shard_spec) if config.shard_spec is not None else "None"
         parts += [f"ttnn.TensorMemoryLayout.{config.memory_layout.name}", shard, BUFFERS[a.buffer_type]]
@@ -85,6 +88,16 @@ def _memory_config(config) -> str:
     """A scenario's memory_config as ttnn code: its constant, or ``ttnn.MemoryConfig(...)``."""
     if isinstance(config, str):
         return f"ttnn.{config}" if config.endswith("MEMORY_CONFIG") else MEMORY_CONFIGS[f.buffer_type(config)]
+    if isinstance(config, f.CreateSharded):
+        h = config.create_sharded_memory_config
+        if h.core_range_set is not None:
+            ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({a[0]}, {a[1]}), ttnn.CoreCoord({b[0]}, {b[1]}))" for a, b in h.core_range_set)
+            grid = f"ttnn.CoreRangeSet([{ranges}])"
+        else:
+            grid = f"ttnn.CoreGrid(y={h.core_grid.y}, x={h.core_grid.x})"
+        orientation = f"ttnn.ShardOrientation.{h.orientation.name}" if h.orientation is not None else "None"
+        return (f"ttnn.create_sharded_memory_config({list(h.shape)}, {grid}, ttnn.ShardStrategy.{h.strategy.upper()}, {orientation}, "
+                f"use_height_and_width_as_shard_shape={h.use_height_and_width_as_shard_shape})")
     if config.memory_layout is MemoryLayout.INTERLEAVED:
         return MEMORY_CONFIGS[config.buffer_type]
     shard = f", {_shard_spec(config.shard_spec)}" if config.shard_spec is not None else ""

@@ -21,6 +21,7 @@ from typing import Any, Optional, Union
 from ..report import ExpectResult
 from ..scenario.model import DeviceExpect, ErrorMatch, Expect, FindingExpect, ProfileExpect, TensorExpect
 from ..sim.mesh import fmt_coord, parse_coord
+from ..sim.spec import BufferType, memory_config_json
 from ..typed import as_dict, given, validate
 
 
@@ -225,6 +226,18 @@ def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect, by_name: 
     return out
 
 
+def _memory_config(config: Any) -> Any:
+    """An expected memory_config in the form a report prints (a sharded constant without a shard
+    spec, which no spec can have, as its words)."""
+    from ..errors import TTFatal
+    from ..sim.ops.fields import memory_of
+
+    try:
+        return memory_config_json(*memory_of(config))
+    except TTFatal as err:
+        return str(err)
+
+
 def _plain(value: Any) -> Any:
     return value.value if hasattr(value, "value") else value
 
@@ -232,7 +245,10 @@ def _plain(value: Any) -> Any:
 def _device_field(d: dict, field: str) -> Any:
     if field in ("recorded", "status", "written_bytes", "offset"):
         return d[field]
-    return (d["spec"] or {}).get(field)
+    spec = d["spec"] or {}
+    if field == "memory_config" and spec:
+        return spec.get("memory_config") or memory_config_json(BufferType(spec["memory"]), None)
+    return spec.get(field)
 
 
 def _check_device(where: str, d: dict, de: DeviceExpect) -> list[str]:
@@ -240,7 +256,7 @@ def _check_device(where: str, d: dict, de: DeviceExpect) -> list[str]:
     for field in DeviceExpect.fields():
         if field not in given(de):
             continue
-        want = _plain(getattr(de, field))
+        want = _plain(getattr(de, field)) if field != "memory_config" else _memory_config(de.memory_config)
         got = _device_field(d, field)
         if got != want:
             out.append(f"{where}: {field}: expected {_fmt(want)}, got {_fmt(got)}")

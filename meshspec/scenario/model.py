@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from ..kinds import FINDINGS, STATUSES
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
-from ..sim.ops.fields import Dim, Name
+from ..sim.ops.fields import Dim, MemoryConfig, Name
 from ..sim.spec import DataType, Layout
 from ..typed import Before, Check, Length, Range, Schema, Tagged, Typed, by_key, tagged
 
@@ -66,6 +66,9 @@ class DeviceExpect(Typed):
     buffer_bytes: Optional[int] = None
     written_bytes: Optional[int] = None
     offset: Optional[list[int]] = None
+    memory_config: Optional[MemoryConfig] = None
+    """As a report prints a device's spec (``{memory_layout, buffer_type, shard_spec}``), or any
+    form a step takes; an interleaved spec's is its buffer type, interleaved."""
 
 
 class SliceOf(Typed):

@@ -216,3 +216,57 @@ def _no_bank(x: int, y: int, kind: str, banks: int) -> str:
             "the shard grid from the device (dram_grid_size() for DRAM, compute_with_storage_grid_size() for L1) rather than "
             "assuming a fixed size -- a harvested device exposes fewer banks than an unharvested one of the same type. An L1 "
             "shard core outside the compute grid is legal only while it is claimed via ServiceCoreManager.")
+
+
+class ShardingHelperError(ValueError):
+    """``ttnn.create_sharded_memory_config``'s own refusal (a RuntimeError in ttnn's Python)."""
+
+
+def create_sharded_memory_config(
+    shape: tuple[int, ...],
+    core_grid: Optional[tuple[int, int]],
+    core_range_set: Optional[tuple[CoreRange, ...]],
+    layout: MemoryLayout,
+    orientation: Optional[Orientation] = None,
+    use_height_and_width_as_shard_shape: bool = False,
+) -> ShardSpec:
+    """What ``ttnn.create_sharded_memory_config(shape, core_grid, strategy, orientation,
+    use_height_and_width_as_shard_shape)`` makes (ttnn/ttnn/core.py, 0.81.1; always L1). A
+    ``CoreGrid(y, x)`` is the cores (0, 0) to (x - 1, y - 1); the tensor is seen as
+    (product of all dims but the last, last dim), each strategy divides it exactly, or
+    ``Invalid sharding core_grid``; a CoreRangeSet needs ``use_height_and_width_as_shard_shape``,
+    which takes the last two dims as the shard (swapped for col_major).
+
+    >>> create_sharded_memory_config((1, 1, 128, 256), (4, 2), None, MemoryLayout.BLOCK_SHARDED, Orientation.COL_MAJOR).shape
+    (32, 128)
+    """
+    orientation = orientation or Orientation.ROW_MAJOR
+    if core_range_set is not None:
+        if not use_height_and_width_as_shard_shape:
+            raise ShardingHelperError("height and width must be shard shape with CoreRangeSet")
+        grid = core_range_set
+    else:
+        assert core_grid is not None
+        x, y = core_grid
+        grid = (((0, 0), (x - 1, y - 1)),)
+    *batch, height, width = shape
+    if use_height_and_width_as_shard_shape:
+        shard = (height, width) if orientation is Orientation.ROW_MAJOR else (width, height)
+        return ShardSpec(layout, grid, shard, orientation)
+    assert core_grid is not None
+    x, y = core_grid
+    tall = math.prod(batch) * height
+    if layout is MemoryLayout.BLOCK_SHARDED:
+        rows, cols = (y, x) if orientation is Orientation.ROW_MAJOR else (x, y)
+        if tall % rows or width % cols:
+            raise ShardingHelperError("Invalid sharding core_grid")
+        shard = (tall // rows, width // cols)
+    elif layout is MemoryLayout.HEIGHT_SHARDED:
+        if tall % (x * y):
+            raise ShardingHelperError("Invalid sharding core_grid")
+        shard = (tall // (x * y), width)
+    else:
+        if width % (x * y):
+            raise ShardingHelperError("Invalid sharding core_grid")
+        shard = (tall, width // (x * y))
+    return ShardSpec(layout, grid, shard, orientation)

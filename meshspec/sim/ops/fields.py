@@ -9,7 +9,7 @@ from typing import Annotated, Literal, Optional, Union
 
 from ...errors import TTFatal
 from ...typed import Alias, Before, Check, Length, Pattern, Range, Schema, Typed, by_key, tagged
-from ..sharding import MemoryLayout, Orientation, ShardSpec
+from ..sharding import MemoryLayout, Orientation, ShardingHelperError, ShardSpec, create_sharded_memory_config
 from ..spec import TILE_SHAPES, Arch, BufferType, DataType, Layout, TensorSpec, make_spec
 
 NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -82,6 +82,31 @@ class MemoryConfigFields(Typed):
 
 InterleavedConfig = MemoryConfigFields  # the name earlier code used
 
+
+class CoreGridFields(Typed):
+    """``ttnn.CoreGrid(y=..., x=...)``: the cores (0, 0) to (x - 1, y - 1)."""
+
+    x: Annotated[int, Range(ge=1, le=4096)]
+    y: Annotated[int, Range(ge=1, le=4096)]
+
+
+class CreateShardedFields(Typed):
+    """``ttnn.create_sharded_memory_config(shape, core_grid, strategy, orientation, use_height_and_width_as_shard_shape)``."""
+
+    shape: Annotated[list[Dim], Length(min=2, max=8)]
+    core_grid: Optional[CoreGridFields] = None
+    core_range_set: Optional[Annotated[list[CoreRangeItem], Length(min=1)]] = None
+    """A CoreRangeSet instead of a CoreGrid (only with use_height_and_width_as_shard_shape)."""
+    strategy: Literal["height", "width", "block"]
+    orientation: Optional[Orientation] = None
+    use_height_and_width_as_shard_shape: bool = False
+
+
+class CreateSharded(Typed):
+    """``memory_config: {create_sharded_memory_config: {...}}``: the helper real code calls."""
+
+    create_sharded_memory_config: CreateShardedFields
+
 #: ttnn's memory config constants: buffer type and layout (the sharded ones have no shard spec).
 NAMED_CONFIGS = {
     "DRAM_MEMORY_CONFIG": (BufferType.DRAM, MemoryLayout.INTERLEAVED),
@@ -99,12 +124,12 @@ def _memory_config_tag(value: object) -> Optional[str]:
     if isinstance(value, str):
         return "Name"
     if isinstance(value, dict):
-        return "Config"
+        return "Helper" if "create_sharded_memory_config" in value else "Config"
     return None
 
 
 MemoryConfig = tagged(
-    {"Name": Literal[tuple(NAMED_CONFIGS)], "Config": MemoryConfigFields},  # type: ignore[misc]
+    {"Name": Literal[tuple(NAMED_CONFIGS)], "Config": MemoryConfigFields, "Helper": CreateSharded},  # type: ignore[misc]
     _memory_config_tag,
     "DRAM_MEMORY_CONFIG, L1_MEMORY_CONFIG, an L1_*_SHARDED_MEMORY_CONFIG, or {memory_layout, buffer_type, shard_spec}",
 )
@@ -112,7 +137,9 @@ MemoryConfig = tagged(
 
 
 def buffer_type(config: object) -> BufferType:
-    """The buffer type a validated memory_config names."""
+    """The buffer type a validated memory_config names (the sharding helper's is always L1)."""
+    if isinstance(config, CreateSharded):
+        return BufferType.L1
     return MEMORY_CONFIGS[config] if isinstance(config, str) else config.buffer_type  # type: ignore[union-attr]
 
 
@@ -121,6 +148,18 @@ def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
     (docs/semantics.md section 11): a sharded layout without a shard spec is ttnn 0.81.1's
     ``bad optional access`` when a TensorSpec is built of it; a shard spec with the interleaved
     layout is allocated interleaved; overlapping core ranges are refused as CoreRangeSet does."""
+    if isinstance(config, CreateSharded):
+        h = config.create_sharded_memory_config
+        layout = MemoryLayout(f"{h.strategy}_sharded")
+        grid = (h.core_grid.x, h.core_grid.y) if h.core_grid is not None else None
+        ranges = tuple((tuple(a), tuple(b)) for a, b in h.core_range_set) if h.core_range_set is not None else None
+        if grid is None and ranges is None:
+            raise TTFatal("create_sharded_memory_config() missing 1 required positional argument: 'core_grid'")
+        try:
+            return BufferType.L1, create_sharded_memory_config(tuple(h.shape), grid, ranges, layout, h.orientation,
+                                                               h.use_height_and_width_as_shard_shape)
+        except ShardingHelperError as err:
+            raise TTFatal(str(err)) from None
     if isinstance(config, str):
         buffer, layout = NAMED_CONFIGS[config]
         spec = None

@@ -1,0 +1,57 @@
+"""Sharded memory (meshspec/sim/sharding.py; docs/semantics.md section 11): core order, page
+placement on cores, the shapes and page sizes a sharded spec gets, and a report's memory_config
+pasted back into a scenario. The full comparison with ttnn 0.81.1 is tests/test_golden_sharded.py."""
+
+from pathlib import Path
+
+import pytest
+
+from meshspec.runner import run
+from meshspec.scenario.loader import parse
+from meshspec.sim.sharding import MemoryLayout, Orientation, ShardSpec, core_pages, grid_cores
+from meshspec.sim.spec import BufferType, DataType, Layout, make_spec
+
+H, W, B = MemoryLayout.HEIGHT_SHARDED, MemoryLayout.WIDTH_SHARDED, MemoryLayout.BLOCK_SHARDED
+ROW, COL = Orientation.ROW_MAJOR, Orientation.COL_MAJOR
+
+
+def test_cores_are_taken_range_by_range_row_or_column_first():
+    grid = (((4, 4), (5, 4)), ((0, 0), (1, 1)))
+    assert grid_cores(grid, ROW) == ((4, 4), (5, 4), (0, 0), (1, 0), (0, 1), (1, 1))  # the ranges' own order
+    assert grid_cores(grid, COL) == ((4, 4), (5, 4), (0, 0), (0, 1), (1, 0), (1, 1))
+
+
+def test_a_width_sharded_core_holds_pages_that_are_not_adjacent():
+    # (1,1,64,256) TILE in 64x64 shards: a page row is 8 tiles, each core two columns of two rows
+    pages = dict(core_pages(ShardSpec(W, (((0, 0), (3, 0)),), (64, 64)), (64, 256), (32, 32)))
+    assert pages[(0, 0)] == (0, 1, 8, 9) and pages[(3, 0)] == (6, 7, 14, 15)
+
+
+def test_block_sharding_col_major_swaps_the_grid_axes():
+    s = ShardSpec(B, (((0, 0), (1, 1)),), (64, 64), COL)
+    pages = dict(core_pages(s, (96, 96), (32, 32)))  # a ragged 3x3 tile grid
+    assert pages == {(0, 0): (0, 1, 3, 4), (0, 1): (2, 5), (1, 0): (6, 7), (1, 1): (8,)}
+
+
+def test_row_major_width_sharding_pads_the_width_and_pages_by_shard_row():
+    s = ShardSpec(W, (((0, 0), (3, 0)),), (64, 64))
+    spec = make_spec((1, 1, 64, 200), DataType.BFLOAT16, Layout.ROW_MAJOR, memory=BufferType.L1, shard=s)
+    assert spec.padded_shape == (1, 1, 64, 256) and (spec.page_size, spec.num_pages) == (128, 256)
+    assert spec.bank_bytes == 64 * 128  # every core reserves a whole shard
+
+
+@pytest.mark.parametrize("config", [
+    {"memory_layout": "height_sharded", "buffer_type": "l1", "shard_spec": {"grid": [[[0, 0], [3, 0]]], "shape": [64, 64], "orientation": "row_major"}},
+    {"memory_layout": "height_sharded", "buffer_type": "dram", "shard_spec": {"grid": [[[0, 0], [1, 0]]], "shape": [64, 64], "orientation": "col_major"}},
+])
+def test_a_reports_memory_config_pastes_back_into_a_scenario(config):
+    import yaml
+
+    def device_spec(memory_config):
+        text = ("meshspec: 1\nname: rt\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: "
+                + yaml.safe_dump({"as": "t", "shape": [1, 1, 96, 64], "memory_config": memory_config}, default_flow_style=True).strip() + "\n")
+        return run(parse(text, Path("rt.yaml")), "current").to_json()["tensors"][0]["devices"][0]["spec"]
+
+    printed = device_spec(config)["memory_config"]
+    assert printed == config
+    assert device_spec(printed) == device_spec(config)
