@@ -37,6 +37,12 @@ EXPECTED = {
     # section 11: ttnn.create_sharded_memory_config's configs; its 64x50 width shard no TILE tensor takes.
     **{("sharded-helper-l1", p): (set(), "Physical shard shape (64, 50) must be tile {32, 32} sized!")
        for p in ("current", "reference", "uniform-by-value", "unpopulated")},
+    # section 11: copy_host_to_device_tensor_partial writes core (0,0)'s 4 of 6 pages on every device,
+    # the records unchanged: partial everywhere; a plain host tensor is refused. unpopulated records
+    # no spec: the writes are to devices it keeps no spec for.
+    **{("partial-core-write", p): ({("partial", d) for d in T3K}, "non-uniform host->device writes")
+       for p in ("current", "uniform-by-value", "reference")},
+    ("partial-core-write", "unpopulated"): (missing(T3K), "non-uniform host->device writes"),
     # section 11: 8 shards on a 64-core grid; the grid is the same under every era, the put exact.
     ("phantom-core-grid", "current"): ({("phantom_cores", None)}, None),
     ("phantom-core-grid", "reference"): ({("phantom_cores", None)}, None),

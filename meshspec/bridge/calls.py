@@ -87,6 +87,13 @@ def _copy_to_device(rec, frame, *args, **kwargs):
     return "copy_host_to_device_tensor", {"src": rec.name_of(src, frame), "dst": rec.name_of(dst, frame)}, None
 
 
+def _copy_partial(rec, frame, *args, **kwargs):
+    src, dst = arg(args, kwargs, 0, "host_tensor"), arg(args, kwargs, 1, "device_tensor")
+    crs = arg(args, kwargs, 2, "logical_core_filter", "core_filter")
+    grid = [[[r.start.x, r.start.y], [r.end.x, r.end.y]] for r in crs.ranges()] if crs is not None else []
+    return "copy_host_to_device_tensor_partial", {"src": rec.name_of(src, frame), "dst": rec.name_of(dst, frame), "core_filter": grid}, None
+
+
 def _copy_to_host(rec, frame, *args, **kwargs):
     dev, host = arg(args, kwargs, 0, "device_tensor"), arg(args, kwargs, 1, "host_tensor")
     return "copy_device_to_host_tensor", {"device_tensor": rec.name_of(dev, frame), "host_tensor": rec.name_of(host, frame)}, None
@@ -233,6 +240,7 @@ TRANSLATORS: dict[str, Callable] = {
     "allocate_tensor_on_host": _allocate("allocate_tensor_on_host"),
     "copy_host_to_device_tensor": _copy_to_device,
     "copy_device_to_host_tensor": _copy_to_host,
+    "copy_host_to_device_tensor_partial": _copy_partial,
     "to_device": _to_device,
     "from_device": _cpu,
     "deallocate": _deallocate,

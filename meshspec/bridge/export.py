@@ -221,6 +221,11 @@ def allocate_on_host(a, ctx):
     return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_host({_spec(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
 
 
+def copy_partial(a, ctx):
+    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({r[0][0]}, {r[0][1]}), ttnn.CoreCoord({r[1][0]}, {r[1][1]}))" for r in a.core_filter)
+    return [f"ttnn.copy_host_to_device_tensor_partial({ctx.var(a.src)}, {ctx.var(a.dst)}, ttnn.CoreRangeSet([{ranges}]))"]
+
+
 def copy_to_host(a, ctx):
     return [f"ttnn.copy_device_to_host_tensor({ctx.var(a.device_tensor)}, {ctx.var(a.host_tensor)}, blocking=True)"]
 
@@ -347,6 +352,7 @@ EMITTERS: dict[str, Emitter] = {
     "allocate_tensor_on_host": allocate_on_host,
     "copy_device_to_host_tensor": copy_to_host,
     "update_tensor_topology": update_topology,
+    "copy_host_to_device_tensor_partial": copy_partial,
     "opaque": opaque,
     "empty": _creation("empty"),
     "zeros": _creation("zeros"),

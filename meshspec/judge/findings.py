@@ -82,11 +82,12 @@ def _lying_devices(t: DeviceTensor) -> list[Coord]:
         recorded = c in recorded_set
         spec = specs.get(c)
         old = last.get(c)
-        written = old.spec if old is not None and old.step == content else None
-        key = (recorded, id(spec), id(written))
+        current = old if old is not None and old.step == content else None
+        written = current.spec if current is not None else None
+        key = (recorded, id(spec), id(written), current.pages if current is not None else None)
         lie = lies.get(key)
         if lie is None:
-            bytes_ = written.buffer_bytes if written is not None else 0
+            bytes_ = current.content_bytes if current is not None else 0
             lie = lies[key] = _status(recorded, spec, written, bytes_, has_content).is_finding
         if lie:
             out.append(c)
@@ -100,7 +101,7 @@ def _device_view(t: DeviceTensor, c: Coord) -> DeviceView:
     old = t.buffer.last_write.get(c)
     write = old if old is not None and old.step == t.content_step else None
     if write is not None:
-        status = _status(recorded, spec, write.spec, write.spec.buffer_bytes, t.content_step is not None)
+        status = _status(recorded, spec, write.spec, write.content_bytes, t.content_step is not None)
     else:
         status = _status(recorded, spec, None, 0, t.content_step is not None)
     return DeviceView(
@@ -124,6 +125,10 @@ def _detail(status: Kind, spec, write, old) -> str:
         return "never written since allocation"
     if status is Kind.SHAPE_MISMATCH:
         return f"recorded {spec.describe()}, written {write.spec.describe()}"
+    if status is Kind.PARTIAL and write.pages is not None:
+        cores = ", ".join(f"({x},{y})" for x, y in write.cores[:4]) + (", ..." if len(write.cores) > 4 else "")
+        return (f"recorded as {spec.describe()} ({spec.buffer_bytes} B), but the current write reached only cores {cores}: "
+                f"{len(write.pages)} of {spec.num_pages} pages ({write.content_bytes} B); the other cores hold older data")
     if status is Kind.PARTIAL:
         return (
             f"recorded as {spec.describe()} ({spec.buffer_bytes} B), but the current write put only "

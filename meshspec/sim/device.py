@@ -68,10 +68,11 @@ class Write:
     changed once made (a plain class with slots: a 65,536-device copy makes one per device, and
     a frozen dataclass costs four times as much to construct); compared by identity."""
 
-    __slots__ = ("step", "source", "spec", "offset", "values", "host")
+    __slots__ = ("step", "source", "spec", "offset", "values", "host", "pages", "cores")
 
     def __init__(
-        self, step: int, source: str, spec: TensorSpec, offset: Shape, values: Optional[np.ndarray] = None, host: object = None
+        self, step: int, source: str, spec: TensorSpec, offset: Shape, values: Optional[np.ndarray] = None, host: object = None,
+        pages: Optional[tuple[int, ...]] = None, cores: tuple = (),
     ) -> None:
         self.step = step
         """Index of the step that wrote."""
@@ -85,6 +86,15 @@ class Write:
         """The logical values written (kept to judge readback; None in metadata mode)."""
         self.host = host
         """The host tensor written from (its name may be rebound later)."""
+        self.pages = pages
+        """A write to some cores only (copy_host_to_device_tensor_partial): the pages it wrote; None: all."""
+        self.cores = cores
+        """Those cores."""
+
+    @property
+    def content_bytes(self) -> int:
+        """Bytes of the spec's data this write put on the device."""
+        return self.spec.buffer_bytes if self.pages is None else len(self.pages) * self.spec.page_size
 
     def __repr__(self) -> str:
         return f"Write(step={self.step}, source={self.source!r}, spec={self.spec.describe()!r}, offset={self.offset})"
@@ -211,7 +221,11 @@ class MeshBuffer:
         self._pages(dev)[:n, : spec.page_size] = pages.encode_physical(values, spec)
 
     def write(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
-        """Write ``values`` (logical, shaped as ``spec``) from page 0 of ``coord``'s buffer."""
+        """Write ``values`` (logical, shaped as ``spec``) from page 0 of ``coord``'s buffer; only
+        ``write.pages`` when the write is to some cores."""
+        if write.pages is not None:
+            self._write_pages(coord, values, spec, write)
+            return
         n = spec.num_pages
         if not self.with_data or values is None:  # metadata mode: pages and the write only
             dev = self.devices.get(coord) or self._device(coord)
@@ -231,6 +245,17 @@ class MeshBuffer:
                 self._tile_native(dev)
                 self._pages(dev)[:n, : spec.page_size] = pages.encode(values, spec)
         dev.written.add_prefix(n)
+        self.last_write[coord] = write
+
+    def _write_pages(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
+        dev = self._device(coord)
+        if self.with_data and values is not None and dev.data is not None:
+            self._tile_native(dev)
+            encoded = pages.encode(values, spec)
+            index = np.asarray(write.pages, dtype=np.int64)
+            self._pages(dev)[index, : spec.page_size] = encoded[index]
+        for p in write.pages:
+            dev.written.add(p, p + 1)
         self.last_write[coord] = write
 
     def read(self, coord: Coord, spec: TensorSpec) -> Optional[np.ndarray]:

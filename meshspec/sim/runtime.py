@@ -346,8 +346,9 @@ class Runtime:
             return replicate_all((mesh or self.root).shape, host.spec.shape).topology
         return host.topology
 
-    def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard]) -> None:
-        """Write each shard to its device from page 0; the shards become the tensor's content."""
+    def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard], cores: Optional[tuple] = None) -> None:
+        """Write each shard to its device from page 0; the shards become the tensor's content.
+        ``cores``: only the pages the destination's shard spec puts on those cores."""
         memory = dev.buffer.spec.memory_config
         fault = self.fault
         skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
@@ -359,9 +360,13 @@ class Runtime:
                 continue
             if shard.spec is not src:
                 src, dst = shard.spec, in_memory(shard.spec, memory)
-            write = Write(step, name, dst, shard.offset or (0,) * len(dst.shape), shard.values, host)
+            pages = None
+            if cores is not None:
+                wanted = set(cores)
+                pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
+            write = Write(step, name, dst, shard.offset or (0,) * len(dst.shape), shard.values, host, pages, tuple(cores or ()))
             buffer.write(c, shard.values, dst, write)
-            sizes[c] = dst.buffer_bytes
+            sizes[c] = write.content_bytes
         self.log.append(("write", dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)

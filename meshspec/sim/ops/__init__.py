@@ -8,8 +8,8 @@ derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
 from __future__ import annotations
 
 from . import (
-    allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, submesh,
-    to_device, to_torch, topology,
+    allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, partial,
+    submesh, to_device, to_torch, topology,
 )
 from .base import Op, TensorKind, Use
 
@@ -22,6 +22,7 @@ OPS: dict[str, Op] = {
         to_device.OP,
         to_device.TO,
         copy.OP,
+        partial.OP,
         cpu.OP,
         to_torch.OP,
         deallocate.OP,
