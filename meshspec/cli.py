@@ -79,6 +79,9 @@ def run(
     fmt: FormatOption = Format.TABLE,
     view: Annotated[View, typer.Option("--view", help="table: per-device tables; map: the mesh as a grid; data: what a reader gets back.")] = View.TABLE,
     trace: Annotated[bool, typer.Option("--trace", help="Add a step trace: what each step wrote, recorded and revealed.")] = False,
+    device: Annotated[
+        Optional[str], typer.Option("--device", help="Draw this device of each sharded tensor core by core, e.g. 1,3.", show_default=False)
+    ] = None,
     show_values: Annotated[int, typer.Option("--show-values", min=0, help="With the data view: print the first N values of each device.")] = 0,
     output: OutputOption = None,
     no_data: Annotated[
@@ -116,6 +119,8 @@ def run(
     try:
         if max_memory is not None:
             options["max_memory"] = parse_bytes(max_memory)
+        if device is not None:
+            options["device"] = _device_option(device)
     except UsageError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
@@ -153,6 +158,18 @@ def run(
             _err(str(err))
             raise typer.Exit(EXIT_USAGE) from None
     raise typer.Exit(code)
+
+
+def _device_option(text: str) -> tuple[int, ...]:
+    """``--device 1,3`` (or ``(1,3)``, ``1 3``) as a coordinate."""
+    cleaned = text.strip().strip("()[]").replace(" ", ",")
+    try:
+        coord = tuple(int(x) for x in cleaned.split(",") if x)
+    except ValueError:
+        raise UsageError(f"--device {text!r}: a device coordinate such as 1,3 (row, column)") from None
+    if not coord or any(c < 0 for c in coord):
+        raise UsageError(f"--device {text!r}: a device coordinate such as 1,3 (row, column)")
+    return coord
 
 
 LARGE_RUN_ELEMENTS = 1 << 26

@@ -148,6 +148,18 @@ class DataSummary(Frozen):
         }
 
 
+class CoreView(Frozen):
+    """One core of a sharded tensor's shard grid on one device (meshspec/judge/cores.py)."""
+
+    core: tuple[int, int]
+    pages: tuple[int, ...]
+    status: str
+    """phantom, ok, stale, partial, or the device's status."""
+
+    def to_json(self) -> dict:
+        return {"core": list(self.core), "pages": list(self.pages), "status": self.status}
+
+
 class TensorReport(Frozen):
     name: str
     storage: str
@@ -173,6 +185,8 @@ class TensorReport(Frozen):
     scenario's mesh as it was when the buffer was made); None: the scenario's mesh."""
     address: Optional[int] = None
     """A live device tensor's buffer address, the same on every device (``buffer_address()``)."""
+    cores: Optional[tuple[Coord, tuple[CoreView, ...]]] = None
+    """With ``--device``: that device of a sharded tensor, core by core."""
 
     def to_json(self) -> dict:
         devices = [v.to_json() for v in self.devices]
@@ -190,6 +204,7 @@ class TensorReport(Frozen):
             "mesh_device": self.mesh_device,
             "mesh_shape": list(self.grid) if self.grid is not None else None,
             "address": self.address,
+            **({"cores": {"device": list(self.cores[0]), "cores": [c.to_json() for c in self.cores[1]]}} if self.cores else {}),
             "values": self.values,
             "devices": devices,
         }

@@ -55,6 +55,7 @@ def run(
     uninitialized: str = "poison",
     max_memory: int | None = None,
     fault=None,
+    device: Optional[tuple[int, ...]] = None,
 ) -> Report:
     """Execute every step (stopping at the first TT_FATAL) and judge the end state.
 
@@ -144,6 +145,8 @@ def run(
             else t
             for t in tensors
         ]
+    if device is not None:
+        tensors = _with_cores(tensors, rt, tuple(device))
     report = Report(
         scenario=scenario.name,
         path=str(scenario.path),
@@ -168,6 +171,19 @@ def run(
     from .judge.expect import check
 
     return report.replace(expect=check(report.to_json(), scenario.expect))
+
+
+def _with_cores(tensors: list, rt: Runtime, device: tuple[int, ...]) -> list:
+    """Each sharded device tensor's core view of ``device`` (``meshspec run --device``)."""
+    from .judge.cores import core_views
+
+    out = []
+    for t in tensors:
+        live = rt.tensors.get(t.name)
+        view = next((v for v in t.devices if v.coord == device), None)
+        cores = core_views(live, device, view) if isinstance(live, DeviceTensor) and view is not None else None
+        out.append(t.replace(cores=(device, cores)) if cores else t)
+    return out
 
 
 def _slices_named(expect) -> dict[str, tuple[str, ...]]:

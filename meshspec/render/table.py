@@ -49,6 +49,10 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
             parts.append(tensor_title(t, r.meshes))
             if t.devices:
                 parts += _tensor_table(t, width, styled=opts.color)
+            if t.cores:
+                from .cores import cores_renderables
+
+                parts += cores_renderables(t, styled=opts.color)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
         parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
     if opts.view is View.DATA:
