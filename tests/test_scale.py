@@ -148,3 +148,23 @@ def test_bfloat16_conversion_is_round_to_nearest_even():
     x = np.array([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8)])  # halfway cases
     assert to_dtype(x, DataType.BFLOAT16).astype(np.float64).tolist() == [1.0, 1 + 2**-6, -1.0]
     assert to_dtype(x, DataType.BFLOAT16).dtype == np.dtype(ml_dtypes.bfloat16)
+
+
+def test_reuse_gives_a_buffer_the_bytes_left_at_its_address():
+    # docs/semantics.md section 11: a buffer allocated where a freed one was (the allocator's first
+    # fit) finds its bytes; one allocated elsewhere, while the first is alive, finds poison
+    steps = [
+        {"from_torch": {"as": "old", "shape": [1, 8, 32, 32], "dtype": "float32", "data": {"fill": 7.0}, "mesh_mapper": {"shard": 1}}},
+        {"to_device": {"src": "old", "as": "first"}},
+        {"allocate_tensor_on_device": {"as": "elsewhere", "shape": [1, 1, 32, 32], "dtype": "float32"}},
+        {"deallocate": {"tensor": "first"}},
+        {"allocate_tensor_on_device": {"as": "again", "shape": [1, 1, 32, 32], "dtype": "float32"}},
+        {"get_device_tensors": {"tensor": "again", "as": "a"}},
+        {"get_device_tensors": {"tensor": "elsewhere", "as": "e"}},
+    ]
+    report = run(make_scenario(steps), "current", uninitialized="reuse").to_json()
+    first = {t["name"]: t for t in report["tensors"]}
+    assert first["again"]["address"] == 1048640 and first["elsewhere"]["address"] == 1048640 + 4096
+    again = first["a[0]"]["values"]["first"]
+    assert again[:4] == [7.0, 7.0, 7.0, 7.0]  # what `first` left at the address
+    assert first["e[0]"]["values"]["first"][:4] != [7.0] * 4

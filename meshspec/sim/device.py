@@ -42,11 +42,22 @@ class MemoryPool:
     def __init__(self, rule: Uninitialized = Uninitialized.POISON) -> None:
         self.rule = Uninitialized(rule)
         self._freed: dict[Coord, list[np.ndarray]] = {}
+        self._at: dict[tuple, np.ndarray] = {}
+        """Freed memory by device and place (``reuse``): what a buffer put there finds. A place is
+        the mesh device's allocator, the buffer type and the address (see MeshBuffer.place)."""
 
-    def take(self, coord: Coord, nbytes: int, written: int = 0) -> np.ndarray:
+    def take(self, coord: Coord, nbytes: int, written: int = 0, address: Optional[tuple] = None) -> np.ndarray:
         """Fresh memory for a device; the first ``written`` bytes are about to be overwritten,
-        so they are left as they come (no point poisoning what is written next)."""
-        if self.rule is Uninitialized.REUSE:
+        so they are left as they come (no point poisoning what is written next). With ``reuse``,
+        a buffer at an address a freed buffer had gets that buffer's bytes, as on hardware (the
+        allocator hands out the same address; meshspec/sim/allocator.py); past them, poison."""
+        if self.rule is Uninitialized.REUSE and address is not None:
+            old = self._at.pop((coord, address), None)
+            if old is not None:
+                if old.size >= nbytes:
+                    return old[:nbytes]
+                return np.concatenate([old, poison(nbytes - old.size + (old.size % 2))[old.size % 2 :]])
+        if self.rule is Uninitialized.REUSE and address is None:
             freed = self._freed.get(coord, [])
             for i in range(len(freed) - 1, -1, -1):
                 if freed[i].size >= nbytes:
@@ -58,9 +69,12 @@ class MemoryPool:
         out[written:] = poison(nbytes - written) if (written % 2 == 0) else poison(nbytes - written + 1)[1:]
         return out
 
-    def give(self, coord: Coord, memory: np.ndarray) -> None:
+    def give(self, coord: Coord, memory: np.ndarray, address: Optional[tuple] = None) -> None:
         if self.rule is Uninitialized.REUSE:
-            self._freed.setdefault(coord, []).append(memory)
+            if address is not None:
+                self._at[(coord, address)] = memory
+            else:
+                self._freed.setdefault(coord, []).append(memory)
 
 
 class Write:
@@ -199,10 +213,15 @@ class MeshBuffer:
     allocator: Optional[object] = field(default=None, repr=False)
     """The mesh device's allocators that hold its block (freed there)."""
 
+    @property
+    def place(self) -> Optional[tuple]:
+        """Where it lies in device memory: its mesh device's allocator, buffer type and address."""
+        return None if self.address is None else (id(self.allocator), self.spec.memory.value, self.address)
+
     def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
         dev = self.devices.get(coord)
         if dev is None:
-            data = self.pool.take(coord, self.spec.allocated_bytes, written) if self.with_data else None
+            data = self.pool.take(coord, self.spec.allocated_bytes, written, self.place) if self.with_data else None
             dev = self.devices[coord] = DeviceMemory(data)
         return dev
 
@@ -308,5 +327,5 @@ class MeshBuffer:
         for coord, dev in self.devices.items():
             if dev.data is not None:
                 self._tile_native(dev)
-                self.pool.give(coord, dev.data)
+                self.pool.give(coord, dev.data, self.place)
         self.devices.clear()

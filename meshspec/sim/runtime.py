@@ -311,10 +311,10 @@ class Runtime:
     def free(self, dev: DeviceTensor) -> None:
         dev.buffer.freed_step = self.step
         dev.buffer.freed_by = dev.name
+        dev.buffer.free()  # its memory goes back to the pool at its address (for --uninitialized reuse)
         if dev.buffer.address is not None:  # handles share a buffer: its block is freed once
             dev.buffer.allocator.free(dev.buffer.spec, dev.buffer.address)
             dev.buffer.address = None
-        dev.buffer.free()
         self.touched.add(dev.name)
         if self.with_data and not dev.buffer.released:
             dev.buffer.released = True  # handles share a buffer: its bytes are returned once

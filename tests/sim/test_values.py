@@ -48,3 +48,4 @@ def test_random_is_the_same_stream_in_any_chunking(monkeypatch):
     chunked = generate("random", (5, 1001), DataType.FLOAT32, 7)
     whole = np.random.default_rng(7).standard_normal(5 * 1001, dtype=np.float32).reshape(5, 1001)
     assert chunked.tobytes() == whole.tobytes()
+
