@@ -103,9 +103,7 @@ def test_buffers_go_where_the_real_allocator_puts_them(seq):
         where = f"{step['op']} {step['name']}"
         if step["op"] == "allocate":
             t = step["tensor"]
-            if t["memory_config"].get("memory_layout") is None:  # an ND spec: not modeled
-                pytest.skip("ND sharded buffers are not modeled")
-            spec = _tensor_spec(seq["system"], t)
+            spec = _nd_spec(dict(t, system=seq["system"])) if t["memory_config"].get("nd_shard_spec") else _tensor_spec(seq["system"], t)
             if step["error"]:
                 with pytest.raises(TTFatal) as err:
                     alloc.allocate(spec)
@@ -151,3 +149,42 @@ def test_the_sharding_helper_makes_what_ttnn_makes(case):
         assert str(err.value) == tile["error"].removeprefix("TT_FATAL: ")
     else:
         make_spec(tuple(case["shape"]), DataType.BFLOAT16, Layout.TILE, (32, 32), BufferType.L1, Arch.WORMHOLE_B0, shard)
+
+
+# -- ND shard specs (meshspec/sim/sharding.py nd_*) ------------------------------------------------
+from meshspec.sim.sharding import Distribution, nd_allocation_error  # noqa: E402
+
+
+def _nd_spec(row):
+    m = row["memory_config"]
+    nd = m["nd_shard_spec"]
+    shard = ShardSpec(MemoryLayout.ND_SHARDED, tuple((tuple(a), tuple(b)) for a, b in nd["grid"]), tuple(nd["shard_shape"]),
+                      Orientation(nd["orientation"]), Distribution(nd["distribution"]))
+    return make_spec(tuple(row["shape"]), DataType(row["dtype"]), Layout(row["layout"]), (32, 32), BufferType(m["buffer_type"]),
+                     Arch(SYSTEMS[row["system"]].arch), shard)
+
+
+ND = [r for r in GOLDEN["nd_specs"] if (r.get("memory_config") or {}).get("nd_shard_spec") and r["memory_config"]["buffer_type"] in ("dram", "l1")]
+
+
+@pytest.mark.parametrize("row", ND, ids=lambda r: f"{r['system']}-{r['shape']}-{r['memory_config']['nd_shard_spec']['shard_shape']}-{r['memory_config']['nd_shard_spec']['distribution']}")
+def test_nd_specs_convert_place_and_refuse_as_ttnn_does(row):
+    if row["raised_at"] == "spec":
+        with pytest.raises(TTFatal) as err:
+            _nd_spec(row)
+        assert str(err.value) == row["error"].removeprefix("TT_FATAL: ")
+        return
+    spec = _nd_spec(row)
+    want = row["spec_memory_config"] or {}
+    assert spec.shard.layout.value == want["memory_layout"]  # an ND spec a 2-D one can express becomes it
+    if row["raised_at"] == "allocate":
+        assert nd_allocation_error(spec.shard, spec.padded_shape, spec.page_shape) == row["error"].removeprefix("TT_FATAL: ")
+        return
+    assert row["error"] is None
+    assert list(spec.padded_shape) == row["padded_shape"] and spec.num_pages == row["num_pages"]
+    assert spec.bank_bytes == row["per_bank_size"]
+    if isinstance(row["cores"], list):  # (ttnn's page-mapping call refuses an uneven contiguous_1d)
+        got = {core: list(pages) for core, pages in spec.core_pages}
+        for c in row["cores"]:
+            assert got.pop(tuple(c["core"])) == c["pages"], c["core"]
+        assert all(not p for p in got.values())

@@ -34,6 +34,8 @@ EXPECTED = {
     ("seed-sharded-destination", "current"): (set(), None),
     ("seed-sharded-destination", "reference"): (set(), None),
     ("seed-sharded-destination", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 11: an ND spec wraps round robin; one a 2-D spec can say becomes it. Nothing lies.
+    **{("nd-round-robin", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
     # section 11: ttnn.create_sharded_memory_config's configs; its 64x50 width shard no TILE tensor takes.
     **{("sharded-helper-l1", p): (set(), "Physical shard shape (64, 50) must be tile {32, 32} sized!")
        for p in ("current", "reference", "uniform-by-value", "unpopulated")},

@@ -66,6 +66,9 @@ def _spec(a, ctx: Context, shape=None) -> str:
     if isinstance(config, f.CreateSharded):
         h = config.create_sharded_memory_config
         parts += [f"ttnn.TensorMemoryLayout.{h.strategy.upper()}_SHARDED", f"{_memory_config(config)}.shard_spec", BUFFERS[a.buffer_type]]
+    elif isinstance(config, f.MemoryConfigFields) and config.nd_shard_spec is not None and config.shard_spec is None:
+        # TensorSpec(shape, dtype, layout, nd_shard_spec, buffer_type): the ND overload
+        parts += [_nd_shard_spec(config.nd_shard_spec), BUFFERS[a.buffer_type]]
     elif isinstance(config, f.MemoryConfigFields) and config.memory_layout is not MemoryLayout.INTERLEAVED:
         # TensorSpec(shape, dtype, layout, memory_layout, shard_spec, buffer_type): the 2-D sharded overload
         shard = _shard_spec(config.shard_spec) if config.shard_spec is not None else "None"
@@ -84,6 +87,13 @@ def _shard_spec(s) -> str:
     return f"ttnn.ShardSpec(ttnn.CoreRangeSet([{ranges}]), {list(s.shape)}, ttnn.ShardOrientation.{s.orientation.name})"
 
 
+def _nd_shard_spec(nd) -> str:
+    """``ttnn.NdShardSpec(ttnn.Shape([...]), ttnn.CoreRangeSet([...]), orientation, distribution)``."""
+    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({a[0]}, {a[1]}), ttnn.CoreCoord({b[0]}, {b[1]}))" for a, b in nd.grid)
+    return (f"ttnn.NdShardSpec(ttnn.Shape({list(nd.shard_shape)}), ttnn.CoreRangeSet([{ranges}]), "
+            f"ttnn.ShardOrientation.{nd.orientation.name}, ttnn.ShardDistributionStrategy.{nd.distribution.name})")
+
+
 def _memory_config(config) -> str:
     """A scenario's memory_config as ttnn code: its constant, or ``ttnn.MemoryConfig(...)``."""
     if isinstance(config, str):
@@ -98,6 +108,8 @@ def _memory_config(config) -> str:
         orientation = f"ttnn.ShardOrientation.{h.orientation.name}" if h.orientation is not None else "None"
         return (f"ttnn.create_sharded_memory_config({list(h.shape)}, {grid}, ttnn.ShardStrategy.{h.strategy.upper()}, {orientation}, "
                 f"use_height_and_width_as_shard_shape={h.use_height_and_width_as_shard_shape})")
+    if config.nd_shard_spec is not None and config.shard_spec is None:
+        return f"ttnn.MemoryConfig({BUFFERS[config.buffer_type]}, {_nd_shard_spec(config.nd_shard_spec)})"
     if config.memory_layout is MemoryLayout.INTERLEAVED:
         return MEMORY_CONFIGS[config.buffer_type]
     shard = f", {_shard_spec(config.shard_spec)}" if config.shard_spec is not None else ""

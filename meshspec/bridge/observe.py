@@ -65,6 +65,12 @@ def memory_config_json(config) -> dict:
     """A ``ttnn.MemoryConfig`` as a scenario writes it: ``{memory_layout, buffer_type, shard_spec:
     {grid, shape, orientation}}``."""
     out = {"memory_layout": _name(config.memory_layout), "buffer_type": _name(config.buffer_type)}
+    if out["memory_layout"] == "nd_sharded" and config.nd_shard_spec is not None:
+        nd = config.nd_shard_spec
+        grid = [[[r.start.x, r.start.y], [r.end.x, r.end.y]] for r in nd.grid.ranges()]
+        out["nd_shard_spec"] = {"shard_shape": list(nd.shard_shape), "grid": grid, "orientation": _name(nd.orientation),
+                                "distribution": _name(nd.shard_distribution_strategy)}
+        return out
     shard = config.shard_spec
     if shard is not None:
         grid = [[[r.start.x, r.start.y], [r.end.x, r.end.y]] for r in shard.grid.ranges()]

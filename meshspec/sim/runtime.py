@@ -23,7 +23,7 @@ from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
 from .profiles import Profile
 from .allocator import Allocators
-from .sharding import grid_error
+from .sharding import grid_error, nd_allocation_error
 from .spec import Arch, BufferType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 
@@ -291,6 +291,10 @@ class Runtime:
     def new_buffer(self, spec: TensorSpec, mesh: Optional[MeshDevice] = None) -> MeshBuffer:
         """A mesh buffer of ``spec`` on every device of ``mesh`` (the same size everywhere)."""
         shape = (mesh or self.root).shape
+        if spec.shard is not None and (spec.shard.is_nd or spec.shard.nd_shape is not None):  # buffer_distribution_spec.cpp
+            error = nd_allocation_error(spec.shard, spec.padded_shape, spec.page_shape)
+            if error is not None:
+                raise TTFatal(error)
         if spec.shard is not None and self.banks is not None:  # checked when the buffer is made (buffer.cpp)
             error = grid_error(spec.shard, spec.memory is BufferType.DRAM, *self.banks)
             if error is not None:

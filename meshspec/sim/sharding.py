@@ -48,12 +48,21 @@ class _Name(str, enum.Enum):
 
 
 class MemoryLayout(_Name):
-    """``ttnn.TensorMemoryLayout`` (ND_SHARDED is not modeled)."""
+    """``ttnn.TensorMemoryLayout``."""
 
     INTERLEAVED = "interleaved"
     HEIGHT_SHARDED = "height_sharded"
     WIDTH_SHARDED = "width_sharded"
     BLOCK_SHARDED = "block_sharded"
+    ND_SHARDED = "nd_sharded"
+
+
+class Distribution(_Name):
+    """``ttnn.ShardDistributionStrategy`` of an ND shard spec."""
+
+    ROUND_ROBIN_1D = "round_robin_1d"
+    GRID_2D = "grid_2d"
+    CONTIGUOUS_1D = "contiguous_1d"
 
 
 class Orientation(_Name):
@@ -69,8 +78,13 @@ class ShardSpec:
 
     layout: MemoryLayout
     grid: tuple[CoreRange, ...]
-    shape: tuple[int, int]
+    shape: tuple[int, ...]
+    """(height, width); for ND_SHARDED the ND shard shape (the last two dims its height and width)."""
     orientation: Orientation = Orientation.ROW_MAJOR
+    distribution: Distribution = Distribution.ROUND_ROBIN_1D
+    """ND_SHARDED only: how shards go to cores."""
+    nd_shape: Optional[tuple[int, ...]] = None
+    """A 2-D spec made from an ND one: the ND shard shape it came from (the buffer checks its rank)."""
 
     @property
     def cores(self) -> tuple[Core, ...]:
@@ -81,14 +95,21 @@ class ShardSpec:
     def num_cores(self) -> int:
         return sum((x1 - x0 + 1) * (y1 - y0 + 1) for (x0, y0), (x1, y1) in self.grid)
 
+    @property
+    def is_nd(self) -> bool:
+        return self.layout is MemoryLayout.ND_SHARDED
+
     def describe(self) -> str:
         """``height_sharded 64x64 on 4 cores``."""
         n = self.num_cores
-        return f"{self.layout} {self.shape[0]}x{self.shape[1]} on {n} core{'s' * (n != 1)}"
+        return f"{self.layout} {'x'.join(map(str, self.shape))} on {n} core{'s' * (n != 1)}"
 
     def to_json(self) -> dict:
-        """The ``shard_spec`` of a scenario's ``memory_config`` (a report prints it so)."""
-        return {"grid": [[list(a), list(b)] for a, b in self.grid], "shape": list(self.shape), "orientation": self.orientation.value}
+        """The ``shard_spec`` (or ``nd_shard_spec``) of a scenario's ``memory_config`` (a report prints it so)."""
+        grid = [[list(a), list(b)] for a, b in self.grid]
+        if self.is_nd:
+            return {"shard_shape": list(self.shape), "grid": grid, "orientation": self.orientation.value, "distribution": self.distribution.value}
+        return {"grid": grid, "shape": list(self.shape), "orientation": self.orientation.value}
 
 
 def grid_cores(grid: tuple[CoreRange, ...], orientation: Orientation = Orientation.ROW_MAJOR) -> tuple[Core, ...]:
@@ -107,6 +128,96 @@ def grid_cores(grid: tuple[CoreRange, ...], orientation: Orientation = Orientati
     return tuple(out)
 
 
+def nd_as_2d(nd: ShardSpec, padded: tuple[int, ...], physical: tuple[int, int], tile: Optional[tuple[int, int]]) -> Optional[ShardSpec]:
+    """The 2-D shard spec an ND one means, when there is one (ttnn 0.81.1 converts it in the
+    TensorSpec; observed): its leading shard dims all 1, no shard across a leading dim, no more
+    shards than cores, and a height (full width), width (full height) or block spec valid for
+    the tensor; else None (it stays ND_SHARDED)."""
+    shape = nd.shape
+    lead, (sh, sw) = shape[:-2], shape[-2:] if len(shape) >= 2 else (1, shape[-1])
+    if any(d != 1 for d in lead):
+        return None
+    if any(d != 1 for d in padded[:-2]) and len(padded) >= 2 and padded[-2] % sh:
+        return None
+    height, width = physical
+    if sh > height or sw > width:
+        return None
+    if sw == width:
+        layout = MemoryLayout.HEIGHT_SHARDED
+    elif sh == height:
+        layout = MemoryLayout.WIDTH_SHARDED
+    else:
+        layout = MemoryLayout.BLOCK_SHARDED
+    candidate = ShardSpec(layout, nd.grid, (sh, sw), nd.orientation, nd_shape=tuple(shape))
+    return candidate if spec_error(candidate, physical, tile) is None else None
+
+
+def nd_core_pages(nd: ShardSpec, padded: tuple[int, ...], page: tuple[int, int]) -> tuple[tuple[Core, tuple[int, ...]], ...]:
+    """Pages per core of an ND shard spec: shards numbered row-major over the ND shard grid, given
+    to cores round robin (or in equal runs, contiguous_1d), each shard's pages in row-major order
+    of the page grid (leading dims, page rows, page columns).
+
+    >>> nd = ShardSpec(MemoryLayout.ND_SHARDED, (((0, 0), (3, 0)),), (1, 1, 32, 64))
+    >>> [p for _, p in nd_core_pages(nd, (1, 1, 192, 64), (32, 32))]
+    [(0, 1, 8, 9), (2, 3, 10, 11), (4, 5), (6, 7)]
+    """
+    shape = (1,) * (len(padded) - len(nd.shape)) + tuple(nd.shape)
+    grid = list(padded[:-2]) + [padded[-2] // page[0], padded[-1] // page[1]]  # the page grid
+    per = list(shape[:-2]) + [shape[-2] // page[0], max(shape[-1] // page[1], 1)]  # a shard, in pages
+    counts = [-(-g // p) for g, p in zip(grid, per)]
+    cores = nd.cores
+    held: dict[Core, list[int]] = {c: [] for c in cores}
+    total = math.prod(counts)
+    run = -(-total // len(cores))
+    strides = [math.prod(grid[i + 1 :]) for i in range(len(grid))]
+    for k, index in enumerate(_product(counts)):
+        core = cores[k // run] if nd.distribution is Distribution.CONTIGUOUS_1D else cores[k % len(cores)]
+        spans = [range(i * p, min((i + 1) * p, g)) for i, p, g in zip(index, per, grid)]
+        held[core].extend(sum(c * s for c, s in zip(at, strides)) for at in _product_ranges(spans))
+    return tuple((c, tuple(p)) for c, p in held.items())
+
+
+def nd_shards(nd: ShardSpec, padded: tuple[int, ...], page: tuple[int, int]) -> int:
+    shape = (1,) * (len(padded) - len(nd.shape)) + tuple(nd.shape)
+    grid = list(padded[:-2]) + [padded[-2] // page[0], padded[-1] // page[1]]
+    per = list(shape[:-2]) + [shape[-2] // page[0], max(shape[-1] // page[1], 1)]
+    return math.prod(-(-g // p) for g, p in zip(grid, per))
+
+
+def nd_allocation_error(nd: ShardSpec, padded: tuple[int, ...], page: tuple[int, int]) -> Optional[str]:
+    """The real words for an ND spec refused when the buffer is made (buffer_distribution_spec.cpp);
+    a 2-D spec made from an ND one is checked by the ND shape's rank."""
+    rank = len(nd.nd_shape) if nd.nd_shape is not None else len(nd.shape)
+    if rank > len(padded):
+        return f"Tensor shape rank ({len(padded)}) can't be less than shard shape rank ({rank})!"
+    if not nd.is_nd:
+        return None
+    if nd.distribution is Distribution.GRID_2D:
+        per = [d for d in nd.shape[:-2] if d != 1]
+        if per or len(padded) > 2 and any(d != 1 for d in padded[:-2]):
+            return "2D grid distribution is only supported for 2D sharding!"
+        (x0, y0), (x1, y1) = nd.grid[0]
+        across = -(-padded[-1] // nd.shape[-1])
+        down = -(-padded[-2] // nd.shape[-2])
+        if across > x1 - x0 + 1:
+            return "Number of shards along width must not exceed core grid width!"
+        if down > y1 - y0 + 1:
+            return "Number of shards along height must not exceed core grid height!"
+    return None
+
+
+def _product(counts: list[int]):
+    import itertools
+
+    return itertools.product(*(range(n) for n in counts))
+
+
+def _product_ranges(spans: list[range]):
+    import itertools
+
+    return itertools.product(*spans)
+
+
 def padded_width(width: int, shard: ShardSpec, row_major: bool) -> int:
     """ROW_MAJOR sharding pads the width to a multiple of the shard width (its page is one
     shard-width row); TILE sharding pads as interleaved does (the caller's ``width``).
@@ -114,7 +225,7 @@ def padded_width(width: int, shard: ShardSpec, row_major: bool) -> int:
     >>> padded_width(200, ShardSpec(MemoryLayout.WIDTH_SHARDED, (((0, 0), (3, 0)),), (64, 64)), True)
     256
     """
-    return -(-width // shard.shape[1]) * shard.shape[1] if row_major else width
+    return -(-width // shard.shape[-1]) * shard.shape[-1] if row_major else width
 
 
 def shard_grid(physical: tuple[int, int], shard: ShardSpec) -> tuple[int, int]:
@@ -160,6 +271,11 @@ def spec_error(shard: ShardSpec, physical: tuple[int, int], tile: Optional[tuple
 
     ``physical``: the 2-D physical shape (ROW_MAJOR padded to the shard width); ``tile``: the
     tile shape in TILE layout, None in ROW_MAJOR."""
+    if shard.is_nd:
+        sh, sw = (shard.shape[-2:] if len(shard.shape) >= 2 else (1, shard.shape[-1]))
+        if tile is not None and (sh % tile[0] or sw % tile[1]):
+            return f"Physical shard shape Shape([{', '.join(map(str, shard.shape))}]) must be tile {{{tile[0]}, {tile[1]}}} sized!"
+        return None
     sh, sw = shard.shape
     if tile is not None and (sh % tile[0] or sw % tile[1]):
         return f"Physical shard shape ({sh}, {sw}) must be tile {{{tile[0]}, {tile[1]}}} sized!"

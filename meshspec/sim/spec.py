@@ -28,7 +28,7 @@ from typing import Optional
 
 from ..errors import TTFatal
 from .mesh import Shape, fmt_shape
-from .sharding import MemoryLayout, ShardSpec, core_pages, padded_width, shard_pages, spec_error
+from .sharding import MemoryLayout, ShardSpec, core_pages, nd_as_2d, nd_core_pages, nd_shards, padded_width, shard_pages, spec_error
 
 
 class _NameEnum(str, enum.Enum):
@@ -193,7 +193,7 @@ class TensorSpec:
         if self.layout is Layout.TILE:
             return self.tile
         if self.shard is not None and self.shard.layout is not MemoryLayout.HEIGHT_SHARDED:
-            return 1, self.shard.shape[1]
+            return 1, self.shard.shape[-1]
         return 1, self.physical_shape[1]
 
     @cached_property
@@ -246,7 +246,11 @@ class TensorSpec:
     @cached_property
     def core_pages(self) -> tuple:
         """Sharded: each core of the grid and the pages it holds (:func:`.sharding.core_pages`)."""
-        return core_pages(self.shard, self.physical_shape, self.page_shape) if self.shard is not None else ()
+        if self.shard is None:
+            return ()
+        if self.shard.is_nd:
+            return nd_core_pages(self.shard, self.padded_shape, self.page_shape)
+        return core_pages(self.shard, self.physical_shape, self.page_shape)
 
     @cached_property
     def bank_bytes(self) -> int:
@@ -255,7 +259,14 @@ class TensorSpec:
         reserve 128)."""
         if self.shard is None:
             return 0
-        size = shard_pages(self.shard, self.page_shape) * self.aligned_page_size
+        if self.shard.is_nd:  # ceil(shards / cores) whole shards per core
+            ph, pw = self.page_shape
+            shape = (1,) * (len(self.padded_shape) - len(self.shard.shape)) + tuple(self.shard.shape)
+            pages = math.prod(shape[:-2]) * (shape[-2] // ph) * max(shape[-1] // pw, 1)
+            shards = nd_shards(self.shard, self.padded_shape, self.page_shape)
+            size = -(-shards // self.shard.num_cores) * pages * self.aligned_page_size
+        else:
+            size = shard_pages(self.shard, self.page_shape) * self.aligned_page_size
         return round_up(size, 64) if self.arch is Arch.BLACKHOLE and self.memory is BufferType.L1 else size
 
     # -- renderings --------------------------------------------------------------------------
@@ -317,6 +328,10 @@ def _spec(shape: Shape, dtype: DataType, layout: Layout, tile: tuple[int, int], 
         error = spec_error(shard, spec.physical_shape, tile if layout is Layout.TILE else None)
         if error is not None:
             raise TTFatal(error)
+        if shard.is_nd:  # an ND spec a 2-D one can express becomes that one, in the TensorSpec
+            flat = nd_as_2d(shard, spec.padded_shape, spec.physical_shape, tile if layout is Layout.TILE else None)
+            if flat is not None:
+                return _spec(shape, dtype, layout, tile, memory, arch, flat)
     return spec
 
 
@@ -324,4 +339,5 @@ def memory_config_json(memory: BufferType, shard: Optional[ShardSpec]) -> dict:
     """A memory config as a scenario's ``memory_config`` writes it (reports print it so)."""
     if shard is None:
         return {"memory_layout": "interleaved", "buffer_type": memory.value}
-    return {"memory_layout": shard.layout.value, "buffer_type": memory.value, "shard_spec": shard.to_json()}
+    key = "nd_shard_spec" if shard.is_nd else "shard_spec"
+    return {"memory_layout": shard.layout.value, "buffer_type": memory.value, key: shard.to_json()}

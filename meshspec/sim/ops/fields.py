@@ -9,7 +9,7 @@ from typing import Annotated, Literal, Optional, Union
 
 from ...errors import TTFatal
 from ...typed import Alias, Before, Check, Length, Pattern, Range, Schema, Typed, by_key, tagged
-from ..sharding import MemoryLayout, Orientation, ShardingHelperError, ShardSpec, create_sharded_memory_config
+from ..sharding import Distribution, MemoryLayout, Orientation, ShardingHelperError, ShardSpec, create_sharded_memory_config
 from ..spec import TILE_SHAPES, Arch, BufferType, DataType, Layout, TensorSpec, make_spec
 
 NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -72,12 +72,24 @@ class ShardSpecFields(Typed):
     orientation: Orientation = Orientation.ROW_MAJOR
 
 
+class NdShardSpecFields(Typed):
+    """``ttnn.NdShardSpec(ttnn.Shape(shard_shape), CoreRangeSet, orientation, distribution)``."""
+
+    shard_shape: Annotated[list[Annotated[int, Range(ge=1, le=2**31)]], Length(min=1, max=8)]
+    grid: Annotated[list[CoreRangeItem], Length(min=1)]
+    orientation: Orientation = Orientation.ROW_MAJOR
+    distribution: Distribution = Distribution.ROUND_ROBIN_1D
+
+
 class MemoryConfigFields(Typed):
-    """``ttnn.MemoryConfig(memory_layout, buffer_type, shard_spec)``, as a report prints it."""
+    """``ttnn.MemoryConfig(memory_layout, buffer_type, shard_spec)`` or ``ttnn.MemoryConfig(buffer_type,
+    nd_shard_spec)``, as a report prints it."""
 
     buffer_type: BufferType = BufferType.DRAM
     memory_layout: MemoryLayout = MemoryLayout.INTERLEAVED
     shard_spec: Optional[ShardSpecFields] = None
+    nd_shard_spec: Optional[NdShardSpecFields] = None
+    """An ND shard spec (the layout is then nd_sharded, or the 2-D one it can be written as)."""
 
 
 InterleavedConfig = MemoryConfigFields  # the name earlier code used
@@ -165,6 +177,10 @@ def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
         spec = None
     else:
         buffer, layout, spec = config.buffer_type, config.memory_layout, config.shard_spec  # type: ignore[union-attr]
+        nd = config.nd_shard_spec  # type: ignore[union-attr]
+        if nd is not None and spec is None:
+            grid = tuple((tuple(a), tuple(b)) for a, b in nd.grid)
+            return buffer, ShardSpec(MemoryLayout.ND_SHARDED, grid, tuple(nd.shard_shape), nd.orientation, nd.distribution)
     if layout is MemoryLayout.INTERLEAVED:
         return buffer, None
     if spec is None:
