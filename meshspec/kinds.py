@@ -21,6 +21,7 @@ data_mismatch      no        a read-back value differs from what was written
 use_after_free     no        a deallocated tensor was used
 topology_mismatch  no        the tensor's topology disagrees with the devices or shards it records
 phantom_cores      no        a sharded spec's grid claims cores that hold no page of the tensor
+topology_stale     no        after a device op, the topology says another distribution than the data has
 =================  ========  ==========================================================================
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
@@ -48,6 +49,7 @@ class Kind(str, enum.Enum):
     USE_AFTER_FREE = "use_after_free"
     TOPOLOGY_MISMATCH = "topology_mismatch"
     PHANTOM_CORES = "phantom_cores"
+    TOPOLOGY_STALE = "topology_stale"
 
     def __str__(self) -> str:
         return self.value
@@ -216,6 +218,19 @@ KINDS: dict[Kind, KindInfo] = {
         "writers on the 80 phantom cores and corrupts adjacent DRAM (scenarios/phantom-core-grid.yaml).",
         "Derive the grid from the shard count (ttnn.num_cores_to_corerangeset(n, device grid)), or give "
         "the shard spec exactly the cores that hold shards.",
+    ),
+    Kind.TOPOLOGY_STALE: KindInfo(
+        True,
+        False,
+        "after a device op, the tensor's topology says another distribution than its data has",
+        "A device op's output took its inputs' placements (ttnn's default imputation) although the op moved "
+        "the dims or the data: a Shard on a dim the tensor no longer has, on a dim that moved, or on an axis "
+        "whose devices now hold the same data. Whatever reads the topology (a composer derived from it, "
+        "models/common/auto_compose.py, a later op's imputation) then puts the data in the wrong place.",
+        "ttnn.squeeze(t, 0) of a tensor sharded on dim 3 keeps PlacementShard(3) on a rank-3 tensor; "
+        "ttnn.permute keeps Shard(3) on a dim that moved (issue #52331; scenarios/squeeze-permute-topology.yaml).",
+        "Give the op a compute_output_topologies that renumbers the placements, or update_tensor_topology "
+        "after it with the distribution the data has.",
     ),
 }
 

@@ -34,6 +34,9 @@ EXPECTED = {
     ("seed-sharded-destination", "current"): (set(), None),
     ("seed-sharded-destination", "reference"): (set(), None),
     ("seed-sharded-destination", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 12: squeeze / unsqueeze keep the input's Shard(3) (the default imputation, issue #52331)
+    **{("squeeze-permute-topology", p): ({("topology_stale", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
+    ("squeeze-permute-topology", "reference"): (set(), None),
     # section 11: an ND spec wraps round robin; one a 2-D spec can say becomes it. Nothing lies.
     **{("nd-round-robin", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
     # section 11: ttnn.create_sharded_memory_config's configs; its 64x50 width shard no TILE tensor takes.

@@ -19,6 +19,7 @@ import numpy as np
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
+from ..sim.placement import Shard
 from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, ttnn_shape
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
@@ -35,10 +36,18 @@ def _status(
             return Kind.STALE if has_content else Kind.UNINITIALIZED
         if content_bytes < spec.buffer_bytes:  # type: ignore[union-attr]
             return Kind.PARTIAL
-        if written.shape != spec.shape:  # type: ignore[union-attr]
-            return Kind.SHAPE_MISMATCH
+        if _unit_free(written.shape) != _unit_free(spec.shape):  # type: ignore[union-attr]
+            return Kind.SHAPE_MISMATCH  # (a view that adds or drops size-1 leading dims reads the same bytes)
         return Kind.OK
     return Kind.LOST if written is not None else Kind.EMPTY
+
+
+def _unit_free(shape: Shape) -> Shape:
+    """A shape without its size-1 leading dims: (1, 1, 32, 32) and (1, 32, 32) hold the same pages."""
+    dims = tuple(shape)
+    while len(dims) > 2 and dims[0] == 1:
+        dims = dims[1:]
+    return dims
 
 
 def _host_grid(t: HostTensor) -> Optional[Shape]:
@@ -285,6 +294,32 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
     return out
 
 
+def _stale_topology(name: str, t: Tensor) -> list[Finding]:
+    """A device op's output whose topology is not its data's distribution (Record.truth)."""
+    if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.truth is None:
+        return []
+    truth, step, op = t.record.truth
+    topo = t.record.topology
+    rank = len(t.record.spec.shape)
+    if _labels(topo, rank) == _labels(truth, rank):
+        return []
+    out_of_range = [p for p in topo.placements if isinstance(p, Shard) and not -rank <= p.dim < rank]
+    why = (f"after {op} its topology says {ttnn_placements(topo.placements)}, but its data is laid out as "
+           f"{ttnn_placements(truth.placements)}")
+    if out_of_range:
+        why += f" (a rank-{rank} tensor has no dim {out_of_range[0].dim})"
+    return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
+
+
+def _labels(topo, rank: int) -> tuple:
+    norm = tuple(Shard(p.dim + rank if p.dim < 0 else p.dim) if isinstance(p, Shard) else p for p in topo.placements)
+    return tuple(topo.distribution_shape), norm
+
+
+def ttnn_placements(placements) -> str:
+    return "[" + ", ".join(f"PlacementShard({p.dim})" if isinstance(p, Shard) else "PlacementReplicate()" for p in placements) + "]"
+
+
 def _coords_text(cs) -> str:
     shown = " ".join(fmt_coord(c) for c in list(cs)[:8])
     more = f" and {len(cs) - 8} more" if len(cs) > 8 else ""
@@ -347,7 +382,8 @@ class Judge:
                     found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
                 else:
                     found = self.views[name] = device_views(t, self.mesh_shape)
-                self.found[name] = findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
+                self.found[name] = (findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
+                                    + _stale_topology(name, t))
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
 

@@ -111,6 +111,15 @@ class PerDeviceApi(str, enum.Enum):
     """Before June 2025: aggregate_as_tensor did both jobs; the two calls do not exist."""
 
 
+class OpTopology(str, enum.Enum):
+    IMPUTED = "imputed"
+    """A device op's output takes the union of its inputs' labels, whatever the op does to the
+    tensor's dims (ttnn/core/device_operation_detail.cpp, PR #29899, 2025-10-02); only ops with
+    their own compute_output_topologies hook differ (8 of 274 per issue #52331)."""
+    EXACT = "exact"
+    """The output's topology is how its data is laid out (meshspec's reference)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -164,6 +173,10 @@ RULES: dict[str, Rule] = {
             "shared": "parts share the parent's topology; combine writes (n) [S(0)] on flat positions into it (ttnn 0.81.1, observed)",
             "own": "each handle its own topology, on its own devices (meshspec's reference)",
         }),
+        Rule("op_topology", OpTopology, "the topology a device op gives its output", {
+            "imputed": "the inputs' labels, unchanged by what the op does to dims (device_operation_detail.cpp, PR #29899; ttnn 0.81.1)",
+            "exact": "the distribution of the output's data (meshspec's reference)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -186,6 +199,7 @@ class Profile(Frozen):
     mapper_offset: MapperOffset = MapperOffset.SUPPORTED
     handles: Handles = Handles.SHARED
     per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
+    op_topology: OpTopology = OpTopology.IMPUTED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -248,6 +262,7 @@ PROFILES: dict[str, Profile] = {
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
             handles=Handles.OWN,
+            op_topology=OpTopology.EXACT,
         ),
         Profile(
             "auto-compose",

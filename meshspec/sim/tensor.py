@@ -102,7 +102,7 @@ class Record:
     profiles). Compared by identity: it is state, not a value.
     """
 
-    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache")
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth")
 
     def __init__(
         self,
@@ -123,6 +123,9 @@ class Record:
         self.origin = origin
         """Step that last set (or cleared) each device's record."""
         self._recorded_cache: Optional[tuple] = None
+        self.truth: Optional[tuple[Topology, int, str]] = None
+        """For a device op's output: how its data is really laid over the mesh, the step that
+        made it and the op (the ground truth its topology is judged against; None: not an op's)."""
 
     @property
     def topology(self) -> Topology:

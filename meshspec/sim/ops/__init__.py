@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import (
     allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, partial,
-    submesh, to_device, to_torch, topology,
+    submesh, to_device, to_torch, topology, views,
 )
 from .base import Op, TensorKind, Use
 
@@ -37,6 +37,7 @@ OPS: dict[str, Op] = {
         *creation.OPS,
         *submesh.OPS,
         *cache.OPS,
+        *views.OPS,
         opaque.OP,
     )
 }

@@ -1,0 +1,162 @@
+"""Shape ops on device mesh tensors: ``ttnn.squeeze``, ``ttnn.unsqueeze``, ``ttnn.permute``
+(docs/semantics.md section 12).
+
+Each device's data is computed with numpy from what that device holds, so a device that holds
+the wrong data passes it on. The output's topology is the era's
+:class:`~meshspec.sim.profiles.OpTopology`: ttnn 0.81.1's default imputation keeps the input's
+placements as they are, whatever the op does to the dims (ttnn/core/device_operation_detail.cpp,
+PR #29899; issue #52331: ``squeeze(t, 0)`` keeps ``PlacementShard(3)`` on a rank-3 tensor,
+``permute`` keeps ``Shard(3)`` on a dim that moved); the reference renumbers them as the data
+moved. The data's own distribution is kept with the output (``Record.truth``), and
+``topology_stale`` says where the topology disagrees with it.
+
+>>> renumber_squeeze((Shard(3),), 4, 0)
+(Shard(dim=2),)
+>>> renumber_permute((Shard(3), Replicate()), (0, 1, 3, 2))
+(Shard(dim=2), Replicate())
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Callable
+
+import numpy as np
+
+from ...errors import TTFatal
+from ...typed import Length, Range, Typed
+from ..placement import Placement, Replicate, Shard, Topology
+from ..profiles import OpTopology
+from ..runtime import Runtime
+from ..spec import make_spec
+from ..tensor import DeviceTensor, HostShard, Record
+from .base import Op, TensorKind, Use
+from .fields import As, Name
+
+
+class Squeeze(Typed):
+    """``ttnn.squeeze(tensor, dim)``."""
+
+    tensor: Name
+    dim: Annotated[int, Range(ge=-8, le=7)]
+    as_: As
+
+
+class Unsqueeze(Typed):
+    """``ttnn.unsqueeze(tensor, dim)``."""
+
+    tensor: Name
+    dim: Annotated[int, Range(ge=-9, le=8)]
+    as_: As
+
+
+class Permute(Typed):
+    """``ttnn.permute(tensor, dims)``."""
+
+    tensor: Name
+    dims: Annotated[list[Annotated[int, Range(ge=-8, le=7)]], Length(min=1, max=8)]
+    as_: As
+
+
+def _dim(d: int, rank: int) -> int:
+    return d + rank if d < 0 else d
+
+
+def renumber_squeeze(placements: tuple[Placement, ...], rank: int, dim: int) -> tuple[Placement, ...]:
+    """Placements after removing ``dim`` from a rank-``rank`` tensor (the data's real layout)."""
+    dim = _dim(dim, rank)
+    return tuple(Shard(_dim(p.dim, rank) - (_dim(p.dim, rank) > dim)) if isinstance(p, Shard) else p for p in placements)
+
+
+def renumber_unsqueeze(placements: tuple[Placement, ...], rank: int, dim: int) -> tuple[Placement, ...]:
+    dim = _dim(dim, rank + 1)
+    return tuple(Shard(_dim(p.dim, rank) + (_dim(p.dim, rank) >= dim)) if isinstance(p, Shard) else p for p in placements)
+
+
+def renumber_permute(placements: tuple[Placement, ...], dims: tuple[int, ...]) -> tuple[Placement, ...]:
+    rank = len(dims)
+    order = [_dim(d, rank) for d in dims]
+    return tuple(Shard(order.index(_dim(p.dim, rank))) if isinstance(p, Shard) else p for p in placements)
+
+
+def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
+               placements_of: Callable[[tuple[Placement, ...], int], tuple[Placement, ...]], view: bool = False) -> None:
+    """A device op: each recorded device's output computed from what it holds; the output on the
+    same devices, its topology by the era's rule, its data's real distribution kept with it.
+    ``view``: no data moves (a size-1 leading dim added or removed): the output is a view on the
+    input's buffer, as ttnn 0.81.1's squeeze and unsqueeze are (the same address, observed), and
+    deallocating either frees both."""
+    src = rt.device(a.tensor)
+    rec = src.record
+    mesh = rt.mesh_of(src)
+    from .allocate import allocation
+
+    spec_in = rec.spec
+    out_spec = make_spec(shape_of(tuple(spec_in.shape)), spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
+    rank = len(spec_in.shape)
+    topo = rec.topology
+    truth = Topology(topo.distribution_shape, placements_of(topo.placements, rank), topo.coords)
+    label = truth if rt.profile.op_topology is OpTopology.EXACT else Topology(topo.distribution_shape, topo.placements, topo.coords)
+    if view:
+        specs = {c: make_spec(shape_of(tuple(s.shape)), s.dtype, s.layout, s.tile, s.memory, s.arch) for c, s in rec.specs.items()}
+        record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
+        record.truth = (truth, rt.step, rt.op)
+        rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span))
+        return
+    out = allocation(rt, out_spec, mesh, name, label)
+    recorded = tuple(rec.recorded)
+    shards = {}
+    for c in recorded:
+        spec_c = rec.specs.get(c)
+        if spec_c is None:
+            continue
+        held = src.buffer.read(c, spec_c) if rt.with_data else None
+        values = fn(held) if held is not None else None
+        shape_c = shape_of(tuple(spec_c.shape))
+        s = make_spec(shape_c, spec_c.dtype, spec_c.layout, spec_c.tile, spec_c.memory, spec_c.arch)
+        shards[c] = HostShard(c, s, values if values is not None else np.zeros(shape_c, dtype=np.float32), (0,) * len(shape_c))
+    out.record.recorded = tuple(shards)
+    out.record.specs = {c: sh.spec for c, sh in shards.items()}
+    from .creation import _plain
+
+    host = _plain(rt, f"{name}.{a.tensor}", out_spec, None)
+    rt.write(out, host, shards)
+    out.record.truth = (truth, rt.step, rt.op)
+    rt.bind(name, out)
+
+
+def squeeze(rt: Runtime, a: Squeeze) -> None:
+    shape = tuple(rt.device(a.tensor).record.spec.shape)
+    dim = _dim(a.dim, len(shape))
+    if not 0 <= dim < len(shape):
+        raise TTFatal(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], but got {a.dim})")
+    squeezed = (lambda s: s[:dim] + s[dim + 1 :]) if shape[dim] == 1 else (lambda s: s)
+    per_device(rt, a, a.as_, lambda v: v.reshape(squeezed(v.shape)), squeezed,
+               lambda p, r: renumber_squeeze(p, r, dim) if shape[dim] == 1 else p, view=dim < len(shape) - 2 or shape[dim] != 1)
+
+
+def unsqueeze(rt: Runtime, a: Unsqueeze) -> None:
+    rank = len(rt.device(a.tensor).record.spec.shape)
+    dim = _dim(a.dim, rank + 1)
+    if not 0 <= dim <= rank:
+        raise TTFatal(f"Dimension out of range (expected to be in range of [{-rank - 1}, {rank}], but got {a.dim})")
+    per_device(rt, a, a.as_, lambda v: np.expand_dims(v, dim), lambda s: s[:dim] + (1,) + s[dim:],
+               lambda p, r: renumber_unsqueeze(p, r, dim), view=dim <= rank - 2)
+
+
+def permute(rt: Runtime, a: Permute) -> None:
+    rank = len(rt.device(a.tensor).record.spec.shape)
+    order = tuple(_dim(d, rank) for d in a.dims)
+    if sorted(order) != list(range(rank)):
+        raise TTFatal(f"permute: dims {list(a.dims)} are not a permutation of the tensor's {rank} dims")
+    per_device(rt, a, a.as_, lambda v: np.ascontiguousarray(np.transpose(v, order)), lambda s: tuple(s[d] for d in order),
+               lambda p, r: renumber_permute(p, order))
+
+
+OPS = (
+    Op("squeeze", Squeeze, squeeze, "Remove a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
+       "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+    Op("unsqueeze", Unsqueeze, unsqueeze, "Add a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
+       "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+    Op("permute", Permute, permute, "Reorder the dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
+       "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+)
