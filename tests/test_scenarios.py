@@ -34,6 +34,9 @@ EXPECTED = {
     ("seed-sharded-destination", "current"): (set(), None),
     ("seed-sharded-destination", "reference"): (set(), None),
     ("seed-sharded-destination", "unpopulated"): (missing(SEVEN), "nothing to compose"),
+    # section 12: issues #38371 and #50657: in the ccl-union era all_gather_async and all_reduce keep their
+    # input's label; the CCL helpers (current) and the reference replicate the gathered axis.
+    **{("all-gather-async-label", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
     # section 12: squeeze / unsqueeze keep the input's Shard(3) (the default imputation, issue #52331)
     **{("squeeze-permute-topology", p): ({("topology_stale", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
     ("squeeze-permute-topology", "reference"): (set(), None),

@@ -20,8 +20,12 @@ from meshspec.scenario.loader import load
 
 BUNDLED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "real-tests").glob("*.yaml"))
 
-#: scenario name -> why its exported script's report differs from the simulation (none today).
-KNOWN: dict[str, str] = {}
+#: scenario name -> why its exported script's report differs from the simulation.
+KNOWN: dict[str, str] = {
+    "all-gather-async-label": "collectives run device kernels over the fabric, which the mock cannot compile (its compiler is a "
+    "stand-in), and ttnn.experimental.all_gather_async also takes global semaphores the export does not make: the real run "
+    "stops at the first collective",
+}
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)

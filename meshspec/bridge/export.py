@@ -364,6 +364,11 @@ EMITTERS: dict[str, Emitter] = {
     "allocate_tensor_on_host": allocate_on_host,
     "copy_device_to_host_tensor": copy_to_host,
     "update_tensor_topology": update_topology,
+    "all_gather": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis})"],
+    "all_gather_async": lambda a, ctx: [
+        f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, {a.dim}"
+        + (f", cluster_axis={a.cluster_axis}, mesh_device=mesh_device, topology=ttnn.Topology.Linear)" if a.cluster_axis is not None else ")")],
+    "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis})"],
     "squeeze": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.squeeze({ctx.var(a.tensor)}, {a.dim})"],
     "unsqueeze": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.unsqueeze({ctx.var(a.tensor)}, {a.dim})"],
     "permute": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.permute({ctx.var(a.tensor)}, {tuple(a.dims)})"],

@@ -120,6 +120,16 @@ class OpTopology(str, enum.Enum):
     """The output's topology is how its data is laid out (meshspec's reference)."""
 
 
+class CclTopology(str, enum.Enum):
+    PER_AXIS = "per_axis"
+    """The CCL topology helpers (ccl_topology_utils.cpp @ 0b4d561a, 2026): a collapsed label expanded
+    per mesh axis, the gathered or reduced cluster axis (every axis without one) Replicate; ttnn
+    0.81.1 (its ttnn.CONFIG carries the helpers' strict_ccl_topology flag)."""
+    UNION = "union"
+    """Before them: all_gather_async and all_reduce keep the input's label (issues #38371, 2026-02;
+    #50657, 2026-07); all_gather's own hook replicates every Shard of the gather dim (PR #30684)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -177,6 +187,10 @@ RULES: dict[str, Rule] = {
             "imputed": "the inputs' labels, unchanged by what the op does to dims (device_operation_detail.cpp, PR #29899; ttnn 0.81.1)",
             "exact": "the distribution of the output's data (meshspec's reference)",
         }),
+        Rule("ccl_topology", CclTopology, "the topology collectives give their output", {
+            "per_axis": "the cluster axis (or every axis) Replicate, a collapsed label expanded per axis (ccl_topology_utils.cpp; ttnn 0.81.1)",
+            "union": "all_gather_async and all_reduce keep the input's label (#38371, #50657); all_gather replicates Shard(dim) (PR #30684)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -200,6 +214,7 @@ class Profile(Frozen):
     handles: Handles = Handles.SHARED
     per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
     op_topology: OpTopology = OpTopology.IMPUTED
+    ccl_topology: CclTopology = CclTopology.PER_AXIS
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -274,6 +289,18 @@ PROFILES: dict[str, Profile] = {
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
             DefaultComposer.FROM_TOPOLOGY,
+            base="current",
+        ),
+        Profile(
+            "ccl-union",
+            "ttnn in 2026 before the CCL topology helpers (issues #38371, 2026-02-23; #50657, 2026-07-21)",
+            "as current, but all_gather_async and all_reduce keep their input's label; all_gather replicates Shard(dim)",
+            AllocationRecord.ALL,
+            CopyRecord.CURRENT,
+            MapperRule.EQUAL_SHARDS,
+            Composer.CURRENT,
+            CopyCheck.EVERY_SHARD,
+            ccl_topology=CclTopology.UNION,
             base="current",
         ),
     )

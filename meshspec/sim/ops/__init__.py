@@ -8,7 +8,7 @@ derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
 from __future__ import annotations
 
 from . import (
-    allocate, cache, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, partial,
+    allocate, cache, collectives, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, partial,
     submesh, to_device, to_torch, topology, views,
 )
 from .base import Op, TensorKind, Use
@@ -38,6 +38,7 @@ OPS: dict[str, Op] = {
         *submesh.OPS,
         *cache.OPS,
         *views.OPS,
+        *collectives.OPS,
         opaque.OP,
     )
 }
