@@ -37,6 +37,11 @@ EXPECTED = {
     # section 12: issues #38371 and #50657: in the ccl-union era all_gather_async and all_reduce keep their
     # input's label; the CCL helpers (current) and the reference replicate the gathered axis.
     **{("all-gather-async-label", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
+    # section 12: a reshape view shares the buffer: deallocating it frees the original (issue #31145),
+    # whose read-back is a use after free; the view's label keeps Shard(3) except under reference.
+    **{("reshape-alias-deallocate", p): ({("topology_stale", None), ("use_after_free", None)}, "freed by step 2")
+       for p in ("current", "uniform-by-value", "unpopulated")},
+    ("reshape-alias-deallocate", "reference"): ({("use_after_free", None)}, "freed by step 2"),
     # section 12: squeeze / unsqueeze keep the input's Shard(3) (the default imputation, issue #52331)
     **{("squeeze-permute-topology", p): ({("topology_stale", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
     ("squeeze-permute-topology", "reference"): (set(), None),

@@ -369,6 +369,7 @@ EMITTERS: dict[str, Emitter] = {
         f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, {a.dim}"
         + (f", cluster_axis={a.cluster_axis}, mesh_device=mesh_device, topology=ttnn.Topology.Linear)" if a.cluster_axis is not None else ")")],
     "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis})"],
+    "reshape": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reshape({ctx.var(a.tensor)}, {list(a.shape)})"],
     "squeeze": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.squeeze({ctx.var(a.tensor)}, {a.dim})"],
     "unsqueeze": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.unsqueeze({ctx.var(a.tensor)}, {a.dim})"],
     "permute": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.permute({ctx.var(a.tensor)}, {tuple(a.dims)})"],

@@ -18,7 +18,7 @@ moved. The data's own distribution is kept with the output (``Record.truth``), a
 
 from __future__ import annotations
 
-from typing import Annotated, Callable
+from typing import Annotated, Callable, Optional
 
 import numpy as np
 
@@ -46,6 +46,14 @@ class Unsqueeze(Typed):
 
     tensor: Name
     dim: Annotated[int, Range(ge=-9, le=8)]
+    as_: As
+
+
+class ReshapeTensor(Typed):
+    """``ttnn.reshape(tensor, shape)``: ``shape`` is each device's (a mesh tensor's shape is its shard's)."""
+
+    tensor: Name
+    shape: Annotated[list[Annotated[int, Range(ge=1, le=2**31)]], Length(min=1, max=8)]
     as_: As
 
 
@@ -78,6 +86,29 @@ def renumber_permute(placements: tuple[Placement, ...], dims: tuple[int, ...]) -
     return tuple(Shard(order.index(_dim(p.dim, rank))) if isinstance(p, Shard) else p for p in placements)
 
 
+def renumber_reshape(placements: tuple[Placement, ...], old: tuple[int, ...], new: tuple[int, ...]) -> Optional[tuple[Placement, ...]]:
+    """Placements after a reshape that only adds or drops size-1 dims (the dims of size > 1 keep
+    their order and sizes); None for any other reshape (the data's layout then has no simple label).
+
+    >>> renumber_reshape((Shard(3),), (1, 1, 32, 32), (1, 32, 32))
+    (Shard(dim=2),)
+    """
+    big_old = [i for i, n in enumerate(old) if n != 1]
+    big_new = [i for i, n in enumerate(new) if n != 1]
+    if [old[i] for i in big_old] != [new[i] for i in big_new]:
+        return None
+    out = []
+    for p in placements:
+        if not isinstance(p, Shard):
+            out.append(p)
+            continue
+        d = _dim(p.dim, len(old))
+        if d not in big_old:
+            return None
+        out.append(Shard(big_new[big_old.index(d)]))
+    return tuple(out)
+
+
 def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
                placements_of: Callable[[tuple[Placement, ...], int], tuple[Placement, ...]], view: bool = False) -> None:
     """A device op: each recorded device's output computed from what it holds; the output on the
@@ -94,12 +125,13 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     out_spec = make_spec(shape_of(tuple(spec_in.shape)), spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
     rank = len(spec_in.shape)
     topo = rec.topology
-    truth = Topology(topo.distribution_shape, placements_of(topo.placements, rank), topo.coords)
+    moved = placements_of(topo.placements, rank)
+    truth = Topology(topo.distribution_shape, moved if moved is not None else topo.placements, topo.coords)
     label = truth if rt.profile.op_topology is OpTopology.EXACT else Topology(topo.distribution_shape, topo.placements, topo.coords)
     if view:
         specs = {c: make_spec(shape_of(tuple(s.shape)), s.dtype, s.layout, s.tile, s.memory, s.arch) for c, s in rec.specs.items()}
         record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
-        record.truth = (truth, rt.step, rt.op)
+        record.truth = (truth, rt.step, rt.op) if moved is not None else None
         rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span))
         return
     out = allocation(rt, out_spec, mesh, name, label)
@@ -120,7 +152,7 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
 
     host = _plain(rt, f"{name}.{a.tensor}", out_spec, None)
     rt.write(out, host, shards)
-    out.record.truth = (truth, rt.step, rt.op)
+    out.record.truth = (truth, rt.step, rt.op) if moved is not None else None
     rt.bind(name, out)
 
 
@@ -143,6 +175,19 @@ def unsqueeze(rt: Runtime, a: Unsqueeze) -> None:
                lambda p, r: renumber_unsqueeze(p, r, dim), view=dim <= rank - 2)
 
 
+def reshape(rt: Runtime, a: ReshapeTensor) -> None:
+    """A view when the tiles stay as they are (TILE layout, the last two dims unchanged: ttnn's
+    view() keeps the storage and the topology, ttnn/core/tensor/tensor_ops.cpp @ c2aaf71d), so
+    deallocating either frees both (issue #31145); else each device's data copied reshaped."""
+    spec = rt.device(a.tensor).record.spec
+    old, new = tuple(spec.shape), tuple(a.shape)
+    if int(np.prod(old)) != int(np.prod(new)):
+        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {int(np.prod(old))} elements, {list(new)} has {int(np.prod(new))}")
+    view = spec.layout.value == "tile" and old[-2:] == new[-2:] if len(new) >= 2 and len(old) >= 2 else False
+    per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s,
+               lambda p, r: renumber_reshape(p, old, new), view=view)
+
+
 def permute(rt: Runtime, a: Permute) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
     order = tuple(_dim(d, rank) for d in a.dims)
@@ -157,6 +202,8 @@ OPS = (
        "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
     Op("unsqueeze", Unsqueeze, unsqueeze, "Add a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+    Op("reshape", ReshapeTensor, reshape, "Reshape each device's tensor; a view on the same buffer when the tiles stay (deallocating either frees both).",
+       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
     Op("permute", Permute, permute, "Reorder the dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
 )
