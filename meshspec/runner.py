@@ -175,8 +175,14 @@ def run(
 
 def _with_cores(tensors: list, rt: Runtime, device: tuple[int, ...]) -> list:
     """Each sharded device tensor's core view of ``device`` (``meshspec run --device``)."""
+    from .errors import UsageError
     from .judge.cores import core_views
+    from .sim.mesh import fmt_coord
 
+    shape = tuple(rt.mesh_shape)
+    if len(device) != len(shape) or any(not 0 <= x < n for x, n in zip(device, shape)):
+        raise UsageError(f"--device {fmt_coord(device)}: not a device of the {'x'.join(map(str, shape))} mesh; give its row and column, "
+                         f"e.g. {fmt_coord(tuple(n - 1 for n in shape))}")
     out = []
     for t in tensors:
         live = rt.tensors.get(t.name)

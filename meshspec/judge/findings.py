@@ -135,9 +135,12 @@ def _detail(status: Kind, spec, write, old) -> str:
     if status is Kind.SHAPE_MISMATCH:
         return f"recorded {spec.describe()}, written {write.spec.describe()}"
     if status is Kind.PARTIAL and write.pages is not None:
-        cores = ", ".join(f"({x},{y})" for x, y in write.cores[:4]) + (", ..." if len(write.cores) > 4 else "")
+        held = {c for c, p in write.spec.core_pages if p}
+        reached = [c for c in write.cores if c in held]
+        cores = ", ".join(f"({x},{y})" for x, y in reached[:4]) + (", ..." if len(reached) > 4 else "")
         return (f"recorded as {spec.describe()} ({spec.buffer_bytes} B), but the current write reached only cores {cores}: "
-                f"{len(write.pages)} of {spec.num_pages} pages ({write.content_bytes} B); the other cores hold older data")
+                f"{len(write.pages)} of {spec.num_pages} pages ({write.content_bytes} B); the others hold what was there "
+                "before (an earlier write, or never-written memory)")
     if status is Kind.PARTIAL:
         return (
             f"recorded as {spec.describe()} ({spec.buffer_bytes} B), but the current write put only "
@@ -405,8 +408,10 @@ class Judge:
         if not idle:
             return []
         shown = ", ".join(f"({x},{y})" for x, y in idle[:4]) + (", ..." if len(idle) > 4 else "")
-        why = (f"its shard grid claims {spec.shard.num_cores} cores and {len(idle)} of them hold no page ({shown}): "
-               f"{len(spec.core_pages) - len(idle)} shard(s) of {fmt_shape(tuple(spec.shard.shape))} fill the rest")
+        what = "DRAM banks" if spec.memory.value == "dram" else "cores"
+        why = (f"its shard grid claims {spec.shard.num_cores} {what} and {len(idle)} of them hold no page ({shown}): "
+               f"{len(spec.core_pages) - len(idle)} shard(s) of {fmt_shape(tuple(spec.shard.shape))} fill the rest"
+               + ("; each bank still reserves a whole shard" if what == "DRAM banks" else ""))
         step = self._topology_since.setdefault((name, why), self.step_index)
         return [Finding(Kind.PHANTOM_CORES, name, None, step, self.ops.get(step), f"{name}: {why}")]
 

@@ -19,6 +19,28 @@ Count = Annotated[int, Range(ge=0, le=2**63 - 1)]
 Ints = list[Int]
 
 
+class ShardSpecJSON(Typed, open=True):
+    grid: list[list[Ints]]
+    shape: Ints
+    orientation: str
+
+
+class NdShardSpecJSON(Typed, open=True):
+    shard_shape: Ints
+    grid: list[list[Ints]]
+    orientation: str
+    distribution: str
+
+
+class MemoryConfigJSON(Typed, open=True):
+    """A sharded spec's memory config as meshspec prints it (an interleaved spec has none)."""
+
+    memory_layout: str
+    buffer_type: str
+    shard_spec: Optional[ShardSpecJSON] = None
+    nd_shard_spec: Optional[NdShardSpecJSON] = None
+
+
 class SpecJSON(Typed, open=True):
     shape: Ints
     padded_shape: Optional[Ints] = None
@@ -30,6 +52,7 @@ class SpecJSON(Typed, open=True):
     aligned_page_size: Optional[Count] = None
     num_pages: Optional[Count] = None
     buffer_bytes: Optional[Count] = None
+    memory_config: Optional[MemoryConfigJSON] = None
 
 
 class ShardJSON(Typed, open=True):
@@ -56,6 +79,8 @@ class TensorJSON(Typed, open=True):
     storage: Literal["device", "host", "deallocated"]
     topology: TopologyJSON
     devices: list[DeviceJSON]
+    address: Optional[Count] = None
+    """A live device tensor's buffer address (the same on every device)."""
 
 
 class ErrorJSON(Typed, open=True):

@@ -37,7 +37,7 @@ def _value(field: str, v) -> str:
         return "-"
     if field == "recorded":
         return "yes" if v else "no"
-    if field == "memory_config":
+    if field == "memory_config" and isinstance(v, dict):
         shard = v.get("shard_spec")
         extra = f" {'x'.join(map(str, shard['shape']))} {len(shard['grid'])}r" if shard else ""
         return f"{v.get('buffer_type')} {v.get('memory_layout')}{extra}"

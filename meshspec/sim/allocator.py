@@ -41,13 +41,14 @@ class BankAllocator:
         self.blocks: list[list] = [[0, size, False]]
         """``[offset, size, allocated]``, sorted by offset, covering the bank."""
 
-    def allocate(self, per_bank: int, banks: Optional[int] = None) -> int:
+    def allocate(self, per_bank: int, banks: Optional[int] = None, total: Optional[int] = None) -> int:
         """The address of a new block of ``per_bank`` bytes; ttnn's out-of-memory error if none fits.
-        ``banks``: how many banks the buffer spans (a sharded buffer's cores), for the message."""
+        ``banks``: how many banks the buffer spans (a sharded buffer's cores), ``total`` its size,
+        for the message."""
         need = round_up(max(per_bank, 1), self.granule)
         free = [i for i, b in enumerate(self.blocks) if not b[2] and b[1] >= need]
         if not free:
-            raise TTFatal(self._oom(need, banks or self.banks))
+            raise TTFatal(self._oom(need, banks or self.banks, total))
         i = free[-1] if self.top_down else free[0]
         offset, size, _ = self.blocks[i]
         start = offset + size - need if self.top_down else offset
@@ -64,10 +65,11 @@ class BankAllocator:
                 self.blocks[j - 1][1] += self.blocks[j][1]
                 del self.blocks[j]
 
-    def _oom(self, need: int, banks: int) -> str:
+    def _oom(self, need: int, banks: int, total: Optional[int] = None) -> str:
         allocated = sum(b[1] for b in self.blocks if b[2])
         largest = max((b[1] for b in self.blocks if not b[2]), default=0)
-        return (f"Out of Memory: Not enough space to allocate {need * banks} B {self.name} buffer across {banks} banks, where each "
+        size = total if total is not None else need * banks
+        return (f"Out of Memory: Not enough space to allocate {size} B {self.name} buffer across {banks} banks, where each "
                 f"bank needs to store {need} B, but bank size is {self.size} B (allocated: {allocated} B, free: "
                 f"{self.size - allocated} B, largest free block: {largest} B).")
 
@@ -89,13 +91,15 @@ class Allocators:
             base, size, banks = BANKS[(arch, memory)]
             if memory is BufferType.L1 and l1_banks is not None:
                 banks = l1_banks
-            granule = 64 if arch is Arch.BLACKHOLE and memory is BufferType.L1 else 1  # observed: 96 B takes 128
+            # a block is rounded up: L1 to 32 B on Wormhole, 64 B on Blackhole (observed: a 16 B shard
+            # takes 32 on a T3K, 96 B take 128 on a P150); DRAM blocks are whole aligned pages
+            granule = (64 if arch is Arch.BLACKHOLE else 32) if memory is BufferType.L1 else 1
             self.by_type[memory] = BankAllocator(memory.name, base, size, banks, top_down=memory is BufferType.L1, granule=granule)
 
     def allocate(self, spec: TensorSpec) -> int:
         a = self.by_type[spec.memory]
         banks = spec.shard.num_cores if spec.shard is not None else a.banks
-        return a.allocate(per_bank_bytes(spec, a.banks), banks)
+        return a.allocate(per_bank_bytes(spec, a.banks), banks, spec.num_pages * spec.aligned_page_size)
 
     def free(self, spec: TensorSpec, address: int) -> None:
         self.by_type[spec.memory].free(address)

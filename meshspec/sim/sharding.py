@@ -149,7 +149,15 @@ def nd_as_2d(nd: ShardSpec, padded: tuple[int, ...], physical: tuple[int, int], 
     else:
         layout = MemoryLayout.BLOCK_SHARDED
     candidate = ShardSpec(layout, nd.grid, (sh, sw), nd.orientation, nd_shape=tuple(shape))
-    return candidate if spec_error(candidate, physical, tile) is None else None
+    if spec_error(candidate, physical, tile) is not None:
+        return None
+    if nd.distribution is Distribution.GRID_2D or len(shape) > len(padded):
+        return candidate  # grid_2d is the block placement; a shard rank above the tensor's fails later, when allocated
+    # round robin (or contiguous) becomes the 2-D spec only where it puts every page where that
+    # spec does (observed: 2x2 block shards on a 2x2 grid convert, on an 8x8 or 4x2 grid they stay ND)
+    page = tile if tile is not None else (1, sw if layout is not MemoryLayout.HEIGHT_SHARDED else width)
+    same = dict(core_pages(candidate, physical, page)) == {c: p for c, p in nd_core_pages(nd, padded, page) if p or c in dict(core_pages(candidate, physical, page))}
+    return candidate if same else None
 
 
 def nd_core_pages(nd: ShardSpec, padded: tuple[int, ...], page: tuple[int, int]) -> tuple[tuple[Core, tuple[int, ...]], ...]:

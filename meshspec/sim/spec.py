@@ -267,7 +267,9 @@ class TensorSpec:
             size = -(-shards // self.shard.num_cores) * pages * self.aligned_page_size
         else:
             size = shard_pages(self.shard, self.page_shape) * self.aligned_page_size
-        return round_up(size, 64) if self.arch is Arch.BLACKHOLE and self.memory is BufferType.L1 else size
+        if self.memory is BufferType.L1:  # the allocator rounds an L1 block: 64 B Blackhole, 32 B Wormhole
+            return round_up(size, 64 if self.arch is Arch.BLACKHOLE else 32)
+        return size
 
     # -- renderings --------------------------------------------------------------------------
     def describe(self) -> str:

@@ -66,12 +66,23 @@ def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord,
         same_spec(shard.spec, dst, host.name, dev.name, shard.coord)
     buf = dev.buffer.spec
     for shard in shards.values():
+        packed_size_check(shard.spec, in_memory(shard.spec, buf.memory_config))
         if shard.spec.page_size != buf.page_size or shard.spec.num_pages > buf.num_pages:
             raise TTFatal(
                 f"shard of {host.name} for device {fmt_coord(shard.coord)} is {shard.spec.describe()} "
                 f"({shard.spec.num_pages} pages of {shard.spec.page_size} B); the buffer of {dev.name} has "
                 f"{buf.num_pages} pages of {buf.page_size} B"
             )
+
+
+def packed_size_check(host: TensorSpec, device: TensorSpec) -> None:
+    """The packed host data must be the device buffer's size (tt_metal/impl/tensor/distributed_tensor_apis.cpp:211,
+    ttnn 0.81.1): a plain ROW_MAJOR host tensor put into a width- or block-sharded buffer that pads
+    the width is refused (docs/semantics.md section 11)."""
+    if device.shard is not None and host.buffer_bytes != device.buffer_bytes:
+        raise TTFatal(f"Host data with total size {host.buffer_bytes}B does not match expected size {device.buffer_bytes}B of device buffer! "
+                      f"(the device pads each row to a multiple of the shard width: {list(host.shape)} is {list(device.padded_shape)} there; "
+                      "make the host tensor with the same memory config)")
 
 
 def same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, coord: Coord) -> None:

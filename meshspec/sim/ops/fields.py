@@ -155,6 +155,18 @@ def buffer_type(config: object) -> BufferType:
     return MEMORY_CONFIGS[config] if isinstance(config, str) else config.buffer_type  # type: ignore[union-attr]
 
 
+def core_range_set(ranges) -> tuple:
+    """A validated grid as ``ttnn.CoreRangeSet`` builds it: overlapping ranges refused in its words
+    (tt_metal/common/core_coord.cpp:412)."""
+    grid = tuple((tuple(a), tuple(b)) for a, b in ranges)
+    for i, (a0, a1) in enumerate(grid):
+        for b0, b1 in grid[i + 1 :]:
+            if a0[0] <= b1[0] and b0[0] <= a1[0] and a0[1] <= b1[1] and b0[1] <= a1[1]:
+                raise TTFatal(f"Cannot create CoreRangeSet with specified core ranges because core ranges [{a0[0]}-{a0[1]} - "
+                              f"{a1[0]}-{a1[1]}] and [{b0[0]}-{b0[1]} - {b1[0]}-{b1[1]}] overlap!")
+    return grid
+
+
 def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
     """The buffer type and shard spec a validated memory_config names, as the runtime uses them
     (docs/semantics.md section 11): a sharded layout without a shard spec is ttnn 0.81.1's
@@ -164,7 +176,7 @@ def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
         h = config.create_sharded_memory_config
         layout = MemoryLayout(f"{h.strategy}_sharded")
         grid = (h.core_grid.x, h.core_grid.y) if h.core_grid is not None else None
-        ranges = tuple((tuple(a), tuple(b)) for a, b in h.core_range_set) if h.core_range_set is not None else None
+        ranges = core_range_set(h.core_range_set) if h.core_range_set is not None else None
         if grid is None and ranges is None:
             raise TTFatal("create_sharded_memory_config() missing 1 required positional argument: 'core_grid'")
         try:
@@ -179,18 +191,13 @@ def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
         buffer, layout, spec = config.buffer_type, config.memory_layout, config.shard_spec  # type: ignore[union-attr]
         nd = config.nd_shard_spec  # type: ignore[union-attr]
         if nd is not None and spec is None:
-            grid = tuple((tuple(a), tuple(b)) for a, b in nd.grid)
+            grid = core_range_set(nd.grid)
             return buffer, ShardSpec(MemoryLayout.ND_SHARDED, grid, tuple(nd.shard_shape), nd.orientation, nd.distribution)
     if layout is MemoryLayout.INTERLEAVED:
         return buffer, None
     if spec is None:
         raise TTFatal("bad optional access")
-    grid = tuple((tuple(a), tuple(b)) for a, b in spec.grid)
-    for i, (a0, a1) in enumerate(grid):
-        for b0, b1 in grid[i + 1 :]:
-            if a0[0] <= b1[0] and b0[0] <= a1[0] and a0[1] <= b1[1] and b0[1] <= a1[1]:
-                raise TTFatal(f"Cannot create CoreRangeSet with specified core ranges because core ranges [{a0[0]}-{a0[1]} - "
-                              f"{a1[0]}-{a1[1]}] and [{b0[0]}-{b0[1]} - {b1[0]}-{b1[1]}] overlap!")
+    grid = core_range_set(spec.grid)
     return buffer, ShardSpec(layout, grid, (int(spec.shape[0]), int(spec.shape[1])), spec.orientation)  # type: ignore[arg-type]
 
 

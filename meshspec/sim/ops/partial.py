@@ -23,7 +23,7 @@ from ...typed import Typed
 from ..runtime import Runtime
 from ..sharding import grid_cores
 from .base import Op, TensorKind, Use
-from .fields import CoreRangeItem, Name
+from .fields import CoreRangeItem, Name, core_range_set
 
 
 class CopyPartial(Typed):
@@ -45,10 +45,12 @@ def run(rt: Runtime, a: CopyPartial) -> None:
     spec = dev.record.spec
     if any(tuple(s.spec.shape) != tuple(spec.shape) for s in shards.values()):
         raise TTFatal("Host tensor has different shape")
-    grid = tuple((tuple(r[0]), tuple(r[1])) for r in a.core_filter)
+    grid = core_range_set(a.core_filter)
     if not grid:
         return  # an empty filter is a no-op
     cores = grid_cores(grid)
+    if spec.shard is not None and not any(pages for core, pages in spec.core_pages if core in set(cores)):
+        return  # no core of the filter holds a page of the tensor: nothing is written
     rt.write(dev, host, {c: shards[c] for c in mesh.coords}, cores=cores if spec.shard is not None else None)
 
 

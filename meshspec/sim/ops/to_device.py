@@ -89,6 +89,10 @@ def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDev
     mesh = mesh or rt.root
     shards = rt.shards_to_write(host, mesh)
     specs = {c: s.spec.with_memory(*memory) for c, s in shards.items()}
+    from .copy import packed_size_check
+
+    for c, s in shards.items():
+        packed_size_check(s.spec, specs[c])
     widest = max(specs.values(), key=lambda s: s.num_pages)
     buffer = rt.new_buffer(widest, mesh)
     topology = rt.written_topology(host, mesh)

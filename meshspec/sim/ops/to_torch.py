@@ -15,7 +15,7 @@ from ..placement import Shard
 from ..profiles import DefaultComposer, MapperOffset
 from ..readback import read
 from ..runtime import Runtime
-from ..spec import make_spec
+from ..spec import BufferType, make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
@@ -62,7 +62,10 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
     result, used = composition.values, composition.used
     if a.as_:
         shard = host.spec.shard if keep_memory_config else None
-        spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, host.spec.memory, host.spec.arch, shard)
+        # to_torch: a torch tensor, no memory config at all (reported as a plain host tensor, DRAM, as
+        # ttnn.from_torch makes one); aggregate_tensor keeps the host tensor's
+        memory = host.spec.memory if keep_memory_config else BufferType.DRAM
+        spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, memory, host.spec.arch, shard)
         dist = single(rt.mesh_shape, tuple(result.shape))
         c = dist.slots[0].coord
         shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)))
