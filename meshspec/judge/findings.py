@@ -43,11 +43,10 @@ def _status(
 
 
 def _unit_free(shape: Shape) -> Shape:
-    """A shape without its size-1 leading dims: (1, 1, 32, 32) and (1, 32, 32) hold the same pages."""
+    """A shape without the size-1 dims before its last two: (1, 2, 1, 32, 32) and (2, 32, 32) hold
+    the same pages (a view that adds or drops them reads the same bytes)."""
     dims = tuple(shape)
-    while len(dims) > 2 and dims[0] == 1:
-        dims = dims[1:]
-    return dims
+    return tuple(d for d in dims[:-2] if d != 1) + dims[-2:]
 
 
 def _host_grid(t: HostTensor) -> Optional[Shape]:

@@ -100,7 +100,8 @@ def _collective(rt: Runtime, a, combine, shape_of, label_of) -> None:
     spec_in = rec.spec
     out_spec = make_spec(shape_of(tuple(spec_in.shape), len(group_of[mesh.coords[0]])), spec_in.dtype, spec_in.layout, spec_in.tile,
                          spec_in.memory, spec_in.arch)
-    truth = per_axis(topo, tuple(mesh.shape), a.cluster_axis)
+    real = rec.truth[0] if rec.truth is not None else topo  # the data's layout, when an op made the input
+    truth = per_axis(real, tuple(mesh.shape), a.cluster_axis)
     if rt.profile.op_topology is OpTopology.EXACT or rt.profile.ccl_topology is CclTopology.PER_AXIS:
         label = truth if rt.profile.op_topology is OpTopology.EXACT else per_axis(topo, tuple(mesh.shape), a.cluster_axis)
     else:

@@ -125,8 +125,9 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     out_spec = make_spec(shape_of(tuple(spec_in.shape)), spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
     rank = len(spec_in.shape)
     topo = rec.topology
-    moved = placements_of(topo.placements, rank)
-    truth = Topology(topo.distribution_shape, moved if moved is not None else topo.placements, topo.coords)
+    real = rec.truth[0] if rec.truth is not None else topo  # the data's layout, when an op made the input
+    moved = placements_of(real.placements, rank)
+    truth = Topology(real.distribution_shape, moved if moved is not None else real.placements, real.coords)
     label = truth if rt.profile.op_topology is OpTopology.EXACT else Topology(topo.distribution_shape, topo.placements, topo.coords)
     if view:
         specs = {c: make_spec(shape_of(tuple(s.shape)), s.dtype, s.layout, s.tile, s.memory, s.arch) for c, s in rec.specs.items()}
