@@ -22,7 +22,10 @@ from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
 from .sim.ops import OPS
 from .sim.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from .sim.ops.trace import UNTRACEABLE
 from .sim.runtime import Runtime
+
+TRACE_OPS = {"begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"}
 
 OUT_OF_MEMORY = (
     "out of memory: the machine could not hold this step's data; run with --no-data (records and written pages "
@@ -35,6 +38,9 @@ def execute(rt: Runtime, step: LoadedStep) -> None:
     rt.begin(step.index, step.op)
     try:
         OPS[step.op].run(rt, step.args)
+        if rt.capturing is not None and step.op not in TRACE_OPS and step.op not in UNTRACEABLE:
+            name = getattr(step.args, "as_", None)
+            rt.traces[rt.capturing].append((step.op, step.args, rt.tensors.get(name) if name else None))
     finally:
         rt.end()
 

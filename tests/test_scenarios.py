@@ -42,6 +42,13 @@ EXPECTED = {
     **{("reshape-alias-deallocate", p): ({("topology_stale", None), ("use_after_free", None)}, "freed by step 2")
        for p in ("current", "uniform-by-value", "unpopulated")},
     ("reshape-alias-deallocate", "reference"): ({("use_after_free", None)}, "freed by step 2"),
+    # section 12: the seed through a trace: each replay gathers the stale (1,3) into every device
+    # (stale_input) under uniform-by-value; current's copy records 7 devices, so nothing is stale; a
+    # part's cpu() keeps the parent's topology except under reference (section 9).
+    ("traced-decode-seed", "uniform-by-value"): ({("stale", (1, 3)), ("topology_mismatch", None)} | {("stale_input", d) for d in T3K}, None),
+    ("traced-decode-seed", "current"): ({("topology_mismatch", None)}, None),
+    ("traced-decode-seed", "reference"): (set(), None),
+    ("traced-decode-seed", "unpopulated"): (missing(SEVEN) | {("stale_input", d) for d in T3K} | {("topology_mismatch", None)}, None),
     # section 12: squeeze / unsqueeze keep the input's Shard(3) (the default imputation, issue #52331)
     **{("squeeze-permute-topology", p): ({("topology_stale", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
     ("squeeze-permute-topology", "reference"): (set(), None),

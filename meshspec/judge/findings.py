@@ -385,7 +385,7 @@ class Judge:
                 else:
                     found = self.views[name] = device_views(t, self.mesh_shape)
                 self.found[name] = (findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
-                                    + _stale_topology(name, t))
+                                    + _stale_topology(name, t) + self._stale_inputs(name, t))
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
 
@@ -397,6 +397,33 @@ class Judge:
         why = "; ".join(whys)
         step = self._topology_since.setdefault((name, why), self.step_index)
         return [Finding(Kind.TOPOLOGY_MISMATCH, name, None, step, self.ops.get(step), f"{name}: {why}")]
+
+    def _stale_inputs(self, name: str, t: Tensor) -> list[Finding]:
+        """A device op's output devices whose sources held no current data when it ran: judged at
+        that step (the inputs as they were then), kept with the record afterwards."""
+        if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.sources is None:
+            return []
+        rec = t.record
+        if rec.tainted is None or rec.tainted[0] is not rec.sources:  # new sources (the op ran, or a trace replayed it)
+            before = rec.tainted[1] if rec.tainted is not None else {}
+            now, lying = {}, {}
+            for c, srcs in rec.sources.items():
+                for src, src_name, g in srcs:
+                    key = (id(src), g)
+                    if key not in lying:
+                        lying[key] = _device_view(src, g).status if g in src.devices else None
+                    if lying[key] in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
+                        old = before.get(c)
+                        now[c] = old if old is not None and old[:2] == (src_name, g) else (
+                            src_name, g, lying[key], self.step_index, self.ops.get(self.step_index))
+                        break
+            rec.tainted = (rec.sources, now)
+        out = []
+        for c, (src_name, g, status, step, op) in rec.tainted[1].items():
+            out.append(Finding(Kind.STALE_INPUT, name, c, step, op,
+                               f"{name} {fmt_coord(c)}: {op} at step {step} read {src_name} {fmt_coord(g)}, which was {status} then, "
+                               "and wrote what it read here"))
+        return out
 
     def _phantom(self, name: str, t: Tensor) -> list[Finding]:
         """A sharded device tensor whose grid has cores holding no page (docs/semantics.md section 11)."""

@@ -8,6 +8,7 @@ system names, profile names, data files).
 
 from __future__ import annotations
 
+import copy
 import re
 import stat
 from ..frozen import Frozen
@@ -310,6 +311,9 @@ def _invalid(err: Invalid, root: yaml.Node, file: str) -> ScenarioError:
 
 
 # -- static checks -----------------------------------------------------------------------------
+REPEAT = "repeat"
+"""``- repeat: {times: N, steps: [...]}``: the steps N times, numbered with the others (a decode loop)."""
+MAX_REPEAT = 4096
 DISTRIBUTE = "distribute"
 """``with ttnn.distribute(mapper_or_composer):``, spelt ``- distribute: {mesh_mapper: M, steps: [...]}``."""
 
@@ -333,6 +337,20 @@ def _expand_distribute(data: Any, root: yaml.Node, file: str) -> None:
 def _flatten(items: list, nodes: list, defaults: Optional[tuple], file: str) -> tuple[list, list]:
     out_items, out_nodes = [], []
     for item, node in zip(items, nodes):
+        if isinstance(item, dict) and len(item) == 1 and REPEAT in item:
+            block, block_node = item[REPEAT], node.value[0][1]
+            line, col = _mark(block_node)
+            times = block.get("times") if isinstance(block, dict) else None
+            if not isinstance(block, dict) or not isinstance(block.get("steps"), list) or set(block) != {"times", "steps"}:
+                raise ScenarioError("repeat: a block is {times: N, steps: [...]} (the steps run N times, in order)", file, line, col)
+            if not isinstance(times, int) or isinstance(times, bool) or not 1 <= times <= MAX_REPEAT:
+                raise ScenarioError(f"repeat: times {times!r} is not a whole number from 1 to {MAX_REPEAT}", file, line, col)
+            inner_node = next(v for k, v in block_node.value if k.value == "steps")
+            sub_items, sub_nodes = _flatten(block["steps"], list(inner_node.value), defaults, file)
+            for _ in range(times):  # each pass its own copies (validation mutates nothing, but keep them apart)
+                out_items += copy.deepcopy(sub_items)
+                out_nodes += sub_nodes
+            continue
         if isinstance(item, dict) and len(item) == 1 and DISTRIBUTE in item:
             block, block_node = item[DISTRIBUTE], node.value[0][1]
             line, col = _mark(block_node)

@@ -44,11 +44,29 @@ def docs_of(classes) -> dict[str, dict[str, str]]:
     return _field_docs(dict.fromkeys(inspect.getmodule(cls) for cls in classes))
 
 
+def _add_blocks(schema: dict) -> None:
+    """The step blocks the loader expands before validating (``repeat``, ``distribute``): a step
+    is one of the ops or a block of steps."""
+    steps = schema["properties"]["steps"]
+    schema.setdefault("$defs", {})["AnyStep"] = steps["items"]
+    nested = {"type": "array", "items": {"$ref": "#/$defs/AnyStep"}}
+    repeat = {"type": "object", "additionalProperties": False, "required": ["repeat"], "properties": {"repeat": {
+        "type": "object", "additionalProperties": False, "required": ["times", "steps"],
+        "description": "The steps, `times` times in order (a decode loop).",
+        "properties": {"times": {"type": "integer", "minimum": 1, "maximum": 4096}, "steps": nested}}}}
+    distribute = {"type": "object", "additionalProperties": False, "required": ["distribute"], "properties": {"distribute": {
+        "type": "object", "additionalProperties": False, "required": ["steps"],
+        "description": "with ttnn.distribute(mapper or composer): the steps inside take it as their default.",
+        "properties": {"mesh_mapper": {}, "mesh_composer": {}, "steps": nested}}}}
+    steps["items"] = {"anyOf": [{"$ref": "#/$defs/AnyStep"}, repeat, distribute]}
+
+
 def json_schema() -> dict:
     from ..typed import json_schema as describe
     from . import model
 
     schema = describe(model.Scenario, docs_of(model.all_types().values()))
+    _add_blocks(schema)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

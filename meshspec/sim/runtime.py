@@ -76,6 +76,10 @@ class Runtime:
         self.banks = banks
         """A chip's worker grid and DRAM bank count, where known: the cores a shard grid may name."""
         self._l1_banks = banks[0][0] * banks[0][1] if banks is not None else None
+        self.capturing: Optional[str] = None
+        """The trace being captured (begin_trace_capture), if any."""
+        self.traces: dict[str, list] = {}
+        """Trace name -> its captured steps: (op, arguments, the output tensor made at capture)."""
         self.allocators: dict[int, Allocators] = {}
         """Where buffers go on the devices: per mesh device (by id), one lockstep table per buffer
         type. A submesh allocates with its own, blind to its parent's buffers (ttnn 0.81.1,

@@ -102,7 +102,7 @@ class Record:
     profiles). Compared by identity: it is state, not a value.
     """
 
-    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth")
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth", "sources", "tainted")
 
     def __init__(
         self,
@@ -123,6 +123,10 @@ class Record:
         self.origin = origin
         """Step that last set (or cleared) each device's record."""
         self._recorded_cache: Optional[tuple] = None
+        self.sources: Optional[dict] = None
+        """For a device op's output: per device, the (tensor, name, device) it read, and the step."""
+        self.tainted: Optional[dict] = None
+        """Set by the judge at that step: the devices whose sources held no current data then."""
         self.truth: Optional[tuple[Topology, int, str]] = None
         """For a device op's output: how its data is really laid over the mesh, the step that
         made it and the op (the ground truth its topology is judged against; None: not an op's)."""

@@ -119,6 +119,7 @@ def _collective(rt: Runtime, a, combine, shape_of, label_of) -> None:
     out.record.specs = {c: out_spec for c in mesh.coords}
     rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", out_spec, None), shards)
     out.record.truth = (truth, rt.step, rt.op)
+    out.record.sources = {c: tuple((src, a.tensor, g) for g in group_of[c]) for c in mesh.coords}
     rt.bind(a.as_, out)
 
 
@@ -136,7 +137,8 @@ def _gather(label_of):
 
 def all_reduce(rt: Runtime, a: Reduce) -> None:
     def total(parts):
-        return np.sum(np.stack([p.astype(np.float64) for p in parts]), axis=0).astype(parts[0].dtype)
+        with np.errstate(all="ignore"):  # never-written memory reads as poison (NaN): summed as the device would
+            return np.sum(np.stack([p.astype(np.float64) for p in parts]), axis=0).astype(parts[0].dtype)
 
     _collective(rt, a, total, lambda s, n: s, lambda topo: topo)  # the default imputation: the input's label
 

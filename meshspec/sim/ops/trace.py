@@ -1,0 +1,109 @@
+"""Metal traces: ``ttnn.begin_trace_capture`` / ``end_trace_capture`` / ``execute_trace`` /
+``release_trace`` (docs/semantics.md section 12).
+
+tt-metal's BeginTraceCapture delays the captured programs until the trace is replayed; a replay
+re-runs them against the buffers captured (the same output tensors, the same addresses) and
+neither recomputes a topology nor touches a record (tt_metal trace docs; research of
+ttnn/cpp/ttnn/operations/core/core.cpp). meshspec runs a captured step when it is captured (its
+output and records made then) and, at each ``execute_trace``, computes it again from what its
+inputs' buffers and records hold at that moment, writing the result into the captured output's
+buffer. That is the decode loop of models/tt_transformers: persistent inputs refreshed with
+``copy_host_to_device_tensor``, then the trace replayed: it reads whatever the record says after
+the copy.
+"""
+
+from __future__ import annotations
+
+from ...errors import TTFatal
+from ...typed import Typed
+from ..runtime import Runtime
+from ..tensor import DeviceTensor, HostShard
+from .base import Op
+from .fields import NewName
+
+#: Steps that cannot be captured: a trace holds device programs, not host transfers or allocations.
+UNTRACEABLE = {"from_torch", "to_device", "to", "copy_host_to_device_tensor", "copy_host_to_device_tensor_partial", "cpu", "to_torch",
+               "allocate_tensor_on_device", "allocate_tensor_on_host", "copy_device_to_host_tensor", "deallocate", "dump_tensor",
+               "load_tensor", "as_tensor"}
+
+
+class BeginTrace(Typed):
+    """``tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)``."""
+
+    trace: NewName
+
+
+class TraceName(Typed):
+    """``ttnn.end_trace_capture`` / ``execute_trace`` / ``release_trace(mesh_device, tid)``."""
+
+    trace: NewName
+
+
+def begin(rt: Runtime, a: BeginTrace) -> None:
+    if rt.capturing is not None:
+        raise TTFatal(f"begin_trace_capture: trace {rt.capturing} is still being captured; end it first")
+    rt.capturing = a.trace
+    rt.traces[a.trace] = []
+
+
+def end(rt: Runtime, a: TraceName) -> None:
+    if rt.capturing != a.trace:
+        raise TTFatal(f"end_trace_capture: no trace {a.trace} is being captured")
+    rt.capturing = None
+
+
+def execute(rt: Runtime, a: TraceName) -> None:
+    from . import OPS
+
+    if a.trace not in rt.traces or rt.capturing == a.trace:
+        raise TTFatal(f"execute_trace: no captured trace {a.trace}")
+    for op, args, output in rt.traces[a.trace]:
+        name = getattr(args, "as_", None)
+        held = rt.tensors.pop(name, None) if name is not None and output is not None else None  # computed aside, not rebound
+        OPS[op].run(rt, args)
+        if name is None or output is None:
+            continue
+        fresh = rt.tensors.pop(name)
+        if isinstance(fresh, DeviceTensor) and fresh is not output and fresh.buffer is not output.buffer:
+            _into(rt, fresh, output)
+        rt.tensors[name] = held if held is not None else output  # the captured output, written again in place
+        rt.touched.add(name)
+
+
+def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor) -> None:
+    """Write ``fresh``'s per-device data into ``output``'s buffer and drop ``fresh``'s buffer."""
+    from .creation import _plain
+
+    from ..values import ShapeOnly, host_dtype
+
+    shards = {}
+    for c in fresh.record.recorded:
+        spec = fresh.record.specs.get(c)
+        if spec is None:
+            continue
+        values = fresh.buffer.read(c, spec) if rt.with_data else None
+        if values is None:  # metadata mode: the pages are written, no bytes
+            values = ShapeOnly(tuple(spec.shape), host_dtype(spec.dtype))
+        shards[c] = HostShard(c, spec, values, (0,) * len(spec.shape))
+    if shards:
+        rt.write(output, _plain(rt, f"{output.name}.trace", output.record.spec, None), shards)
+    output.record.sources = fresh.record.sources  # judged again at this step (the earliest origin kept)
+    if fresh.buffer.address is not None:
+        fresh.buffer.allocator.free(fresh.buffer.spec, fresh.buffer.address)
+        fresh.buffer.address = None
+
+
+def release(rt: Runtime, a: TraceName) -> None:
+    if rt.traces.pop(a.trace, None) is None:
+        raise TTFatal(f"release_trace: no trace {a.trace}")
+
+
+OPS = (
+    Op("begin_trace_capture", BeginTrace, begin, "Start capturing a trace: the device steps until end_trace_capture are recorded in it.",
+       "tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)"),
+    Op("end_trace_capture", TraceName, end, "Stop capturing the trace.", "ttnn.end_trace_capture(mesh_device, tid, cq_id=0)"),
+    Op("execute_trace", TraceName, execute,
+       "Replay the trace: each captured step computed again from its inputs as they are now, into its captured output.",
+       "ttnn.execute_trace(mesh_device, tid, cq_id=0, blocking=False)"),
+    Op("release_trace", TraceName, release, "Release the trace.", "ttnn.release_trace(mesh_device, tid)"),
+)
