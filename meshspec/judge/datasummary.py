@@ -58,13 +58,16 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
             note = f"holds superseded data from step {old.step}"
         else:
             note = "never written since allocation"
+        with np.errstate(invalid="ignore"):  # written data may hold NaN (a device op that read poison)
+            low = _num(np.min(clean)) if clean.size else None
+            high = _num(np.max(clean)) if clean.size else None
         out[c] = DataSummary(
             coord=c,
             count=int(values.size),
             first=_num(flat[0]) if flat.size else None,
             last=_num(flat[-1]) if flat.size else None,
-            min=_num(np.min(clean)) if clean.size else None,
-            max=_num(np.max(clean)) if clean.size else None,
+            min=low,
+            max=high,
             crc32=f"{zlib.crc32(np.ascontiguousarray(values).tobytes()):08x}",
             differ=differ,
             poison=int(poison_mask.sum()),
