@@ -8,7 +8,8 @@ derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
 from __future__ import annotations
 
 from . import (
-    allocate, cache, collectives, copy, cpu, creation, deallocate, device_tensors, from_torch, host_alloc, host_shards, opaque, partial,
+    allocate, cache, collectives, copy, cpu, creation, deallocate, device_tensors, elementwise, from_torch, host_alloc, host_shards, opaque,
+    partial,
     submesh, to_device, to_torch, topology, trace, views,
 )
 from .base import Op, TensorKind, Use
@@ -39,6 +40,7 @@ OPS: dict[str, Op] = {
         *cache.OPS,
         *views.OPS,
         *collectives.OPS,
+        *elementwise.OPS,
         *trace.OPS,
         opaque.OP,
     )

@@ -154,6 +154,7 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     host = _plain(rt, f"{name}.{a.tensor}", out_spec, None)
     rt.write(out, host, shards)
     out.record.truth = (truth, rt.step, rt.op) if moved is not None else None
+    out.record.sources = {c: ((src, a.tensor, c),) for c in shards}
     rt.bind(name, out)
 
 

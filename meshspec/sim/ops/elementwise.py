@@ -1,0 +1,281 @@
+"""Per-device compute and conversions on device mesh tensors (docs/semantics.md section 12):
+unary ``neg``, ``exp``, ``relu``, ``gelu``; binary ``add``, ``sub``, ``mul`` (numpy broadcasting,
+device by device); ``sum`` / ``max`` over a dim; ``transpose``; ``typecast``, ``to_layout``,
+``clone``, ``to_memory_config``, ``reallocate``.
+
+Each device's output is computed from what that device holds, in float32 and rounded to the
+output's dtype (exact kernels are not the point; records are). The output's topology is the era's
+:class:`~meshspec.sim.profiles.OpTopology`: the default imputation's union of the inputs' labels
+(ttnn/core/device_operation_detail.cpp, PR #29899: sharded on an axis if any input is, the
+inputs of the largest distribution rank, in input order), or the data's distribution (the
+reference). A reduction over the dim a tensor is sharded on leaves each device a partial result,
+which no label describes: no finding is made for it either way.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Optional
+
+import numpy as np
+
+from ...errors import TTFatal
+from ...typed import Range, Typed
+from ..placement import Placement, Replicate, Shard, Topology
+from ..profiles import OpTopology
+from ..runtime import Runtime
+from ..spec import DataType, Layout, make_spec
+from ..tensor import DeviceTensor, HostShard
+from ..values import to_dtype
+from .base import Op, TensorKind, Use
+from .fields import As, MemoryConfig, Name, memory_of
+from .views import per_device, renumber_permute
+
+
+class Unary(Typed):
+    """``ttnn.<op>(tensor)``: a unary op, clone or reallocate."""
+
+    tensor: Name
+    as_: As
+
+
+class Binary(Typed):
+    """``ttnn.<op>(a, b)``."""
+
+    a: Name
+    b: Name
+    as_: As
+
+
+class Reduction(Typed):
+    """``ttnn.sum`` / ``ttnn.max(tensor, dim, keepdim=True)``."""
+
+    tensor: Name
+    dim: Annotated[int, Range(ge=-8, le=7)]
+    keepdim: bool = True
+    as_: As
+
+
+class Transpose(Typed):
+    """``ttnn.transpose(tensor, dim0, dim1)``."""
+
+    tensor: Name
+    dim0: Annotated[int, Range(ge=-8, le=7)]
+    dim1: Annotated[int, Range(ge=-8, le=7)]
+    as_: As
+
+
+class Typecast(Typed):
+    """``ttnn.typecast(tensor, dtype)``."""
+
+    tensor: Name
+    dtype: DataType
+    as_: As
+
+
+class ToLayout(Typed):
+    """``ttnn.to_layout(tensor, layout)``."""
+
+    tensor: Name
+    layout: Layout
+    as_: As
+
+
+class ToMemoryConfig(Typed):
+    """``ttnn.to_memory_config(tensor, memory_config)``."""
+
+    tensor: Name
+    memory_config: MemoryConfig
+    as_: As
+
+
+def union(labels: list[Topology]) -> Topology:
+    """The default imputation over the inputs' labels (PR #29899): only the inputs of the largest
+    distribution rank count; an axis is the first Shard any of them has there, else Replicate.
+
+    >>> a = Topology((2, 4), (Replicate(), Shard(3)), ())
+    >>> b = Topology((2, 4), (Shard(2), Replicate()), ())
+    >>> union([a, b]).placements
+    (Shard(dim=2), Shard(dim=3))
+    """
+    rank = max(len(t.distribution_shape) for t in labels)
+    top = [t for t in labels if len(t.distribution_shape) == rank]
+    placements = []
+    for axis in range(rank):
+        shard = next((t.placements[axis] for t in top if isinstance(t.placements[axis], Shard)), None)
+        placements.append(shard or Replicate())
+    return Topology(top[0].distribution_shape, tuple(placements), top[0].coords)
+
+
+def _gelu(v: np.ndarray) -> np.ndarray:
+    x = v.astype(np.float32)
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+UNARY = {"neg": np.negative, "exp": np.exp, "relu": lambda v: np.maximum(v, 0), "gelu": _gelu}
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def _rounded(values: np.ndarray, dtype: DataType) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return to_dtype(np.asarray(values, dtype=np.float64), dtype)
+
+
+def _unary(fn):
+    def run(rt: Runtime, a: Unary) -> None:
+        dtype = rt.device(a.tensor).record.spec.dtype
+        with np.errstate(all="ignore"):
+            per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32)), dtype), lambda s: s, lambda p, r: p)
+
+    return run
+
+
+def _binary(fn):
+    def run(rt: Runtime, a: Binary) -> None:
+        from .allocate import allocation
+        from .creation import _plain
+
+        x, y = rt.device(a.a), rt.device(a.b)
+        mesh = rt.mesh_of(x)
+        labels = [x.record.topology, y.record.topology]
+        truths = [t.record.truth[0] if t.record.truth is not None else t.record.topology for t in (x, y)]
+        try:
+            shape = tuple(np.broadcast_shapes(tuple(x.record.spec.shape), tuple(y.record.spec.shape)))
+        except ValueError:
+            raise TTFatal(f"{a.a} {list(x.record.spec.shape)} and {a.b} {list(y.record.spec.shape)} do not broadcast") from None
+        s = x.record.spec
+        out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
+        truth = union(truths)
+        label = truth if rt.profile.op_topology is OpTopology.EXACT else union(labels)
+        out = allocation(rt, out_spec, mesh, a.as_, label)
+        shards = {}
+        for c in x.record.recorded:
+            sx, sy = x.record.specs.get(c), y.record.specs.get(c)
+            if sx is None or sy is None:
+                continue
+            vx, vy = (x.buffer.read(c, sx), y.buffer.read(c, sy)) if rt.with_data else (None, None)
+            if vx is not None and vy is not None:
+                with np.errstate(all="ignore"):
+                    values = _rounded(fn(vx.astype(np.float32), vy.astype(np.float32)), s.dtype)
+            else:
+                values = np.zeros(shape, dtype=np.float32)
+            shards[c] = HostShard(c, out_spec, values, (0,) * len(shape))
+        out.record.recorded = tuple(shards)
+        out.record.specs = {c: out_spec for c in shards}
+        rt.write(out, _plain(rt, f"{a.as_}.{a.a}", out_spec, None), shards)
+        out.record.truth = (truth, rt.step, rt.op)
+        out.record.sources = {c: ((x, a.a, c), (y, a.b, c)) for c in shards}
+        rt.bind(a.as_, out)
+
+    return run
+
+
+def _reduce(fn):
+    def run(rt: Runtime, a: Reduction) -> None:
+        rec = rt.device(a.tensor).record
+        rank = len(rec.spec.shape)
+        dim = a.dim + rank if a.dim < 0 else a.dim
+        if not 0 <= dim < rank:
+            raise TTFatal(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {a.dim})")
+        dtype = rec.spec.dtype
+        shape_of = (lambda s: s[:dim] + (1,) + s[dim + 1 :]) if a.keepdim else (lambda s: s[:dim] + s[dim + 1 :])
+
+        def placements(p: tuple[Placement, ...], r: int) -> Optional[tuple[Placement, ...]]:
+            if any(isinstance(q, Shard) and (q.dim + r if q.dim < 0 else q.dim) == dim for q in p):
+                return None  # a partial result on every device: no label says so
+            if a.keepdim:
+                return p
+            return tuple(Shard((q.dim + r if q.dim < 0 else q.dim) - ((q.dim + r if q.dim < 0 else q.dim) > dim)) if isinstance(q, Shard) else q
+                         for q in p)
+
+        with np.errstate(all="ignore"):
+            per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32), axis=dim, keepdims=a.keepdim), dtype), shape_of, placements)
+
+    return run
+
+
+def transpose(rt: Runtime, a: Transpose) -> None:
+    rank = len(rt.device(a.tensor).record.spec.shape)
+    d0, d1 = (d + rank if d < 0 else d for d in (a.dim0, a.dim1))
+    order = list(range(rank))
+    order[d0], order[d1] = order[d1], order[d0]
+    per_device(rt, a, a.as_, lambda v: np.ascontiguousarray(np.transpose(v, order)), lambda s: tuple(s[i] for i in order),
+               lambda p, r: renumber_permute(p, tuple(order)))
+
+
+def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
+    """A copy of each device's data in another dtype, layout or memory config (its label kept)."""
+    from .allocate import allocation
+    from .creation import _plain
+
+    src = rt.device(a.tensor)
+    rec = src.record
+    s = rec.spec
+    buffer, shard = memory if memory is not None else (s.memory, s.shard)
+    out_spec = make_spec(s.shape, dtype or s.dtype, layout or s.layout, s.tile, buffer, s.arch, shard)
+    out = allocation(rt, out_spec, rt.mesh_of(src), a.as_, rec.topology)
+    shards = {}
+    for c in rec.recorded:
+        spec_c = rec.specs.get(c)
+        if spec_c is None:
+            continue
+        held = src.buffer.read(c, spec_c) if rt.with_data else None
+        values = _rounded(held.astype(np.float64), out_spec.dtype) if held is not None else np.zeros(tuple(spec_c.shape), dtype=np.float32)
+        c_spec = make_spec(spec_c.shape, out_spec.dtype, out_spec.layout, s.tile, buffer, s.arch, shard)
+        shards[c] = HostShard(c, c_spec, values, (0,) * len(spec_c.shape))
+    out.record.recorded = tuple(shards)
+    out.record.specs = {c: sh.spec for c, sh in shards.items()}
+    rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", out_spec, None), shards)
+    out.record.sources = {c: ((src, a.tensor, c),) for c in shards}
+    rt.bind(a.as_, out)
+
+
+def typecast(rt: Runtime, a: Typecast) -> None:
+    _converted(rt, a, dtype=a.dtype)
+
+
+def to_layout(rt: Runtime, a: ToLayout) -> None:
+    _converted(rt, a, layout=a.layout)
+
+
+def clone(rt: Runtime, a: Unary) -> None:
+    _converted(rt, a)
+
+
+def reallocate(rt: Runtime, a: Unary) -> None:
+    """``ttnn.reallocate``: the data moved to a new buffer (a new address), the old one freed."""
+    src = rt.device(a.tensor)
+    _converted(rt, a)
+    if a.as_ != a.tensor:
+        rt.free(src)
+
+
+def to_memory_config(rt: Runtime, a: ToMemoryConfig) -> None:
+    _converted(rt, a, memory=memory_of(a.memory_config))
+
+
+_IN = (Use("tensor", TensorKind.DEVICE),)
+_OUT = Use("as_", TensorKind.DEVICE)
+
+OPS = (
+    *(Op(name, Unary, _unary(fn), f"ttnn.{name} on every device; the input's label.", f"ttnn.{name}(tensor)", uses=_IN, binds=_OUT)
+      for name, fn in UNARY.items()),
+    *(Op(name, Binary, _binary(fn), f"ttnn.{name} device by device (numpy broadcasting); the union of the inputs' labels.",
+         f"ttnn.{name}(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE)), binds=_OUT)
+      for name, fn in BINARY.items()),
+    Op("sum", Reduction, _reduce(np.sum), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
+       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
+    Op("max", Reduction, _reduce(np.max), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
+       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
+    Op("transpose", Transpose, transpose, "Swap two dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
+       "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT),
+    Op("typecast", Typecast, typecast, "Each device's data in another dtype; the input's label.", "ttnn.typecast(tensor, dtype)",
+       uses=_IN, binds=_OUT),
+    Op("to_layout", ToLayout, to_layout, "Each device's data in another layout (tilize / untilize); the input's label.",
+       "ttnn.to_layout(tensor, layout)", uses=_IN, binds=_OUT),
+    Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT),
+    Op("reallocate", Unary, reallocate, "The data moved to a new buffer, the old one freed (a new address).", "ttnn.reallocate(tensor)",
+       uses=_IN, binds=_OUT),
+    Op("to_memory_config", ToMemoryConfig, to_memory_config, "Each device's data in another memory config (interleaved <-> sharded).",
+       "ttnn.to_memory_config(tensor, memory_config)", uses=_IN, binds=_OUT),
+)

@@ -1,0 +1,59 @@
+"""Per-device compute and conversions (meshspec/sim/ops/elementwise.py; docs/semantics.md section 12):
+values as numpy computes them device by device, labels as the default imputation keeps them."""
+
+from pathlib import Path
+
+import numpy as np
+
+from meshspec.runner import run
+from meshspec.scenario.loader import parse
+from meshspec.sim.spec import DataType
+from meshspec.sim.values import arange
+
+HEAD = ("meshspec: 1\nname: e\nmesh: [1, 4]\nsteps:\n"
+        "  - from_torch: {as: x, shape: [1, 1, 32, 128], mesh_mapper: {shard: 3}, device: mesh_device}\n")
+
+
+def _report(steps: str, profile: str = "current"):
+    return run(parse(HEAD + steps, Path("e.yaml")), profile).to_json()
+
+
+def _tensors(report):
+    return {t["name"]: t for t in report["tensors"]}
+
+
+def test_a_binary_op_is_computed_device_by_device_and_keeps_the_shared_label():
+    t = _tensors(_report("  - mul: {a: x, b: x, as: sq}\n  - add: {a: sq, b: x, as: y}\n  - get_device_tensors: {tensor: y, as: p}\n"))
+    x = arange(32 * 128, DataType.BFLOAT16).reshape(1, 1, 32, 128).astype(np.float32)
+    shard = x[..., 32:64]  # device (0,1)
+    want = (shard * shard).astype(np.float64)
+    from meshspec.sim.values import to_dtype
+
+    want = to_dtype(to_dtype(want, DataType.BFLOAT16).astype(np.float64) + shard, DataType.BFLOAT16)
+    assert t["p[1]"]["values"]["first"][:4] == [float(v) for v in want.reshape(-1)[:4]]
+    assert t["y"]["topology"]["placements"] == [{"shard": 3}]
+
+
+def test_a_reduction_over_a_kept_dim_renumbers_under_reference_and_is_stale_under_current():
+    steps = "  - sum: {tensor: x, dim: 1, keepdim: false, as: s}\n"
+    assert [f["kind"] for f in _report(steps)["findings"]] == ["topology_stale"]  # Shard(3) on a rank-3 tensor
+    assert _tensors(_report(steps, "reference"))["s"]["topology"]["placements"] == [{"shard": 2}]
+
+
+def test_a_reduction_over_the_shard_dim_is_a_partial_result_no_label_claims():
+    report = _report("  - sum: {tensor: x, dim: 3, as: s}\n")
+    assert report["findings"] == []  # each device holds a partial sum: meshspec makes no claim either way
+
+
+def test_reallocate_moves_the_data_to_a_new_buffer_and_frees_the_old():
+    report = _report("  - allocate_tensor_on_device: {as: hole, shape: [1, 1, 32, 32]}\n  - reallocate: {tensor: x, as: moved}\n"
+                     "  - cpu: {tensor: x, as: back}\n")
+    t = _tensors(report)
+    assert t["x"]["storage"] == "deallocated" and t["moved"]["address"] not in (None, t["hole"]["address"])
+    assert report["error"]["op"] == "cpu" and "after free" in report["error"]["message"]
+
+
+def test_typecast_rounds_each_devices_data_into_the_new_dtype():
+    t = _tensors(_report("  - typecast: {tensor: x, dtype: float32, as: f}\n  - get_device_tensors: {tensor: f, as: p}\n"))
+    assert t["p[0]"]["values"]["dtype"] == "float32" and t["p[0]"]["values"]["first"][:3] == [0.0, 1.0, 2.0]
+    assert t["f"]["devices"][0]["spec"]["dtype"] == "float32"
