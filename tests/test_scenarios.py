@@ -49,6 +49,9 @@ EXPECTED = {
     ("traced-decode-seed", "current"): ({("topology_mismatch", None)}, None),
     ("traced-decode-seed", "reference"): (set(), None),
     ("traced-decode-seed", "unpopulated"): (missing(SEVEN) | {("stale_input", d) for d in T3K} | {("topology_mismatch", None)}, None),
+    # section 12: issue #35362: linear's raw-int union labels both axes with the last dim
+    **{("linear-2d-mesh-label", p): ({("topology_stale", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
+    ("linear-2d-mesh-label", "reference"): (set(), None),
     # section 12: squeeze / unsqueeze keep the input's Shard(3) (the default imputation, issue #52331)
     **{("squeeze-permute-topology", p): ({("topology_stale", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
     ("squeeze-permute-topology", "reference"): (set(), None),

@@ -303,6 +303,14 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
     truth, step, op = t.record.truth
     topo = t.record.topology
     rank = len(t.record.spec.shape)
+    dims = [p.dim % rank for p in topo.placements if isinstance(p, Shard) and -rank <= p.dim < rank]
+    twice = sorted({d for d in dims if dims.count(d) > 1})
+    if truth is None:  # the data has no label (partial sums): only a label that contradicts itself is judged
+        if not twice:
+            return []
+        why = (f"after {op} its topology says {ttnn_placements(topo.placements)}: two mesh axes shard the same dim {twice[0]} "
+               "of the tensor, which no data can be")
+        return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
     if _labels(topo, rank) == _labels(truth, rank):
         return []
     out_of_range = [p for p in topo.placements if isinstance(p, Shard) and not -rank <= p.dim < rank]
@@ -310,6 +318,8 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
            f"{ttnn_placements(truth.placements)}")
     if out_of_range:
         why += f" (a rank-{rank} tensor has no dim {out_of_range[0].dim})"
+    if twice:
+        why += f" (two mesh axes shard dim {twice[0]})"
     return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
 
 

@@ -57,3 +57,25 @@ def test_typecast_rounds_each_devices_data_into_the_new_dtype():
     t = _tensors(_report("  - typecast: {tensor: x, dtype: float32, as: f}\n  - get_device_tensors: {tensor: f, as: p}\n"))
     assert t["p[0]"]["values"]["dtype"] == "float32" and t["p[0]"]["values"]["first"][:3] == [0.0, 1.0, 2.0]
     assert t["f"]["devices"][0]["spec"]["dtype"] == "float32"
+
+
+def test_a_linear_on_a_2d_mesh_holds_partial_sums_and_its_label_claims_one_dim_twice():
+    # issue #35362: x ShardTensor2dMesh(dims=(None, 3)), w dims=(-1, -2) on a 2x4 mesh
+    text = ("meshspec: 1\nname: l\nmesh: t3k\nsteps:\n"
+            "  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {ShardTensor2dMesh: {dims: [null, 3], mesh_shape: [2, 4]}}, "
+            "device: mesh_device, dtype: float32, data: {random: 1}}\n"
+            "  - from_torch: {as: w, shape: [1, 1, 256, 128], mesh_mapper: {ShardTensor2dMesh: {dims: [-1, -2], mesh_shape: [2, 4]}}, "
+            "device: mesh_device, dtype: float32, data: {random: 2}}\n"
+            "  - linear: {a: x, b: w, as: y}\n  - get_device_tensors: {tensor: y, as: p}\n")
+    from meshspec.sim.values import generate
+
+    report = run(parse(text, Path("l.yaml")), "current").to_json()
+    t = _tensors(report)
+    assert t["y"]["topology"]["placements"] == [{"shard": -1}, {"shard": 3}]  # the raw union: dim 3 twice
+    assert [f["kind"] for f in report["findings"]] == ["topology_stale"]
+    # the data: device (r, c) holds x[:, k-block c] @ w[k-block c, n-block r]; row r's devices sum to x @ w[:, n-block r]
+    x = generate("random", (1, 1, 32, 256), DataType.FLOAT32, 1)
+    w = generate("random", (1, 1, 256, 128), DataType.FLOAT32, 2)
+    assert report["error"] is None
+    first = t["p[0]"]["values"]["first"][0]  # device (0,0): k-block 0, n-block 0
+    assert abs(first - float((x[0, 0, 0, :64] @ w[0, 0, :64, 0]))) < 1e-3

@@ -89,20 +89,32 @@ class ToMemoryConfig(Typed):
     as_: As
 
 
-def union(labels: list[Topology]) -> Topology:
+def union(labels: list[Topology], rank: Optional[int] = None) -> Topology:
     """The default imputation over the inputs' labels (PR #29899): only the inputs of the largest
-    distribution rank count; an axis is the first Shard any of them has there, else Replicate.
+    distribution rank count; an axis is the first Shard any of them has there whose dim no earlier
+    axis shards, else Replicate. Dims are compared as written (-1 and 3 differ: the code never
+    normalises them; issue #35362); with a tensor ``rank``, they are normalised first (the reference).
 
     >>> a = Topology((2, 4), (Replicate(), Shard(3)), ())
     >>> b = Topology((2, 4), (Shard(2), Replicate()), ())
     >>> union([a, b]).placements
     (Shard(dim=2), Shard(dim=3))
     """
-    rank = max(len(t.distribution_shape) for t in labels)
-    top = [t for t in labels if len(t.distribution_shape) == rank]
-    placements = []
-    for axis in range(rank):
-        shard = next((t.placements[axis] for t in top if isinstance(t.placements[axis], Shard)), None)
+    dist_rank = max(len(t.distribution_shape) for t in labels)
+    top = [t for t in labels if len(t.distribution_shape) == dist_rank]
+    placements: list[Placement] = []
+    used: set[int] = set()
+    for axis in range(dist_rank):
+        shard = None
+        for t in top:
+            p = t.placements[axis]
+            if isinstance(p, Shard):
+                d = p.dim + rank if rank is not None and p.dim < 0 else p.dim
+                if d not in used:
+                    shard = Shard(d)
+                    break
+        if shard is not None:
+            used.add(shard.dim)
         placements.append(shard or Replicate())
     return Topology(top[0].distribution_shape, tuple(placements), top[0].coords)
 
@@ -168,6 +180,92 @@ def _binary(fn):
         rt.bind(a.as_, out)
 
     return run
+
+
+class Matmul(Typed):
+    """``ttnn.matmul(a, b)`` / ``ttnn.linear(a, b, bias=None)``."""
+
+    a: Name
+    b: Name
+    bias: Optional[Name] = None
+    as_: As
+
+
+def matmul(rt: Runtime, a: Matmul) -> None:
+    """Each device multiplies what it holds. The label is the default imputation's union of the
+    inputs' (raw dims, #35362); the data's distribution has no label where the contracted dim is
+    sharded (each device holds a partial sum): then the reference labels only the output's own
+    shard dims, and no truth is claimed."""
+    from .allocate import allocation
+    from .creation import _plain
+
+    x, y = rt.device(a.a), rt.device(a.b)
+    rank = len(x.record.spec.shape)
+    sx, sy = tuple(x.record.spec.shape), tuple(y.record.spec.shape)
+    try:
+        shape = tuple(np.broadcast_shapes(sx[:-2], sy[:-2])) + (sx[-2], sy[-1]) if sx[-1] == sy[-2] else None
+    except ValueError:
+        shape = None
+    if shape is None:
+        raise TTFatal(f"The width of the first tensor must be equal to the height of the second tensor ({sx[-1]} != {sy[-2]})")
+    s = x.record.spec
+    out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
+    labels = [x.record.topology, y.record.topology]
+    reference, partial = _matmul_layout(x.record.topology, y.record.topology, len(sx), len(sy))
+    label = reference if rt.profile.op_topology is OpTopology.EXACT else union(labels)
+    out = allocation(rt, out_spec, rt.mesh_of(x), a.as_, label)
+    shards = {}
+    for c in x.record.recorded:
+        px, py = x.record.specs.get(c), y.record.specs.get(c)
+        if px is None or py is None:
+            continue
+        vx, vy = (x.buffer.read(c, px), y.buffer.read(c, py)) if rt.with_data else (None, None)
+        if vx is not None and vy is not None:
+            with np.errstate(all="ignore"):
+                prod = np.matmul(vx.astype(np.float32), vy.astype(np.float32))
+                if a.bias is not None:
+                    b = rt.device(a.bias)
+                    pb = b.record.specs.get(c)
+                    vb = b.buffer.read(c, pb) if pb is not None else None
+                    prod = prod + vb.astype(np.float32) if vb is not None else prod
+                values = _rounded(prod, s.dtype)
+        else:
+            values = np.zeros(shape, dtype=np.float32)
+        shards[c] = HostShard(c, out_spec, values, (0,) * len(shape))
+    out.record.recorded = tuple(shards)
+    out.record.specs = {c: out_spec for c in shards}
+    rt.write(out, _plain(rt, f"{a.as_}.{a.a}", out_spec, None), shards)
+    out.record.truth = (None if partial else reference, rt.step, rt.op)  # no label for partial sums: the label alone is judged
+    out.record.sources = {c: ((x, a.a, c), (y, a.b, c)) for c in shards}
+    rt.bind(a.as_, out)
+
+
+def _matmul_layout(tx: Topology, ty: Topology, rx: int, ry: int) -> tuple[Topology, bool]:
+    """How a matmul's output is laid over the mesh, axis by axis (the reference's label), and
+    whether some axis holds partial sums (the contracted dim sharded: no label says so, and the
+    reference labels that axis Replicate, claiming nothing about it).
+
+    >>> x = Topology((2, 4), (Replicate(), Shard(3)), ())
+    >>> w = Topology((2, 4), (Shard(-1), Shard(-2)), ())
+    >>> _matmul_layout(x, w, 4, 4)[0].placements, _matmul_layout(x, w, 4, 4)[1]
+    ((Shard(dim=3), Replicate()), True)
+    """
+    if len(tx.distribution_shape) != len(ty.distribution_shape):
+        return union([tx, ty], rx), False
+    out, partial = [], False
+    for px, py in zip(tx.placements, ty.placements):
+        dx = px.dim % rx if isinstance(px, Shard) else None
+        dy = py.dim % ry if isinstance(py, Shard) else None
+        if dx == rx - 1 or dy == ry - 2:
+            partial = True  # the contracted dim split over this axis: partial sums
+            out.append(Replicate())
+        elif dx is not None:
+            out.append(Shard(dx))  # a batch or row dim of x
+        elif dy is not None:
+            out.append(Shard(rx - 1 if dy == ry - 1 else dy))  # y's columns are the output's last dim
+        else:
+            out.append(Replicate())
+    return Topology(tx.distribution_shape, tuple(out), tx.coords), partial
 
 
 def _reduce(fn):
@@ -263,6 +361,11 @@ OPS = (
     *(Op(name, Binary, _binary(fn), f"ttnn.{name} device by device (numpy broadcasting); the union of the inputs' labels.",
          f"ttnn.{name}(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE)), binds=_OUT)
       for name, fn in BINARY.items()),
+    Op("matmul", Matmul, matmul, "Each device multiplies what it holds; the union of the inputs' labels (issue #35362 on a 2-D mesh).",
+       "ttnn.matmul(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)), binds=_OUT),
+    Op("linear", Matmul, matmul, "ttnn.linear: a matmul and an optional bias, each device on what it holds; the union of the inputs' labels.",
+       "ttnn.linear(a, b, bias=None)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)),
+       binds=_OUT),
     Op("sum", Reduction, _reduce(np.sum), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
        "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
     Op("max", Reduction, _reduce(np.max), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
