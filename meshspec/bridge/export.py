@@ -377,6 +377,9 @@ EMITTERS: dict[str, Emitter] = {
     **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.tensor)})"])(name)
        for name in ("neg", "exp", "relu", "gelu", "clone", "reallocate")},
     **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.a)}, {ctx.var(a.b)})"])(name) for name in ("add", "sub", "mul")},
+    "matmul": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.matmul({ctx.var(a.a)}, {ctx.var(a.b)})"],
+    "linear": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.linear({ctx.var(a.a)}, {ctx.var(a.b)}"
+                              + (f", bias={ctx.var(a.bias)})" if a.bias else ")")],
     "sum": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.sum({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"],
     "max": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.max({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"],
     "transpose": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.transpose({ctx.var(a.tensor)}, {a.dim0}, {a.dim1})"],
