@@ -45,11 +45,12 @@ def test_a_reduction_over_the_shard_dim_is_a_partial_result_no_label_claims():
     assert report["findings"] == []  # each device holds a partial sum: meshspec makes no claim either way
 
 
-def test_reallocate_moves_the_data_to_a_new_buffer_and_frees_the_old():
-    report = _report("  - allocate_tensor_on_device: {as: hole, shape: [1, 1, 32, 32]}\n  - reallocate: {tensor: x, as: moved}\n"
-                     "  - cpu: {tensor: x, as: back}\n")
+def test_reallocate_frees_the_input_and_moves_down_into_a_hole():
+    report = _report("  - deallocate: {tensor: x}\n  - from_torch: {as: y, shape: [1, 1, 32, 32], device: mesh_device}\n"
+                     "  - from_torch: {as: z, shape: [1, 1, 32, 32], device: mesh_device}\n  - deallocate: {tensor: y}\n"
+                     "  - reallocate: {tensor: z, as: moved}\n  - cpu: {tensor: z, as: back}\n")
     t = _tensors(report)
-    assert t["x"]["storage"] == "deallocated" and t["moved"]["address"] not in (None, t["hole"]["address"])
+    assert t["moved"]["address"] == 1048640 and t["z"]["storage"] == "deallocated"  # down into y's hole
     assert report["error"]["op"] == "cpu" and "after free" in report["error"]["message"]
 
 

@@ -341,11 +341,27 @@ def clone(rt: Runtime, a: Unary) -> None:
 
 
 def reallocate(rt: Runtime, a: Unary) -> None:
-    """``ttnn.reallocate``: the data moved to a new buffer (a new address), the old one freed."""
+    """``ttnn.reallocate``: the input is deallocated and a new buffer allocated (the lowest free
+    place: where the input was, if nothing lower is free), the data copied into it. Its topology
+    is a fresh allocation's, the mesh's shape with Replicate on each axis: the input's label is lost
+    (ttnn 0.81.1, observed in the mock for a tensor already lowest: tests/golden views; a move
+    lower needs a kernel the mock cannot run). The reference keeps the data's distribution."""
+    from .allocate import allocation
+    from .creation import _plain
+
     src = rt.device(a.tensor)
-    _converted(rt, a)
-    if a.as_ != a.tensor:
-        rt.free(src)
+    rec = src.record
+    mesh = rt.mesh_of(src)
+    held = {c: (s, src.buffer.read(c, s) if rt.with_data else None) for c in rec.recorded if (s := rec.specs.get(c)) is not None}
+    real = rec.truth[0] if rec.truth is not None and rec.truth[0] is not None else rec.topology
+    rt.free(src)
+    label = real if rt.profile.op_topology is OpTopology.EXACT else None  # None: the allocation's own
+    out = allocation(rt, rec.spec, mesh, a.as_, label)
+    shards = {c: HostShard(c, s, v if v is not None else np.zeros(tuple(s.shape), dtype=np.float32), (0,) * len(s.shape))
+              for c, (s, v) in held.items()}
+    rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", rec.spec, None), shards)
+    out.record.truth = (real, rt.step, rt.op)
+    rt.bind(a.as_, out)
 
 
 def to_memory_config(rt: Runtime, a: ToMemoryConfig) -> None:
@@ -377,7 +393,7 @@ OPS = (
     Op("to_layout", ToLayout, to_layout, "Each device's data in another layout (tilize / untilize); the input's label.",
        "ttnn.to_layout(tensor, layout)", uses=_IN, binds=_OUT),
     Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT),
-    Op("reallocate", Unary, reallocate, "The data moved to a new buffer, the old one freed (a new address).", "ttnn.reallocate(tensor)",
+    Op("reallocate", Unary, reallocate, "The input freed and its data copied into a new buffer (the lowest free place); the label is a fresh allocation's, all Replicate.", "ttnn.reallocate(tensor)",
        uses=_IN, binds=_OUT),
     Op("to_memory_config", ToMemoryConfig, to_memory_config, "Each device's data in another memory config (interleaved <-> sharded).",
        "ttnn.to_memory_config(tensor, memory_config)", uses=_IN, binds=_OUT),
