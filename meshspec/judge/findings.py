@@ -19,7 +19,7 @@ import numpy as np
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
-from ..sim.placement import Shard
+from ..sim.placement import Partial, Shard, as_label
 from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, ttnn_shape
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
@@ -311,8 +311,8 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
         why = (f"after {op} its topology says {ttnn_placements(topo.placements)}: two mesh axes shard the same dim {twice[0]} "
                "of the tensor, which no data can be")
         return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
-    if _labels(topo, rank) == _labels(truth, rank):
-        return []
+    if _labels(topo, rank) == _labels(as_label(truth), rank):
+        return []  # a partial axis labelled Replicate: the nearest label ttnn has (the reference's)
     out_of_range = [p for p in topo.placements if isinstance(p, Shard) and not -rank <= p.dim < rank]
     why = (f"after {op} its topology says {ttnn_placements(topo.placements)}, but its data is laid out as "
            f"{ttnn_placements(truth.placements)}")
@@ -329,7 +329,12 @@ def _labels(topo, rank: int) -> tuple:
 
 
 def ttnn_placements(placements) -> str:
-    return "[" + ", ".join(f"PlacementShard({p.dim})" if isinstance(p, Shard) else "PlacementReplicate()" for p in placements) + "]"
+    def one(p) -> str:
+        if isinstance(p, Shard):
+            return f"PlacementShard({p.dim})"
+        return "partial sums" if isinstance(p, Partial) else "PlacementReplicate()"
+
+    return "[" + ", ".join(one(p) for p in placements) + "]"
 
 
 def _coords_text(cs) -> str:

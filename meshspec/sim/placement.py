@@ -34,7 +34,36 @@ class Shard(Frozen):
         return {"shard": self.dim}
 
 
+class Partial(Frozen):
+    """Never a label, only a data layout (``Record.truth``): the devices along this axis hold
+    partial sums (a matmul's contracted dim is split there). ttnn has no such placement; an
+    all_reduce or reduce_scatter over the axis completes the sums (docs/semantics.md section 12)."""
+
+    def __str__(self) -> str:
+        return "P"
+
+    def to_json(self) -> str:
+        return "partial"
+
+
 Placement = Union[Replicate, Shard]
+
+
+def has_partial(topo: "Topology") -> bool:
+    """Whether a data layout holds partial sums on some axis."""
+    return any(isinstance(p, Partial) for p in topo.placements)
+
+
+def as_label(topo: "Topology") -> "Topology":
+    """The label ttnn can give a data layout: a partial axis is labelled Replicate (the reference's
+    label for partial sums, the nearest ttnn has).
+
+    >>> as_label(Topology((2,), (Partial(),), ((0,), (1,)))).placements
+    (Replicate(),)
+    """
+    if not has_partial(topo):
+        return topo
+    return Topology(topo.distribution_shape, tuple(Replicate() if isinstance(p, Partial) else p for p in topo.placements), topo.coords)
 
 
 class Topology(Frozen):

@@ -127,9 +127,16 @@ class Record:
         """For a device op's output: per device, the (tensor, name, device) it read, and the step."""
         self.tainted: Optional[dict] = None
         """Set by the judge at that step: the devices whose sources held no current data then."""
-        self.truth: Optional[tuple[Topology, int, str]] = None
+        self.truth: Optional[tuple[Optional[Topology], int, str]] = None
         """For a device op's output: how its data is really laid over the mesh, the step that
-        made it and the op (the ground truth its topology is judged against; None: not an op's)."""
+        made it and the op (the ground truth its topology is judged against; None: not an op's).
+        The layout is None where no layout describes the data (a concat of differently laid
+        inputs); a partial sum is :class:`~meshspec.sim.placement.Partial` on its axis."""
+
+    def layout(self) -> Optional[Topology]:
+        """How the data is really laid over the mesh: an op's truth, else the topology (what a
+        mapper wrote is what its topology says); None where no layout describes it."""
+        return self.truth[0] if self.truth is not None else self.topology
 
     @property
     def topology(self) -> Topology:

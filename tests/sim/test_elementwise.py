@@ -40,9 +40,27 @@ def test_a_reduction_over_a_kept_dim_renumbers_under_reference_and_is_stale_unde
     assert _tensors(_report(steps, "reference"))["s"]["topology"]["placements"] == [{"shard": 2}]
 
 
-def test_a_reduction_over_the_shard_dim_is_a_partial_result_no_label_claims():
-    report = _report("  - sum: {tensor: x, dim: 3, as: s}\n")
-    assert report["findings"] == []  # each device holds a partial sum: meshspec makes no claim either way
+def test_a_sum_over_the_shard_dim_leaves_partial_sums_that_the_kept_shard_label_misdescribes():
+    # docs/semantics.md section 12 (partial sums): the default imputation keeps Shard(3) on a dim
+    # that is now size 1 and holds each device's partial sum; the reference labels the axis
+    # Replicate (ttnn has no Partial) and all_reduce makes the sums whole.
+    steps = "  - sum: {tensor: x, dim: 3, as: s}\n"
+    found = _report(steps)["findings"]
+    assert [(f["kind"], f["tensor"]) for f in found] == [("topology_stale", "s")]
+    assert "partial sums" in found[0]["message"]
+    assert _report(steps, "reference")["findings"] == []
+    whole = _report(steps + "  - all_reduce: {tensor: s, as: r}\n  - get_device_tensors: {tensor: r, as: p}\n", "reference")
+    assert whole["findings"] == []
+    x = arange(32 * 128, DataType.BFLOAT16).astype(np.float64).reshape(32, 128)
+    from meshspec.sim.values import to_dtype
+
+    parts = [to_dtype(x[:, 32 * i : 32 * (i + 1)].sum(axis=1), DataType.BFLOAT16).astype(np.float64) for i in range(4)]
+    want = to_dtype(np.sum(parts, axis=0), DataType.BFLOAT16)
+    assert _tensors(whole)["p[2]"]["values"]["first"][:3] == [float(v) for v in want[:3]]
+
+
+def test_a_max_over_the_shard_dim_is_no_layout_and_claims_nothing():
+    assert _report("  - max: {tensor: x, dim: 3, as: s}\n")["findings"] == []  # a partial max: all_reduce cannot make it whole
 
 
 def test_reallocate_frees_the_input_and_moves_down_into_a_hole():
@@ -80,3 +98,35 @@ def test_a_linear_on_a_2d_mesh_holds_partial_sums_and_its_label_claims_one_dim_t
     assert report["error"] is None
     first = t["p[0]"]["values"]["first"][0]  # device (0,0): k-block 0, n-block 0
     assert abs(first - float((x[0, 0, 0, :64] @ w[0, 0, :64, 0]))) < 1e-3
+
+
+MESH_2D = ("meshspec: 1\nname: p\nmesh: t3k\nsteps:\n"
+           "  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {ShardTensor2dMesh: {dims: [null, 3], mesh_shape: [2, 4]}},"
+           " device: mesh_device}\n"
+           "  - from_torch: {as: w, shape: [1, 1, 256, 128], mesh_mapper: {ShardTensor2dMesh: {dims: [null, 2], mesh_shape: [2, 4]}},"
+           " device: mesh_device}\n"
+           "  - matmul: {a: x, b: w, as: y}\n")
+
+
+def test_partial_sums_flow_through_later_ops_and_all_reduce_makes_them_whole():
+    # the contracted dim split over axis 1: partial sums there (docs/semantics.md section 12); the
+    # default imputation labels them Shard(3); every later op used to crash on the missing layout
+    steps = ("  - squeeze: {tensor: y, dim: 0, as: q}\n  - add: {a: y, b: y, as: twice}\n  - exp: {tensor: y, as: e}\n"
+             "  - all_reduce: {tensor: y, cluster_axis: 1, as: z}\n  - all_gather: {tensor: y, dim: 3, cluster_axis: 1, as: g}\n"
+             "  - to_torch: {tensor: z, as: out, mesh_composer: {ConcatMeshToTensor: {dim: 0}}}\n")
+    report = run(parse(MESH_2D + steps, Path("p.yaml")), "current").to_json()
+    assert report["error"] is None
+    stale = sorted(f["tensor"] for f in report["findings"] if f["kind"] == "topology_stale")
+    assert stale == ["q", "twice", "y"]  # exp of partial sums and partial sums side by side: no layout, no claim
+    assert run(parse(MESH_2D + steps, Path("p.yaml")), "reference").to_json()["findings"] == []
+    t = _tensors(report)
+    assert t["z"]["topology"]["placements"] == ["R", "R"]
+    x = arange(32 * 256, DataType.BFLOAT16).astype(np.float64).reshape(32, 256)
+    w = arange(256 * 128, DataType.BFLOAT16).astype(np.float64).reshape(256, 128)
+    from meshspec.sim.values import to_dtype
+
+    # device (r, j) multiplies the j-th 64 of K; each partial rounded to bfloat16, then the sum
+    parts = [to_dtype(x[0, 64 * j : 64 * (j + 1)] @ w[64 * j : 64 * (j + 1), 0], DataType.BFLOAT16).astype(np.float64) for j in range(4)]
+    want = float(to_dtype(np.array([sum(parts)]), DataType.BFLOAT16)[0])
+    assert t["out"]["values"]["first"][0] == want
+    assert abs(want - float(x[0] @ w[:, 0])) / float(x[0] @ w[:, 0]) < 2**-7  # the whole product, to bfloat16's precision

@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import TTFatal
 from ...typed import Range, Typed
 from ..mesh import Coord
-from ..placement import Placement, Replicate, Shard, Topology
+from ..placement import Partial, Placement, Replicate, Shard, Topology, as_label
 from ..profiles import CclTopology, OpTopology
 from ..runtime import Runtime
 from ..spec import make_spec
@@ -72,14 +72,19 @@ def groups(mesh_shape: tuple[int, ...], cluster_axis: Optional[int]) -> dict[Coo
     return {c: tuple(c[:cluster_axis] + (i,) + c[cluster_axis + 1 :] for i in range(mesh_shape[cluster_axis])) for c in every}
 
 
+def expanded(topo: Topology, mesh_shape: tuple[int, ...]) -> Topology:
+    """A collapsed 1-D label over a multi-axis mesh expanded to the mesh's axes (its placement on each)."""
+    if len(topo.distribution_shape) == 1 and len(mesh_shape) > 1:
+        return Topology(tuple(mesh_shape), tuple(topo.placements) * len(mesh_shape), topo.coords)
+    return topo
+
+
 def per_axis(topo: Topology, mesh_shape: tuple[int, ...], cluster_axis: Optional[int]) -> Topology:
-    """The label after a gather or reduce, per axis: a collapsed 1-D label over a multi-axis mesh
-    expanded to the mesh's axes, then the cluster axis (or every axis) Replicate."""
-    shape, placements = tuple(topo.distribution_shape), tuple(topo.placements)
-    if len(shape) == 1 and len(mesh_shape) > 1:
-        shape, placements = tuple(mesh_shape), placements * len(mesh_shape)
-    placements = tuple(Replicate() if cluster_axis is None or i == cluster_axis else p for i, p in enumerate(placements))
-    return Topology(shape, placements, topo.coords)
+    """The label after a gather or reduce, per axis: :func:`expanded`, then the cluster axis (or
+    every axis) Replicate."""
+    full = expanded(topo, mesh_shape)
+    placements = tuple(Replicate() if cluster_axis is None or i == cluster_axis else p for i, p in enumerate(full.placements))
+    return Topology(full.distribution_shape, placements, topo.coords)
 
 
 def gather_hook(topo: Topology, dim: int) -> Topology:
@@ -88,7 +93,7 @@ def gather_hook(topo: Topology, dim: int) -> Topology:
                     topo.coords)
 
 
-def _collective(rt: Runtime, a, combine, shape_of, label_of) -> None:
+def _collective(rt: Runtime, a, combine, shape_of, label_of, truth_of) -> None:
     from .allocate import allocation
     from .creation import _plain
 
@@ -100,10 +105,12 @@ def _collective(rt: Runtime, a, combine, shape_of, label_of) -> None:
     spec_in = rec.spec
     out_spec = make_spec(shape_of(tuple(spec_in.shape), len(group_of[mesh.coords[0]])), spec_in.dtype, spec_in.layout, spec_in.tile,
                          spec_in.memory, spec_in.arch)
-    real = rec.truth[0] if rec.truth is not None else topo  # the data's layout, when an op made the input
-    truth = per_axis(real, tuple(mesh.shape), a.cluster_axis)
-    if rt.profile.op_topology is OpTopology.EXACT or rt.profile.ccl_topology is CclTopology.PER_AXIS:
-        label = truth if rt.profile.op_topology is OpTopology.EXACT else per_axis(topo, tuple(mesh.shape), a.cluster_axis)
+    real = rec.layout()  # the data's layout, when an op made the input
+    truth = truth_of(real, tuple(mesh.shape)) if real is not None else None
+    if rt.profile.op_topology is OpTopology.EXACT and truth is not None:
+        label = as_label(truth)
+    elif rt.profile.ccl_topology is CclTopology.PER_AXIS or rt.profile.op_topology is OpTopology.EXACT:
+        label = per_axis(topo, tuple(mesh.shape), a.cluster_axis)
     else:
         label = label_of(topo)
     out = allocation(rt, out_spec, mesh, a.as_, label)
@@ -129,8 +136,14 @@ def _gather(label_of):
         dim = a.dim + rank if a.dim < 0 else a.dim
         if not 0 <= dim < rank:
             raise TTFatal(f"all_gather: dim {a.dim} is out of range for a rank-{rank} tensor")
+        def truth_of(real: Topology, mesh_shape: tuple[int, ...]) -> Optional[Topology]:
+            axes = expanded(real, mesh_shape).placements
+            if any(isinstance(p, Partial) for i, p in enumerate(axes) if a.cluster_axis in (None, i)):
+                return None  # partial sums side by side: no layout describes them
+            return per_axis(real, mesh_shape, a.cluster_axis)
+
         _collective(rt, a, lambda parts: np.concatenate(parts, axis=dim),
-                    lambda s, n: s[:dim] + (s[dim] * n,) + s[dim + 1 :], lambda topo: label_of(topo, a.dim))
+                    lambda s, n: s[:dim] + (s[dim] * n,) + s[dim + 1 :], lambda topo: label_of(topo, a.dim), truth_of)
 
     return run
 
@@ -140,7 +153,8 @@ def all_reduce(rt: Runtime, a: Reduce) -> None:
         with np.errstate(all="ignore"):  # never-written memory reads as poison (NaN): summed as the device would
             return np.sum(np.stack([p.astype(np.float64) for p in parts]), axis=0).astype(parts[0].dtype)
 
-    _collective(rt, a, total, lambda s, n: s, lambda topo: topo)  # the default imputation: the input's label
+    _collective(rt, a, total, lambda s, n: s, lambda topo: topo,  # the default imputation: the input's label
+                lambda real, mesh_shape: per_axis(real, mesh_shape, a.cluster_axis))  # partial sums made whole
 
 
 OPS = (

@@ -90,11 +90,13 @@ def _fill(rt: Runtime, a: Filled, value: float) -> None:
 def _plain(rt: Runtime, name: str, spec, values) -> HostTensor:
     from ..values import ShapeOnly, host_dtype
 
+    known = values is not None  # None: a device op's output, whose values only its devices hold
     if values is None:
         values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
     origin = (0, 0)
     shard = HostShard(origin, spec, values, (0,) * len(spec.shape))
-    return HostTensor(name, rt.step, spec, default_topology(), {origin: shard}, plain=True, source_values=values if rt.with_data else None,
+    return HostTensor(name, rt.step, spec, default_topology(), {origin: shard}, plain=True,
+                      source_values=values if rt.with_data and known else None,
                       shape=tuple(spec.shape), buffer_shape=(1, 1))
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import TTFatal
 from ...typed import Range, Typed
-from ..placement import Placement, Replicate, Shard, Topology
+from ..placement import Partial, Placement, Replicate, Shard, Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..spec import DataType, Layout, make_spec
@@ -133,16 +133,26 @@ def _rounded(values: np.ndarray, dtype: DataType) -> np.ndarray:
         return to_dtype(np.asarray(values, dtype=np.float64), dtype)
 
 
-def _unary(fn):
+def _unary(fn, linear: bool):
     def run(rt: Runtime, a: Unary) -> None:
         dtype = rt.device(a.tensor).record.spec.dtype
         with np.errstate(all="ignore"):
-            per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32)), dtype), lambda s: s, lambda p, r: p)
+            per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32)), dtype), lambda s: s, lambda p, r: p, linear=linear)
 
     return run
 
 
-def _binary(fn):
+def _binary_layout(truths: list[Optional[Topology]], linear: bool) -> Optional[Topology]:
+    """The layout of a binary op's output: the union of its inputs' layouts; partial sums stay
+    partial only when added to (or subtracted from) partial sums laid out the same way."""
+    if any(t is None for t in truths):
+        return None
+    if any(has_partial(t) for t in truths):
+        return truths[0] if linear and all(t == truths[0] for t in truths) else None
+    return union(truths)
+
+
+def _binary(fn, linear: bool):
     def run(rt: Runtime, a: Binary) -> None:
         from .allocate import allocation
         from .creation import _plain
@@ -150,15 +160,16 @@ def _binary(fn):
         x, y = rt.device(a.a), rt.device(a.b)
         mesh = rt.mesh_of(x)
         labels = [x.record.topology, y.record.topology]
-        truths = [t.record.truth[0] if t.record.truth is not None else t.record.topology for t in (x, y)]
+        truths = [t.record.layout() for t in (x, y)]
         try:
             shape = tuple(np.broadcast_shapes(tuple(x.record.spec.shape), tuple(y.record.spec.shape)))
         except ValueError:
             raise TTFatal(f"{a.a} {list(x.record.spec.shape)} and {a.b} {list(y.record.spec.shape)} do not broadcast") from None
         s = x.record.spec
         out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
-        truth = union(truths)
-        label = truth if rt.profile.op_topology is OpTopology.EXACT else union(labels)
+        truth = _binary_layout(truths, linear)
+        exact = rt.profile.op_topology is OpTopology.EXACT and truth is not None
+        label = as_label(truth) if exact else union(labels)
         out = allocation(rt, out_spec, mesh, a.as_, label)
         shards = {}
         for c in x.record.recorded:
@@ -211,8 +222,10 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     s = x.record.spec
     out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
     labels = [x.record.topology, y.record.topology]
-    reference, partial = _matmul_layout(x.record.topology, y.record.topology, len(sx), len(sy))
-    label = reference if rt.profile.op_topology is OpTopology.EXACT else union(labels)
+    lx, ly = x.record.layout(), y.record.layout()
+    layout = _matmul_layout(lx, ly, len(sx), len(sy)) if lx is not None and ly is not None and not (has_partial(lx) or has_partial(ly)) else None
+    exact = rt.profile.op_topology is OpTopology.EXACT and layout is not None
+    label = as_label(layout) if exact else union(labels)
     out = allocation(rt, out_spec, rt.mesh_of(x), a.as_, label)
     shards = {}
     for c in x.record.recorded:
@@ -235,40 +248,40 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     out.record.recorded = tuple(shards)
     out.record.specs = {c: out_spec for c in shards}
     rt.write(out, _plain(rt, f"{a.as_}.{a.a}", out_spec, None), shards)
-    out.record.truth = (None if partial else reference, rt.step, rt.op)  # no label for partial sums: the label alone is judged
+    if a.bias is not None and layout is not None and has_partial(layout):
+        layout = None  # each device adds the bias to its partial sum: summed, the bias counts once per device
+    out.record.truth = (layout, rt.step, rt.op)
     out.record.sources = {c: ((x, a.a, c), (y, a.b, c)) for c in shards}
     rt.bind(a.as_, out)
 
 
-def _matmul_layout(tx: Topology, ty: Topology, rx: int, ry: int) -> tuple[Topology, bool]:
-    """How a matmul's output is laid over the mesh, axis by axis (the reference's label), and
-    whether some axis holds partial sums (the contracted dim sharded: no label says so, and the
-    reference labels that axis Replicate, claiming nothing about it).
+def _matmul_layout(tx: Topology, ty: Topology, rx: int, ry: int) -> Topology:
+    """How a matmul's output is laid over the mesh, axis by axis: partial sums
+    (:class:`~meshspec.sim.placement.Partial`) where the contracted dim is split.
 
     >>> x = Topology((2, 4), (Replicate(), Shard(3)), ())
     >>> w = Topology((2, 4), (Shard(-1), Shard(-2)), ())
-    >>> _matmul_layout(x, w, 4, 4)[0].placements, _matmul_layout(x, w, 4, 4)[1]
-    ((Shard(dim=3), Replicate()), True)
+    >>> _matmul_layout(x, w, 4, 4).placements
+    (Shard(dim=3), Partial())
     """
     if len(tx.distribution_shape) != len(ty.distribution_shape):
-        return union([tx, ty], rx), False
-    out, partial = [], False
+        return union([tx, ty], rx)
+    out: list = []
     for px, py in zip(tx.placements, ty.placements):
         dx = px.dim % rx if isinstance(px, Shard) else None
         dy = py.dim % ry if isinstance(py, Shard) else None
         if dx == rx - 1 or dy == ry - 2:
-            partial = True  # the contracted dim split over this axis: partial sums
-            out.append(Replicate())
+            out.append(Partial())  # the contracted dim split over this axis
         elif dx is not None:
             out.append(Shard(dx))  # a batch or row dim of x
         elif dy is not None:
             out.append(Shard(rx - 1 if dy == ry - 1 else dy))  # y's columns are the output's last dim
         else:
             out.append(Replicate())
-    return Topology(tx.distribution_shape, tuple(out), tx.coords), partial
+    return Topology(tx.distribution_shape, tuple(out), tx.coords)
 
 
-def _reduce(fn):
+def _reduce(fn, summed: bool):
     def run(rt: Runtime, a: Reduction) -> None:
         rec = rt.device(a.tensor).record
         rank = len(rec.spec.shape)
@@ -279,15 +292,20 @@ def _reduce(fn):
         shape_of = (lambda s: s[:dim] + (1,) + s[dim + 1 :]) if a.keepdim else (lambda s: s[:dim] + s[dim + 1 :])
 
         def placements(p: tuple[Placement, ...], r: int) -> Optional[tuple[Placement, ...]]:
-            if any(isinstance(q, Shard) and (q.dim + r if q.dim < 0 else q.dim) == dim for q in p):
-                return None  # a partial result on every device: no label says so
-            if a.keepdim:
-                return p
-            return tuple(Shard((q.dim + r if q.dim < 0 else q.dim) - ((q.dim + r if q.dim < 0 else q.dim) > dim)) if isinstance(q, Shard) else q
-                         for q in p)
+            def one(q):
+                if not isinstance(q, Shard):
+                    return q
+                d = q.dim + r if q.dim < 0 else q.dim
+                if d == dim:  # each device reduced its own part: a partial sum (a partial max is no layout)
+                    return Partial() if summed else None
+                return Shard(d - (d > dim and not a.keepdim))
+
+            out = tuple(one(q) for q in p)
+            return None if any(q is None for q in out) else out
 
         with np.errstate(all="ignore"):
-            per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32), axis=dim, keepdims=a.keepdim), dtype), shape_of, placements)
+            per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32), axis=dim, keepdims=a.keepdim), dtype), shape_of, placements,
+                       linear=summed)
 
     return run
 
@@ -312,6 +330,7 @@ def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
     buffer, shard = memory if memory is not None else (s.memory, s.shard)
     out_spec = make_spec(s.shape, dtype or s.dtype, layout or s.layout, s.tile, buffer, s.arch, shard)
     out = allocation(rt, out_spec, rt.mesh_of(src), a.as_, rec.topology)
+    out.record.truth = (rec.truth[0], rt.step, rt.op) if rec.truth is not None else None  # the input's lie carried over
     shards = {}
     for c in rec.recorded:
         spec_c = rec.specs.get(c)
@@ -353,9 +372,10 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     rec = src.record
     mesh = rt.mesh_of(src)
     held = {c: (s, src.buffer.read(c, s) if rt.with_data else None) for c in rec.recorded if (s := rec.specs.get(c)) is not None}
-    real = rec.truth[0] if rec.truth is not None and rec.truth[0] is not None else rec.topology
+    real = rec.layout()
     rt.free(src)
-    label = real if rt.profile.op_topology is OpTopology.EXACT else None  # None: the allocation's own
+    exact = rt.profile.op_topology is OpTopology.EXACT
+    label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own
     out = allocation(rt, rec.spec, mesh, a.as_, label)
     shards = {c: HostShard(c, s, v if v is not None else np.zeros(tuple(s.shape), dtype=np.float32), (0,) * len(s.shape))
               for c, (s, v) in held.items()}
@@ -372,9 +392,10 @@ _IN = (Use("tensor", TensorKind.DEVICE),)
 _OUT = Use("as_", TensorKind.DEVICE)
 
 OPS = (
-    *(Op(name, Unary, _unary(fn), f"ttnn.{name} on every device; the input's label.", f"ttnn.{name}(tensor)", uses=_IN, binds=_OUT)
+    *(Op(name, Unary, _unary(fn, name == "neg"), f"ttnn.{name} on every device; the input's label.", f"ttnn.{name}(tensor)", uses=_IN,
+         binds=_OUT)
       for name, fn in UNARY.items()),
-    *(Op(name, Binary, _binary(fn), f"ttnn.{name} device by device (numpy broadcasting); the union of the inputs' labels.",
+    *(Op(name, Binary, _binary(fn, name != "mul"), f"ttnn.{name} device by device (numpy broadcasting); the union of the inputs' labels.",
          f"ttnn.{name}(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE)), binds=_OUT)
       for name, fn in BINARY.items()),
     Op("matmul", Matmul, matmul, "Each device multiplies what it holds; the union of the inputs' labels (issue #35362 on a 2-D mesh).",
@@ -382,9 +403,9 @@ OPS = (
     Op("linear", Matmul, matmul, "ttnn.linear: a matmul and an optional bias, each device on what it holds; the union of the inputs' labels.",
        "ttnn.linear(a, b, bias=None)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)),
        binds=_OUT),
-    Op("sum", Reduction, _reduce(np.sum), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
+    Op("sum", Reduction, _reduce(np.sum, True), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
        "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
-    Op("max", Reduction, _reduce(np.max), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
+    Op("max", Reduction, _reduce(np.max, False), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
        "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
     Op("transpose", Transpose, transpose, "Swap two dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT),

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import TTFatal
 from ...typed import Length, Range, Typed
-from ..placement import Placement, Replicate, Shard, Topology
+from ..placement import Placement, Replicate, Shard, Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..spec import make_spec
@@ -110,12 +110,14 @@ def renumber_reshape(placements: tuple[Placement, ...], old: tuple[int, ...], ne
 
 
 def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
-               placements_of: Callable[[tuple[Placement, ...], int], tuple[Placement, ...]], view: bool = False) -> None:
+               placements_of: Callable[[tuple[Placement, ...], int], tuple[Placement, ...]], view: bool = False,
+               linear: bool = True) -> None:
     """A device op: each recorded device's output computed from what it holds; the output on the
     same devices, its topology by the era's rule, its data's real distribution kept with it.
     ``view``: no data moves (a size-1 leading dim added or removed): the output is a view on the
     input's buffer, as ttnn 0.81.1's squeeze and unsqueeze are (the same address, observed), and
-    deallocating either frees both."""
+    deallocating either frees both. ``linear``: the op keeps partial sums partial (a nonlinear
+    one, exp of a partial sum, leaves data no layout describes)."""
     src = rt.device(a.tensor)
     rec = src.record
     mesh = rt.mesh_of(src)
@@ -125,14 +127,18 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     out_spec = make_spec(shape_of(tuple(spec_in.shape)), spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
     rank = len(spec_in.shape)
     topo = rec.topology
-    real = rec.truth[0] if rec.truth is not None else topo  # the data's layout, when an op made the input
-    moved = placements_of(real.placements, rank)
-    truth = Topology(real.distribution_shape, moved if moved is not None else real.placements, real.coords)
-    label = truth if rt.profile.op_topology is OpTopology.EXACT else Topology(topo.distribution_shape, topo.placements, topo.coords)
+    real = rec.layout()  # the data's layout, when an op made the input
+    if real is not None and not linear and has_partial(real):
+        real = None
+    moved = placements_of(real.placements, rank) if real is not None else None
+    truth = Topology(real.distribution_shape, moved if moved is not None else real.placements, real.coords) if real is not None else None
+    exact = rt.profile.op_topology is OpTopology.EXACT and truth is not None
+    label = as_label(truth) if exact else Topology(topo.distribution_shape, topo.placements, topo.coords)
+    judged = (truth, rt.step, rt.op) if moved is not None or (real is None and rec.truth is not None) else None
     if view:
         specs = {c: make_spec(shape_of(tuple(s.shape)), s.dtype, s.layout, s.tile, s.memory, s.arch) for c, s in rec.specs.items()}
         record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
-        record.truth = (truth, rt.step, rt.op) if moved is not None else None
+        record.truth = judged
         rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span))
         return
     out = allocation(rt, out_spec, mesh, name, label)
@@ -153,7 +159,7 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
 
     host = _plain(rt, f"{name}.{a.tensor}", out_spec, None)
     rt.write(out, host, shards)
-    out.record.truth = (truth, rt.step, rt.op) if moved is not None else None
+    out.record.truth = judged
     out.record.sources = {c: ((src, a.tensor, c),) for c in shards}
     rt.bind(name, out)
 
