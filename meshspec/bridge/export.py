@@ -369,13 +369,24 @@ EMITTERS: dict[str, Emitter] = {
         f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, {a.dim}"
         + (f", cluster_axis={a.cluster_axis}, mesh_device=mesh_device, topology=ttnn.Topology.Linear)" if a.cluster_axis is not None else ")")],
     "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis})"],
+    "all_reduce_async": lambda a, ctx: [
+        f"{ctx.var(a.as_)} = ttnn.experimental.all_reduce_async({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}, mesh_device=mesh_device)"],
+    "reduce_scatter": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis})"],
+    "reduce_scatter_minimal_async": lambda a, ctx: [
+        f"{ctx.var(a.as_)} = ttnn.experimental.reduce_scatter_minimal_async({ctx.var(a.tensor)}, dim={a.dim}, "
+        f"cluster_axis={a.cluster_axis}, mesh_device=mesh_device)"],
     "reshape": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reshape({ctx.var(a.tensor)}, {list(a.shape)})"],
+    "view": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.view({ctx.var(a.tensor)}, {list(a.shape)})"],
+    "slice": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.slice({ctx.var(a.tensor)}, {list(a.starts)}, {list(a.ends)}"
+                             + (f", {list(a.steps)})" if a.steps else ")")],
+    "concat": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.concat({_tensors(a.tensors, ctx)}, {a.dim})"],
+    "pad": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.pad({ctx.var(a.tensor)}, {[tuple(p) for p in a.padding]}, {float(a.value)!r})"],
     "begin_trace_capture": lambda a, ctx: [f"{ctx.var(a.trace)} = ttnn.begin_trace_capture(mesh_device, cq_id=0)"],
     "end_trace_capture": lambda a, ctx: [f"ttnn.end_trace_capture(mesh_device, {ctx.var(a.trace)}, cq_id=0)"],
     "execute_trace": lambda a, ctx: [f"ttnn.execute_trace(mesh_device, {ctx.var(a.trace)}, cq_id=0, blocking=True)"],
     "release_trace": lambda a, ctx: [f"ttnn.release_trace(mesh_device, {ctx.var(a.trace)})"],
     **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.tensor)})"])(name)
-       for name in ("neg", "exp", "relu", "gelu", "clone", "reallocate")},
+       for name in ("neg", "exp", "relu", "gelu", "clone", "reallocate", "tilize", "untilize")},
     **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.a)}, {ctx.var(a.b)})"])(name) for name in ("add", "sub", "mul")},
     "matmul": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.matmul({ctx.var(a.a)}, {ctx.var(a.b)})"],
     "linear": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.linear({ctx.var(a.a)}, {ctx.var(a.b)}"

@@ -36,17 +36,28 @@ def _status(
             return Kind.STALE if has_content else Kind.UNINITIALIZED
         if content_bytes < spec.buffer_bytes:  # type: ignore[union-attr]
             return Kind.PARTIAL
-        if _unit_free(written.shape) != _unit_free(spec.shape):  # type: ignore[union-attr]
-            return Kind.SHAPE_MISMATCH  # (a view that adds or drops size-1 leading dims reads the same bytes)
+        if _pages(written) != _pages(spec):  # type: ignore[arg-type]
+            return Kind.SHAPE_MISMATCH  # (a view that keeps the pages as they are reads the same bytes)
         return Kind.OK
     return Kind.LOST if written is not None else Kind.EMPTY
 
 
-def _unit_free(shape: Shape) -> Shape:
-    """A shape without the size-1 dims before its last two: (1, 2, 1, 32, 32) and (2, 32, 32) hold
-    the same pages (a view that adds or drops them reads the same bytes)."""
-    dims = tuple(shape)
-    return tuple(d for d in dims[:-2] if d != 1) + dims[-2:]
+def _pages(spec: TensorSpec) -> Shape:
+    """The shape as its pages see it: in TILE layout the last two dims (the tiles) and how many
+    such planes; in ROW_MAJOR the last dim (a page is a row) and how many rows. A view
+    (``ttnn.view``, a tile-keeping reshape, squeeze) changes the shape but not this, and reads the
+    same bytes: (1, 2, 1, 32, 32) and (2, 32, 32) in TILE, (1, 1, 32, 32) and (2, 16, 32) in ROW_MAJOR.
+
+    >>> from meshspec.sim.spec import DataType, Layout, make_spec
+    >>> _pages(make_spec((1, 2, 16, 32), DataType.BFLOAT16, Layout.ROW_MAJOR)) == _pages(make_spec((32, 32), DataType.BFLOAT16, Layout.ROW_MAJOR))
+    True
+    """
+    dims = tuple(spec.shape)
+    keep = 2 if spec.layout.value == "tile" else 1
+    lead = 1
+    for d in dims[:-keep]:
+        lead *= d
+    return (lead,) + dims[-keep:]
 
 
 def _host_grid(t: HostTensor) -> Optional[Shape]:
@@ -305,7 +316,10 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
     rank = len(t.record.spec.shape)
     dims = [p.dim % rank for p in topo.placements if isinstance(p, Shard) and -rank <= p.dim < rank]
     twice = sorted({d for d in dims if dims.count(d) > 1})
-    if truth is None:  # the data has no label (partial sums): only a label that contradicts itself is judged
+    if t.record.dishonest is not None:
+        why = f"after {op} its topology says {ttnn_placements(topo.placements)}: {t.record.dishonest}"
+        return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
+    if truth is None:  # no layout describes the data: only a label that contradicts itself is judged
         if not twice:
             return []
         why = (f"after {op} its topology says {ttnn_placements(topo.placements)}: two mesh axes shard the same dim {twice[0]} "

@@ -102,7 +102,7 @@ class Record:
     profiles). Compared by identity: it is state, not a value.
     """
 
-    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth", "sources", "tainted")
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth", "sources", "tainted", "dishonest")
 
     def __init__(
         self,
@@ -132,6 +132,10 @@ class Record:
         made it and the op (the ground truth its topology is judged against; None: not an op's).
         The layout is None where no layout describes the data (a concat of differently laid
         inputs); a partial sum is :class:`~meshspec.sim.placement.Partial` on its axis."""
+
+        self.dishonest: Optional[str] = None
+        """Why the library itself says the topology cannot be honest (0.81.1's CCL helpers warn
+        and keep a legacy label), judged as topology_stale whatever the data's layout."""
 
     def layout(self) -> Optional[Topology]:
         """How the data is really laid over the mesh: an op's truth, else the topology (what a

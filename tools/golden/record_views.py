@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Record what ttnn 0.81.1 does with its metadata-only device ops, for tests/test_golden_views.py.
 
-squeeze, unsqueeze, reshape and reallocate of a tensor already lowest in memory run no kernel, so
-the mock answers them: the output's shape, topology and buffer address, and whether the input is
-still allocated. Deterministic. Run in the ttnn venv, in mock mode:
+squeeze, unsqueeze, reshape, view and reallocate of a tensor already lowest in memory run no kernel,
+nor do slice, concat, pad and to_layout when they return their input as it is, so the mock answers
+them: the output's shape, topology and buffer address, and whether the input is still allocated;
+and the words each op refuses bad arguments with, before a kernel is built. Deterministic. Run in the ttnn venv, in mock mode:
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh
     python tools/golden/record_views.py            # writes tests/golden/ttnn_0_81_1_views.json
@@ -22,15 +23,39 @@ import ttnn  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "golden" / "ttnn_0_81_1_views.json"
 
-#: (name, op, argument): each on a (1, 1, 32, 256) bfloat16 TILE tensor sharded on dim 3 over a T3K.
+#: (name, layout of x, op, the scenario step's arguments besides tensor/as). x is a (1, 1, 32, 256)
+#: bfloat16 tensor sharded on dim 3 over a T3K (each device holds (1, 1, 32, 32)); y the same in
+#: float32 TILE. Every case either runs no kernel (a view, or the input returned as it is) or is
+#: refused before one is compiled, so the mock answers it.
 CASES = [
-    ("squeeze_0", "squeeze", 0),
-    ("squeeze_1", "squeeze", 1),
-    ("unsqueeze_0", "unsqueeze", 0),
-    ("unsqueeze_2", "unsqueeze", 2),
-    ("reshape_rank3", "reshape", [1, 32, 32]),
-    ("reshape_same", "reshape", [1, 1, 32, 32]),
-    ("reallocate_lowest", "reallocate", None),
+    ("squeeze_0", "tile", "squeeze", {"dim": 0}),
+    ("squeeze_1", "tile", "squeeze", {"dim": 1}),
+    ("unsqueeze_0", "tile", "unsqueeze", {"dim": 0}),
+    ("unsqueeze_2", "tile", "unsqueeze", {"dim": 2}),
+    ("reshape_rank3", "tile", "reshape", {"shape": [1, 32, 32]}),
+    ("reshape_same", "tile", "reshape", {"shape": [1, 1, 32, 32]}),
+    ("reallocate_lowest", "tile", "reallocate", {}),
+    ("view_rank3", "tile", "view", {"shape": [1, 32, 32]}),
+    ("view_same", "tile", "view", {"shape": [1, 1, 32, 32]}),
+    ("view_volume", "tile", "view", {"shape": [1, 1, 32, 64]}),
+    ("view_tile_height", "tile", "view", {"shape": [1, 2, 16, 32]}),
+    ("view_last_dim", "tile", "view", {"shape": [1, 1, 16, 64]}),
+    ("view_row_major", "row_major", "view", {"shape": [1, 32, 32]}),
+    ("view_row_major_height", "row_major", "view", {"shape": [2, 16, 32]}),
+    ("view_row_major_last_dim", "row_major", "view", {"shape": [1, 1, 16, 64]}),
+    ("slice_whole", "tile", "slice", {"starts": [0, 0, 0, 0], "ends": [1, 1, 32, 32]}),
+    ("slice_whole_row_major", "row_major", "slice", {"starts": [0, 0, 0, 0], "ends": [1, 1, 32, 32]}),
+    ("slice_past_end", "tile", "slice", {"starts": [0, 0, 0, 0], "ends": [1, 1, 32, 64]}),
+    ("slice_rank", "tile", "slice", {"starts": [0, 0, 0], "ends": [1, 32, 32]}),
+    ("concat_one", "tile", "concat", {"tensors": ["x"], "dim": 3}),
+    ("concat_empty", "tile", "concat", {"tensors": [], "dim": 3}),
+    ("concat_dim", "tile", "concat", {"tensors": ["x", "x"], "dim": 4}),
+    ("concat_dtype", "tile", "concat", {"tensors": ["x", "y"], "dim": 3}),
+    ("pad_nothing", "tile", "pad", {"padding": [[0, 0], [0, 0], [0, 0], [0, 0]], "value": 0.0}),
+    ("pad_front_tile", "tile", "pad", {"padding": [[0, 0], [0, 0], [0, 0], [32, 0]], "value": 0.0}),
+    ("tilize_tile", "tile", "tilize", {}),
+    ("untilize_row_major", "row_major", "untilize", {}),
+    ("to_layout_same", "tile", "to_layout", {"layout": "tile"}),
 ]
 
 
@@ -38,23 +63,42 @@ def placements(t):
     return [{"shard": p.dim} if isinstance(p, ttnn.PlacementShard) else "R" for p in t.tensor_topology().placements()]
 
 
-def record(md, name, op, arg):
-    host = ttnn.Tensor(np.arange(32 * 256, dtype=np.float32).reshape(1, 1, 32, 256), ttnn.bfloat16, None, ttnn.TILE_LAYOUT)
-    src = ttnn.distribute_tensor(host, ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
-    call = {"squeeze": lambda: ttnn.squeeze(src, arg), "unsqueeze": lambda: ttnn.unsqueeze(src, arg),
-            "reshape": lambda: ttnn.reshape(src, arg), "reallocate": lambda: ttnn.reallocate(src)}[op]
-    row = {"name": name, "op": op, "arg": arg, "input_address": src.buffer_address()}
+def call(op, x, y, args):
+    named = {"x": x, "y": y}
+    if op in ("squeeze", "unsqueeze"):
+        return getattr(ttnn, op)(x, args["dim"])
+    if op in ("reshape", "view"):
+        return getattr(ttnn, op)(x, args["shape"])
+    if op == "slice":
+        return ttnn.slice(x, args["starts"], args["ends"])
+    if op == "concat":
+        return ttnn.concat([named[n] for n in args["tensors"]], args["dim"])
+    if op == "pad":
+        return ttnn.pad(x, [tuple(p) for p in args["padding"]], args["value"])
+    if op == "to_layout":
+        return ttnn.to_layout(x, {"tile": ttnn.TILE_LAYOUT, "row_major": ttnn.ROW_MAJOR_LAYOUT}[args["layout"]])
+    return getattr(ttnn, op)(x)  # reallocate, tilize, untilize
+
+
+def record(md, name, layout, op, args):
+    data = np.arange(32 * 256, dtype=np.float32).reshape(1, 1, 32, 256)
+    lay = {"tile": ttnn.TILE_LAYOUT, "row_major": ttnn.ROW_MAJOR_LAYOUT}[layout]
+    x = ttnn.distribute_tensor(ttnn.Tensor(data, ttnn.bfloat16, None, lay), ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
+    y = ttnn.distribute_tensor(ttnn.Tensor(data, ttnn.float32, None, ttnn.TILE_LAYOUT), ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
+    row = {"name": name, "layout": layout, "op": op, "args": args, "input_address": x.buffer_address()}
     try:
-        out = call()
-        row |= {"error": None, "shape": list(out.shape), "placements": placements(out),
-                "distribution_shape": list(out.tensor_topology().distribution_shape()),
-                "address": out.buffer_address(), "input_allocated": src.is_allocated(),
+        out = call(op, x, y, args)
+        row |= {"error": None, "shape": list(out.shape), "layout_out": "tile" if out.layout == ttnn.TILE_LAYOUT else "row_major",
+                "placements": placements(out), "distribution_shape": list(out.tensor_topology().distribution_shape()),
+                "address": out.buffer_address(), "input_allocated": x.is_allocated(),
                 "device_coords": [list(c) for c in out.device_coords()]}
-        ttnn.deallocate(out)
+        if out.is_allocated():
+            ttnn.deallocate(out)
     except Exception as exc:  # noqa: BLE001 - the library's refusal is the datum
         row |= {"error": str(exc).split("info:")[-1].strip().splitlines()[0]}
-    if src.is_allocated():
-        ttnn.deallocate(src)
+    for t in (x, y):
+        if t.is_allocated():
+            ttnn.deallocate(t)
     return row
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import (
     allocate, cache, collectives, copy, cpu, creation, deallocate, device_tensors, elementwise, from_torch, host_alloc, host_shards, opaque,
-    partial,
+    partial, slicing,
     submesh, to_device, to_torch, topology, trace, views,
 )
 from .base import Op, TensorKind, Use
@@ -39,6 +39,7 @@ OPS: dict[str, Op] = {
         *submesh.OPS,
         *cache.OPS,
         *views.OPS,
+        *slicing.OPS,
         *collectives.OPS,
         *elementwise.OPS,
         *trace.OPS,

@@ -352,7 +352,24 @@ def typecast(rt: Runtime, a: Typecast) -> None:
 
 
 def to_layout(rt: Runtime, a: ToLayout) -> None:
+    """A copy in the other layout; to the layout it has, the input itself (the same tensor and
+    address, observed: tests/golden views)."""
+    from .to_device import alias
+
+    src = rt.device(a.tensor)
+    if src.record.spec.layout == Layout(a.layout):
+        rt.bind(a.as_, alias(src, a.as_))
+        return
     _converted(rt, a, layout=a.layout)
+
+
+def _tilize(to: Layout, refusal: str):
+    def run(rt: Runtime, a: Unary) -> None:
+        if rt.device(a.tensor).record.spec.layout == to:
+            raise TTFatal(refusal)
+        _converted(rt, a, layout=to)
+
+    return run
 
 
 def clone(rt: Runtime, a: Unary) -> None:
@@ -413,6 +430,10 @@ OPS = (
        uses=_IN, binds=_OUT),
     Op("to_layout", ToLayout, to_layout, "Each device's data in another layout (tilize / untilize); the input's label.",
        "ttnn.to_layout(tensor, layout)", uses=_IN, binds=_OUT),
+    Op("tilize", Unary, _tilize(Layout.TILE, "Can only tilize row major data"), "A ROW_MAJOR tensor in TILE layout, on every device.",
+       "ttnn.tilize(tensor)", uses=_IN, binds=_OUT),
+    Op("untilize", Unary, _tilize(Layout.ROW_MAJOR, "Can only untilize tile major data"), "A TILE tensor in ROW_MAJOR layout, on every device.",
+       "ttnn.untilize(tensor)", uses=_IN, binds=_OUT),
     Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT),
     Op("reallocate", Unary, reallocate, "The input freed and its data copied into a new buffer (the lowest free place); the label is a fresh allocation's, all Replicate.", "ttnn.reallocate(tensor)",
        uses=_IN, binds=_OUT),

@@ -1,4 +1,5 @@
-"""Shape ops on device mesh tensors: ``ttnn.squeeze``, ``ttnn.unsqueeze``, ``ttnn.permute``
+"""Shape ops on device mesh tensors: ``ttnn.squeeze``, ``ttnn.unsqueeze``, ``ttnn.reshape``,
+``ttnn.view``, ``ttnn.permute``
 (docs/semantics.md section 12).
 
 Each device's data is computed with numpy from what that device holds, so a device that holds
@@ -196,6 +197,22 @@ def reshape(rt: Runtime, a: ReshapeTensor) -> None:
                lambda p, r: renumber_reshape(p, old, new), view=view)
 
 
+def view(rt: Runtime, a: ReshapeTensor) -> None:
+    """``ttnn.view``: always a view on the same buffer (the same address and label, observed), so
+    only a shape with the same last dim, and in TILE layout the same second-last dim, is allowed:
+    the tiles cannot move (ttnn 0.81.1's words for each refusal: tests/golden views)."""
+    spec = rt.device(a.tensor).record.spec
+    old, new = tuple(spec.shape), tuple(a.shape)
+    if int(np.prod(old)) != int(np.prod(new)):
+        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {int(np.prod(old))} elements, {list(new)} has {int(np.prod(new))}")
+    if old[-1] != new[-1]:
+        raise TTFatal(f"The last dimension can not change in view, attempting to change last dimension from {old[-1]} to {new[-1]}, "
+                      "use reshape instead")
+    if spec.layout.value == "tile" and len(old) >= 2 and len(new) >= 2 and old[-2] != new[-2]:
+        raise TTFatal(f"Invalid second last dims for TILED reshape, from {old[-2]} to {new[-2]}, use reshape instead")
+    per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s, lambda p, r: renumber_reshape(p, old, new), view=True)
+
+
 def permute(rt: Runtime, a: Permute) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
     order = tuple(_dim(d, rank) for d in a.dims)
@@ -212,6 +229,8 @@ OPS = (
        "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
     Op("reshape", ReshapeTensor, reshape, "Reshape each device's tensor; a view on the same buffer when the tiles stay (deallocating either frees both).",
        "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+    Op("view", ReshapeTensor, view, "A view on the same buffer with another shape (the last dim, and in TILE the second-last, unchanged).",
+       "ttnn.view(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
     Op("permute", Permute, permute, "Reorder the dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
 )

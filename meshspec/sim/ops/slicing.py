@@ -1,0 +1,206 @@
+"""Ops that cut, join or pad each device's tensor: ``ttnn.slice``, ``ttnn.concat``, ``ttnn.pad``
+(docs/semantics.md section 12).
+
+A mesh tensor's shape is its shard's, so each works on every device's own tensor: slicing a
+tensor sharded on dim 3 keeps part of every shard, not a part of the whole. The label is the
+default imputation's (the input's; concat's is the union of its inputs'), and so is the data's
+layout: these ops move no data between devices. Where an op has nothing to do (the whole tensor
+sliced, one tensor concatenated, no padding), ttnn 0.81.1 returns its input as it is: the same
+tensor, at the same address (tests/golden/ttnn_0_81_1_views.json).
+
+>>> slices((1, 1, 32, 32), [0, 0, 0, -16], [1, 1, 32, 32], None)
+(slice(0, 1, 1), slice(0, 1, 1), slice(0, 32, 1), slice(16, 32, 1))
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional, Union
+
+import numpy as np
+
+from ...errors import TTFatal
+from ...typed import Length, Range, Typed
+from ..placement import Topology, as_label, has_partial
+from ..profiles import OpTopology
+from ..runtime import Runtime
+from ..spec import make_spec
+from ..tensor import DeviceTensor, HostShard
+from .base import Op, TensorKind, Use
+from .fields import As, Name, Names
+from .to_device import alias
+
+Index = Annotated[int, Range(ge=-(2**31), le=2**31)]
+
+
+class Slice(Typed):
+    """``ttnn.slice(tensor, starts, ends, steps=None)``: on each device's tensor."""
+
+    tensor: Name
+    starts: Annotated[list[Index], Length(min=1, max=8)]
+    ends: Annotated[list[Index], Length(min=1, max=8)]
+    steps: Optional[Annotated[list[Annotated[int, Range(ge=1, le=2**31)]], Length(min=1, max=8)]] = None
+    as_: As
+
+
+class Concat(Typed):
+    """``ttnn.concat(tensors, dim)``: each device's tensors joined along ``dim``."""
+
+    tensors: Names
+    dim: Annotated[int, Range(ge=-9, le=8)]
+    as_: As
+
+
+class Pad(Typed):
+    """``ttnn.pad(tensor, padding, value)``: ``padding`` a [front, back] pair per dim, for the last
+    dims when shorter than the rank."""
+
+    tensor: Name
+    padding: Annotated[list[Annotated[list[Annotated[int, Range(ge=0, le=2**31)]], Length(min=2, max=2)]], Length(min=1, max=8)]
+    value: Union[int, float] = 0.0
+    as_: As
+
+
+def slices(shape: tuple[int, ...], starts: list[int], ends: list[int], steps: Optional[list[int]]) -> tuple[slice, ...]:
+    """Each dim's slice, with negative starts and ends counted from the end (as Python's)."""
+    steps = steps or [1] * len(shape)
+    return tuple(slice(*slice(b, e, s).indices(n)) for b, e, s, n in zip(starts, ends, steps, shape))
+
+
+def _each_device(rt: Runtime, name: str, src: DeviceTensor, src_name: str, shape: tuple[int, ...], fn, label: Topology, truth) -> None:
+    """Bind ``name`` to a per-device op's output: every recorded device's tensor through ``fn``
+    (None: no data, in metadata mode), on a new buffer."""
+    from .allocate import allocation
+    from .creation import _plain
+
+    rec = src.record
+    s = rec.spec
+    out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch, s.shard)
+    out = allocation(rt, out_spec, rt.mesh_of(src), name, label)
+    shards = {}
+    for c in rec.recorded:
+        if rec.specs.get(c) is None:
+            continue
+        values = fn(c)
+        shards[c] = HostShard(c, out_spec, values if values is not None else np.zeros(shape, dtype=np.float32), (0,) * len(shape))
+    out.record.recorded = tuple(shards)
+    out.record.specs = {c: out_spec for c in shards}
+    rt.write(out, _plain(rt, f"{name}.{src_name}", out_spec, None), shards)
+    out.record.truth = truth
+    rt.bind(name, out)
+
+
+def _kept(rt: Runtime, rec) -> tuple[Topology, Optional[tuple]]:
+    """The label and truth of an op that moves no data between devices: the input's."""
+    real = rec.layout()
+    exact = rt.profile.op_topology is OpTopology.EXACT and real is not None
+    label = as_label(real) if exact else rec.topology
+    truth = (real, rt.step, rt.op) if rec.truth is not None else None
+    return label, truth
+
+
+def slice_(rt: Runtime, a: Slice) -> None:
+    src = rt.device(a.tensor)
+    rec = src.record
+    shape = tuple(rec.spec.shape)
+    rank = len(shape)
+    if len(a.starts) != rank:
+        raise TTFatal(f"Input rank {rank} and begins {len(a.starts)} must have the same size")
+    if len(a.ends) != rank or (a.steps is not None and len(a.steps) != rank):
+        raise TTFatal(f"Input rank {rank} and ends {len(a.ends)} must have the same size")
+    for e, n in zip(a.ends, shape):
+        if e > n:
+            raise TTFatal(f"Ends {e} must be less than or equal to the shape of the tensor {n}")
+    cut = slices(shape, a.starts, a.ends, a.steps)
+    out_shape = tuple(len(range(s.start, s.stop, s.step)) for s in cut)
+    if 0 in out_shape:
+        raise TTFatal(f"slice: starts {list(a.starts)} and ends {list(a.ends)} of a {list(shape)} tensor leave nothing "
+                      "(meshspec does not simulate empty device tensors)")
+    if out_shape == shape:  # nothing to cut: ttnn returns the input as it is (observed)
+        rt.bind(a.as_, alias(src, a.as_))
+        return
+    label, truth = _kept(rt, rec)
+    _each_device(rt, a.as_, src, a.tensor, out_shape, lambda c: _read(rt, src, c)[cut] if rt.with_data else None, label, truth)
+    _bound_sources(rt, a.as_, [(src, a.tensor)])
+
+
+def _read(rt: Runtime, src: DeviceTensor, c) -> np.ndarray:
+    return src.buffer.read(c, src.record.specs[c])
+
+
+def _bound_sources(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]]) -> None:
+    out = rt.device(name)
+    out.record.sources = {c: tuple((t, n, c) for t, n in inputs) for c in out.record.recorded}
+
+
+def concat(rt: Runtime, a: Concat) -> None:
+    from .elementwise import union
+
+    names = [n for name in a.tensors for n in rt.names(name)]
+    if not names:
+        raise TTFatal("ttnn.concat: expected a non-empty list of Tensors!")
+    tensors = [rt.device(n) for n in names]
+    first = tensors[0].record.spec
+    rank = len(first.shape)
+    if not -rank <= a.dim < rank:
+        raise TTFatal(f"Index is out of bounds for the rank, should be between 0 and {rank - 1} however is {a.dim}")
+    if len(tensors) == 1:  # nothing to join: the input as it is (observed)
+        rt.bind(a.as_, alias(tensors[0], a.as_))
+        return
+    dim = a.dim % rank
+    if any(t.record.spec.dtype != first.dtype for t in tensors):
+        raise TTFatal("All Tensors should have same dtypes.")
+    for t in tensors[1:]:
+        s = tuple(t.record.spec.shape)
+        if len(s) != rank or any(n != m for i, (n, m) in enumerate(zip(s, first.shape)) if i != dim):
+            raise TTFatal("All dimensions must be the same size except for the dimension along which the contenation is taking place. "
+                          f"({names[0]} is {list(first.shape)}, {t.name} is {list(s)})")
+    recs = [t.record for t in tensors]
+    layouts = [r.layout() for r in recs]
+    same = all(lay is not None and lay == layouts[0] for lay in layouts)
+    exact = rt.profile.op_topology is OpTopology.EXACT and same
+    label = as_label(layouts[0]) if exact else union([r.topology for r in recs])
+    judged = any(r.truth is not None for r in recs) or not same
+    truth = ((layouts[0] if same else None), rt.step, rt.op) if judged else None  # differently laid inputs: no layout describes it
+    shape = tuple(first.shape[:dim]) + (sum(t.record.spec.shape[dim] for t in tensors),) + tuple(first.shape[dim + 1 :])
+    src = tensors[0]
+
+    def joined(c):
+        if not rt.with_data or any(t.record.specs.get(c) is None for t in tensors):
+            return None
+        return np.concatenate([_read(rt, t, c) for t in tensors], axis=dim)
+
+    _each_device(rt, a.as_, src, names[0], shape, joined, label, truth)
+    _bound_sources(rt, a.as_, list(zip(tensors, names)))
+
+
+def pad(rt: Runtime, a: Pad) -> None:
+    src = rt.device(a.tensor)
+    rec = src.record
+    shape = tuple(rec.spec.shape)
+    rank = len(shape)
+    if len(a.padding) > rank:
+        raise TTFatal("ttnn.pad: padding len can't be larger than input tensor rank")
+    widths = [(0, 0)] * (rank - len(a.padding)) + [tuple(p) for p in a.padding]
+    if rec.spec.layout.value == "tile" and any(front for front, _ in widths):
+        raise TTFatal("ttnn.pad: on device tile padding does not support front padding")
+    if not any(front or back for front, back in widths):  # nothing to pad: the input as it is (observed)
+        rt.bind(a.as_, alias(src, a.as_))
+        return
+    out_shape = tuple(n + front + back for n, (front, back) in zip(shape, widths))
+    label, truth = _kept(rt, rec)
+    if truth is not None and truth[0] is not None and has_partial(truth[0]) and a.value != 0:
+        truth = (None, truth[1], truth[2])  # a pad value added to every partial sum: summed, it counts once per device
+    _each_device(rt, a.as_, src, a.tensor, out_shape, lambda c: np.pad(_read(rt, src, c), widths, constant_values=a.value) if rt.with_data else None,
+                 label, truth)
+    _bound_sources(rt, a.as_, [(src, a.tensor)])
+
+
+_OUT = Use("as_", TensorKind.DEVICE)
+OPS = (
+    Op("slice", Slice, slice_, "Cut each device's tensor (starts, ends, steps per dim); the input's label. The whole tensor: the input itself.",
+       "ttnn.slice(tensor, starts, ends, steps=None)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT),
+    Op("concat", Concat, concat, "Join each device's tensors along dim; the union of their labels. One tensor: that tensor itself.",
+       "ttnn.concat(tensors, dim)", uses=(Use("tensors", TensorKind.DEVICE, many=True),), binds=_OUT),
+    Op("pad", Pad, pad, "Pad each device's tensor ([front, back] per dim, the last dims when fewer); the input's label. No padding: the input.",
+       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT),
+)

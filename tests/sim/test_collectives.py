@@ -1,0 +1,66 @@
+"""Collectives (meshspec/sim/ops/collectives.py; docs/semantics.md section 12): values from each
+group's buffers, labels by the CCL helpers of 0.81.1 (ccl_topology_utils.cpp @ 0b4d561a)."""
+
+from pathlib import Path
+
+import numpy as np
+
+from meshspec.runner import run
+from meshspec.scenario.loader import parse
+from meshspec.sim.spec import DataType
+from meshspec.sim.values import arange, to_dtype
+
+T3K = "meshspec: 1\nname: c\nmesh: t3k\nsteps:\n"
+
+
+def _run(steps: str, profile: str = "current"):
+    report = run(parse(T3K + steps, Path("c.yaml")), profile).to_json()
+    return report, {t["name"]: t for t in report["tensors"]}
+
+
+def test_reduce_scatter_gives_each_device_its_piece_of_the_groups_sum():
+    steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 128], mesh_mapper: replicate, device: mesh_device}\n"
+             "  - reduce_scatter: {tensor: x, dim: 3, cluster_axis: 1, as: rs}\n"
+             "  - get_device_tensors: {tensor: rs, as: p}\n")
+    report, t = _run(steps)
+    assert report["error"] is None and report["findings"] == []
+    assert t["rs"]["topology"]["placements"] == ["R", {"shard": 3}]  # the scattered axis takes Shard(3)
+    x = arange(32 * 128, DataType.BFLOAT16).astype(np.float64).reshape(32, 128)
+    # device (1, 2) is the third of its row: columns 64..95 of four copies summed
+    want = to_dtype(4 * x[:, 64:96], DataType.BFLOAT16)
+    assert t["p[6]"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 32]
+    assert t["p[6]"]["values"]["first"][:3] == [float(v) for v in want.reshape(-1)[:3]]
+
+
+def test_reduce_scatter_of_matmul_partial_sums_is_an_honest_shard():
+    steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {ShardTensor2dMesh: {dims: [null, 3], mesh_shape: [2, 4]}},"
+             " device: mesh_device}\n"
+             "  - from_torch: {as: w, shape: [1, 1, 256, 128], mesh_mapper: {ShardTensor2dMesh: {dims: [null, 2], mesh_shape: [2, 4]}},"
+             " device: mesh_device}\n"
+             "  - matmul: {a: x, b: w, as: y}\n"
+             "  - reduce_scatter: {tensor: y, dim: 3, cluster_axis: 1, as: rs}\n")
+    for profile in ("current", "reference"):
+        report, t = _run(steps, profile)
+        assert [f["tensor"] for f in report["findings"]] == (["y"] if profile == "current" else [])
+        assert t["rs"]["topology"]["placements"] == ["R", {"shard": 3}]
+
+
+def test_a_whole_mesh_gather_of_a_1d_label_stays_1d():
+    steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+             "  - all_gather: {tensor: x, dim: 3, as: g}\n")
+    report, t = _run(steps)
+    assert report["findings"] == []
+    assert t["g"]["topology"]["distribution_shape"] == [8] and t["g"]["topology"]["placements"] == ["R"]
+
+
+def test_gathering_the_outer_axis_of_a_1d_shard_interleaves_and_the_kept_label_is_judged():
+    # device (r, c) holds piece 4r + c; gathering along axis 0 gives (c, 4 + c): not the whole,
+    # not a shard of it. 0.81.1 warns and keeps the legacy label (8) [R].
+    steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+             "  - all_gather: {tensor: x, dim: 3, cluster_axis: 0, as: g}\n"
+             "  - get_device_tensors: {tensor: g, as: p}\n")
+    report, t = _run(steps)
+    stale = [f for f in report["findings"] if f["kind"] == "topology_stale"]
+    assert [f["tensor"] for f in stale] == ["g"] and "would interleave" in stale[0]["message"]
+    assert t["g"]["topology"]["placements"] == ["R"]
+    assert t["p[1]"]["values"]["first"][:1] == [32.0] and t["p[1]"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 64]

@@ -1,0 +1,63 @@
+"""slice, concat, pad, view, tilize/untilize (meshspec/sim/ops/slicing.py, views.py, elementwise.py;
+docs/semantics.md section 12): each device's own tensor cut, joined or padded with numpy; the
+no-op forms are their input itself (tests/golden/ttnn_0_81_1_views.json)."""
+
+from pathlib import Path
+
+import numpy as np
+
+from meshspec.runner import run
+from meshspec.scenario.loader import parse
+from meshspec.sim.spec import DataType
+from meshspec.sim.values import arange
+
+HEAD = ("meshspec: 1\nname: s\nmesh: [1, 4]\nsteps:\n"
+        "  - from_torch: {as: x, shape: [1, 1, 32, 128], layout: row_major, mesh_mapper: {shard: 3}, device: mesh_device}\n")
+X = arange(32 * 128, DataType.BFLOAT16).astype(np.float64).reshape(32, 128)
+
+
+def _run(steps: str, profile: str = "current"):
+    report = run(parse(HEAD + steps, Path("s.yaml")), profile).to_json()
+    return report, {t["name"]: t for t in report["tensors"]}
+
+
+def test_slice_cuts_every_devices_own_shard():
+    report, t = _run("  - slice: {tensor: x, starts: [0, 0, 1, 8], ends: [1, 1, 32, -8], steps: [1, 1, 2, 1], as: s}\n"
+                     "  - get_device_tensors: {tensor: s, as: p}\n")
+    assert report["error"] is None and report["findings"] == []
+    assert t["s"]["devices"][0]["spec"]["shape"] == [1, 1, 16, 16]
+    want = X[1::2, 32 * 2 + 8 : 32 * 2 + 24]  # device (0,2)'s shard, rows 1, 3, ..., columns 8..23
+    assert t["p[2]"]["values"]["first"][:4] == [float(v) for v in want.reshape(-1)[:4]]
+    assert t["s"]["topology"]["placements"] == [{"shard": 3}]
+
+
+def test_concat_joins_each_devices_tensors_and_takes_the_union_of_labels():
+    report, t = _run("  - from_torch: {as: r, shape: [1, 1, 32, 32], layout: row_major, mesh_mapper: replicate, device: mesh_device}\n"
+                     "  - concat: {tensors: [x, r], dim: 3, as: c}\n  - get_device_tensors: {tensor: c, as: p}\n")
+    assert t["c"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 64]
+    assert t["c"]["topology"]["placements"] == [{"shard": 3}]  # the union: sharded, as x is
+    row = t["p[1]"]["values"]["first"]
+    assert row[:2] == [32.0, 33.0]  # x's shard on (0,1) first
+    # a shard beside a replica: no layout describes the whole, and meshspec claims nothing about it
+    assert report["findings"] == []
+
+
+def test_pad_pads_the_last_dims_of_every_device_with_the_value():
+    report, t = _run("  - pad: {tensor: x, padding: [[0, 0], [2, 1]], value: -1, as: q}\n  - get_device_tensors: {tensor: q, as: p}\n")
+    assert t["q"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 35]
+    assert t["p[3]"]["values"]["first"][:4] == [-1.0, -1.0, 96.0, 97.0]
+
+
+def test_the_no_op_forms_are_the_input_itself():
+    report, t = _run("  - slice: {tensor: x, starts: [0, 0, 0, 0], ends: [1, 1, 32, 32], as: s}\n"
+                     "  - pad: {tensor: x, padding: [[0, 0]], as: q}\n  - concat: {tensors: [x], dim: 0, as: c}\n"
+                     "  - to_layout: {tensor: x, layout: row_major, as: l}\n  - deallocate: {tensor: s}\n")
+    assert {t[n]["storage"] for n in "xsqcl"} == {"deallocated"}  # one tensor under five names
+
+
+def test_a_row_major_view_regroups_rows_without_a_shape_mismatch():
+    report, t = _run("  - view: {tensor: x, shape: [2, 16, 32], as: v}\n  - tilize: {tensor: v, as: tv}\n"
+                     "  - untilize: {tensor: tv, as: back}\n  - untilize: {tensor: back, as: again}\n")
+    assert report["findings"] == [] and t["v"]["address"] == t["x"]["address"]
+    assert report["error"]["op"] == "untilize" and report["error"]["message"] == "Can only untilize tile major data"
+    assert t["tv"]["devices"][0]["spec"]["layout"] == "tile"
