@@ -52,6 +52,7 @@ class Kind(str, enum.Enum):
     PHANTOM_CORES = "phantom_cores"
     TOPOLOGY_STALE = "topology_stale"
     STALE_INPUT = "stale_input"
+    PADDING_GATHERED = "padding_gathered"
 
     def __str__(self) -> str:
         return self.value
@@ -246,6 +247,21 @@ KINDS: dict[Kind, KindInfo] = {
         "ttnn.permute keeps Shard(3) on a dim that moved (issue #52331; scenarios/squeeze-permute-topology.yaml).",
         "Give the op a compute_output_topologies that renumbers the placements, or update_tensor_topology "
         "after it with the distribution the data has.",
+    ),
+    Kind.PADDING_GATHERED: KindInfo(
+        True,
+        False,
+        "a gather took each shard's tile padding as data: the output holds padding inside its logical shape",
+        "Each device's shard was not a whole number of tiles along the gather dim, so its tiles carry padding "
+        "past its logical end. A gather that concatenates padded shards (its output spec built from the padded "
+        "shape) makes that padding part of the result: rows or columns of zeros, or whatever the padding held, "
+        "between the shards, and a shape larger than the tensor that was gathered. The records are consistent; "
+        "the data is not the tensor.",
+        "A (1, 1, 32, 96) tensor sharded on dim 3 over 8 devices: 12 columns each, padded to 32. all_gather_async "
+        "on dim 3 then gives (1, 1, 32, 256) with 20 padding columns after each shard (issue #24399; "
+        "scenarios/all-gather-async-padding.yaml).",
+        "Gather only tile-aligned shards (shard a dim whose per-device size is a multiple of the tile), gather "
+        "in ROW_MAJOR layout, or slice the padding out after the gather (tt_transformers' workaround, issue #26351).",
     ),
 }
 

@@ -37,6 +37,9 @@ EXPECTED = {
     # section 12: issues #38371 and #50657: in the ccl-union era all_gather_async and all_reduce keep their
     # input's label; the CCL helpers (current) and the reference replicate the gathered axis.
     **{("all-gather-async-label", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "unpopulated")},
+    # section 12 (padding): all_gather_async gathered the tile padding between PR #19575 and #24399's fix.
+    ("all-gather-async-padding", "ccl-padded"): ({("padding_gathered", None)}, None),
+    **{("all-gather-async-padding", p): (set(), None) for p in ("current", "reference")},
     # section 12: a reshape view shares the buffer: deallocating it frees the original (issue #31145),
     # whose read-back is a use after free; the view's label keeps Shard(3) except under reference.
     **{("reshape-alias-deallocate", p): ({("topology_stale", None), ("use_after_free", None)}, "freed by step 2")

@@ -307,6 +307,14 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
     return out
 
 
+def _gathered_padding(name: str, t: Tensor) -> list[Finding]:
+    """A gather's output whose logical shape holds its shards' tile padding."""
+    if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.gathered_padding is None or t.record.truth is None:
+        return []
+    _, step, op = t.record.truth
+    return [Finding(Kind.PADDING_GATHERED, name, None, step, op, f"{name}: after {op} {t.record.gathered_padding}")]
+
+
 def _stale_topology(name: str, t: Tensor) -> list[Finding]:
     """A device op's output whose topology is not its data's distribution (Record.truth)."""
     if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.truth is None:
@@ -414,7 +422,7 @@ class Judge:
                 else:
                     found = self.views[name] = device_views(t, self.mesh_shape)
                 self.found[name] = (findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
-                                    + _stale_topology(name, t) + self._stale_inputs(name, t))
+                                    + _stale_topology(name, t) + _gathered_padding(name, t) + self._stale_inputs(name, t))
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
 

@@ -130,6 +130,16 @@ class CclTopology(str, enum.Enum):
     #50657, 2026-07); all_gather's own hook replicates every Shard of the gather dim (PR #30684)."""
 
 
+class CclPadding(str, enum.Enum):
+    LOGICAL = "logical"
+    """A gather concatenates each device's logical shard; tile padding stays padding
+    (ExecuteAllGather::invoke unpads its output, ttnn::ccl::unpad_output_tensor; ttnn 0.81.1)."""
+    PADDED = "padded"
+    """all_gather_async builds its output spec from the padded shape (PR #19575, 2025-03-24:
+    ``get_padded_shape()`` with a TODO to use the logical one), so each shard's tile padding is
+    gathered as data (issue #24399, 2025-06-30: "doesn't do unpad at the end")."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -188,8 +198,13 @@ RULES: dict[str, Rule] = {
             "exact": "the distribution of the output's data (meshspec's reference)",
         }),
         Rule("ccl_topology", CclTopology, "the topology collectives give their output", {
-            "per_axis": "the cluster axis (or every axis) Replicate, a collapsed label expanded per axis (ccl_topology_utils.cpp; ttnn 0.81.1)",
+            "per_axis": "the CCL topology helpers: the cluster axis Replicate (Shard(dim) for reduce_scatter), a collapsed label expanded "
+                        "per axis, the legacy label and a warning where none is honest (ccl_topology_utils.cpp; ttnn 0.81.1)",
             "union": "all_gather_async and all_reduce keep the input's label (#38371, #50657); all_gather replicates Shard(dim) (PR #30684)",
+        }),
+        Rule("ccl_padding", CclPadding, "what all_gather_async does with each shard's tile padding", {
+            "logical": "the logical shards concatenated, the padding left out (unpad_output_tensor; ttnn 0.81.1)",
+            "padded": "the padded shards concatenated: padding rows become data (PR #19575's output spec; issue #24399)",
         }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
@@ -215,6 +230,7 @@ class Profile(Frozen):
     per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
     op_topology: OpTopology = OpTopology.IMPUTED
     ccl_topology: CclTopology = CclTopology.PER_AXIS
+    ccl_padding: CclPadding = CclPadding.LOGICAL
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -301,6 +317,18 @@ PROFILES: dict[str, Profile] = {
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
             ccl_topology=CclTopology.UNION,
+            base="current",
+        ),
+        Profile(
+            "ccl-padded",
+            "all_gather_async from PR #19575 (2025-03-24) to the fix of issue #24399 (reported 2025-06-30)",
+            "as current, but all_gather_async gathers each shard's tile padding as data",
+            AllocationRecord.ALL,
+            CopyRecord.CURRENT,
+            MapperRule.EQUAL_SHARDS,
+            Composer.CURRENT,
+            CopyCheck.EVERY_SHARD,
+            ccl_padding=CclPadding.PADDED,
             base="current",
         ),
     )

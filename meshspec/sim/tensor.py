@@ -102,7 +102,7 @@ class Record:
     profiles). Compared by identity: it is state, not a value.
     """
 
-    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth", "sources", "tainted", "dishonest")
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth", "sources", "tainted", "dishonest", "gathered_padding")
 
     def __init__(
         self,
@@ -136,6 +136,9 @@ class Record:
         self.dishonest: Optional[str] = None
         """Why the library itself says the topology cannot be honest (0.81.1's CCL helpers warn
         and keep a legacy label), judged as topology_stale whatever the data's layout."""
+
+        self.gathered_padding: Optional[str] = None
+        """How a gather took its shards' tile padding as data (judged as padding_gathered)."""
 
     def layout(self) -> Optional[Topology]:
         """How the data is really laid over the mesh: an op's truth, else the topology (what a

@@ -83,10 +83,11 @@ def test_profile_all_table():
     header = next(line for line in lines if line.startswith("tensor"))
     assert header.split() == ["tensor", "device", *PROFILES]
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ") and len(line.split()) == 2 + len(PROFILES)}
-    # (1,3): empty under current, reference, auto-compose and ccl-union (current with another default
-    # composer, other collective labels), stale under uniform-by-value, empty (no spec) under unpopulated
-    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty", "empty", "empty"]
-    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok", "ok", "ok"]
+    # (1,3): empty under current, reference, auto-compose, ccl-union and ccl-padded (current with
+    # another default composer, other collective rules), stale under uniform-by-value, empty (no
+    # spec) under unpopulated
+    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty", "empty", "empty", "empty"]
+    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok", "ok", "ok", "ok"]
     verdicts = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in ("current", "uniform-by-value", "unpopulated", "reference") and "finding" in line}
     assert "no findings" in verdicts["current"] and "no findings" in verdicts["reference"]
     assert "stale" in verdicts["uniform-by-value"]

@@ -64,3 +64,17 @@ def test_gathering_the_outer_axis_of_a_1d_shard_interleaves_and_the_kept_label_i
     assert [f["tensor"] for f in stale] == ["g"] and "would interleave" in stale[0]["message"]
     assert t["g"]["topology"]["placements"] == ["R"]
     assert t["p[1]"]["values"]["first"][:1] == [32.0] and t["p[1]"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 64]
+
+
+def test_all_gather_async_of_tile_padded_shards_gathers_the_padding_in_its_padded_era():
+    # docs/semantics.md section 12 (padding): each device holds 12 of dim 3, padded to 32 in TILE
+    steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 96], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+             "  - all_gather_async: {tensor: x, dim: 3, as: g}\n  - get_device_tensors: {tensor: g, as: p}\n")
+    report, t = _run(steps, "ccl-padded")
+    assert [(f["kind"], f["tensor"]) for f in report["findings"]] == [("padding_gathered", "g")]
+    assert "[1, 1, 32, 256], but the tensor gathered is [1, 1, 32, 96]" in report["findings"][0]["message"]
+    first = t["p[3]"]["values"]["first"]
+    assert first[:12] == [float(v) for v in range(12)] and first[12:16] == [0.0] * 4  # shard 0, then its padding
+    for profile in ("current", "reference"):  # unpadded: no finding, and no false one from the padding
+        report, t = _run(steps, profile)
+        assert report["findings"] == [] and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 96]

@@ -33,7 +33,7 @@ from ...typed import Range, Typed
 from ..mesh import Coord
 from .. import ccl_topology as ccl
 from ..placement import Partial, Replicate, Shard, Topology, as_label
-from ..profiles import CclTopology, OpTopology
+from ..profiles import CclPadding, CclTopology, OpTopology
 from ..runtime import Runtime
 from ..spec import make_spec
 from ..tensor import HostShard
@@ -145,13 +145,32 @@ def _rank_dim(rt: Runtime, a, what: str) -> tuple[int, int]:
     return rank, dim
 
 
-def _gather(legacy):
+def _gather(legacy, unpadded: bool = True):
+    """all_gather (``unpadded``: its output is always unpadded) or all_gather_async, which gathers
+    the tile padding as data in the era of CclPadding.PADDED."""
+
     def run(rt: Runtime, a: Gather) -> None:
         rank, dim = _rank_dim(rt, a, "all_gather")
-        mesh_shape = tuple(rt.mesh_of(rt.device(a.tensor)).shape)
-        _collective(rt, a, lambda parts, i: np.concatenate(parts, axis=dim),
-                    lambda s, n: s[:dim] + (s[dim] * n,) + s[dim + 1 :],
+        src = rt.device(a.tensor)
+        mesh_shape = tuple(rt.mesh_of(src).shape)
+        spec = src.record.spec
+        shape, padded = tuple(spec.shape), tuple(spec.padded_shape)
+        with_padding = not unpadded and rt.profile.ccl_padding is CclPadding.PADDED and padded != shape
+        # the output spec from the padded shape (every dim), the gather dim times the group: each
+        # part carries what its tiles hold past its end, the zeros from_torch padded with
+        widths = [(0, p - n) for n, p in zip(shape, padded)]
+        _collective(rt, a, lambda parts, i: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
+                    lambda s, n: (padded[:dim] + (padded[dim] * n,) + padded[dim + 1 :]) if with_padding else s[:dim] + (s[dim] * n,) + s[dim + 1 :],
                     lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim))
+        if with_padding:
+            out = rt.device(a.as_)
+            n = out.record.spec.shape[dim] // padded[dim]
+            got, want = list(out.record.spec.shape), list(shape[:dim] + (shape[dim] * n,) + shape[dim + 1 :])
+            where = [f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d]]
+            out.record.gathered_padding = (
+                f"it is {got}, but the tensor gathered is {want}: each shard's tile padding is data now ({'; '.join(where)} is the "
+                "shard, the rest padding), as the output spec was built from the padded shape (PR #19575; issue #24399)")
+            out.record.truth = (None, rt.step, rt.op)  # a tensor with padding inside: no layout of the gathered one
 
     return run
 
@@ -191,7 +210,7 @@ OPS = (
     Op("all_gather", Gather, _gather(gather_hook),
        "Each device gets its group's shards concatenated along dim; the topology by the era's rule (0.81.1: the CCL helpers).",
        "ttnn.all_gather(tensor, dim, cluster_axis=None)", uses=_IN, binds=_OUT),
-    Op("all_gather_async", Gather, _gather(lambda topo, dim: topo),
+    Op("all_gather_async", Gather, _gather(lambda topo, dim: topo, unpadded=False),
        "ttnn.experimental.all_gather_async: as all_gather; before its hook the output kept the input's label (issue #38371).",
        "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT),
     Op("all_reduce", Reduce, all_reduce,
