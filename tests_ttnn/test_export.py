@@ -25,6 +25,8 @@ KNOWN: dict[str, str] = {
     "all-gather-async-label": "collectives run device kernels over the fabric, which the mock cannot compile (its compiler is a "
     "stand-in), and ttnn.experimental.all_gather_async also takes global semaphores the export does not make: the real run "
     "stops at the first collective",
+    "all-gather-async-padding": "ttnn.experimental.all_gather_async runs device kernels over the fabric, which the mock cannot "
+    "compile: the real run stops at the gather",
     "linear-2d-mesh-label": "ttnn.linear runs a device kernel, which the mock cannot compile: the real run stops there",
     "traced-decode-seed": "its trace captures an all_gather, which the mock cannot run (device kernels over the fabric)",
 }
