@@ -47,3 +47,18 @@ def test_refusals_start_with_the_real_librarys_words(case):
     report = run(parse(_scenario(case), Path("v.yaml")), "current").to_json()
     assert report["error"] is not None and report["error"]["op"] == case["op"]
     assert report["error"]["message"].startswith(case["error"]), report["error"]["message"]
+
+
+FREES = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1_views.json").read_text())["deallocate"]
+
+
+@pytest.mark.parametrize("case", FREES, ids=lambda c: c["name"])
+def test_deallocate_without_force_leaves_a_shared_buffer_as_the_real_library_does(case):
+    steps = ("meshspec: 1\nname: d\nmesh: t3k\nsteps:\n"
+             "  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+             + ("  - reshape: {tensor: x, shape: [1, 32, 32], as: v}\n" if case["of_view"] else "")
+             + f"  - deallocate: {{tensor: {'v' if case['of_view'] else 'x'}, force: {str(case['force']).lower()}}}\n")
+    t = {t["name"]: t for t in run(parse(steps, Path("d.yaml")), "current").to_json()["tensors"]}
+    assert (t["x"]["storage"] == "device") == case["input_allocated"]
+    if case["of_view"]:
+        assert (t["v"]["storage"] == "device") == case["view_allocated"]

@@ -119,7 +119,10 @@ def _cpu(rec, frame, *args, **kwargs):
 
 
 def _deallocate(rec, frame, *args, **kwargs):
-    return "deallocate", {"tensor": rec.name_of(arg(args, kwargs, 0, "tensor"), frame)}, None
+    fields = {"tensor": rec.name_of(arg(args, kwargs, 0, "tensor"), frame)}
+    if not arg(args, kwargs, 1, "force", default=True):
+        fields["force"] = False
+    return "deallocate", fields, None
 
 
 def mapper_form(rec, m) -> Any:

@@ -190,7 +190,7 @@ def to_torch(a, ctx):
 
 
 def deallocate(a, ctx):
-    return [f"ttnn.deallocate({ctx.var(a.tensor)})"]
+    return [f"ttnn.deallocate({ctx.var(a.tensor)}{'' if a.force else ', force=False'})"]
 
 
 def get_device_tensors(a, ctx):

@@ -78,3 +78,14 @@ def test_all_gather_async_of_tile_padded_shards_gathers_the_padding_in_its_padde
     for profile in ("current", "reference"):  # unpadded: no finding, and no false one from the padding
         report, t = _run(steps, profile)
         assert report["findings"] == [] and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 96]
+
+
+def test_a_gather_of_uneven_shards_concatenates_what_each_record_says():
+    # the legacy mapper (uniform-by-value) splits 100 as 13 x 7 + 9; a device reads each buffer as its
+    # record says, so the gather is 100 wide (it was an internal error: the output assumed 13 x 8)
+    steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 100], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+             "  - all_gather: {tensor: x, dim: 3, as: g}\n")
+    report, t = _run(steps, "uniform-by-value")
+    assert report["error"] is None and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 100]
+    report, _ = _run(steps + "  - all_reduce: {tensor: x, as: r}\n", "uniform-by-value")
+    assert report["error"]["op"] == "all_reduce" and "cannot be summed" in report["error"]["message"]

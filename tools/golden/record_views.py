@@ -102,6 +102,27 @@ def record(md, name, layout, op, args):
     return row
 
 
+#: (name, deallocate a reshape view of x or x itself, force): which of the two stay allocated.
+DEALLOCATE = [
+    ("view_force", True, True),
+    ("view_no_force", True, False),
+    ("sole_no_force", False, False),
+]
+
+
+def record_deallocate(md, name, of_view, force):
+    data = np.arange(32 * 256, dtype=np.float32).reshape(1, 1, 32, 256)
+    x = ttnn.distribute_tensor(ttnn.Tensor(data, ttnn.bfloat16, None, ttnn.TILE_LAYOUT), ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
+    v = ttnn.reshape(x, [1, 32, 32]) if of_view else None
+    ttnn.deallocate(v if of_view else x, force=force)
+    row = {"name": name, "of_view": of_view, "force": force, "input_allocated": x.is_allocated(),
+           "view_allocated": v.is_allocated() if of_view else None}
+    for t in (x, v):
+        if t is not None and t.is_allocated():
+            ttnn.deallocate(t)
+    return row
+
+
 def main():
     if "TT_METAL_MOCK_CLUSTER_DESC_PATH" not in os.environ:
         sys.exit("record_views.py: run in the mock (source the ttnn-mock env.sh)")
@@ -111,10 +132,11 @@ def main():
         try:
             md = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))
             rows = [record(md, *case) for case in CASES]
+            frees = [record_deallocate(md, *case) for case in DEALLOCATE]
             ttnn.close_mesh_device(md)
         finally:
             os.chdir(home)
-    OUT.write_text(json.dumps({"ttnn_version": "0.81.1", "recorded_by": "tools/golden/record_views.py", "views": rows}, indent=1) + "\n")
+    OUT.write_text(json.dumps({"ttnn_version": "0.81.1", "recorded_by": "tools/golden/record_views.py", "views": rows, "deallocate": frees}, indent=1) + "\n")
     print(f"wrote {OUT}: {len(rows)} cases", file=sys.stderr)
 
 

@@ -104,8 +104,14 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy) -> None:
     topo = rec.topology
     group_of = groups(mesh_shape, a.cluster_axis)
     spec_in = rec.spec
-    out_spec = make_spec(shape_of(tuple(spec_in.shape), len(group_of[mesh.coords[0]])), spec_in.dtype, spec_in.layout, spec_in.tile,
-                         spec_in.memory, spec_in.arch)
+    def spec_of(shape: tuple[int, ...]):
+        return make_spec(shape, spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
+
+    # a device reads each of its group's buffers as their records say (uneven shards in an era
+    # that allows them give each group its own output shape)
+    read_as = {c: rec.specs.get(c) or spec_in for c in mesh.coords}
+    specs = {c: spec_of(shape_of([tuple(read_as[g].shape) for g in group_of[c]])) for c in mesh.coords}
+    out_spec = specs[mesh.coords[0]]
     real = rec.layout()  # the data's layout, when an op made the input
     truth = _layout_after(real, helper) if real is not None else None
     dishonest = None
@@ -119,17 +125,17 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy) -> None:
     else:
         label = legacy(topo)
     out = allocation(rt, out_spec, mesh, a.as_, label)
-    held = {c: src.buffer.read(c, rec.specs.get(c) or spec_in) if rt.with_data else None for c in mesh.coords}
+    held = {c: src.buffer.read(c, read_as[c]) if rt.with_data else None for c in mesh.coords}
     shards = {}
     for c in mesh.coords:
         group = group_of[c]
         parts = [held[g] for g in group]
         values = combine(parts, group.index(c)) if all(p is not None for p in parts) else None
         if values is None:
-            values = np.zeros(out_spec.shape, dtype=np.float32)
-        shards[c] = HostShard(c, out_spec, values, (0,) * len(out_spec.shape))
+            values = np.zeros(specs[c].shape, dtype=np.float32)
+        shards[c] = HostShard(c, specs[c], values, (0,) * len(specs[c].shape))
     out.record.recorded = tuple(mesh.coords)
-    out.record.specs = {c: out_spec for c in mesh.coords}
+    out.record.specs = specs
     rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", out_spec, None), shards)
     out.record.truth = (truth, rt.step, rt.op)
     out.record.dishonest = dishonest
@@ -160,7 +166,8 @@ def _gather(legacy, unpadded: bool = True):
         # part carries what its tiles hold past its end, the zeros from_torch padded with
         widths = [(0, p - n) for n, p in zip(shape, padded)]
         _collective(rt, a, lambda parts, i: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
-                    lambda s, n: (padded[:dim] + (padded[dim] * n,) + padded[dim + 1 :]) if with_padding else s[:dim] + (s[dim] * n,) + s[dim + 1 :],
+                    lambda shapes: (padded[:dim] + (padded[dim] * len(shapes),) + padded[dim + 1 :]) if with_padding
+                    else shapes[0][:dim] + (sum(s[dim] for s in shapes),) + shapes[0][dim + 1 :],
                     lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim))
         if with_padding:
             out = rt.device(a.as_)
@@ -175,6 +182,14 @@ def _gather(legacy, unpadded: bool = True):
     return run
 
 
+def _same(shapes: list[tuple[int, ...]], op: str) -> tuple[int, ...]:
+    """The one shape a sum over a group needs (uneven shards cannot be added)."""
+    if any(s != shapes[0] for s in shapes):
+        raise TTFatal(f"{op}: the devices of a group hold different shapes ({', '.join(str(list(s)) for s in sorted(set(shapes)))}), "
+                      "which cannot be summed (meshspec: uneven shards, as this era's mapper allows)")
+    return shapes[0]
+
+
 def _sum(parts):
     with np.errstate(all="ignore"):  # never-written memory reads as poison (NaN): summed as the device would
         return np.sum(np.stack([p.astype(np.float64) for p in parts]), axis=0).astype(parts[0].dtype)
@@ -183,7 +198,7 @@ def _sum(parts):
 def all_reduce(rt: Runtime, a: Reduce) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
     mesh_shape = tuple(rt.mesh_of(rt.device(a.tensor)).shape)
-    _collective(rt, a, lambda parts, i: _sum(parts), lambda s, n: s,
+    _collective(rt, a, lambda parts, i: _sum(parts), lambda shapes: _same(shapes, "all_reduce"),
                 lambda t: ccl.all_reduce_topology(t, a.cluster_axis, mesh_shape, rank),
                 lambda t: t)  # the default imputation: the input's label (#50657)
 
@@ -200,7 +215,7 @@ def reduce_scatter(rt: Runtime, a: Gather) -> None:
                       "(meshspec: each device takes an equal piece of the sum)")
     piece = size // n
     _collective(rt, a, lambda parts, i: np.take(_sum(parts), range(i * piece, (i + 1) * piece), axis=dim),
-                lambda s, k: s[:dim] + (piece,) + s[dim + 1 :],
+                lambda shapes: _same(shapes, "reduce_scatter")[:dim] + (piece,) + shapes[0][dim + 1 :],
                 lambda t: ccl.reduce_scatter_topology(t, a.cluster_axis, mesh_shape, rank, a.dim),
                 lambda t: ccl.legacy_relabel(t, a.cluster_axis, Shard(dim)))  # the per-axis edit before the helpers
 

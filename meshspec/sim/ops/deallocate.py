@@ -13,9 +13,12 @@ from .fields import Name
 
 
 class Deallocate(Typed):
-    """``ttnn.deallocate(t)``."""
+    """``ttnn.deallocate(t, force=True)``."""
 
     tensor: Name
+    force: bool = True
+    """False: the buffer is freed only when no other handle holds it (a view, the input an op
+    returned as it is): ttnn 0.81.1 then leaves both allocated (tests/golden views)."""
 
 
 def run(rt: Runtime, a: Deallocate) -> None:
@@ -26,6 +29,9 @@ def run(rt: Runtime, a: Deallocate) -> None:
         msg = f"{freed_by(dev)} and is deallocated again"
         rt.events.append(DoubleFree(rt.step, a.tensor, msg))
         return
+    if not a.force and any(t is not dev and isinstance(t, DeviceTensor) and t.buffer is dev.buffer and t.freed_step is None
+                           for t in rt.tensors.values()):
+        return  # another handle holds the buffer: not freed without force
     rt.events.append(Retired(rt.step, a.tensor, dev, f"step {rt.step} deallocated it"))
     rt.free(dev)
 
@@ -34,7 +40,7 @@ OP = Op(
     "deallocate",
     Deallocate,
     run,
-    "Free a device tensor's buffer on every device; a later use is use_after_free.",
-    "ttnn.deallocate(device_tensor)",
+    "Free a device tensor's buffer on every device (without force, only when no other handle holds it); a later use is use_after_free.",
+    "ttnn.deallocate(device_tensor, force=True)",
     uses=(Use("tensor", TensorKind.DEVICE),),
 )
