@@ -62,3 +62,12 @@ def test_deallocate_without_force_leaves_a_shared_buffer_as_the_real_library_doe
     assert (t["x"]["storage"] == "device") == case["input_allocated"]
     if case["of_view"]:
         assert (t["v"]["storage"] == "device") == case["view_allocated"]
+
+
+def test_from_torch_onto_the_device_keeps_a_sharded_memory_config():
+    # helper-12 defect 9: the shard spec was dropped (only the buffer type passed on)
+    text = ("meshspec: 1\nname: s\nmesh: t3k\nsteps:\n"
+            "  - from_torch: {as: x, shape: [1, 1, 256, 256], mesh_mapper: {shard: 3}, device: mesh_device, memory_config: "
+            "{memory_layout: height_sharded, buffer_type: l1, shard_spec: {grid: [[[0, 0], [3, 0]]], shape: [64, 32], orientation: row_major}}}\n")
+    spec = run(parse(text, Path("s.yaml")), "current").to_json()["tensors"][0]["devices"][0]["spec"]
+    assert spec["memory_config"]["memory_layout"] == "height_sharded" and spec["memory_config"]["shard_spec"]["shape"] == [64, 32]

@@ -22,11 +22,10 @@ BUNDLED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "real-tes
 
 #: scenario name -> why its exported script's report differs from the simulation.
 KNOWN: dict[str, str] = {
-    "all-gather-async-label": "collectives run device kernels over the fabric, which the mock cannot compile (its compiler is a "
-    "stand-in), and ttnn.experimental.all_gather_async also takes global semaphores the export does not make: the real run "
-    "stops at the first collective",
-    "all-gather-async-padding": "ttnn.experimental.all_gather_async runs device kernels over the fabric, which the mock cannot "
-    "compile: the real run stops at the gather",
+    "all-gather-async-label": "ttnn.experimental.all_gather_async binds as exported (global semaphores, a topology) but needs a "
+    "fabric (ttnn.set_fabric_config before the mesh opens), which the mock has not: the real run stops at the first collective",
+    "all-gather-async-padding": "ttnn.experimental.all_gather_async needs a fabric, which the mock has not: the real run stops at "
+    "the gather",
     "linear-2d-mesh-label": "ttnn.linear runs a device kernel, which the mock cannot compile: the real run stops there",
     "traced-decode-seed": "its trace captures an all_gather, which the mock cannot run (device kernels over the fabric)",
 }

@@ -365,16 +365,18 @@ EMITTERS: dict[str, Emitter] = {
     "copy_device_to_host_tensor": copy_to_host,
     "update_tensor_topology": update_topology,
     "all_gather": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis})"],
+    # the experimental CCLs as 0.81.1 binds them: global semaphores, a topology (they need a fabric to run)
     "all_gather_async": lambda a, ctx: [
-        f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, {a.dim}"
-        + (f", cluster_axis={a.cluster_axis}, mesh_device=mesh_device, topology=ttnn.Topology.Linear)" if a.cluster_axis is not None else ")")],
+        f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, dim={a.dim}, "
+        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 2), topology=ttnn.Topology.Linear, cluster_axis={a.cluster_axis})"],
     "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis})"],
     "all_reduce_async": lambda a, ctx: [
-        f"{ctx.var(a.as_)} = ttnn.experimental.all_reduce_async({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}, mesh_device=mesh_device)"],
+        f"{ctx.var(a.as_)} = ttnn.experimental.all_reduce_async({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}, mesh_device=mesh_device, "
+        "math_op=ttnn.ReduceType.Sum, topology=ttnn.Topology.Linear)"],
     "reduce_scatter": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis})"],
     "reduce_scatter_minimal_async": lambda a, ctx: [
         f"{ctx.var(a.as_)} = ttnn.experimental.reduce_scatter_minimal_async({ctx.var(a.tensor)}, dim={a.dim}, "
-        f"cluster_axis={a.cluster_axis}, mesh_device=mesh_device)"],
+        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 3), topology=ttnn.Topology.Linear, cluster_axis={a.cluster_axis})"],
     "reshape": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reshape({ctx.var(a.tensor)}, {list(a.shape)})"],
     "view": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.view({ctx.var(a.tensor)}, {list(a.shape)})"],
     "slice": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.slice({ctx.var(a.tensor)}, {list(a.starts)}, {list(a.ends)}"
@@ -419,6 +421,12 @@ EMITTERS: dict[str, Emitter] = {
 }
 
 HELPERS = '''
+def ccl_semaphores(mesh_device, n):
+    """n global semaphores on every worker core, as the experimental CCLs take them."""
+    grid = mesh_device.compute_with_storage_grid_size()
+    cores = ttnn.CoreRangeSet({ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(grid.x - 1, grid.y - 1))})
+    return [ttnn.create_global_semaphore(mesh_device, cores, 0) for _ in range(n)]
+
 def arange(shape):
     """0, 1, 2, ... in row-major order (float32: exact to 2**24, as torch.arange(n).float())."""
     return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)

@@ -89,3 +89,18 @@ def test_a_gather_of_uneven_shards_concatenates_what_each_record_says():
     assert report["error"] is None and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 100]
     report, _ = _run(steps + "  - all_reduce: {tensor: x, as: r}\n", "uniform-by-value")
     assert report["error"]["op"] == "all_reduce" and "cannot be summed" in report["error"]["message"]
+
+
+def test_a_scatter_along_the_outer_axis_of_an_inner_shard_is_no_row_major_label(tmp_path):
+    # helper-12 defect 4: the pieces run in column-major device order; the helpers' collapsed label
+    # reads row-major: topology_stale under current, no claim under reference
+    steps = ("  - from_torch: {as: a, shape: [1, 1, 32, 64], mesh_mapper: {ShardTensor2dMesh: {mesh_shape: [2, 4], dims: [3, null]}},"
+             " device: mesh_device}\n"
+             "  - from_torch: {as: b, shape: [1, 1, 64, 256], mesh_mapper: {ShardTensor2dMesh: {mesh_shape: [2, 4], dims: [2, 3]}},"
+             " device: mesh_device}\n"
+             "  - matmul: {a: a, b: b, as: m}\n  - reduce_scatter: {tensor: m, dim: 3, cluster_axis: 0, as: rs}\n")
+    report, _ = _run(steps)
+    rs = [f for f in report["findings"] if f["tensor"] == "rs"]
+    assert len(rs) == 1 and "column-major" in rs[0]["message"]
+    report, _ = _run(steps, "reference")
+    assert report["findings"] == []

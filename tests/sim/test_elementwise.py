@@ -130,3 +130,31 @@ def test_partial_sums_flow_through_later_ops_and_all_reduce_makes_them_whole():
     want = float(to_dtype(np.array([sum(parts)]), DataType.BFLOAT16)[0])
     assert t["out"]["values"]["first"][0] == want
     assert abs(want - float(x[0] @ w[:, 0])) / float(x[0] @ w[:, 0]) < 2**-7  # the whole product, to bfloat16's precision
+
+
+def test_reallocate_records_its_devices_and_a_replicated_label_is_no_lie():
+    # helper-12 defects 2 and 8: the reference recorded no device (all lost); (2x4) [R, R] and (8) [R]
+    # say the same of replicated data
+    sharded = "  - reallocate: {tensor: x, as: r}\n"
+    assert _report(sharded, "reference")["findings"] == []
+    replicated = ("meshspec: 1\nname: r\nmesh: t3k\nsteps:\n  - from_torch: {as: x, shape: [1, 1, 32, 32], device: mesh_device}\n"
+                  "  - reallocate: {tensor: x, as: r}\n")
+    for profile in ("current", "reference"):
+        assert run(parse(replicated, Path("r.yaml")), profile).to_json()["findings"] == []
+
+
+def test_reallocate_of_a_view_leaves_the_shared_buffer_allocated():
+    # helper-12 defect 6: ttnn 0.81.1 (the mock) keeps both the view and its original allocated
+    report = _report("  - view: {tensor: x, shape: [1, 32, 32], as: v}\n  - reallocate: {tensor: v, as: r}\n  - neg: {tensor: x, as: n}\n")
+    assert report["error"] is None
+    assert {t["name"]: t["storage"] for t in report["tensors"]}["x"] == "device"
+
+
+def test_rank_1_operands_are_refused_in_one_line():
+    # helper-12 defect 3: internal errors on a rank-0 sum and 1-D matmul operands
+    head = ("meshspec: 1\nname: r\nmesh: [1, 4]\nsteps:\n"
+            "  - from_torch: {as: v, shape: [128], layout: row_major, mesh_mapper: {shard: 0}, device: mesh_device}\n")
+    for step, words in (("  - sum: {tensor: v, dim: 0, keepdim: false, as: s}\n", "rank-0"),
+                        ("  - matmul: {a: v, b: v, as: m}\n", "rank 1")):
+        report = run(parse(head + step, Path("r.yaml")), "current").to_json()
+        assert words in report["error"]["message"] and "\n" not in report["error"]["message"]

@@ -56,8 +56,34 @@ def test_the_no_op_forms_are_the_input_itself():
 
 
 def test_a_row_major_view_regroups_rows_without_a_shape_mismatch():
-    report, t = _run("  - view: {tensor: x, shape: [2, 16, 32], as: v}\n  - tilize: {tensor: v, as: tv}\n"
-                     "  - untilize: {tensor: tv, as: back}\n  - untilize: {tensor: back, as: again}\n")
-    assert report["findings"] == [] and t["v"]["address"] == t["x"]["address"]
+    steps = ("  - view: {tensor: x, shape: [2, 16, 32], as: v}\n  - tilize: {tensor: v, as: tv}\n"
+             "  - untilize: {tensor: tv, as: back}\n  - untilize: {tensor: back, as: again}\n")
+    assert _run(steps, "reference")[0]["findings"] == []
+    report, t = _run(steps)
+    # no shape_mismatch: only the label, Shard(3) kept on a rank-3 tensor, and the copies made from it
+    assert {(f["kind"], f["tensor"]) for f in report["findings"]} == {("topology_stale", n) for n in ("v", "tv", "back")}
+    assert t["v"]["address"] == t["x"]["address"]
     assert report["error"]["op"] == "untilize" and report["error"]["message"] == "Can only untilize tile major data"
     assert t["tv"]["devices"][0]["spec"]["layout"] == "tile"
+
+
+def test_reading_a_view_back_is_no_data_mismatch():
+    # helper-12 defect 1: the readback compared shapes, not pages (docs/semantics.md section 12, view)
+    head = ("meshspec: 1\nname: v\nmesh: t3k\nsteps:\n"
+            "  - from_torch: {as: y, shape: [1, 1, 32, 256], mesh_mapper: {shard: 3}, device: mesh_device}\n")
+    steps = ("  - squeeze: {tensor: y, dim: 0, as: v}\n  - to_torch: {tensor: v, mesh_composer: {concat: 2}, as: h}\n"
+             "  - view: {tensor: y, shape: [1, 32, 32], as: w}\n  - cpu: {tensor: w, as: hw}\n")
+    for data in (True, False):
+        report = run(parse(head + steps, Path("v.yaml")), "reference", with_data=data).to_json()
+        assert report["findings"] == [] and report["error"] is None
+
+
+def test_a_view_merging_leading_dims_keeps_the_shard_on_the_moved_last_dim():
+    # helper-12 defect 5: (1, 2, 40, 32) viewed as (80, 32): the shard of the last dim is dim 1 now
+    text = ("meshspec: 1\nname: v\nmesh: t3k\nsteps:\n"
+            "  - from_torch: {as: y, shape: [1, 2, 40, 256], layout: row_major, mesh_mapper: {shard: 3}, device: mesh_device}\n"
+            "  - view: {tensor: y, shape: [80, 32], as: v2}\n  - view: {tensor: y, shape: [1, 80, 32], as: v3}\n")
+    ref = {t["name"]: t["topology"]["placements"] for t in run(parse(text, Path("v.yaml")), "reference").to_json()["tensors"]}
+    assert ref["v2"] == [{"shard": 1}] and ref["v3"] == [{"shard": 2}]
+    stale = {f["tensor"] for f in run(parse(text, Path("v.yaml")), "current").to_json()["findings"]}
+    assert stale == {"v2", "v3"}  # 0.81.1 keeps PlacementShard(3) (the mock: ttnn.view(y, [64, 32]))

@@ -118,7 +118,7 @@ def as_tensor(rt: Runtime, a: AsTensor) -> None:
     if a.device is None:
         rt.bind(a.as_, host)
     else:
-        put(rt, host, a.as_, a.buffer_type, rt.mesh(a.device))
+        put(rt, host, a.as_, a.placement, rt.mesh(a.device))
 
 
 def _kind(a) -> TensorKind:

@@ -167,7 +167,7 @@ def _gather(legacy, unpadded: bool = True):
         widths = [(0, p - n) for n, p in zip(shape, padded)]
         _collective(rt, a, lambda parts, i: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
                     lambda shapes: (padded[:dim] + (padded[dim] * len(shapes),) + padded[dim + 1 :]) if with_padding
-                    else shapes[0][:dim] + (sum(s[dim] for s in shapes),) + shapes[0][dim + 1 :],
+                    else _joined(shapes, dim),
                     lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim))
         if with_padding:
             out = rt.device(a.as_)
@@ -180,6 +180,14 @@ def _gather(legacy, unpadded: bool = True):
             out.record.truth = (None, rt.step, rt.op)  # a tensor with padding inside: no layout of the gathered one
 
     return run
+
+
+def _joined(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
+    """The shape of a group's shards concatenated along ``dim`` (they must agree elsewhere)."""
+    if any(len(s) != len(shapes[0]) or s[:dim] + s[dim + 1 :] != shapes[0][:dim] + shapes[0][dim + 1 :] for s in shapes):
+        raise TTFatal(f"all_gather: the devices of a group hold shards that differ outside dim {dim} "
+                      f"({', '.join(str(list(s)) for s in sorted(set(shapes)))}; meshspec: uneven shards, as this era's mapper allows)")
+    return shapes[0][:dim] + (sum(s[dim] for s in shapes),) + shapes[0][dim + 1 :]
 
 
 def _same(shapes: list[tuple[int, ...]], op: str) -> tuple[int, ...]:
@@ -214,10 +222,31 @@ def reduce_scatter(rt: Runtime, a: Gather) -> None:
         raise TTFatal(f"reduce_scatter: dim {a.dim} of size {size} does not split over the {n} devices of each group "
                       "(meshspec: each device takes an equal piece of the sum)")
     piece = size // n
+    real = src.record.layout()
     _collective(rt, a, lambda parts, i: np.take(_sum(parts), range(i * piece, (i + 1) * piece), axis=dim),
                 lambda shapes: _same(shapes, "reduce_scatter")[:dim] + (piece,) + shapes[0][dim + 1 :],
                 lambda t: ccl.reduce_scatter_topology(t, a.cluster_axis, mesh_shape, rank, a.dim),
                 lambda t: ccl.legacy_relabel(t, a.cluster_axis, Shard(dim)))  # the per-axis edit before the helpers
+    inner = _split_again(real, mesh_shape, a.cluster_axis, dim, rank) if real is not None else None
+    if inner is not None:
+        out = rt.device(a.as_)
+        out.record.truth = (None, rt.step, rt.op)
+        if rt.profile.op_topology is not OpTopology.EXACT:
+            out.record.dishonest = (
+                f"the scatter along mesh axis {a.cluster_axis} splits each piece of dim {dim} that axis {inner} already holds, so "
+                f"the pieces run in column-major device order, which the label (read row-major) does not describe")
+
+
+def _split_again(real: Topology, mesh_shape: tuple[int, ...], cluster_axis: Optional[int], dim: int, rank: int) -> Optional[int]:
+    """An inner mesh axis that already shards ``dim`` when a scatter along ``cluster_axis`` splits
+    it again: its pieces then run in column-major order (the helpers' label says row-major)."""
+    axes = ccl.uncollapse(real, mesh_shape)
+    if isinstance(axes, str) or cluster_axis is None:
+        return None
+    for j in range(cluster_axis + 1, len(axes)):
+        if mesh_shape[j] > 1 and isinstance(axes[j], Shard) and ccl.normal_dim(axes[j].dim, rank) == dim:
+            return j
+    return None
 
 
 _IN, _OUT = (Use("tensor", TensorKind.DEVICE),), Use("as_", TensorKind.DEVICE)

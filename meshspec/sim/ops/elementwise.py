@@ -176,15 +176,20 @@ def _binary(fn, linear: bool):
             sx, sy = x.record.specs.get(c), y.record.specs.get(c)
             if sx is None or sy is None:
                 continue
+            try:  # each device's own shapes (uneven shards, in an era that allows them, differ by device)
+                shape_c = tuple(np.broadcast_shapes(tuple(sx.shape), tuple(sy.shape)))
+            except ValueError:
+                raise TTFatal(f"{a.a} {list(sx.shape)} and {a.b} {list(sy.shape)} on device {c} do not broadcast") from None
+            spec_c = make_spec(shape_c, s.dtype, s.layout, s.tile, s.memory, s.arch)
             vx, vy = (x.buffer.read(c, sx), y.buffer.read(c, sy)) if rt.with_data else (None, None)
             if vx is not None and vy is not None:
                 with np.errstate(all="ignore"):
                     values = _rounded(fn(vx.astype(np.float32), vy.astype(np.float32)), s.dtype)
             else:
-                values = np.zeros(shape, dtype=np.float32)
-            shards[c] = HostShard(c, out_spec, values, (0,) * len(shape))
+                values = np.zeros(shape_c, dtype=np.float32)
+            shards[c] = HostShard(c, spec_c, values, (0,) * len(shape_c))
         out.record.recorded = tuple(shards)
-        out.record.specs = {c: out_spec for c in shards}
+        out.record.specs = {c: sh.spec for c, sh in shards.items()}
         rt.write(out, _plain(rt, f"{a.as_}.{a.a}", out_spec, None), shards)
         out.record.truth = (truth, rt.step, rt.op)
         out.record.sources = {c: ((x, a.a, c), (y, a.b, c)) for c in shards}
@@ -213,6 +218,10 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     x, y = rt.device(a.a), rt.device(a.b)
     rank = len(x.record.spec.shape)
     sx, sy = tuple(x.record.spec.shape), tuple(y.record.spec.shape)
+    if len(sx) < 2 or len(sy) < 2:  # 0.81.1 fails its program config (per_core_M > 0) on a 1-D operand
+        low = a.a if len(sx) < 2 else a.b
+        raise TTFatal(f"{rt.op}: {low} {list(sx if len(sx) < 2 else sy)} is rank 1; ttnn 0.81.1 refuses a 1-D operand "
+                      "(its program config: per_core_M > 0); unsqueeze it to rank 2 first")
     try:
         shape = tuple(np.broadcast_shapes(sx[:-2], sy[:-2])) + (sx[-2], sy[-1]) if sx[-1] == sy[-2] else None
     except ValueError:
@@ -289,6 +298,9 @@ def _reduce(fn, summed: bool):
         if not 0 <= dim < rank:
             raise TTFatal(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {a.dim})")
         dtype = rec.spec.dtype
+        if rank == 1 and not a.keepdim:
+            raise TTFatal(f"{rt.op} over dim {a.dim} of a rank-1 tensor without keepdim leaves a rank-0 tensor, which meshspec does not "
+                          "simulate (ttnn 0.81.1 accepts it, then builds a kernel); use keepdim: true")
         shape_of = (lambda s: s[:dim] + (1,) + s[dim + 1 :]) if a.keepdim else (lambda s: s[:dim] + s[dim + 1 :])
 
         def placements(p: tuple[Placement, ...], r: int) -> Optional[tuple[Placement, ...]]:
@@ -377,8 +389,9 @@ def clone(rt: Runtime, a: Unary) -> None:
 
 
 def reallocate(rt: Runtime, a: Unary) -> None:
-    """``ttnn.reallocate``: the input is deallocated and a new buffer allocated (the lowest free
-    place: where the input was, if nothing lower is free), the data copied into it. Its topology
+    """``ttnn.reallocate``: the input is deallocated (unless another handle, a view, holds its
+    buffer) and a new buffer allocated (the lowest free place: where the input was, if nothing
+    lower is free), the data copied into it. Its topology
     is a fresh allocation's, the mesh's shape with Replicate on each axis: the input's label is lost
     (ttnn 0.81.1, observed in the mock for a tensor already lowest: tests/golden views; a move
     lower needs a kernel the mock cannot run). The reference keeps the data's distribution."""
@@ -390,12 +403,16 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     mesh = rt.mesh_of(src)
     held = {c: (s, src.buffer.read(c, s) if rt.with_data else None) for c in rec.recorded if (s := rec.specs.get(c)) is not None}
     real = rec.layout()
-    rt.free(src)
+    shared = any(t is not src and isinstance(t, DeviceTensor) and t.buffer is src.buffer and t.freed_step is None for t in rt.tensors.values())
+    if not shared:  # a view's buffer, held by another handle too, stays (both allocated after, observed in the mock)
+        rt.free(src)
     exact = rt.profile.op_topology is OpTopology.EXACT
     label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own
     out = allocation(rt, rec.spec, mesh, a.as_, label)
     shards = {c: HostShard(c, s, v if v is not None else np.zeros(tuple(s.shape), dtype=np.float32), (0,) * len(s.shape))
               for c, (s, v) in held.items()}
+    out.record.recorded = tuple(shards)
+    out.record.specs = {c: sh.spec for c, sh in shards.items()}
     rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", rec.spec, None), shards)
     out.record.truth = (real, rt.step, rt.op)
     rt.bind(a.as_, out)

@@ -217,9 +217,14 @@ class TensorFields(Typed):
     def buffer_type(self) -> BufferType:
         return buffer_type(self.memory_config) if self.memory_config is not None else self.memory
 
+    @property
+    def placement(self) -> tuple[BufferType, Optional[ShardSpec]]:
+        """Where the tensor goes on a device: its buffer type and shard spec (None: interleaved)."""
+        return memory_of(self.memory_config) if self.memory_config is not None else (self.memory, None)
+
     def spec(self, arch: Arch, shape: Optional[tuple[int, ...]] = None) -> TensorSpec:
         """The validated spec these fields describe on ``arch`` (for ``shape``, if given)."""
-        memory, shard = memory_of(self.memory_config) if self.memory_config is not None else (self.memory, None)
+        memory, shard = self.placement
         return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), memory, arch, shard)  # type: ignore[arg-type]
 
 

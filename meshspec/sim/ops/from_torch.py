@@ -42,7 +42,7 @@ def run(rt: Runtime, a: FromTorch) -> None:
     # tests/golden records distribute_tensor(host, mapper, mesh_device), which places the same shards.
     from .to_device import put
 
-    put(rt, host, a.as_, a.buffer_type, rt.mesh(a.device))
+    put(rt, host, a.as_, a.placement, rt.mesh(a.device))
 
 
 def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperChoice], mesh: MeshDevice) -> HostTensor:

@@ -88,12 +88,22 @@ def renumber_permute(placements: tuple[Placement, ...], dims: tuple[int, ...]) -
 
 
 def renumber_reshape(placements: tuple[Placement, ...], old: tuple[int, ...], new: tuple[int, ...]) -> Optional[tuple[Placement, ...]]:
-    """Placements after a reshape that only adds or drops size-1 dims (the dims of size > 1 keep
-    their order and sizes); None for any other reshape (the data's layout then has no simple label).
+    """Placements after a reshape: a shard dim among the trailing dims the reshape keeps as they
+    are moves with them (merging or splitting leading dims leaves it whole); otherwise, where the
+    reshape only adds or drops size-1 dims, each dim keeps its place among those of size > 1; None
+    for any other reshape (the data's layout then has no simple label).
 
     >>> renumber_reshape((Shard(3),), (1, 1, 32, 32), (1, 32, 32))
     (Shard(dim=2),)
+    >>> renumber_reshape((Shard(3),), (1, 2, 40, 32), (80, 32))
+    (Shard(dim=1),)
     """
+    kept = 0  # how many trailing dims are the same in both
+    while kept < min(len(old), len(new)) and old[-1 - kept] == new[-1 - kept]:
+        kept += 1
+    dims = [_dim(p.dim, len(old)) for p in placements if isinstance(p, Shard)]
+    if dims and all(d >= len(old) - kept for d in dims):
+        return tuple(Shard(_dim(p.dim, len(old)) - len(old) + len(new)) if isinstance(p, Shard) else p for p in placements)
     big_old = [i for i, n in enumerate(old) if n != 1]
     big_new = [i for i, n in enumerate(new) if n != 1]
     if [old[i] for i in big_old] != [new[i] for i in big_new]:
