@@ -427,6 +427,37 @@ def record(
 
 
 @app.command()
+def hunt(
+    profile: Annotated[Optional[str], typer.Option("--profile", "-p", help="The profile to hunt: one of meshspec's or one --profiles defines.")] = None,
+    against: Annotated[str, typer.Option("--against", help="The profile it is compared with.")] = "reference",
+    mesh: Annotated[Optional[list[str]], typer.Option("--mesh", help="A system (t3k, galaxy, ...) or a shape (2x4); repeat for several.")] = None,
+    ops: Annotated[Optional[str], typer.Option("--ops", help="Comma-separated ops the programs use (default: all hunt writes).")] = None,
+    time_budget: Annotated[Optional[str], typer.Option("--time", help="How long to search, e.g. 60s or 2m (default 60s).")] = None,
+    examples: Annotated[Optional[int], typer.Option("--examples", min=1, help="Programs to try instead of a time (deterministic).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="The seed: the same programs on every machine.")] = 0,
+    shard_spec: Annotated[Optional[str], typer.Option("--shard", help="K/N: the K-th of N disjoint slices of the programs.")] = None,
+    fault: Annotated[Optional[str], typer.Option("--fault", help="Inject a fault into the hunted profile: skip_write, drop_record or alter_shape.")] = None,
+    profiles_file: Annotated[Optional[Path], typer.Option("--profiles", help="A scenario file whose profiles: block defines user profiles.")] = None,
+    folders: Annotated[Optional[list[Path]], typer.Argument(help="With --merge: the hunt folders to merge.", show_default=False)] = None,
+    merge: Annotated[bool, typer.Option("--merge", help="Merge the hunt folders given into --out (deduplicated) instead of hunting.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="The folder the scenarios and hunt.json go to.")] = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Find new mismatches: random programs run under two profiles, each disagreement shrunk to a scenario."""
+    from .hunt import cli as hunting
+
+    try:
+        if folders and not merge:
+            raise UsageError(f"{folders[0]}: hunt takes folders only with --merge")
+        text = hunting.main(profile, against, mesh, ops, time_budget, examples, seed, shard_spec, fault, profiles_file,
+                            list(folders or []) if merge else None, out, fmt is Format.JSON)
+    except MeshspecError as err:
+        _err(str(err))
+        raise typer.Exit(EXIT_USAGE) from None
+    typer.echo(text, nl=False)
+
+
+@app.command()
 def profiles(
     scenario: Annotated[Optional[Path], typer.Argument(help="Also show the profiles this scenario defines.", show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",

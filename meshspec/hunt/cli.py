@@ -1,0 +1,127 @@
+"""``meshspec hunt`` behind the typer command: options checked and turned into a hunt, a progress
+bar on a terminal, the folder written, the summary rendered."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+from ..errors import UsageError
+
+
+def parse_time(text: str) -> float:
+    """``60s``, ``2m``, ``1h`` or a number of seconds."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
+    if not m or float(m.group(1)) <= 0:
+        raise UsageError(f"--time {text!r}: write a duration such as 60s, 2m or 1h")
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def parse_mesh(text: str) -> tuple[object, tuple[int, ...]]:
+    """A system name or a shape (``2x4``, ``2,4``) -> (as a scenario writes it, its shape)."""
+    from ..errors import did_you_mean
+    from ..sim.mesh import SYSTEMS
+
+    if text in SYSTEMS:
+        return text, tuple(SYSTEMS[text].shape)
+    parts = re.split(r"[x,]", text.strip())
+    if all(p.strip().isdigit() and int(p) > 0 for p in parts) and 1 <= len(parts) <= 3:
+        shape = tuple(int(p) for p in parts)
+        if len(shape) == 1:
+            shape = (1, shape[0])
+        n = 1
+        for d in shape:
+            n *= d
+        if n > 1024:
+            raise UsageError(f"--mesh {text!r}: {n} devices; hunt runs many programs, use a mesh of at most 1024 devices")
+        return list(shape), shape
+    raise UsageError(f"--mesh {text!r}: a system ({', '.join(SYSTEMS)}){did_you_mean(text, list(SYSTEMS))} or a shape such as 2x4")
+
+
+def main(profile: Optional[str], against: str, meshes: Optional[list[str]], ops: Optional[str], time_budget: Optional[str],
+         examples: Optional[int], seed: int, shard_spec: Optional[str], fault: Optional[str], profiles_file: Optional[Path],
+         merge: Optional[list[Path]], out: Optional[Path], as_json: bool) -> str:
+    from ..check import parse_shard
+    from ..render.hunt import summary_data, summary_json, summary_text
+    from .hunt import Progress, check_ops, hunt, merge as merge_folders, write
+    from .search import Target
+
+    if out is None:
+        raise UsageError("--out DIR: the folder the scenarios go to")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: is a file, not a folder")
+    if merge is not None:
+        if not merge:
+            raise UsageError("--merge: give the hunt folders to merge, e.g. meshspec hunt --merge run1 run2 --out all")
+        entries = merge_folders(merge, out)
+        data = summary_data(entries, 0, 0, [], str(out), merged=len(merge))
+        return summary_json(data) if as_json else summary_text(data)
+    if profile is None:
+        raise UsageError("--profile: the profile to hunt (e.g. current, uniform-by-value, or one --profiles defines)")
+    if examples is not None and time_budget is not None:
+        raise UsageError("--time and --examples: give one (examples are deterministic, a time is not)")
+    seconds = parse_time(time_budget) if time_budget is not None else (None if examples is not None else 60.0)
+    own = {}
+    if profiles_file is not None:
+        from ..scenario.loader import load
+
+        own = dict(load(profiles_file).profiles)
+    target = Target(profile, against, own, fault)
+    if profile == against and not fault:
+        raise UsageError(f"--profile {profile} --against {against}: the same profile never disagrees with itself")
+    shard = parse_shard(shard_spec) if shard_spec else (1, 1)
+    mesh_list = [parse_mesh(m) for m in (meshes or ["t3k"])]
+    vocabulary = check_ops([o.strip() for o in ops.split(",") if o.strip()] if ops else None)
+    progress = Progress()
+    with _bar(seconds, examples) as tick:
+        found = hunt(target, mesh_list, vocabulary, seed=seed, examples=examples, seconds=seconds, shard=shard, on_progress=tick,
+                     progress=progress)
+    try:
+        write(found, target, seed, out)
+    except OSError as err:
+        raise UsageError(f"--out {out}: {err.strerror or err}") from None
+    crashes = []
+    for i, (k, program, error) in enumerate(progress.crashes[:20]):
+        name = f"crash-{seed}-{k}.yaml"
+        (out / name).write_text(program.text(f"crash-{seed}-{k}", f"meshspec itself failed on this program: {error}"), encoding="utf-8")
+        crashes.append({"example": k, "error": error, "file": name})
+    from .hunt import _entry
+
+    data = summary_data([_entry(f, target) for f in found], progress.tried, progress.disagreements, crashes, str(out))
+    return summary_json(data) if as_json else summary_text(data)
+
+
+class _bar:
+    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
+
+    def __init__(self, seconds: Optional[float], examples: Optional[int]) -> None:
+        self.total = examples
+        self.seconds = seconds
+        self.live = sys.stderr.isatty()
+
+    def __enter__(self):
+        if not self.live:
+            return None
+        import time
+
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.start = time.monotonic()
+        self.bar = Progress(TextColumn("hunting"), BarColumn(), TextColumn("{task.fields[what]}"), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.__enter__()
+        self.task = self.bar.add_task("hunt", total=self.total or self.seconds, what="")
+
+        def tick(p) -> None:
+            done = p.tried if self.total else time.monotonic() - self.start
+            what = f"{p.tried} tried, {p.disagreements} disagreed, {p.distinct} signatures"
+            self.bar.update(self.task, completed=done, what=what)
+
+        return tick
+
+    def __exit__(self, *exc) -> None:
+        if self.live:
+            self.bar.__exit__(*exc)

@@ -1,0 +1,240 @@
+"""Where two profiles disagree on a program, why, and the smallest program that still shows it.
+
+A disagreement is a finding under the hunted profile that the other does not report (same kind,
+tensor, device and origin step), or a step error in one run and not the other. Its
+:class:`Signature` names the finding kind, the profile rule that produces it and the op at its
+origin. The rule is found by experiment: the comparison profile with that one rule set as the
+hunted profile has it must show the same disagreement (``several`` when no single rule does; a
+fault's name when a fault was injected). Shrinking keeps the signature: fewest steps first, then
+the smallest mesh, then smaller shapes, then bfloat16.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..errors import MeshspecError
+from ..sim.faults import EXPECTED, Fault
+from ..sim.profiles import RULES, Profile, define, get_profile
+from .programs import Program
+
+#: Meshes tried when shrinking, smallest first (as scenarios write them).
+SMALLER_MESHES: tuple[list, ...] = ([1, 2], [2, 1], [1, 4], [2, 2], [1, 8], [2, 4], [4, 2], [4, 4], [4, 8], [8, 4])
+
+_WRITES = ("copy_host_to_device_tensor", "to_device")
+
+
+@dataclass(frozen=True, order=True)
+class Signature:
+    kind: str
+    """The finding kind, or ``error`` for a step error only one side has."""
+    rule: str
+    """``rule=choice`` (the hunted profile's choice), ``several``, or ``fault:KIND``."""
+    op: str
+    """The op at the finding's origin step (or the failing step)."""
+
+    def __str__(self) -> str:
+        return f"{self.kind} / {self.rule} / {self.op}"
+
+    def slug(self) -> str:
+        return "-".join(p.replace("=", "-").replace(":", "-").replace("_", "-") for p in (self.kind, self.rule, self.op))
+
+
+@dataclass
+class Target:
+    """What is hunted: ``profile`` against ``against`` (names; ``own`` holds user profiles by
+    name), optionally with a fault injected into the hunted side."""
+
+    profile: str
+    against: str
+    own: dict[str, Profile] = field(default_factory=dict)
+    fault: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.fault is not None and self.fault not in EXPECTED:
+            from ..errors import UsageError
+
+            raise UsageError(f"--fault {self.fault!r}: one of {', '.join(EXPECTED)}")
+        self.hunted = get_profile(self.profile, self.own)
+        self.other = get_profile(self.against, self.own)
+        self.rules = [r for r in RULES if self.hunted.rule(r) != self.other.rule(r)]
+        self._flips: dict[str, Profile] = {}
+
+    def flipped(self, rule: str) -> Profile:
+        """The comparison profile with ``rule`` as the hunted profile has it."""
+        if rule not in self._flips:
+            name = f"{self.against}+{rule}"
+            self._flips[rule] = define(name, self.against, {rule: self.hunted.rule(rule).value}, parent=self.other)
+        return self._flips[rule]
+
+
+def _load(program: Program, profiles: dict):
+    from ..scenario.loader import parse
+
+    try:
+        scenario = parse(program.text(), Path("hunt.yaml"))
+    except MeshspecError:
+        return None
+    return scenario.replace(profiles={**scenario.profiles, **profiles})
+
+
+def fault_for(program: Program, kind: str, mesh_shape: tuple[int, ...]) -> Optional[Fault]:
+    """The fault injected into a program: at its first write, on its first device."""
+    for i, step in enumerate(program.steps):
+        if next(iter(step)) in _WRITES:
+            return Fault(kind, i, tuple(0 for _ in mesh_shape))
+    return None
+
+
+class Crash(Exception):
+    """meshspec itself failed on a program (a bug in meshspec, not a disagreement)."""
+
+    def __init__(self, program_text: str, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.program_text = program_text
+
+
+def _run(scenario, profile: str, fault: Optional[Fault] = None):
+    from ..runner import run
+
+    try:
+        return run(scenario, profile, fault=fault)
+    except MeshspecError:
+        return None
+    except Exception as err:  # noqa: BLE001 - meshspec's own bug: the hunt keeps the program to report
+        raise Crash(scenario.path.name, err) from err
+
+
+def _keys(report) -> dict[tuple, str]:
+    """Finding identity -> the op at its origin; a step error as ('error', step). A lie carried
+    into a host tensor by a read (its ``source`` names the device) is the device's finding again,
+    not a disagreement of its own."""
+    out = {(f.kind.value, f.tensor, f.device, f.step): (f.op or "") for f in report.findings if f.source is None}
+    if report.error is not None and report.error.source == "ttnn":
+        out[("error", None, None, report.error.step)] = report.error.op
+    return out
+
+
+def disagreements(hunted, other) -> list[tuple[str, str]]:
+    """(kind, op) of what the hunted run reports and the other does not, in step order; nothing
+    after the step the other run stopped at (what follows a divergence is not a new one)."""
+    mine, theirs = _keys(hunted), _keys(other)
+    stop = other.error.step if other.error is not None else None
+    found = sorted((k for k in mine if k not in theirs and (stop is None or k[3] is None or k[3] <= stop)),
+                   key=lambda k: (k[3] if k[3] is not None else -1, k[0]))
+    return [(k[0], mine[k]) for k in found]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    signatures: tuple[Signature, ...]
+    reports: tuple  # (hunted, other)
+
+
+def judge(program: Program, target: Target, attribute: bool = True) -> Optional[Outcome]:
+    """Run ``program`` on both sides; the signatures of their disagreements (None: it does not load)."""
+    profiles = {**target.own, **{f.name: f for f in target._flips.values()}}
+    scenario = _load(program, profiles)
+    if scenario is None:
+        return None
+    fault = fault_for(program, target.fault, tuple(scenario.mesh_shape)) if target.fault else None
+    if target.fault and fault is None:
+        return Outcome((), ())
+    hunted = _run(scenario, target.profile, fault)
+    other = _run(scenario, target.profile if target.fault else target.against)
+    if hunted is None or other is None:
+        return None
+    found = disagreements(hunted, other)
+    if not found:
+        return Outcome((), (hunted, other))
+    sigs = []
+    for kind, op in found:
+        if target.fault:
+            sigs.append(Signature(kind, f"fault:{target.fault}", op))
+        elif attribute:
+            sigs.append(Signature(kind, _rule(scenario, target, kind, op, hunted), op))
+        else:
+            sigs.append(Signature(kind, "?", op))
+    return Outcome(tuple(dict.fromkeys(sigs)), (hunted, other))
+
+
+def _rule(scenario, target: Target, kind: str, op: str, hunted) -> str:
+    """The one rule whose flip makes the comparison profile show (kind, op) too."""
+    for rule in target.rules:
+        flip = target.flipped(rule)
+        with_flip = scenario.replace(profiles={**scenario.profiles, flip.name: flip})
+        report = _run(with_flip, flip.name)
+        if report is not None and (kind, op) not in disagreements(hunted, report):
+            return f"{rule}={target.hunted.rule(rule).value}"
+    return "several"
+
+
+def shows(program: Program, target: Target, sig: Signature) -> bool:
+    """Whether ``program`` still shows disagreement ``sig`` (its rule re-checked by one flip)."""
+    out = judge(program, target, attribute=False)
+    if out is None or not any(s.kind == sig.kind and s.op == sig.op for s in out.signatures):
+        return False
+    if target.fault or sig.rule == "several":
+        return True
+    rule = sig.rule.split("=")[0]
+    scenario = _load(program, {**target.own, target.flipped(rule).name: target.flipped(rule)})
+    report = _run(scenario, target.flipped(rule).name) if scenario is not None else None
+    return report is not None and (sig.kind, sig.op) not in disagreements(out.reports[0], report)
+
+
+def shrink(program: Program, target: Target, sig: Signature, budget: int = 400) -> Program:
+    """The smallest program that still shows ``sig``: steps removed one at a time while it does,
+    then smaller meshes, then each shape's dims made smaller, then bfloat16; until nothing shrinks
+    (at most ``budget`` candidate runs)."""
+    tries = [0]
+
+    def keep(candidate: Program) -> bool:
+        tries[0] += 1
+        return tries[0] <= budget and shows(candidate, target, sig)
+
+    changed = True
+    while changed and tries[0] < budget:
+        changed = False
+        for i in reversed(range(len(program.steps))):  # fewest steps
+            if len(program.steps) > 1 and i < len(program.steps):
+                cand = Program(program.mesh, program.steps[:i] + program.steps[i + 1 :])
+                if keep(cand):
+                    program, changed = cand, True
+        for mesh in SMALLER_MESHES:  # the smallest mesh
+            if _devices(mesh) < _devices(program.mesh) and keep(Program(mesh, program.steps)):
+                program, changed = Program(mesh, program.steps), True
+                break
+        for i, step in enumerate(program.steps):  # smaller shapes, then bfloat16
+            for cand_step in _smaller(step):
+                cand = Program(program.mesh, program.steps[:i] + (cand_step,) + program.steps[i + 1 :])
+                if keep(cand):
+                    program, changed = cand, True
+                    break
+    return program
+
+
+def _devices(mesh) -> int:
+    from ..sim.mesh import SYSTEMS
+
+    shape = SYSTEMS[mesh].shape if isinstance(mesh, str) else mesh
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _smaller(step: dict) -> list[dict]:
+    """Variants of a step with one dim of its shape smaller, or in bfloat16."""
+    op, args = next(iter(step.items()))
+    out = []
+    shape = args.get("shape")
+    if isinstance(shape, list):
+        for d, n in enumerate(shape):
+            for m in sorted({1, 32, n // 2} - {n}):
+                if 1 <= m < n:
+                    out.append({op: {**args, "shape": shape[:d] + [m] + shape[d + 1 :]}})
+    if args.get("dtype", "bfloat16") != "bfloat16":
+        out.append({op: {**args, "dtype": "bfloat16"}})
+    return out
