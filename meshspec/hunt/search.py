@@ -127,6 +127,21 @@ def disagreements(hunted, other) -> list[tuple[str, str]]:
     return [(k[0], mine[k]) for k in found]
 
 
+def silent(hunted, other, scenario) -> list[tuple[str, str]]:
+    """Where the two runs report the same but a tensor read back holds other values in each: a
+    lie no detector names (``values_differ``, at the op that made the tensor)."""
+    def digests(report) -> dict[str, tuple[int, str]]:
+        return {t.name: (t.step, t.values["sha256"]) for t in report.tensors
+                if t.plain and t.values is not None and t.values.get("sha256")}
+
+    mine, theirs = digests(hunted), digests(other)
+    out = []
+    for name, (step, sha) in sorted(mine.items(), key=lambda kv: kv[1][0]):
+        if name in theirs and theirs[name][1] != sha:
+            out.append(("values_differ", scenario.steps[step].op if step < len(scenario.steps) else ""))
+    return out[:1]
+
+
 @dataclass(frozen=True)
 class Outcome:
     signatures: tuple[Signature, ...]
@@ -146,7 +161,7 @@ def judge(program: Program, target: Target, attribute: bool = True) -> Optional[
     other = _run(scenario, target.profile if target.fault else target.against)
     if hunted is None or other is None:
         return None
-    found = disagreements(hunted, other)
+    found = disagreements(hunted, other) or silent(hunted, other, scenario)
     if not found:
         return Outcome((), (hunted, other))
     sigs = []

@@ -112,3 +112,15 @@ def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
                         (["-p", "current", "--ops", "nope", "--examples", "2", "--out", "o"], "--ops 'nope'")):
         r = CliRunner().invoke(app, ["hunt", *args])
         assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_values_read_back_that_differ_silently_are_a_disagreement_of_their_own():
+    from meshspec.hunt.search import silent
+
+    text = ("meshspec: 1\nname: s\nmesh: [1, 2]\nsteps:\n"
+            "  - from_torch: {as: h, shape: [1, 1, 32, 64], data: {random: SEED}, mesh_mapper: {shard: 3}, device: mesh_device}\n"
+            "  - to_torch: {tensor: h, as: out, mesh_composer: {concat: 3}}\n")
+    a, b = (run(parse(text.replace("SEED", str(n)), Path("s.yaml")), "current") for n in (1, 2))
+    assert a.findings == b.findings == ()
+    assert silent(a, b, parse(text.replace("SEED", "1"), Path("s.yaml"))) == [("values_differ", "to_torch")]
+    assert silent(a, a, parse(text.replace("SEED", "1"), Path("s.yaml"))) == []
