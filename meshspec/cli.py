@@ -429,7 +429,7 @@ def record(
 @app.command()
 def hunt(
     profile: Annotated[Optional[str], typer.Option("--profile", "-p", help="The profile to hunt: one of meshspec's or one --profiles defines.")] = None,
-    against: Annotated[str, typer.Option("--against", help="The profile it is compared with.")] = "reference",
+    against: Annotated[Optional[str], typer.Option("--against", help="The profile it is compared with (default reference).")] = None,
     mesh: Annotated[Optional[list[str]], typer.Option("--mesh", help="A system (t3k, galaxy, ...) or a shape (2x4); repeat for several.")] = None,
     ops: Annotated[Optional[str], typer.Option("--ops", help="Comma-separated ops the programs use (default: all hunt writes).")] = None,
     time_budget: Annotated[Optional[str], typer.Option("--time", help="How long to search, e.g. 60s or 2m (default 60s).")] = None,
@@ -449,12 +449,13 @@ def hunt(
     try:
         if folders and not merge:
             raise UsageError(f"{folders[0]}: hunt takes folders only with --merge")
-        text = hunting.main(profile, against, mesh, ops, time_budget, examples, seed, shard_spec, fault, profiles_file,
-                            list(folders or []) if merge else None, out, fmt is Format.JSON)
+        text, code = hunting.main(profile, against, mesh, ops, time_budget, examples, seed, shard_spec, fault, profiles_file,
+                                  list(folders or []) if merge else None, out, fmt is Format.JSON)
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
     typer.echo(text, nl=False)
+    raise typer.Exit(code)
 
 
 @app.command()

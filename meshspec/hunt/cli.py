@@ -40,57 +40,52 @@ def parse_mesh(text: str) -> tuple[object, tuple[int, ...]]:
     raise UsageError(f"--mesh {text!r}: a system ({', '.join(SYSTEMS)}){did_you_mean(text, list(SYSTEMS))} or a shape such as 2x4")
 
 
-def main(profile: Optional[str], against: str, meshes: Optional[list[str]], ops: Optional[str], time_budget: Optional[str],
+def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[str]], ops: Optional[str], time_budget: Optional[str],
          examples: Optional[int], seed: int, shard_spec: Optional[str], fault: Optional[str], profiles_file: Optional[Path],
-         merge: Optional[list[Path]], out: Optional[Path], as_json: bool) -> str:
+         merge: Optional[list[Path]], out: Optional[Path], as_json: bool) -> tuple[str, int]:
+    """The summary to print and the exit code: 0 nothing found, 1 disagreements found, 3 when
+    meshspec itself failed on a program (its bug; the program is kept), 130 when interrupted."""
     from ..check import parse_shard
     from ..render.hunt import summary_data, summary_json, summary_text
-    from .hunt import Progress, check_ops, hunt, merge as merge_folders, write
+    from .hunt import Progress, check_ops, hunt, merge as merge_folders, prepare, unreachable, write
     from .search import Target
 
     if out is None:
         raise UsageError("--out DIR: the folder the scenarios go to")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: is a file, not a folder")
     if merge is not None:
         if not merge:
             raise UsageError("--merge: give the hunt folders to merge, e.g. meshspec hunt --merge run1 run2 --out all")
         entries = merge_folders(merge, out)
-        data = summary_data(entries, 0, 0, [], str(out), merged=len(merge))
-        return summary_json(data) if as_json else summary_text(data)
+        data = summary_data(entries, None, None, [], str(out), merged=len(merge))
+        return (summary_json(data) if as_json else summary_text(data)), 1 if entries else 0
     if profile is None:
         raise UsageError("--profile: the profile to hunt (e.g. current, uniform-by-value, or one --profiles defines)")
     if examples is not None and time_budget is not None:
         raise UsageError("--time and --examples: give one (examples are deterministic, a time is not)")
+    if fault is not None and against is not None and against != profile:
+        raise UsageError(f"--fault compares {profile} with itself unmodified; drop --against {against}")
     seconds = parse_time(time_budget) if time_budget is not None else (None if examples is not None else 60.0)
     own = {}
     if profiles_file is not None:
         from ..scenario.loader import load
 
         own = dict(load(profiles_file).profiles)
-    target = Target(profile, against, own, fault)
-    if profile == against and not fault:
-        raise UsageError(f"--profile {profile} --against {against}: the same profile never disagrees with itself")
+    target = Target(profile, against or "reference", own, fault)
+    if target.profile == target.against and not fault:
+        raise UsageError(f"--profile {profile} --against {target.against}: the same profile never disagrees with itself")
     shard = parse_shard(shard_spec) if shard_spec else (1, 1)
     mesh_list = [parse_mesh(m) for m in (meshes or ["t3k"])]
     vocabulary = check_ops([o.strip() for o in ops.split(",") if o.strip()] if ops else None)
+    prepare(out)  # before the search: a folder that cannot take the files fails now, not after an hour
     progress = Progress()
     with _bar(seconds, examples) as tick:
         found = hunt(target, mesh_list, vocabulary, seed=seed, examples=examples, seconds=seconds, shard=shard, on_progress=tick,
                      progress=progress)
-    try:
-        write(found, target, seed, out)
-    except OSError as err:
-        raise UsageError(f"--out {out}: {err.strerror or err}") from None
-    crashes = []
-    for i, (k, program, error) in enumerate(progress.crashes[:20]):
-        name = f"crash-{seed}-{k}.yaml"
-        (out / name).write_text(program.text(f"crash-{seed}-{k}", f"meshspec itself failed on this program: {error}"), encoding="utf-8")
-        crashes.append({"example": k, "error": error, "file": name})
-    from .hunt import _entry
-
-    data = summary_data([_entry(f, target) for f in found], progress.tried, progress.disagreements, crashes, str(out))
-    return summary_json(data) if as_json else summary_text(data)
+    entries, crashes = write(found, target, seed, out, progress.crashes)
+    data = summary_data(entries, progress.tried, progress.disagreements, crashes, str(out),
+                        unreachable=[] if fault else unreachable(target, vocabulary), interrupted=progress.interrupted)
+    code = 130 if progress.interrupted else 3 if crashes else 1 if entries else 0
+    return (summary_json(data) if as_json else summary_text(data)), code
 
 
 class _bar:

@@ -1,27 +1,33 @@
 """The hunt itself: generate, compare, shrink, deduplicate, write (``meshspec hunt``).
 
-Example ``k`` of seed ``s`` is generated from ``random.Random(f"{s}:{k}")`` on the mesh
-``meshes[k % len(meshes)]``; ``--shard K/N`` takes the examples with ``k % N == K - 1``, so a CI
+Example ``k`` of seed ``s`` is generated from ``random.Random(f"{s}:{k}")`` on a mesh drawn
+from ``meshes`` by ``k`` alone; ``--shard K/N`` takes the examples with ``k % N == K - 1``, so a CI
 matrix explores disjoint programs and ``--merge`` joins their folders. Each distinct signature
 keeps its smallest program, written as a scenario whose ``expect`` block states what each profile
-reports; ``hunt.json`` in the folder indexes them.
+reports; ``hunt.json`` in the folder indexes them (and the programs meshspec itself failed on).
+Nothing in the folder that hunt did not write is ever replaced: every name is checked before the
+first file is written.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 from ..errors import UsageError
-from .programs import VOCABULARY, MeshSpec, Program, generate
-from .search import Crash, Signature, Target, judge, shrink
+from .programs import RULE_OPS, VOCABULARY, MeshSpec, Program, generate
+from .search import Crash, Signature, Target, attribute, judge, shrink
 
 INDEX = "hunt.json"
 FORMAT = "meshspec.hunt/1"
+_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\.yaml")
+"""A file an index may name: a plain scenario file name in the folder, no path."""
 
 
 @dataclass
@@ -39,7 +45,9 @@ class Progress:
     disagreements: int = 0
     distinct: int = 0
     crashes: list = field(default_factory=list)
-    """(example, program, error) where meshspec itself failed: its bugs, kept to report."""
+    """(example, program, error, fault) where meshspec itself failed: its bugs, kept to report."""
+    interrupted: bool = False
+    """Stopped by an interrupt (Ctrl-C): what was found so far is kept."""
 
 
 def check_ops(ops: Optional[list[str]]) -> tuple[str, ...]:
@@ -55,40 +63,51 @@ def check_ops(ops: Optional[list[str]]) -> tuple[str, ...]:
     return tuple(ops)
 
 
+def unreachable(target: Target, ops: tuple[str, ...]) -> list[str]:
+    """The rules the two profiles differ in that no op the programs use exercises: a hunt
+    cannot find what they do (``meshspec profiles`` says what each means)."""
+    return [r for r in target.rules if not set(RULE_OPS.get(r, ())) & set(ops)]
+
+
 def hunt(target: Target, meshes: list[tuple[MeshSpec, tuple[int, ...]]], ops: tuple[str, ...], *, seed: int = 0,
          examples: Optional[int] = None, seconds: Optional[float] = None, shard: tuple[int, int] = (1, 1),
          on_progress: Optional[Callable[[Progress], None]] = None, progress: Optional[Progress] = None) -> list[Found]:
-    """Search until ``examples`` programs were tried (deterministic) or ``seconds`` passed;
-    ``progress`` (given or made) counts what was tried and keeps meshspec's own crashes."""
+    """Search until ``examples`` programs were tried (deterministic) or ``seconds`` passed (the
+    shrinking included), or an interrupt; ``progress`` (given or made) counts what was tried and
+    keeps meshspec's own crashes."""
     k_of, n_of = shard
     found: dict[Signature, Found] = {}
     progress = progress if progress is not None else Progress()
-    start = time.monotonic()
+    deadline = time.monotonic() + seconds if seconds is not None else None
     k = k_of - 1
-    while True:
-        if examples is not None and progress.tried >= examples:
-            break
-        if seconds is not None and time.monotonic() - start >= seconds:
-            break
-        mesh, shape = meshes[k % len(meshes)]
-        program = generate(random.Random(f"{seed}:{k}"), shape, mesh, ops)
-        progress.tried += 1
-        try:
-            out = judge(program, target)
-            if out is not None and out.signatures:
-                progress.disagreements += 1
-                for sig in out.signatures:
-                    if sig in found and len(found[sig].program.steps) <= 2:
-                        continue
-                    small = shrink(program, target, sig)
-                    if sig not in found or _smaller(small, found[sig].program):
-                        found[sig] = Found(sig, small, len(program.steps), k)
-                progress.distinct = len(found)
-        except Crash as err:
-            progress.crashes.append((k, program, str(err)))
-        if on_progress is not None:
-            on_progress(progress)
-        k += n_of
+    try:
+        while True:
+            if examples is not None and progress.tried >= examples:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            mesh, shape = meshes[random.Random(f"{seed}:{k}:mesh").randrange(len(meshes))]  # by k alone, whatever the shard
+            program = generate(random.Random(f"{seed}:{k}"), shape, mesh, ops)
+            progress.tried += 1
+            try:
+                out = judge(program, target)
+                if out is not None and out.signatures:
+                    progress.disagreements += 1
+                    for sig in out.signatures:
+                        if sig in found and len(found[sig].program.steps) <= 2:
+                            continue
+                        small = shrink(program, target, sig, deadline=deadline)
+                        final = attribute(small, target, sig)  # the rule again, on the program kept
+                        if final not in found or _smaller(small, found[final].program):
+                            found[final] = Found(final, small, len(program.steps), k)
+                    progress.distinct = len(found)
+            except Crash as err:
+                progress.crashes.append((k, program, str(err), err.fault))
+            if on_progress is not None:
+                on_progress(progress)
+            k += n_of
+    except KeyboardInterrupt:
+        progress.interrupted = True
     return sorted(found.values(), key=lambda f: f.signature)
 
 
@@ -98,24 +117,25 @@ def _smaller(a: Program, b: Program) -> bool:
     return (len(a.steps), _devices(a.mesh), len(a.text())) < (len(b.steps), _devices(b.mesh), len(b.text()))
 
 
+def file_name(sig: Signature, target: Target) -> str:
+    """``hunt-<profile>-vs-<against>-<kind>-<rule>-<op>.yaml`` (a fault: ``<profile>-with-<fault>``)."""
+    return f"hunt-{target.label}-{sig.slug()}.yaml"
+
+
 def scenario_text(f: Found, target: Target, seed: int, name: str) -> str:
     """The kept program as a scenario: a description naming the rule, and an expect block with
-    exactly what each side reports (so it drops into a ``meshspec check`` suite as written)."""
+    exactly what each side reports (so it drops into a ``meshspec check`` suite as written). A
+    fault is no scenario setting: the expect block states the unmodified profile only."""
     from ..sim.profiles import RULES
     from .search import _load, _run, fault_for
 
     sig = f.signature
     extra: dict = {}
-    own: dict = {}
-    for wanted in (target.profile, target.against):  # user profiles named, and the user profiles they are based on
-        while wanted in target.own and wanted not in own:
-            own[wanted] = target.own[wanted]
-            wanted = target.own[wanted].base or ""
-    own = dict(reversed(list(own.items())))  # a base before the profiles built on it
+    own = target.own_used()
     if own:
-        extra["profiles"] = {n: _profile_block(p) for n, p in own.items()}
+        extra["profiles"] = {n: _profile_block(p, target) for n, p in own.items()}
     scenario = _load(f.program, target.own)
-    sides = [target.against] if target.fault else [target.profile, target.against]
+    sides = [target.profile] if target.fault else [target.profile, target.against]
     expect: dict = {}
     for prof in sides:
         report = _run(scenario, prof)
@@ -123,15 +143,17 @@ def scenario_text(f: Found, target: Target, seed: int, name: str) -> str:
         if report.error is not None:
             block["error"] = report.error.message[:80]
         expect[prof] = block
-    extra["profile"] = target.against if target.fault else target.profile
+    extra["profile"] = target.profile
     extra["expect"] = {"profiles": expect}
-    if sig.rule.startswith("fault:"):
-        kind = sig.rule.split(":")[1]
-        fault = fault_for(f.program, kind, tuple(scenario.mesh_shape))
-        why = (f"With the fault {kind} injected at its first write (step {fault.step}) on device {list(fault.coord)}, "
-               f"{target.profile} reports {sig.kind} at {sig.op}; without it, nothing of the kind (the expect block: the "
-               "unmodified profile; faults are not scenario settings).")
-    elif sig.rule == "several":
+    if target.fault:
+        fault = fault_for(f.program, target.fault, tuple(scenario.mesh_shape))
+        head = (f"Found by meshspec hunt (seed {seed}, example {f.example}; {f.steps_before} steps, shrunk to {len(f.program.steps)}): "
+                f"with the fault {target.fault} injected at step {fault.step} on device {list(fault.coord)} "
+                f"(meshspec.sim.faults.Fault(kind={target.fault}, step={fault.step}, coord={tuple(fault.coord)})), {target.profile} reports "
+                f"{sig.kind} at {sig.op}; without it, it does not. Faults are no scenario setting: the expect block is "
+                f"{target.profile} unmodified.")
+        return f.program.text(name, head, extra)
+    if sig.rule == "several":
         why = f"No single rule of {target.profile} makes {target.against} report it: it takes several of them together."
     else:
         rule, choice = sig.rule.split("=")
@@ -152,10 +174,10 @@ def _pattern(f) -> dict:
     return out
 
 
-def _profile_block(p) -> dict:
+def _profile_block(p, target: Target) -> dict:
     from ..sim.profiles import RULES, get_profile
 
-    base = get_profile(p.base) if p.base else None
+    base = get_profile(p.base, target.own) if p.base else None
     block: dict = {"base": p.base}
     if p.era:
         block["era"] = p.era
@@ -165,34 +187,75 @@ def _profile_block(p) -> dict:
     return block
 
 
-def write(found: list[Found], target: Target, seed: int, out: Path) -> list[Found]:
-    """Write each kept program into ``out`` (made if missing; an existing file of the same name
-    is another hunt's and is replaced only by this hunt's index) and the index ``hunt.json``."""
-    out.mkdir(parents=True, exist_ok=True)
-    index = _read_index(out) if (out / INDEX).exists() else {"format": FORMAT, "found": []}
-    taken = {e["file"] for e in index["found"]}
+# -- the folder ------------------------------------------------------------------------------
+def prepare(out: Path) -> dict:
+    """Make sure ``out`` can take a hunt's files before any search: a folder (made if missing)
+    that can be written; returns its index (empty for a new folder)."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {out}: {err.strerror or err}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: this user cannot write there")
+    return read_index(out) if (out / INDEX).exists() else {"format": FORMAT, "found": [], "crashes": []}
+
+
+def _claim(out: Path, index: dict, names: list[str]) -> None:
+    """Refuse, before anything is written, any name that is a file hunt did not write there."""
+    ours = {e["file"] for e in index["found"]} | {c["file"] for c in index.get("crashes", [])}
+    theirs = [n for n in names if (out / n).exists() and n not in ours]
+    if theirs:
+        raise UsageError(f"{out / theirs[0]}: exists and is not one of this folder's hunt files ({INDEX}); choose another --out")
+
+
+def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Optional[list] = None) -> tuple[list[dict], list[dict]]:
+    """Write the kept programs into ``out`` and update its index: a signature already there keeps
+    the smaller program. Returns the index entries of this hunt's signatures and its crashes."""
+    index = prepare(out)
+    crash_rows = []
+    for k, program, error, fault in (crashes or [])[:20]:
+        crash_rows.append({"file": f"crash-{target.label}-{seed}-{k}.yaml", "example": k, "error": error,
+                           "fault": list(fault) if fault else None, "program": program})
     for f in found:
-        name = f"hunt-{f.signature.slug()}"
-        f.file = f"{name}.yaml"
-        path = out / f.file
-        if path.exists() and f.file not in taken:
-            raise UsageError(f"{path}: exists and is not one of this folder's hunt files (hunt.json); choose another --out")
-        path.write_text(scenario_text(f, target, seed, name), encoding="utf-8")
+        f.file = file_name(f.signature, target)
+    _claim(out, index, [f.file for f in found] + [c["file"] for c in crash_rows])
     entries = {e["file"]: e for e in index["found"]}
+    mine = []
     for f in found:
+        old = entries.get(f.file)
+        if old is not None and old["steps_after"] <= len(f.program.steps):
+            mine.append(old)  # the folder's program is as small: kept
+            continue
+        (out / f.file).write_text(scenario_text(f, target, seed, f.file[:-5]), encoding="utf-8")
         entries[f.file] = _entry(f, target)
+        mine.append(entries[f.file])
+    known = {c["file"]: c for c in index.get("crashes", [])}
+    for c in crash_rows:
+        program = c.pop("program")
+        fault = (f"; with meshspec.sim.faults.Fault(kind={c['fault'][0]}, step={c['fault'][1]}, coord={tuple(c['fault'][2])}) injected"
+                 if c["fault"] else "")
+        (out / c["file"]).write_text(program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}"),
+                                     encoding="utf-8")
+        known[c["file"]] = c
     index["found"] = sorted(entries.values(), key=lambda e: e["file"])
+    index["crashes"] = sorted(known.values(), key=lambda c: c["file"])
     (out / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
-    return found
+    return mine, crash_rows
 
 
 def _entry(f: Found, target: Target) -> dict:
     return {"file": f.file, "kind": f.signature.kind, "rule": f.signature.rule, "op": f.signature.op,
             "steps_before": f.steps_before, "steps_after": len(f.program.steps), "profile": target.profile,
-            "against": target.against}
+            "against": target.against if not target.fault else f"{target.profile} (no fault)"}
 
 
-def _read_index(folder: Path) -> dict:
+_ENTRY = {"file": str, "kind": str, "rule": str, "op": str, "steps_before": int, "steps_after": int, "profile": str, "against": str}
+
+
+def read_index(folder: Path) -> dict:
+    """A folder's ``hunt.json``, checked entry by entry (names are plain files in the folder)."""
     path = folder / INDEX
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -200,31 +263,48 @@ def _read_index(folder: Path) -> dict:
         raise UsageError(f"{path}: not a hunt index ({err})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("found"), list):
         raise UsageError(f"{path}: not a hunt index (format {FORMAT})")
+    for i, e in enumerate(data["found"]):
+        bad = (not isinstance(e, dict) and "an object") or next(
+            (f"{k!r} ({t.__name__})" for k, t in _ENTRY.items() if not isinstance(e.get(k), t) or isinstance(e.get(k), bool)), None)
+        if bad:
+            raise UsageError(f"{path}: found[{i}]: needs {bad}")
+        if not _FILE.fullmatch(e["file"]):
+            raise UsageError(f"{path}: found[{i}].file {e['file']!r}: a scenario file name in the folder, no path")
+    crashes = data.setdefault("crashes", [])
+    if not isinstance(crashes, list) or any(not isinstance(c, dict) or not _FILE.fullmatch(str(c.get("file", ""))) for c in crashes):
+        raise UsageError(f"{path}: crashes: a list of {{file: NAME.yaml, ...}}")
     return data
 
 
 def merge(folders: list[Path], out: Path) -> list[dict]:
-    """Join hunt folders into ``out``: per signature (kind, rule, op, profiles), the smallest
-    scenario (fewest steps), its file copied."""
+    """Join hunt folders into ``out`` (its own entries included): per signature and profile pair,
+    the smallest scenario (fewest steps), its file copied; crashes kept."""
+    index = prepare(out)
     best: dict[tuple, tuple[dict, Path]] = {}
+    crashes: dict[str, tuple[dict, Path]] = {c["file"]: (c, out) for c in index["crashes"]}
+
+    def key(e: dict) -> tuple:
+        return e["kind"], e["rule"], e["op"], e["profile"], e["against"]
+
+    for e in index["found"]:
+        best[key(e)] = (e, out)
     for folder in folders:
         if not (folder / INDEX).is_file():
             raise UsageError(f"{folder}: not a hunt folder (no {INDEX})")
-        for e in _read_index(folder)["found"]:
-            key = (e["kind"], e["rule"], e["op"], e["profile"], e["against"])
-            if key not in best or e["steps_after"] < best[key][0]["steps_after"]:
-                best[key] = (e, folder)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UsageError(f"--out {out}: {err.strerror or err}") from None
-    kept = []
-    for e, folder in sorted(best.values(), key=lambda v: v[0]["file"]):
-        src, dst = folder / e["file"], out / e["file"]
-        if src.resolve() != dst.resolve():
-            if dst.exists() and not (out / INDEX).exists():
-                raise UsageError(f"{dst}: exists and is not a hunt file; choose another --out")
-            dst.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
-        kept.append(e)
-    (out / INDEX).write_text(json.dumps({"format": FORMAT, "found": kept}, indent=1) + "\n", encoding="utf-8")
+        data = read_index(folder)
+        for e in data["found"]:
+            if not (folder / e["file"]).is_file():
+                raise UsageError(f"{folder / INDEX}: names {e['file']}, which is not in {folder}")
+            if key(e) not in best or e["steps_after"] < best[key(e)][0]["steps_after"]:
+                best[key(e)] = (e, folder)
+        for c in data["crashes"]:
+            if (folder / c["file"]).is_file():
+                crashes.setdefault(c["file"], (c, folder))
+    copied = [(e, f) for e, f in best.values() if f != out] + [(c, f) for c, f in crashes.values() if f != out]
+    _claim(out, index, [e["file"] for e, _ in copied])
+    for e, folder in copied:
+        (out / e["file"]).write_text((folder / e["file"]).read_text(encoding="utf-8"), encoding="utf-8")
+    kept = sorted((e for e, _ in best.values()), key=lambda e: e["file"])
+    index.update(found=kept, crashes=sorted((c for c, _ in crashes.values()), key=lambda c: c["file"]))
+    (out / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
     return kept

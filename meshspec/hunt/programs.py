@@ -61,11 +61,31 @@ def _flow(value: Any) -> str:
 #: Every op the generator can write, in the order it prefers them; ``--ops`` picks from these.
 VOCABULARY: tuple[str, ...] = (
     "from_torch", "allocate_tensor_on_device", "copy_host_to_device_tensor", "to_device", "cpu", "to_torch", "deallocate",
-    "squeeze", "unsqueeze", "permute", "all_gather", "neg", "add",
+    "squeeze", "unsqueeze", "permute", "all_gather", "all_gather_async", "neg", "add",
 )
+
+#: Each profile rule and the ops whose outcome it decides (a rule whose ops a hunt does not use
+#: cannot be found: the summary says so).
+RULE_OPS: dict[str, tuple[str, ...]] = {
+    "allocation": ("allocate_tensor_on_device",),
+    "copy": ("copy_host_to_device_tensor",),
+    "mapper": ("from_torch",),
+    "composer": ("to_torch",),
+    "copy_check": ("copy_host_to_device_tensor",),
+    "default_composer": ("to_torch",),
+    "op_topology": ("squeeze", "unsqueeze", "permute", "neg", "add"),
+    "ccl_topology": ("all_gather", "all_gather_async"),
+    "ccl_padding": ("all_gather_async",),
+    "handles": (),  # get_device_tensors, combine_device_tensors: not written by hunt
+    "cache_topology": (),  # dump_tensor, load_tensor
+    "mapper_offset": (),  # mesh_offset_override
+    "per_device_api": (),
+}
 
 #: Ops that make a host tensor (hunt needs one to write anything to a device).
 _NEEDED = ("from_torch",)
+#: Ops every program may draw (the writes where records lie); the others are drawn by half.
+_CORE = ("from_torch", "allocate_tensor_on_device", "copy_host_to_device_tensor")
 
 
 @dataclass
@@ -76,7 +96,16 @@ class _State:
     mesh_shape: tuple[int, ...]
     hosts: dict[str, tuple[list[int], Optional[int]]] = field(default_factory=dict)
     devices: dict[str, list[int]] = field(default_factory=dict)
+    kinds: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Each tensor's dtype and layout (a copy needs both to match)."""
     copies: set = field(default_factory=set)
+    coverage: dict[str, str] = field(default_factory=dict)
+    """Each host tensor: does it write every device (whole) or fewer (part)."""
+    covered: dict[str, str] = field(default_factory=dict)
+    """Each device tensor: the coverage of the last copy into it."""
+
+    def fits(self, host: str, dev: str) -> bool:
+        return self.hosts[host][0] == self.devices[dev] and self.kinds.get(host) == self.kinds.get(dev)
     count: int = 0
 
     def fresh(self, prefix: str) -> str:
@@ -96,6 +125,29 @@ def _shape(rng: random.Random, size: int) -> list[int]:
     tile-sized or not."""
     dim1 = rng.choice([1, 2, size - 1, size - 1, size, size, size + 1, 2 * size]) if size > 1 else rng.choice([1, 2])
     return [1, max(1, dim1), rng.choice([32, 32, 64, 17]), rng.choice([32, 32, 64, 48])]
+
+
+DEFAULT_KIND = ("bfloat16", "tile")
+#: Other dtypes and layouts a program's tensors take now and then (block floats are TILE only).
+KINDS = (("float32", "tile"), ("bfloat16", "row_major"), ("uint32", "row_major"), ("bfloat8_b", "tile"), ("int32", "tile"))
+
+
+def _kind_fields(kind: tuple[str, str]) -> dict:
+    """The dtype and layout fields a step writes (none for the default, bfloat16 TILE)."""
+    return {} if kind == DEFAULT_KIND else {"dtype": kind[0], "layout": kind[1]}
+
+
+def _devices_written(mapper, shape: list[int], size: int) -> int:
+    """How many devices a mapper writes (torch.chunk's count for a shard)."""
+    if mapper == "replicate":
+        return size
+    if "create_mesh_mapper" in mapper:
+        parts = mapper["create_mesh_mapper"]["mesh_shape_override"][0]
+        dim = mapper["create_mesh_mapper"]["placements"][0]["shard"]
+    else:
+        parts, dim = size, mapper["shard"]
+    n = shape[dim]
+    return -(-n // _chunk(n, parts))
 
 
 def _chunk(n: int, parts: int) -> int:
@@ -123,12 +175,25 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
     if op == "from_torch":
         shape = _shape(rng, st.size)
         earlier = [h[0] for h in st.hosts.values() if len(h[0]) == 4]
-        allocated = [d for d in st.devices.values() if len(d) == 4]
-        if allocated and rng.random() < 0.5:  # shards that fit an allocation: a host tensor to copy into it
-            target = list(rng.choice(allocated))
-            if target[1] == 1:
-                shape = [target[0], rng.choice([1, st.size - 1, st.size]), *target[2:]]
+        allocated = [d for d, s in st.devices.items() if len(s) == 4]
+        kind = rng.choice(KINDS) if rng.random() < 0.3 else DEFAULT_KIND
+        if allocated and rng.random() < 0.7:  # shards that fit an allocation: a host tensor to copy into it
+            fit = rng.choice(allocated)
+            target, kind = list(st.devices[fit]), st.kinds.get(fit, DEFAULT_KIND)
+            # the other coverage than what was last copied into it: a partial write after a whole
+            # one, a whole one after a partial one (where records and data part ways)
+            last = st.covered.get(fit)
+            ways = {"whole": ["whole", "shard"] if target[1] == 1 else ["whole"], "part": ["part"]}
+            way = rng.choice(ways["part" if last == "whole" else "whole"] if last and rng.random() < 0.7
+                             else (["whole", "part", "shard"] if target[1] == 1 else ["whole", "part"]))
+            if way == "shard":  # dim 1 over the mesh, one row a device: shorter than the mesh leaves devices out
+                shape = [target[0], max(1, rng.choice([st.size - 1, st.size])), *target[2:]]
                 mapper, dim, shard = {"shard": 1}, 1, list(target)
+            elif way == "part" and st.size > 2:  # a write to fewer devices than the mesh, of shards that fit
+                m = rng.randint(1, st.size - 1)
+                shape = [target[0], target[1] * m, *target[2:]]
+                mapper = {"create_mesh_mapper": {"placements": [{"shard": 1}], "mesh_shape_override": [m]}}
+                dim, shard = 1, list(target)
             else:
                 shape, mapper, dim, shard = list(target), "replicate", None, list(target)
         else:
@@ -136,7 +201,9 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
                 shape[2:] = list(rng.choice(earlier)[2:])
             mapper, dim, shard = _mapper(rng, st, shape)
         name = st.fresh("h")
-        args: dict[str, Any] = {"as": name, "shape": shape, "mesh_mapper": mapper}
+        args: dict[str, Any] = {"as": name, "shape": shape, **_kind_fields(kind), "mesh_mapper": mapper}
+        st.kinds[name] = kind
+        st.coverage[name] = "whole" if _devices_written(mapper, shape, st.size) >= st.size else "part"
         if rng.random() < 0.2:
             args["device"] = "mesh_device"
             st.devices[name] = shard
@@ -146,23 +213,27 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
             args["data"] = {"random": rng.randint(1, 9)}
         return {"from_torch": args}
     if op == "allocate_tensor_on_device":
-        unplaced = [s for s, _ in st.hosts.values() if s not in st.devices.values()]
+        unplaced = [h for h, (s, _) in st.hosts.items() if s not in st.devices.values()]
+        kind = DEFAULT_KIND
         if st.hosts and rng.random() < 0.9:
-            shape = list(rng.choice(unplaced or [s for s, _ in st.hosts.values()]))  # room for a host tensor's shard
+            host = rng.choice(unplaced or list(st.hosts))  # room for a host tensor's shard
+            shape, kind = list(st.hosts[host][0]), st.kinds.get(host, DEFAULT_KIND)
         else:
             shape = _shape(rng, st.size)
         name = st.fresh("d")
         st.devices[name] = shape
-        return {"allocate_tensor_on_device": {"as": name, "shape": shape}}
+        st.kinds[name] = kind
+        return {"allocate_tensor_on_device": {"as": name, "shape": shape, **_kind_fields(kind)}}
     if op == "copy_host_to_device_tensor":
         if not st.hosts or not st.devices:
             return None
-        fits = [d for d, s in st.devices.items() if any(h[0] == s for h in st.hosts.values())]
+        fits = [d for d in st.devices if any(st.fits(h, d) for h in st.hosts)]
         dst = rng.choice(fits or list(st.devices))
-        srcs = [h for h, (s, _) in st.hosts.items() if s == st.devices[dst]] or list(st.hosts)
+        srcs = [h for h in st.hosts if st.fits(h, dst)] or list(st.hosts)
         fresh = [h for h in srcs if (h, dst) not in st.copies]  # a second copy into dst: the partial-then-full class
         src = rng.choice(fresh or srcs)
         st.copies.add((src, dst))
+        st.covered[dst] = st.coverage.get(src, "whole")
         return {"copy_host_to_device_tensor": {"src": src, "dst": dst}}
     if op == "to_device":
         if not st.hosts:
@@ -170,21 +241,26 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
         src = rng.choice(list(st.hosts))
         name = st.fresh("d")
         st.devices[name] = list(st.hosts[src][0])
+        st.kinds[name] = st.kinds.get(src, DEFAULT_KIND)
         return {"to_device": {"src": src, "as": name}}
     if not st.devices:
         return None
     dev = rng.choice(list(st.devices))
     shape = st.devices[dev]
+    kind = st.kinds.get(dev, DEFAULT_KIND)
     if op == "cpu":
         name = st.fresh("h")
         st.hosts[name] = (list(shape), None)
+        st.kinds[name] = kind
         return {"cpu": {"tensor": dev, "as": name}}
-    if op == "to_torch":
-        return {"to_torch": {"tensor": dev, "as": st.fresh("out"), "mesh_composer": {"concat": rng.choice([0, 1, 3])}}}
+    if op == "to_torch":  # now and then no composer: the era's default (refused, or derived from the topology)
+        composer = {"mesh_composer": {"concat": rng.choice([0, 1, 3])}} if rng.random() < 0.8 else {}
+        return {"to_torch": {"tensor": dev, "as": st.fresh("out"), **composer}}
     if op == "deallocate":
         del st.devices[dev]
         return {"deallocate": {"tensor": dev}}
     name = st.fresh("d")
+    st.kinds[name] = kind
     if op == "squeeze":
         st.devices[name] = shape[1:] if shape[0] == 1 else list(shape)
         return {"squeeze": {"tensor": dev, "dim": 0, "as": name}}
@@ -196,10 +272,10 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
         rng.shuffle(order)
         st.devices[name] = [shape[d] for d in order]
         return {"permute": {"tensor": dev, "dims": order, "as": name}}
-    if op == "all_gather":
+    if op in ("all_gather", "all_gather_async"):
         dim = rng.randrange(len(shape))
         st.devices[name] = list(shape)
-        return {"all_gather": {"tensor": dev, "dim": dim, "as": name}}
+        return {op: {"tensor": dev, "dim": dim, "as": name}}
     if op == "neg":
         st.devices[name] = list(shape)
         return {"neg": {"tensor": dev, "as": name}}
@@ -213,26 +289,32 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
 #: How often each op is drawn, relative to the others, when it has something new to work on:
 #: writes are where records lie (a copy when a host tensor and an allocation of its shard's shape
 #: exist that were not copied yet; an allocation when a host tensor's shard has none yet).
-WEIGHTS = {"copy_host_to_device_tensor": 5, "allocate_tensor_on_device": 3, "from_torch": 2}
+WEIGHTS = {"copy_host_to_device_tensor": 8, "allocate_tensor_on_device": 3, "from_torch": 5}
 
 
 def _useful(st: "_State", op: str) -> bool:
     if op == "copy_host_to_device_tensor":
-        return any(s == st.devices[d] and (h, d) not in st.copies for h, (s, _) in st.hosts.items() for d in st.devices)
+        return any(st.fits(h, d) and (h, d) not in st.copies for h in st.hosts for d in st.devices)
     if op == "allocate_tensor_on_device":
         return any(s not in st.devices.values() for s, _ in st.hosts.values())
-    return True
+    if op == "from_torch":  # a new host tensor is worth most where no host tensor fits an allocation yet
+        return not st.devices or not _useful(st, "copy_host_to_device_tensor")
+    if op == "to_device":
+        return bool(st.hosts)
+    return bool(st.devices)
 
 
 def _draw(rng: random.Random, st: "_State", ops: tuple[str, ...]) -> str:
-    weights = [WEIGHTS.get(o, 1) if _useful(st, o) else 0.2 for o in ops]
+    weights = [WEIGHTS.get(o, 1) if _useful(st, o) else (0.5 if o == "from_torch" else 0.05) for o in ops]
     return rng.choices(ops, weights)[0]
 
 
-def generate(rng: random.Random, mesh_shape: tuple[int, ...], mesh: MeshSpec, ops: tuple[str, ...], max_steps: int = 6) -> Program:
-    """A program of 1 to ``max_steps`` steps from ``ops``: it starts by making a host tensor
-    (nothing can be written before one exists), then each step is a random op that can run on
-    what exists."""
+def generate(rng: random.Random, mesh_shape: tuple[int, ...], mesh: MeshSpec, ops: tuple[str, ...], max_steps: int = 7) -> Program:
+    """A program of 1 to ``max_steps`` steps: it starts by making a host tensor (nothing can be
+    written before one exists), then each step is a random op that can run on what exists. Each
+    program draws from its own random half of ``ops`` (swarm testing, Groce et al. 2012: leaving
+    ops out makes the others' long sequences likelier, a copy after a copy into one buffer)."""
+    ops = tuple(o for o in ops if o in _CORE or rng.random() < 0.5) or ops
     st = _State(tuple(mesh_shape))
     steps: list[dict] = []
     n = rng.randint(2, max_steps)

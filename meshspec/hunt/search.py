@@ -51,16 +51,36 @@ class Target:
     against: str
     own: dict[str, Profile] = field(default_factory=dict)
     fault: Optional[str] = None
+    """A fault injected into the hunted side, compared with the same profile unmodified."""
 
     def __post_init__(self) -> None:
-        if self.fault is not None and self.fault not in EXPECTED:
-            from ..errors import UsageError
+        from ..errors import UsageError
 
+        if self.fault is not None and self.fault not in EXPECTED:
             raise UsageError(f"--fault {self.fault!r}: one of {', '.join(EXPECTED)}")
+        if self.fault is not None:
+            self.against = self.profile
         self.hunted = get_profile(self.profile, self.own)
         self.other = get_profile(self.against, self.own)
         self.rules = [r for r in RULES if self.hunted.rule(r) != self.other.rule(r)]
         self._flips: dict[str, Profile] = {}
+
+    @property
+    def label(self) -> str:
+        """The pair in file names: ``current-vs-reference``, or ``current-with-skip_write``."""
+        return f"{self.profile}-with-{self.fault}" if self.fault else f"{self.profile}-vs-{self.against}"
+
+    def own_used(self) -> dict[str, Profile]:
+        """The user profiles the pair needs, each after the user profile it is based on."""
+        out: dict[str, Profile] = {}
+        for wanted in (self.profile, self.against):
+            chain = []
+            while wanted in self.own and wanted not in out and wanted not in chain:
+                chain.append(wanted)
+                wanted = self.own[wanted].base or ""
+            for name in reversed(chain):
+                out[name] = self.own[name]
+        return out
 
     def flipped(self, rule: str) -> Profile:
         """The comparison profile with ``rule`` as the hunted profile has it."""
@@ -91,9 +111,9 @@ def fault_for(program: Program, kind: str, mesh_shape: tuple[int, ...]) -> Optio
 class Crash(Exception):
     """meshspec itself failed on a program (a bug in meshspec, not a disagreement)."""
 
-    def __init__(self, program_text: str, error: BaseException) -> None:
+    def __init__(self, error: BaseException, fault: Optional[Fault]) -> None:
         super().__init__(f"{type(error).__name__}: {error}")
-        self.program_text = program_text
+        self.fault = (fault.kind, fault.step, tuple(fault.coord)) if fault is not None else None
 
 
 def _run(scenario, profile: str, fault: Optional[Fault] = None):
@@ -104,7 +124,7 @@ def _run(scenario, profile: str, fault: Optional[Fault] = None):
     except MeshspecError:
         return None
     except Exception as err:  # noqa: BLE001 - meshspec's own bug: the hunt keeps the program to report
-        raise Crash(scenario.path.name, err) from err
+        raise Crash(err, fault) from err
 
 
 def _keys(report) -> dict[tuple, str]:
@@ -186,6 +206,15 @@ def _rule(scenario, target: Target, kind: str, op: str, hunted) -> str:
     return "several"
 
 
+def attribute(program: Program, target: Target, sig: Signature) -> Signature:
+    """``sig`` with its rule found again on ``program`` (a shrunk program may need fewer rules)."""
+    if target.fault:
+        return sig
+    out = judge(program, target)
+    again = [s for s in (out.signatures if out is not None else ()) if s.kind == sig.kind and s.op == sig.op]
+    return again[0] if again else sig
+
+
 def shows(program: Program, target: Target, sig: Signature) -> bool:
     """Whether ``program`` still shows disagreement ``sig`` (its rule re-checked by one flip)."""
     out = judge(program, target, attribute=False)
@@ -199,15 +228,20 @@ def shows(program: Program, target: Target, sig: Signature) -> bool:
     return report is not None and (sig.kind, sig.op) not in disagreements(out.reports[0], report)
 
 
-def shrink(program: Program, target: Target, sig: Signature, budget: int = 400) -> Program:
+def shrink(program: Program, target: Target, sig: Signature, budget: int = 400, deadline: Optional[float] = None) -> Program:
     """The smallest program that still shows ``sig``: steps removed one at a time while it does,
-    then smaller meshes, then each shape's dims made smaller, then bfloat16; until nothing shrinks
-    (at most ``budget`` candidate runs)."""
+    then smaller meshes, then a dim's size made smaller in every shape that has it (a host tensor
+    and the allocation sized for its shard shrink together), then one shape's dim, then bfloat16
+    TILE; until nothing shrinks (at most ``budget`` candidate runs, and not past ``deadline``)."""
+    import time
+
     tries = [0]
 
     def keep(candidate: Program) -> bool:
         tries[0] += 1
-        return tries[0] <= budget and shows(candidate, target, sig)
+        if tries[0] > budget or (deadline is not None and time.monotonic() >= deadline):
+            return False
+        return shows(candidate, target, sig)
 
     changed = True
     while changed and tries[0] < budget:
@@ -220,6 +254,10 @@ def shrink(program: Program, target: Target, sig: Signature, budget: int = 400) 
         for mesh in SMALLER_MESHES:  # the smallest mesh
             if _devices(mesh) < _devices(program.mesh) and keep(Program(mesh, program.steps)):
                 program, changed = Program(mesh, program.steps), True
+                break
+        for cand in _together(program):  # a size made smaller everywhere it appears
+            if keep(cand):
+                program, changed = cand, True
                 break
         for i, step in enumerate(program.steps):  # smaller shapes, then bfloat16
             for cand_step in _smaller(step):
@@ -240,6 +278,20 @@ def _devices(mesh) -> int:
     return n
 
 
+def _together(program: Program) -> list[Program]:
+    """Variants with one (dim, size) made smaller in every shape that has that size at that dim."""
+    sizes = sorted({(d, n) for step in program.steps for args in step.values() if isinstance(args.get("shape"), list)
+                    for d, n in enumerate(args["shape"]) if n > 1}, key=lambda x: -x[1])
+    out = []
+    for d, n in sizes:
+        for m in sorted({1, 2, n // 2} - {n}):
+            if 1 <= m < n:
+                steps = tuple({op: {**args, "shape": [m if (i == d and v == n) else v for i, v in enumerate(args["shape"])]}}
+                              if isinstance(args.get("shape"), list) else {op: args} for step in program.steps for op, args in step.items())
+                out.append(Program(program.mesh, steps))
+    return out
+
+
 def _smaller(step: dict) -> list[dict]:
     """Variants of a step with one dim of its shape smaller, or in bfloat16."""
     op, args = next(iter(step.items()))
@@ -250,6 +302,6 @@ def _smaller(step: dict) -> list[dict]:
             for m in sorted({1, 32, n // 2} - {n}):
                 if 1 <= m < n:
                     out.append({op: {**args, "shape": shape[:d] + [m] + shape[d + 1 :]}})
-    if args.get("dtype", "bfloat16") != "bfloat16":
-        out.append({op: {**args, "dtype": "bfloat16"}})
+    if "dtype" in args or "layout" in args:  # the default kind: bfloat16 TILE
+        out.append({op: {k: v for k, v in args.items() if k not in ("dtype", "layout")}})
     return out

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 
 
-def summary_data(entries: list[dict], tried: int, disagreements: int, crashes: list[dict], out: str, merged: int = 0) -> dict:
-    data = {"format": "meshspec.hunt/1", "out": out, "tried": tried, "disagreements": disagreements, "found": entries, "crashes": crashes}
+def summary_data(entries: list[dict], tried, disagreements, crashes: list[dict], out: str, merged: int = 0,
+                 unreachable: tuple = (), interrupted: bool = False) -> dict:
+    data: dict = {"format": "meshspec.hunt/1", "out": out}
     if merged:
         data["merged"] = merged
+    else:
+        data.update(tried=tried, disagreements=disagreements, interrupted=interrupted, unreachable=list(unreachable))
+    data.update(found=entries, crashes=crashes)
     return data
 
 
@@ -27,7 +31,13 @@ def summary_text(data: dict) -> str:
     what = (f"{data['merged']} hunt folders merged" if data.get("merged")
             else f"{data['tried']} programs tried, {data['disagreements']} disagreed")
     head = f"{what}, {n} distinct signature{'s' * (n != 1)} written to {data['out']}"
+    if data.get("interrupted"):
+        head = f"interrupted: {head} (what was found so far)"
     out = [head, ""] + (lines if n else ["(none found)"])
+    if data.get("unreachable"):
+        out.append(f"the profiles also differ in {', '.join(data['unreachable'])}, which no op of these programs exercises "
+                   "(meshspec profiles: what each rule governs)")
     for c in data["crashes"]:
-        out.append(f"meshspec crashed on example {c['example']} ({c['error']}): {c['file']}; please report it")
+        fault = f" with the fault {c['fault'][0]} at step {c['fault'][1]}" if c.get("fault") else ""
+        out.append(f"meshspec crashed on example {c['example']}{fault} ({c['error']}): {c['file']}; please report it")
     return "\n".join(out) + "\n"

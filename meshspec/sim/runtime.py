@@ -18,7 +18,7 @@ from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .faults import Fault
 from .mapping import replicate_all
-from .mesh import Coord, Shape, coords, ttnn_shape, volume
+from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
 from .profiles import Profile
@@ -372,6 +372,11 @@ class Runtime:
             if cores is not None:
                 wanted = set(cores)
                 pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
+            if pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size:
+                # only a record larger than its buffer gets here (the injected alter_shape fault): the
+                # device op's output would run past the buffer, which meshspec does not model
+                raise ResourceLimit(f"{dev.name} {fmt_coord(c)}: a write of {dst.num_pages} pages does not fit its buffer of "
+                                    f"{buffer.spec.num_pages} (a record larger than its buffer: an injected alter_shape fault)")
             write = Write(step, name, dst, shard.offset or (0,) * len(dst.shape), shard.values, host, pages, tuple(cores or ()))
             buffer.write(c, shard.values, dst, write)
             sizes[c] = write.content_bytes

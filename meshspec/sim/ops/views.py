@@ -152,10 +152,8 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
         record.truth = judged
         rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span))
         return
-    out = allocation(rt, out_spec, mesh, name, label)
-    recorded = tuple(rec.recorded)
     shards = {}
-    for c in recorded:
+    for c in tuple(rec.recorded):
         spec_c = rec.specs.get(c)
         if spec_c is None:
             continue
@@ -164,6 +162,10 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
         shape_c = shape_of(tuple(spec_c.shape))
         s = make_spec(shape_c, spec_c.dtype, spec_c.layout, spec_c.tile, spec_c.memory, spec_c.arch)
         shards[c] = HostShard(c, s, values if values is not None else np.zeros(shape_c, dtype=np.float32), (0,) * len(shape_c))
+    # the buffer holds the widest device's output (a record can claim more than its tensor's spec)
+    widest = max([out_spec, *(sh.spec for sh in shards.values())], key=lambda sp: sp.num_pages)
+    out = allocation(rt, widest if widest.num_pages > out_spec.num_pages else out_spec, mesh, name, label)
+    out.record.spec = out_spec
     out.record.recorded = tuple(shards)
     out.record.specs = {c: sh.spec for c, sh in shards.items()}
     from .creation import _plain
