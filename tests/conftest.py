@@ -17,6 +17,14 @@ def run_steps(steps, profile="current", mesh="t3k", **options):
     return run(make_scenario(steps, mesh), profile, **options)
 
 
+@pytest.fixture(autouse=True)
+def _terminal_width(monkeypatch):
+    """The CLI sizes a report to stdout by the terminal (COLUMNS, else the real terminal's width,
+    else 120); tests expect 120 wherever they run: pytest-xdist sets COLUMNS=80 in its workers, and a
+    developer's terminal has its own width. A test that wants another width sets it itself."""
+    monkeypatch.setenv("COLUMNS", "120")
+
+
 @pytest.fixture
 def dedent():
     return lambda s: textwrap.dedent(s).lstrip("\n")
