@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import TTFatal
-from .mesh import Coord, Shape, coords, ttnn_shape, volume
+from .mesh import Coord, Shape, coord_set, coords, ttnn_shape, volume
 
 ROOT = "mesh_device"
 """The name steps use for the scenario's own mesh (``mesh_device:`` in a step; also the default)."""
@@ -47,7 +47,13 @@ class MeshDevice:
         return volume(self.shape)
 
     def has(self, coord: Coord) -> bool:
-        return len(coord) == len(self.shape) and all(0 <= c < n for c, n in zip(coord, self.shape))
+        return coord in coord_set(self.shape)
+
+    def check_coords(self, cs, what: str = "Coordinate") -> None:
+        """:meth:`check_coord` of each of ``cs``, in order; one set operation when all are on the mesh."""
+        if not coord_set(self.shape).issuperset(cs):
+            for c in cs:
+                self.check_coord(c, what)
 
     def check_coord(self, coord: Coord, what: str = "Coordinate") -> None:
         """ttnn's error for a coordinate that is not on this mesh (``MeshCoordinate([1, 0]) not found in

@@ -342,8 +342,7 @@ class Runtime:
                     "library aborts here (SIGABRT; ttnn 0.81.1, a from_host_shards tensor of a 1-D mesh shape on a 2-D mesh)",
                     "SIGABRT",
                 )
-            for c in host.shards:
-                mesh.check_coord(c)
+            mesh.check_coords(host.shards)
             return host.shards
         only = next(iter(host.shards.values()))
         return {c: replace(only, coord=c) for c in mesh.coords}
@@ -363,21 +362,25 @@ class Runtime:
         sizes: dict[Coord, int] = {}
         buffer, step, name = dev.buffer, self.step, host.name
         src = dst = None  # the last shard spec and it in dst's memory (a mapper's shards share specs)
+        pages: Optional[tuple[int, ...]] = None
+        too_big = False
+        on_cores = tuple(cores or ())
         for c, shard in shards.items():
             if c == skipped:
                 continue
-            if shard.spec is not src:
+            if shard.spec is not src:  # what follows depends on the spec only
                 src, dst = shard.spec, in_memory(shard.spec, memory)
-            pages = None
-            if cores is not None:
-                wanted = set(cores)
-                pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
-            if pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size:
+                origin = (0,) * len(dst.shape)
+                if cores is not None:
+                    wanted = set(cores)
+                    pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
+                too_big = pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size
+            if too_big:
                 # only a record larger than its buffer gets here (the injected alter_shape fault): the
                 # device op's output would run past the buffer, which meshspec does not model
                 raise ResourceLimit(f"{dev.name} {fmt_coord(c)}: a write of {dst.num_pages} pages does not fit its buffer of "
                                     f"{buffer.spec.num_pages} (a record larger than its buffer: an injected alter_shape fault)")
-            write = Write(step, name, dst, shard.offset or (0,) * len(dst.shape), shard.values, host, pages, tuple(cores or ()))
+            write = Write(step, name, dst, shard.offset or origin, shard.values, host, pages, on_cores)
             buffer.write(c, shard.values, dst, write)
             sizes[c] = write.content_bytes
         self.log.append(("write", dev.name, sizes))

@@ -62,10 +62,17 @@ def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord,
         checked = list(shards.values())
     else:
         checked = [next(iter(host.shards.values()))]
+    seen: set[int] = set()  # a mapper's shards share spec objects: each is checked once, at its first shard
     for shard in checked:
-        same_spec(shard.spec, dst, host.name, dev.name, shard.coord)
+        if id(shard.spec) not in seen:
+            seen.add(id(shard.spec))
+            same_spec(shard.spec, dst, host.name, dev.name, shard.coord)
     buf = dev.buffer.spec
+    seen.clear()
     for shard in shards.values():
+        if id(shard.spec) in seen:
+            continue
+        seen.add(id(shard.spec))
         packed_size_check(shard.spec, in_memory(shard.spec, buf.memory_config))
         if shard.spec.page_size != buf.page_size or shard.spec.num_pages > buf.num_pages:
             raise TTFatal(
