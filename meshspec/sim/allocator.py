@@ -17,6 +17,7 @@ device of the mesh.
 
 from __future__ import annotations
 
+import bisect
 from typing import Optional
 
 from ..errors import TTFatal
@@ -34,44 +35,83 @@ BANKS = {
 
 
 class BankAllocator:
-    """One buffer type's block table (offsets from ``base``), shared by all its banks."""
+    """One buffer type's block table (offsets from ``base``), shared by all its banks.
+
+    The table is kept as the blocks' offsets in order, their sizes and which are allocated, and
+    the free offsets in order: an allocation looks only at the free blocks (a few, however many
+    buffers are live: 10,000 live tensors scanned block by block cost 9 s) and a free finds its
+    neighbours by bisection.
+    """
 
     def __init__(self, name: str, base: int, size: int, banks: int, top_down: bool, granule: int = 1) -> None:
         self.name, self.base, self.size, self.banks, self.top_down, self.granule = name, base, size, banks, top_down, granule
-        self.blocks: list[list] = [[0, size, False]]
-        """``[offset, size, allocated]``, sorted by offset, covering the bank."""
+        self._offsets: list[int] = [0]
+        """Every block's offset, in order; the blocks cover the bank."""
+        self._sizes: dict[int, int] = {0: size}
+        self._used: set[int] = set()
+        self._free: list[int] = [0]
+        """The free blocks' offsets, in order."""
+
+    @property
+    def blocks(self) -> list[list]:
+        """``[offset, size, allocated]`` of every block, by offset."""
+        return [[o, self._sizes[o], o in self._used] for o in self._offsets]
 
     def allocate(self, per_bank: int, banks: Optional[int] = None, total: Optional[int] = None) -> int:
         """The address of a new block of ``per_bank`` bytes; ttnn's out-of-memory error if none fits.
         ``banks``: how many banks the buffer spans (a sharded buffer's cores), ``total`` its size,
         for the message."""
         need = round_up(max(per_bank, 1), self.granule)
-        free = [i for i, b in enumerate(self.blocks) if not b[2] and b[1] >= need]
-        if not free:
+        order = reversed(self._free) if self.top_down else iter(self._free)
+        offset = next((o for o in order if self._sizes[o] >= need), None)
+        if offset is None:
             raise TTFatal(self._oom(need, banks or self.banks, total))
-        i = free[-1] if self.top_down else free[0]
-        offset, size, _ = self.blocks[i]
-        start = offset + size - need if self.top_down else offset
-        parts = [[offset, start - offset, False], [start, need, True], [start + need, offset + size - start - need, False]]
-        self.blocks[i : i + 1] = [p for p in parts if p[1] > 0]
+        size = self._sizes[offset]
+        if self.top_down:  # the block's top: what is below stays free
+            start = offset + size - need
+            if start > offset:
+                self._sizes[offset] = start - offset
+                self._sizes[start] = need
+                bisect.insort(self._offsets, start)
+            else:
+                _remove(self._free, offset)
+        else:  # the block's bottom: what is above stays free
+            start = offset
+            _remove(self._free, offset)
+            if need < size:
+                self._sizes[offset] = need
+                self._sizes[offset + need] = size - need
+                bisect.insort(self._offsets, offset + need)
+                bisect.insort(self._free, offset + need)
+        self._used.add(start)
         return self.base + start
 
     def free(self, address: int) -> None:
         offset = address - self.base
-        i = next(i for i, b in enumerate(self.blocks) if b[0] == offset and b[2])
-        self.blocks[i][2] = False
-        for j in (i + 1, i):  # merge with the free block after, then before
-            if 0 < j < len(self.blocks) and not self.blocks[j - 1][2] and not self.blocks[j][2]:
-                self.blocks[j - 1][1] += self.blocks[j][1]
-                del self.blocks[j]
+        self._used.remove(offset)
+        bisect.insort(self._free, offset)
+        i = bisect.bisect_left(self._offsets, offset)
+        if i + 1 < len(self._offsets) and self._offsets[i + 1] not in self._used:  # merge with the free block after
+            after = self._offsets.pop(i + 1)
+            self._sizes[offset] += self._sizes.pop(after)
+            _remove(self._free, after)
+        if i > 0 and self._offsets[i - 1] not in self._used:  # then with the one before
+            before = self._offsets[i - 1]
+            self._sizes[before] += self._sizes.pop(offset)
+            del self._offsets[i]
+            _remove(self._free, offset)
 
     def _oom(self, need: int, banks: int, total: Optional[int] = None) -> str:
-        allocated = sum(b[1] for b in self.blocks if b[2])
-        largest = max((b[1] for b in self.blocks if not b[2]), default=0)
+        allocated = sum(self._sizes[o] for o in self._used)
+        largest = max((self._sizes[o] for o in self._free), default=0)
         size = total if total is not None else need * banks
         return (f"Out of Memory: Not enough space to allocate {size} B {self.name} buffer across {banks} banks, where each "
                 f"bank needs to store {need} B, but bank size is {self.size} B (allocated: {allocated} B, free: "
                 f"{self.size - allocated} B, largest free block: {largest} B).")
+
+
+def _remove(ordered: list[int], value: int) -> None:
+    del ordered[bisect.bisect_left(ordered, value)]
 
 
 def per_bank_bytes(spec: TensorSpec, banks: int) -> int:
