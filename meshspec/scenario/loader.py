@@ -787,7 +787,10 @@ def referenced_files(path: Path | str) -> list[Path]:
     try:
         if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
             return []
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        text = path.read_text(encoding="utf-8")
+        if "file" not in text:  # every spelling of a data file's key has it: nothing to parse for
+            return []
+        data = yaml.load(text, Loader=_Loader)
     except Exception:  # a broken file names nothing; loading it reports why
         return []
     found: list[Path] = []
