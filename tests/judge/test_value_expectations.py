@@ -36,6 +36,19 @@ def test_sha256_is_of_the_values_bytes_in_their_dtype():
     assert values["second"]["shape"] == [1, 1, 64, 64] and values["second"]["dtype"] == "bfloat16"
 
 
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.int32, np.uint8])
+@pytest.mark.parametrize("shape, index", [((3, 4, 5), np.s_[:, 1:3]), ((100, 7), np.s_[::3]), ((4, 6), np.s_[:, ::2]), ((5,), np.s_[:]), ((0, 3), np.s_[:]), ((), ())])
+def test_sha256_reads_in_place_and_in_chunks_as_one_copy_would(monkeypatch, dtype, shape, index):
+    from meshspec.judge import values as V
+
+    a = np.arange(max(int(np.prod(shape)), 1), dtype=np.float64)[: int(np.prod(shape))].reshape(shape).astype(dtype)
+    v = a[index]
+    want = hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()
+    assert V.sha256(v) == want
+    monkeypatch.setattr(V, "CHUNK_BYTES", 16)  # many chunks of a non-contiguous slice
+    assert V.sha256(v) == want
+
+
 def scenario(expect: str, wrong: bool = False) -> str:
     lines = [
         "from_torch: {as: src, shape: [1, 1, 64, 128], mesh_mapper: {shard: 3}}",
