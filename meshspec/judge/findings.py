@@ -291,11 +291,10 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
         on_mesh = t.buffer_shape or mesh_shape
         part = False
     out = []
-    listed = set(topo.coords)
-    if held:
-        held_set = set(held)  # once: 65,536 coordinates checked against 65,536
-        missing = [c for c in held if c not in listed]
-        extra = [c for c in topo.coords if c not in held_set]
+    if held and held != topo.coords:  # set operations, not a Python loop over 65,536 devices a step
+        listed, held_set = set(topo.coords), set(held)
+        missing = [c for c in held if c not in listed] if not held_set <= listed else []
+        extra = [c for c in topo.coords if c not in held_set] if not listed <= held_set else []
         if extra and not part:
             out.append(f"its topology {topo} lists {_coords_text(extra)} {not_held}")
         if missing:

@@ -107,6 +107,12 @@ def coords(shape: Shape) -> Iterator[Coord]:
 
 
 @functools.lru_cache(maxsize=16)
+def coord_tuple(shape: Shape) -> tuple[Coord, ...]:
+    """``tuple(coords(shape))``, made once per shape (a 65,536-device tensor is judged every step)."""
+    return tuple(coords(shape))
+
+
+@functools.lru_cache(maxsize=16)
 def coord_set(shape: Shape) -> frozenset[Coord]:
     """Every coordinate of ``shape``, as a set: a membership test costs one look-up however large
     the mesh (65,536 coordinates checked one by one in Python cost a second per step).

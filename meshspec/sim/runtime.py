@@ -375,6 +375,7 @@ class Runtime:
                     wanted = set(cores)
                     pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
                 too_big = pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size
+                size = dst.buffer_bytes if pages is None else len(pages) * dst.page_size  # Write.content_bytes
             if too_big:
                 # only a record larger than its buffer gets here (the injected alter_shape fault): the
                 # device op's output would run past the buffer, which meshspec does not model
@@ -382,7 +383,7 @@ class Runtime:
                                     f"{buffer.spec.num_pages} (a record larger than its buffer: an injected alter_shape fault)")
             write = Write(step, name, dst, shard.offset or origin, shard.values, host, pages, on_cores)
             buffer.write(c, shard.values, dst, write)
-            sizes[c] = write.content_bytes
+            sizes[c] = size
         self.log.append(("write", dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)

@@ -180,9 +180,9 @@ class DeviceTensor:
     @property
     def devices(self) -> tuple[Coord, ...]:
         """The devices this handle is judged and read on, row-major."""
-        from .mesh import coords
+        from .mesh import coord_tuple
 
-        return self.span if self.span is not None else tuple(coords(self.buffer.mesh_shape))
+        return self.span if self.span is not None else coord_tuple(self.buffer.mesh_shape)
 
     storage = "device"
 
