@@ -1,6 +1,6 @@
 """meshspec's speed and memory targets, measured as a user waits (issue 11).
 
-    python bench/run.py              # every row: about 6 minutes on 2 cores, 17 GB of RAM at most
+    python bench/run.py              # every row: about 7 minutes on 2 cores, 21 GB of RAM at most
     python bench/run.py --quick      # one pair per row, no 4 GiB rows: about a minute
     python bench/run.py --only meta  # the rows whose case contains 'meta'
     python bench/run.py --markdown   # the table as the README shows it
@@ -300,10 +300,10 @@ def rows_check(b: Bench) -> None:
     b.rows.append(ratio_row("meshspec check: 200 small files vs 1", sa, sb, 2.0))
     every = ["--profile", "all"]
     sa, sb = pairs([*check, str(suite), *every, "-j", "2"], [*check, str(suite), *every, "-j", "1"], n, b.work)
-    b.rows.append(faster_row("meshspec check, 200 bundled cases x 4 profiles: -j 2 vs -j 1", sa, sb))
+    b.rows.append(faster_row("meshspec check, 200 bundled files under every profile: -j 2 vs -j 1", sa, sb))
     pytest = [b.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--meshspec", str(suite), "--meshspec-profile", "all"]
     sa, sb = pairs([*pytest, "-n", "2"], [*pytest, "-n", "0"], n, b.work)
-    b.rows.append(faster_row("pytest --meshspec, the same 800 items: -n 2 vs -n 0", sa, sb))
+    b.rows.append(faster_row("pytest --meshspec, the same files and profiles: -n 2 vs -n 0", sa, sb))
 
 
 def rows_table(b: Bench) -> None:
