@@ -411,6 +411,9 @@ class Judge:
         self._events_seen = 0
         self._judged: dict[str, Tensor] = {}
         """The tensor each name had when last judged (a host tensor is judged once)."""
+        self.same_bytes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        """id(composed array) -> (it, its source): a composition found bit for bit equal to the
+        tensor that was sent, so the report hashes those bytes once (a 0.24 GiB hash is 0.15 s)."""
 
     def step(self, tensors: dict[str, Tensor], events: list[Event], names: set[str]) -> list[Finding]:
         """Judge one step: its new events, then the tensors ``names``. Returns every finding the
@@ -492,10 +495,11 @@ class Judge:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies
         of tensors that went away, ordered by origin step. ``slices``: per tensor, the slices
         whose values an expectation names (their sha256 goes in the report)."""
-        from .values import summary
+        from .values import Digests, summary
 
         reports = []
         findings: list[Finding] = []
+        digests = Digests({k: src for k, (_, src) in self.same_bytes.items()})
         for name, t in tensors.items():
             views = self.views.get(name)
             if views is None:
@@ -508,7 +512,7 @@ class Judge:
             shape = t.shape if isinstance(t, HostTensor) else None
             mesh = t.mesh.name if isinstance(t, DeviceTensor) and t.mesh is not None else None
             grid = t.buffer.mesh_shape if isinstance(t, DeviceTensor) else _host_grid(t)
-            values = summary(t, (slices or {}).get(name, ()))
+            values = summary(t, (slices or {}).get(name, ()), digests)
             address = t.buffer.address if isinstance(t, DeviceTensor) else None
             reports.append(
                 TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values,
@@ -651,6 +655,10 @@ class Judge:
                 local = np.unravel_index(at, block.shape)
                 first = [int(p + i) for p, i in zip(comp.placed[c], local)]
             total += n
+        in_place = all(tuple(comp.placed[c]) == tuple(off) for c, (off, _) in held.items())
+        tiled = sum(int(np.prod(size)) for _, size in held.values()) == result.size
+        if not total and tolerance is None and got == shape and result.dtype == src.dtype and in_place and tiled:
+            self.same_bytes[id(result)] = (result, src)
         if total:
             msg = (
                 f"{e.name}: the composed tensor differs from {source.name}, the tensor that was sent, in {total} of "

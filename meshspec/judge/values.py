@@ -68,14 +68,31 @@ def sha256(values: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def summary(t: Tensor, slices: tuple[str, ...] = ()) -> Optional[dict]:
+class Digests:
+    """The SHA-256 of each array hashed for one report, by identity, so that an array known to hold
+    another's bytes (``alias``: id -> that array; a composition equal to its source bit for bit) is
+    not hashed again. The arrays stay alive while the report is made, so identities are not reused."""
+
+    def __init__(self, alias: Optional[dict[int, np.ndarray]] = None) -> None:
+        self.alias = alias or {}
+        self.done: dict[int, str] = {}
+
+    def of(self, values: np.ndarray) -> str:
+        values = self.alias.get(id(values), values)
+        key = id(values)
+        if key not in self.done:
+            self.done[key] = sha256(values)
+        return self.done[key]
+
+
+def summary(t: Tensor, slices: tuple[str, ...] = (), digests: Optional[Digests] = None) -> Optional[dict]:
     """The report's ``values`` of a tensor: shape, dtype, sha256, first values, named slices' sha256."""
     v = values_of(t)
     if v is None:
         return None
     flat = v.reshape(-1)
     first = [_number(x) for x in flat[:FIRST]]
-    out = {"shape": list(v.shape), "dtype": str(v.dtype), "sha256": sha256(v), "first": first}
+    out = {"shape": list(v.shape), "dtype": str(v.dtype), "sha256": (digests or Digests()).of(v), "first": first}
     if slices:
         found = {}
         for text in slices:

@@ -115,3 +115,22 @@ def test_slices_as_maps_print_them(text, shape, want):
 def test_a_bad_slice_says_why(text):
     with pytest.raises(ValueError):
         parse_slice(text, (4, 4))
+
+
+def test_a_composition_equal_to_its_source_is_hashed_once(monkeypatch):
+    # composed equals src bit for bit (the judge compared them), so its digest is src's, and the
+    # bytes are hashed once; a composition that differs is hashed on its own
+    from meshspec.judge import values as V
+
+    hashed = []
+    real = V.sha256
+    monkeypatch.setattr(V, "sha256", lambda v: hashed.append(v.shape) or real(v))
+    report = run_steps(SOURCE, mesh=[1, 2]).to_json()
+    values = {t["name"]: t["values"] for t in report["tensors"]}
+    assert values["composed"]["sha256"] == values["src"]["sha256"] == hashlib.sha256(bf16_arange((1, 1, 64, 128)).tobytes()).hexdigest()
+    assert hashed.count((1, 1, 64, 128)) == 1
+    hashed.clear()
+    wrong = SOURCE[:3] + [{"to_torch": {"tensor": "src", "mesh_composer": {"concat": 2}, "as": "composed"}}]  # the wrong dim
+    values = {t["name"]: t["values"] for t in run_steps(wrong, mesh=[1, 2]).to_json()["tensors"]}
+    assert values["composed"]["shape"] == [1, 1, 128, 64] and values["composed"]["sha256"] != values["src"]["sha256"]
+    assert hashed.count((1, 1, 128, 64)) == 1
