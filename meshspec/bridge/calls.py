@@ -283,6 +283,12 @@ def override(text: str, key: str) -> Optional[list]:
     return [int(x) for x in m.group(1).split(",")] if m else None
 
 
+def _overrides(text: str) -> dict:
+    """A mapper or composer config's mesh shape and offset overrides, as the scenario spells them."""
+    found = {key: override(text, key) for key in ("mesh_shape_override", "mesh_offset_override")}
+    return {key: value for key, value in found.items() if value is not None}
+
+
 def _mesh_key(rec, device) -> dict:
     name = rec.ids.get(id(device))
     return {"mesh_device": name} if name and name != "mesh_device" else {}
@@ -291,10 +297,7 @@ def _mesh_key(rec, device) -> dict:
 def _mapper_config(rec, *args, **kwargs) -> dict:
     device, config = arg(args, kwargs, 0, "mesh_device"), arg(args, kwargs, 1, "config")
     text = repr(config)
-    out: dict = {"placements": placements(text)}
-    for key in ("mesh_shape_override", "mesh_offset_override"):
-        if override(text, key) is not None:
-            out[key] = override(text, key)
+    out: dict = {"placements": placements(text), **_overrides(text)}
     return {"create_mesh_mapper": out | _mesh_key(rec, device)}
 
 
@@ -304,10 +307,7 @@ def _composer_config(rec, *args, **kwargs) -> dict:
     m = re.search(r"dims: \[([-\d, ]+)\]", text)
     if not m:
         raise NotModeled(text)
-    out: dict = {"dims": [int(x) for x in m.group(1).split(",")]}
-    for key in ("mesh_shape_override", "mesh_offset_override"):
-        if override(text, key) is not None:
-            out[key] = override(text, key)
+    out: dict = {"dims": [int(x) for x in m.group(1).split(",")], **_overrides(text)}
     return {"create_mesh_composer": out | _mesh_key(rec, device)}
 
 

@@ -49,7 +49,7 @@ CHUNK_BYTES = 64 << 20
 
 def sha256(values: np.ndarray) -> str:
     """The SHA-256 of ``values``' bytes in C order, read in place (a copy of a 4 GiB composed
-    tensor cost 4 GiB of peak memory and a second of page faults).
+    tensor cost 4 GiB of peak memory in the bench).
 
     >>> sha256(np.arange(4, dtype=np.int32)[::2]) == hashlib.sha256(np.array([0, 2], dtype=np.int32).tobytes()).hexdigest()
     True

@@ -39,7 +39,7 @@ class BankAllocator:
 
     The table is kept as the blocks' offsets in order, their sizes and which are allocated, and
     the free offsets in order: an allocation looks only at the free blocks (a few, however many
-    buffers are live: 10,000 live tensors scanned block by block cost 9 s) and a free finds its
+    buffers are live: scanning every block doubled the bench's 10,000-tensor table view) and a free finds its
     neighbours by bisection.
     """
 

@@ -246,19 +246,27 @@ class Profile(Frozen):
         return getattr(self, "mapper_rule" if name == "mapper" else name)
 
 
+CURRENT = Profile(
+    "current",
+    "TT-NN today (ttnn 0.81, 2026)",
+    "one spec + coords; copy by reference; a full write after a partial one keeps the old coords",
+    AllocationRecord.ALL,
+    CopyRecord.CURRENT,
+    MapperRule.EQUAL_SHARDS,
+    Composer.CURRENT,
+    CopyCheck.EVERY_SHARD,
+)
+
+
+def _changes_current(name: str, era: str, summary: str, **rules: Any) -> Profile:
+    """A built-in profile that is ``current`` with ``rules`` changed (listed as changing it)."""
+    return CURRENT.replace(name=name, era=era, summary=summary, base="current", **rules)  # type: ignore[return-value]
+
+
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
-        Profile(
-            "current",
-            "TT-NN today (ttnn 0.81, 2026)",
-            "one spec + coords; copy by reference; a full write after a partial one keeps the old coords",
-            AllocationRecord.ALL,
-            CopyRecord.CURRENT,
-            MapperRule.EQUAL_SHARDS,
-            Composer.CURRENT,
-            CopyCheck.EVERY_SHARD,
-        ),
+        CURRENT,
         Profile(
             "uniform-by-value",
             "PR #18833, March 2025 (the seed)",
@@ -295,41 +303,23 @@ PROFILES: dict[str, Profile] = {
             handles=Handles.OWN,
             op_topology=OpTopology.EXACT,
         ),
-        Profile(
+        _changes_current(
             "auto-compose",
             "ttnn 0.81 with PR #53481 (open, 2026-08-18): to_torch derives a composer from the topology",
             "as current, but to_torch without a composer concatenates an all-Shard tensor along its shard dims",
-            AllocationRecord.ALL,
-            CopyRecord.CURRENT,
-            MapperRule.EQUAL_SHARDS,
-            Composer.CURRENT,
-            CopyCheck.EVERY_SHARD,
-            DefaultComposer.FROM_TOPOLOGY,
-            base="current",
+            default_composer=DefaultComposer.FROM_TOPOLOGY,
         ),
-        Profile(
+        _changes_current(
             "ccl-union",
             "ttnn in 2026 before the CCL topology helpers (issues #38371, 2026-02-23; #50657, 2026-07-21)",
             "as current, but all_gather_async and all_reduce keep their input's label; all_gather replicates Shard(dim)",
-            AllocationRecord.ALL,
-            CopyRecord.CURRENT,
-            MapperRule.EQUAL_SHARDS,
-            Composer.CURRENT,
-            CopyCheck.EVERY_SHARD,
             ccl_topology=CclTopology.UNION,
-            base="current",
         ),
-        Profile(
+        _changes_current(
             "ccl-padded",
             "all_gather_async from PR #19575 (2025-03-24) to the fix of issue #24399 (reported 2025-06-30)",
             "as current, but all_gather_async gathers each shard's tile padding as data",
-            AllocationRecord.ALL,
-            CopyRecord.CURRENT,
-            MapperRule.EQUAL_SHARDS,
-            Composer.CURRENT,
-            CopyCheck.EVERY_SHARD,
             ccl_padding=CclPadding.PADDED,
-            base="current",
         ),
     )
 }

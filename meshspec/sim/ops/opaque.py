@@ -52,8 +52,7 @@ def run(rt: Runtime, a: Opaque) -> None:
         shards = {c: HostShard(c, spec, value, None) for c in coords}
         rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, topology, shards, buffer_shape=rt.root.shape))
         return
-    for c in coords:
-        rt.root.check_coord(c)
+    rt.root.check_coords(coords)
     out = allocation(rt, spec, rt.root, a.as_, topology)
     out.record.recorded = coords
     out.record.specs = {c: spec for c in coords}
