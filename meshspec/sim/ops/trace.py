@@ -88,9 +88,7 @@ def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor) -> None:
     if shards:
         rt.write(output, _plain(rt, f"{output.name}.trace", output.record.spec, None), shards)
     output.record.sources = fresh.record.sources  # judged again at this step (the earliest origin kept)
-    if fresh.buffer.address is not None:
-        fresh.buffer.allocator.free(fresh.buffer.spec, fresh.buffer.address)
-        fresh.buffer.address = None
+    rt.free(fresh)  # its block, its bytes under --max-memory and its memory for --uninitialized reuse
 
 
 def release(rt: Runtime, a: TraceName) -> None:
