@@ -3,7 +3,7 @@
 
 squeeze, unsqueeze, reshape, view and reallocate of a tensor already lowest in memory run no kernel,
 nor do slice, concat, pad and to_layout when they return their input as it is, so the mock answers
-them: the output's shape, topology and buffer address, and whether the input is still allocated;
+them (transpose's refusal of a dim comes before its kernel too): the output's shape, topology and buffer address, and whether the input is still allocated;
 and the words each op refuses bad arguments with, before a kernel is built. Deterministic. Run in the ttnn venv, in mock mode:
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh
@@ -56,6 +56,9 @@ CASES = [
     ("tilize_tile", "tile", "tilize", {}),
     ("untilize_row_major", "row_major", "untilize", {}),
     ("to_layout_same", "tile", "to_layout", {"layout": "tile"}),
+    ("transpose_dim0_past_rank", "tile", "transpose", {"dim0": 5, "dim1": 0}),
+    ("transpose_dim0_below_rank", "tile", "transpose", {"dim0": -5, "dim1": 1}),
+    ("transpose_dim1_past_rank", "tile", "transpose", {"dim0": 0, "dim1": 4}),
 ]
 
 
@@ -75,6 +78,8 @@ def call(op, x, y, args):
         return ttnn.concat([named[n] for n in args["tensors"]], args["dim"])
     if op == "pad":
         return ttnn.pad(x, [tuple(p) for p in args["padding"]], args["value"])
+    if op == "transpose":
+        return ttnn.transpose(x, args["dim0"], args["dim1"])
     if op == "to_layout":
         return ttnn.to_layout(x, {"tile": ttnn.TILE_LAYOUT, "row_major": ttnn.ROW_MAJOR_LAYOUT}[args["layout"]])
     return getattr(ttnn, op)(x)  # reallocate, tilize, untilize

@@ -325,6 +325,10 @@ def _reduce(fn, summed: bool):
 def transpose(rt: Runtime, a: Transpose) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
     d0, d1 = (d + rank if d < 0 else d for d in (a.dim0, a.dim1))
+    for d in (d0, d1):  # Shape::get_normalized_index (tt_metal/common/shape.cpp:56), a size_t: -1 prints as 2**64 - 1
+        if not 0 <= d < rank:
+            raise TTFatal(f"Index is out of bounds for the rank, should be between 0 and {rank - 1} however is {d % 2**64} "
+                          f"(transpose of a rank-{rank} tensor: dim0 {a.dim0}, dim1 {a.dim1})")
     order = list(range(rank))
     order[d0], order[d1] = order[d1], order[d0]
     per_device(rt, a, a.as_, lambda v: np.ascontiguousarray(np.transpose(v, order)), lambda s: tuple(s[i] for i in order),
