@@ -13,7 +13,7 @@ import numpy as np
 
 from ..report import DataSummary
 from ..sim import pages
-from ..sim.mesh import Coord, Shape, coords
+from ..sim.mesh import Coord, Shape
 from ..sim.modes import Uninitialized
 from ..sim.tensor import DeviceTensor
 from ..sim.values import same_bits

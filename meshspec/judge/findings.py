@@ -20,7 +20,7 @@ from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
-from ..sim.mesh import Coord, Shape, coord_set, coords, fmt_coord, fmt_shape, ttnn_shape
+from ..sim.mesh import Coord, Shape, coord_set, fmt_coord, fmt_shape, ttnn_shape
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, differences, same_bits

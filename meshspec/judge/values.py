@@ -19,8 +19,7 @@ from typing import Optional
 import numpy as np
 
 from ..sim.mapping import parse_slice
-from ..sim.mesh import Shape
-from ..sim.tensor import DeviceTensor, HostTensor, Tensor
+from ..sim.tensor import HostTensor, Tensor
 from ..sim.values import ShapeOnly
 
 FIRST = 16

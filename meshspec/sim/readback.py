@@ -9,7 +9,7 @@ Each read-back shard remembers where it came from and what that device really he
 from __future__ import annotations
 
 from ..errors import TTFatal
-from .mesh import Coord, coords, ttnn_shape
+from .mesh import Coord, ttnn_shape
 from .profiles import Composer
 from .runtime import Runtime
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin

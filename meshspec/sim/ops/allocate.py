@@ -13,6 +13,7 @@ from ..profiles import AllocationRecord
 from ..runtime import Runtime
 from ..spec import TensorSpec
 from ..tensor import DeviceTensor, Record
+from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MeshName, TensorFields
 
@@ -54,3 +55,12 @@ OP = Op(
     uses=(Use("mesh_device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.DEVICE),
 )
+
+
+def unread(rt: Runtime, spec: TensorSpec):
+    """What a device op writes to a device whose input it did not read: in metadata mode no values,
+    only their shape (as every write there); with data, zeros (an input that held no array)."""
+    import numpy as np
+
+    shape = tuple(spec.shape)
+    return ShapeOnly(shape, host_dtype(spec.dtype)) if not rt.with_data else np.zeros(shape, dtype=np.float32)

@@ -32,7 +32,7 @@ from ...errors import TTFatal
 from ...typed import Range, Typed
 from ..mesh import Coord
 from .. import ccl_topology as ccl
-from ..placement import Partial, Replicate, Shard, Topology, as_label
+from ..placement import Replicate, Shard, Topology, as_label
 from ..profiles import CclPadding, CclTopology, OpTopology
 from ..runtime import Runtime
 from ..spec import make_spec
@@ -94,7 +94,7 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy) -> None:
     """A collective over each device's group: ``combine(parts, index)`` is a device's output from
     its group's buffers and its place in the group; the label by the era's rule (``helper`` on a
     topology: 0.81.1's CCL helpers; ``legacy``: the label before them)."""
-    from .allocate import allocation
+    from .allocate import allocation, unread
     from .creation import _plain
 
     src = rt.device(a.tensor)
@@ -132,7 +132,7 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy) -> None:
         parts = [held[g] for g in group]
         values = combine(parts, group.index(c)) if all(p is not None for p in parts) else None
         if values is None:
-            values = np.zeros(specs[c].shape, dtype=np.float32)
+            values = unread(rt, specs[c])
         shards[c] = HostShard(c, specs[c], values, (0,) * len(specs[c].shape))
     out.record.recorded = tuple(mesh.coords)
     out.record.specs = specs

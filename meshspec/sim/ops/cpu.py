@@ -1,6 +1,5 @@
 """``t.cpu()``: read a device tensor back into a host tensor (see meshspec/sim/readback.py)."""
 
-from typing import Optional
 
 from ..readback import read
 from ..runtime import Runtime

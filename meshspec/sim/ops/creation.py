@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from ...errors import Crash, StepInputError
+from ...errors import Crash
 from ...typed import Typed
 from ..mesh import volume
 from ..runtime import Runtime

@@ -154,7 +154,7 @@ def _binary_layout(truths: list[Optional[Topology]], linear: bool) -> Optional[T
 
 def _binary(fn, linear: bool):
     def run(rt: Runtime, a: Binary) -> None:
-        from .allocate import allocation
+        from .allocate import allocation, unread
         from .creation import _plain
 
         x, y = rt.device(a.a), rt.device(a.b)
@@ -186,7 +186,7 @@ def _binary(fn, linear: bool):
                 with np.errstate(all="ignore"):
                     values = _rounded(fn(vx.astype(np.float32), vy.astype(np.float32)), s.dtype)
             else:
-                values = np.zeros(shape_c, dtype=np.float32)
+                values = unread(rt, spec_c)
             shards[c] = HostShard(c, spec_c, values, (0,) * len(shape_c))
         out.record.recorded = tuple(shards)
         out.record.specs = {c: sh.spec for c, sh in shards.items()}
@@ -212,11 +212,10 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     inputs' (raw dims, #35362); the data's distribution has no label where the contracted dim is
     sharded (each device holds a partial sum): then the reference labels only the output's own
     shard dims, and no truth is claimed."""
-    from .allocate import allocation
+    from .allocate import allocation, unread
     from .creation import _plain
 
     x, y = rt.device(a.a), rt.device(a.b)
-    rank = len(x.record.spec.shape)
     sx, sy = tuple(x.record.spec.shape), tuple(y.record.spec.shape)
     if len(sx) < 2 or len(sy) < 2:  # 0.81.1 fails its program config (per_core_M > 0) on a 1-D operand
         low = a.a if len(sx) < 2 else a.b
@@ -252,7 +251,7 @@ def matmul(rt: Runtime, a: Matmul) -> None:
                     prod = prod + vb.astype(np.float32) if vb is not None else prod
                 values = _rounded(prod, s.dtype)
         else:
-            values = np.zeros(shape, dtype=np.float32)
+            values = unread(rt, out_spec)
         shards[c] = HostShard(c, out_spec, values, (0,) * len(shape))
     out.record.recorded = tuple(shards)
     out.record.specs = {c: out_spec for c in shards}
@@ -337,7 +336,7 @@ def transpose(rt: Runtime, a: Transpose) -> None:
 
 def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
     """A copy of each device's data in another dtype, layout or memory config (its label kept)."""
-    from .allocate import allocation
+    from .allocate import allocation, unread
     from .creation import _plain
 
     src = rt.device(a.tensor)
@@ -353,8 +352,8 @@ def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
         if spec_c is None:
             continue
         held = src.buffer.read(c, spec_c) if rt.with_data else None
-        values = _rounded(held.astype(np.float64), out_spec.dtype) if held is not None else np.zeros(tuple(spec_c.shape), dtype=np.float32)
         c_spec = make_spec(spec_c.shape, out_spec.dtype, out_spec.layout, s.tile, buffer, s.arch, shard)
+        values = _rounded(held, out_spec.dtype) if held is not None else unread(rt, c_spec)
         shards[c] = HostShard(c, c_spec, values, (0,) * len(spec_c.shape))
     out.record.recorded = tuple(shards)
     out.record.specs = {c: sh.spec for c, sh in shards.items()}
@@ -399,7 +398,7 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     is a fresh allocation's, the mesh's shape with Replicate on each axis: the input's label is lost
     (ttnn 0.81.1, observed in the mock for a tensor already lowest: tests/golden views; a move
     lower needs a kernel the mock cannot run). The reference keeps the data's distribution."""
-    from .allocate import allocation
+    from .allocate import allocation, unread
     from .creation import _plain
 
     src = rt.device(a.tensor)
@@ -413,7 +412,7 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     exact = rt.profile.op_topology is OpTopology.EXACT
     label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own
     out = allocation(rt, rec.spec, mesh, a.as_, label)
-    shards = {c: HostShard(c, s, v if v is not None else np.zeros(tuple(s.shape), dtype=np.float32), (0,) * len(s.shape))
+    shards = {c: HostShard(c, s, v if v is not None else unread(rt, s), (0,) * len(s.shape))
               for c, (s, v) in held.items()}
     out.record.recorded = tuple(shards)
     out.record.specs = {c: sh.spec for c, sh in shards.items()}

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import Crash, StepInputError, TTFatal
+from ...errors import Crash, TTFatal
 from ...typed import Typed
 from ..mesh import ttnn_shape
 from ..readback import read

@@ -69,7 +69,7 @@ def slices(shape: tuple[int, ...], starts: list[int], ends: list[int], steps: Op
 def _each_device(rt: Runtime, name: str, src: DeviceTensor, src_name: str, shape: tuple[int, ...], fn, label: Topology, truth) -> None:
     """Bind ``name`` to a per-device op's output: every recorded device's tensor through ``fn``
     (None: no data, in metadata mode), on a new buffer."""
-    from .allocate import allocation
+    from .allocate import allocation, unread
     from .creation import _plain
 
     rec = src.record
@@ -81,7 +81,7 @@ def _each_device(rt: Runtime, name: str, src: DeviceTensor, src_name: str, shape
         if rec.specs.get(c) is None:
             continue
         values = fn(c)
-        shards[c] = HostShard(c, out_spec, values if values is not None else np.zeros(shape, dtype=np.float32), (0,) * len(shape))
+        shards[c] = HostShard(c, out_spec, values if values is not None else unread(rt, out_spec), (0,) * len(shape))
     out.record.recorded = tuple(shards)
     out.record.specs = {c: out_spec for c in shards}
     rt.write(out, _plain(rt, f"{name}.{src_name}", out_spec, None), shards)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...errors import TTFatal
 from ...typed import Length, Range, Typed
-from ..placement import Placement, Replicate, Shard, Topology, as_label, has_partial
+from ..placement import Placement, Replicate, Shard, Topology, as_label, has_partial  # noqa: F401 - Replicate: the docstring example
 from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..spec import make_spec
@@ -132,7 +132,7 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     src = rt.device(a.tensor)
     rec = src.record
     mesh = rt.mesh_of(src)
-    from .allocate import allocation
+    from .allocate import allocation, unread
 
     spec_in = rec.spec
     out_spec = make_spec(shape_of(tuple(spec_in.shape)), spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
@@ -161,7 +161,7 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
         values = fn(held) if held is not None else None
         shape_c = shape_of(tuple(spec_c.shape))
         s = make_spec(shape_c, spec_c.dtype, spec_c.layout, spec_c.tile, spec_c.memory, spec_c.arch)
-        shards[c] = HostShard(c, s, values if values is not None else np.zeros(shape_c, dtype=np.float32), (0,) * len(shape_c))
+        shards[c] = HostShard(c, s, values if values is not None else unread(rt, s), (0,) * len(shape_c))
     # the buffer holds the widest device's output (a record can claim more than its tensor's spec)
     widest = max([out_spec, *(sh.spec for sh in shards.values())], key=lambda sp: sp.num_pages)
     out = allocation(rt, widest if widest.num_pages > out_spec.num_pages else out_spec, mesh, name, label)
