@@ -480,12 +480,12 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
         op = OPS[name_of_op]
         args = step_args(step)
         for field, name, want in op.names_used(args):
-            node = _node_at(root, ("steps", i, name_of_op, field))
+            node = _node_at(root, ("steps", i, name_of_op, *field.split(".")))
             where = (file, *_mark(node))
             loc = f"steps[{i}].{name_of_op}.{field}"
             mesh = want is TensorKind.MESH
             what = "mesh device" if mesh else "tensor"
-            many = next(u.many for u in op.uses if u.field == field)
+            many = next((u.many for u in op.uses if u.field == field), False)
             base, index = _split_index(name)
             had = bound.get(base)
             if index is not None:

@@ -878,3 +878,36 @@ def test_a_distribute_block_gives_its_mapper_to_the_from_torch_steps_in_it():
 def test_a_distribute_block_needs_one_mapper_or_composer():
     err = parse_error("meshspec: 1\nmesh: t3k\nsteps:\n  - distribute: {mesh_mapper: replicate, mesh_composer: {concat: 0}, steps: []}\n")
     assert "give one of mesh_mapper and mesh_composer" in message_at(err, 4, 17)
+
+
+@pytest.mark.parametrize(
+    "step, path",
+    [
+        ("from_torch: {as: s, shape: [1, 8, 32, 32], mesh_mapper: {ShardTensorToMesh: {dim: 1, mesh_device: nosuch}}}",
+         "from_torch.mesh_mapper.ShardTensorToMesh.mesh_device"),
+        ("from_torch: {as: s, shape: [1, 8, 32, 32], mesh_mapper: {create_mesh_mapper: {placements: [R, {shard: 1}], mesh_device: nosuch}}}",
+         "from_torch.mesh_mapper.create_mesh_mapper.mesh_device"),
+    ],
+)
+def test_a_mesh_device_named_inside_a_mapper_is_checked_like_a_steps_own(step, path):
+    # it was a KeyError at run time (meshspec's internal error, exit 3), and export wrote a script
+    # naming an undefined variable
+    err = parse_error(f"""
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - {step}
+        """)
+    msg = str(err)
+    assert msg.startswith(f"{FILE}:4:") and f"steps[0].{path}: unknown mesh device 'nosuch'; defined so far: mesh_device" in msg
+
+
+def test_a_composer_naming_a_tensor_as_its_mesh_device_is_refused():
+    err = parse_error("""
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {as: s, shape: [1, 8, 32, 32], mesh_mapper: {shard: 1}}
+          - to_torch: {tensor: s, mesh_composer: {ConcatMeshToTensor: {dim: 1, mesh_device: s}}}
+        """)
+    assert "steps[1].to_torch.mesh_composer.ConcatMeshToTensor.mesh_device: 's' is a host tensor" in str(err)

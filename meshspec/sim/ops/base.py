@@ -49,6 +49,21 @@ TTNN_ARGUMENTS: dict[str, str] = {
 }
 
 
+def _nested_meshes(value: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """``(dotted YAML path, name)`` of every ``mesh_device`` set inside a step argument's models."""
+    fields = getattr(type(value), "fields", None)
+    if fields is None or depth > 4:
+        return []
+    out = []
+    for f in fields().values():
+        inner = getattr(value, f.name)
+        if f.name == "mesh_device" and depth > 0 and isinstance(inner, str):
+            out.append((f.key, inner))
+        elif inner is not None and not isinstance(inner, (str, int, float, list, tuple)):
+            out.extend((f"{f.key}.{path}", name) for path, name in _nested_meshes(inner, depth + 1))
+    return out
+
+
 class Op(Frozen):
     name: str
     """The ttnn function name, which is also the step's key in a scenario."""
@@ -86,6 +101,10 @@ class Op(Frozen):
                 continue  # an optional mesh_device: the scenario's own
             for name in value if isinstance(value, list) else [value]:
                 out.append((u.field, name, u.kind))
+        used = {u.field for u in self.uses}
+        for key, value in vars(args).items():  # a mapper's or composer's own mesh_device: {mesh_mapper: {ShardTensorToMesh: {mesh_device: m}}}
+            if key not in used:
+                out.extend((f"{key}.{path}", name, TensorKind.MESH) for path, name in _nested_meshes(value))
         return out
 
     def bound(self, args: Any) -> Optional[str]:
