@@ -27,18 +27,24 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
     Raises UsageError for a path that does not exist or when nothing is found.
     """
     found: list[Path] = []
+    skipped: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             # not only regular files: a dangling link or a FIFO named *.yaml is an ERROR, not skipped
-            found += sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and not f.is_dir() and looks_like_scenario(f))
+            for f in sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and not f.is_dir()):
+                (found if looks_like_scenario(f) else skipped).append(f)
         elif p.is_file() or p.is_symlink() or p.exists():
             found.append(p)
         else:
             raise UsageError(f"{raw}: no such file or folder")
     unique = list(dict.fromkeys(found))
     if not unique:
-        raise UsageError(f"no scenario (*.yaml) found under {', '.join(str(p) for p in paths)}")
+        why = ""
+        if skipped:
+            shown = ", ".join(str(f) for f in skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+            why = f": {len(skipped)} YAML file(s) there ({shown}) have no top-level 'meshspec: 1' key, so are not scenarios"
+        raise UsageError(f"no scenario (*.yaml) found under {', '.join(str(p) for p in paths)}{why}")
     return unique
 
 

@@ -628,6 +628,23 @@ def test_collect_sorted_recursive_and_deduplicated(tmp_path):
         collect([tmp_path / "empty"])
 
 
+def test_a_folder_keeps_other_yaml_out_but_not_a_misspelt_scenario(tmp_path):
+    write(tmp_path / "ci.yaml", "on: push\njobs:\n  test:\n    steps: []\n")  # a workflow: not a scenario
+    write(tmp_path / "typo.yaml", "meshpsec: 1\nmesh: t3k\nsteps: []\n")  # a scenario with its key misspelt
+    write(tmp_path / "nover.yaml", "mesh: t3k\nsteps: []\n")  # and one without it
+    assert collect([tmp_path]) == [tmp_path / "nover.yaml", tmp_path / "typo.yaml"]
+    [r] = check_file(tmp_path / "typo.yaml")
+    assert r.outcome == ERROR and "unknown key 'meshpsec' in the scenario (did you mean 'meshspec'?)" in r.message
+
+
+def test_nothing_found_says_what_was_skipped(tmp_path):
+    write(tmp_path / "ci.yaml", "on: push\njobs: {}\n")
+    with pytest.raises(UsageError) as err:
+        collect([tmp_path])
+    assert str(err.value) == (f"no scenario (*.yaml) found under {tmp_path}: 1 YAML file(s) there ({tmp_path / 'ci.yaml'}) "
+                              "have no top-level 'meshspec: 1' key, so are not scenarios")
+
+
 def test_check_file_invalid_is_one_error(tmp_path):
     path = write(tmp_path / "bad.yaml", BAD_SCENARIO)
     [r] = check_file(path, "all")
