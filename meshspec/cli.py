@@ -121,6 +121,7 @@ def run(
             options["max_memory"] = parse_bytes(max_memory)
         if device is not None:
             options["device"] = _device_option(device)
+        inputs = _check_outputs((("--output", output), ("--svg", svg), ("--html", html)), scenarios)
     except UsageError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
@@ -149,7 +150,6 @@ def run(
         shown = results if fmt is Format.JSON and (len(scenarios) > 1 or compare) else reports
         text = render(shown, fmt, opts, compare=compare)
         try:
-            inputs = _inputs(scenarios)
             _emit(text, output, inputs)
             for path, kind in ((svg, "svg"), (html, "html")):
                 if path is not None:
@@ -332,6 +332,7 @@ def check(
         if shard_spec:
             files = checks.shard(files, *checks.parse_shard(shard_spec))
         jobs = _cap_jobs(jobs, len(files))
+        inputs = _check_outputs((("--junit-xml", junit_xml),), every_file)
     except MeshspecError as err:
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
@@ -342,7 +343,7 @@ def check(
     typer.echo(summary.line())
     if junit_xml is not None:
         try:
-            _emit(to_junit(results), junit_xml, _inputs(every_file))
+            _emit(to_junit(results), junit_xml, inputs)
         except MeshspecError as err:
             _err(str(err))
             raise typer.Exit(EXIT_USAGE) from None
@@ -585,6 +586,15 @@ def _stdout(text: str) -> None:
         stream.flush()
         buffer.write(text.encode(stream.encoding or "utf-8", "backslashreplace"))
     stream.flush()
+
+
+def _check_outputs(outputs, paths: list[Path]) -> list[Path]:
+    """Refuse bad output paths before any work (UsageError); the run's inputs, which they must not be."""
+    from .files import check_outputs
+
+    inputs = _inputs(paths)
+    check_outputs(outputs, inputs)
+    return inputs
 
 
 def _inputs(paths: list[Path]) -> list[Path]:

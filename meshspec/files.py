@@ -13,7 +13,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
 
 from .errors import UsageError
 from .text import printable
@@ -26,14 +26,15 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
-    """Write ``text`` to ``path``: atomically for a regular (or new) file, straight through for a
-    character device or FIFO; never over a file in ``protect`` (the run's own inputs)."""
+def check_output(path: Path, protect: Iterable[Path] = ()) -> bool:
+    """Refuse ``path`` as an output before anything is computed: one of ``protect`` (the run's own
+    inputs), a folder, something that is neither a regular file, a character device nor a FIFO, or
+    a file in a folder that does not exist. True when it is written straight through (a device or
+    FIFO)."""
     target = Path(path)
     for p in protect:
         if _same_file(target, Path(p)):
             raise UsageError(f"{printable(str(path))} is one of the run's inputs ({printable(str(p))}); refusing to overwrite it")
-    data = text.encode("utf-8", "backslashreplace")
     try:
         info = os.stat(target)
     except FileNotFoundError:
@@ -41,16 +42,41 @@ def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
     except OSError as err:
         raise UsageError(f"cannot write {printable(str(path))}: {err.strerror}") from None
     if info is not None and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+        return True
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"cannot write {printable(str(path))}: it is a folder; give a file name")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"cannot write {printable(str(path))}: it is not a regular file, a character device or a FIFO")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {printable(str(path))}: folder {printable(str(folder))} does not exist")
+    return False
+
+
+def check_outputs(outputs: Iterable[tuple[str, Optional[Path]]], protect: Iterable[Path] = ()) -> None:
+    """:func:`check_output` of each named output given, and no two the same file
+    (``-o out.txt --svg out.txt`` would keep only the last)."""
+    given = [(option, Path(p)) for option, p in outputs if p is not None]
+    protect = list(protect)
+    for i, (option, path) in enumerate(given):
+        if not check_output(path, protect):
+            for other, earlier in given[:i]:
+                if _same_file(path, earlier):
+                    raise UsageError(f"{other} and {option} both name {printable(str(path))}; give each its own file")
+
+
+def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
+    """Write ``text`` to ``path``: atomically for a regular (or new) file, straight through for a
+    character device or FIFO; never over a file in ``protect`` (the run's own inputs)."""
+    target = Path(path)
+    data = text.encode("utf-8", "backslashreplace")
+    if check_output(target, protect):
         try:
             with open(target, "wb") as f:
                 f.write(data)
         except OSError as err:
             raise UsageError(f"cannot write {printable(str(path))}: {err.strerror}") from None
         return
-    if info is not None and stat.S_ISDIR(info.st_mode):
-        raise UsageError(f"cannot write {printable(str(path))}: it is a folder; give a file name")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"cannot write {printable(str(path))}: it is not a regular file, a character device or a FIFO")
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # replace what the link points at, not the link
     _atomic(target, data, path)
@@ -58,8 +84,6 @@ def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
 
 def _atomic(target: Path, data: bytes, shown: Path) -> None:
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"cannot write {printable(str(shown))}: folder {printable(str(folder))} does not exist")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as err:

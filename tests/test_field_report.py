@@ -222,6 +222,21 @@ def test_2_3_output_never_over_a_data_file(tmp_path):
     assert (tmp_path / "x.npy").read_bytes() == before
 
 
+def test_2_3_bad_outputs_are_refused_before_the_run(tmp_path):
+    # nothing is run or printed before the refusal: a long run is not wasted on a typo in --svg
+    seed = SCENARIOS / "seed-uneven-copy.yaml"
+    for flags, why in [
+        (["--svg", tmp_path], "it is a folder; give a file name"),
+        (["--html", tmp_path / "none" / "x.html"], "does not exist"),
+        (["-o", tmp_path / "o.txt", "--svg", tmp_path / "o.txt"], "--output and --svg both name"),
+    ]:
+        res = invoke("run", seed, *flags)
+        assert res.exit_code == 2 and why in res.stderr and res.stdout == "", flags
+    assert not (tmp_path / "o.txt").exists()
+    res = invoke("check", seed, "--junit-xml", tmp_path / "none" / "j.xml")
+    assert res.exit_code == 2 and "does not exist" in res.stderr and "PASS" not in res.stdout
+
+
 # -- 2.4 diff validates reports against meshspec.report/1 -------------------------------------------------------------
 def _saved_report(tmp_path):
     res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--format", "json")
