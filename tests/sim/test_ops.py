@@ -40,3 +40,12 @@ def test_touched_names_follow_field_order():
 
     args = validate(CopyHostToDevice, {"src": "h", "dst": "d"})
     assert OPS["copy_host_to_device_tensor"].touched(args) == ("h", "d")
+
+
+def test_a_ttnn_mesh_argument_hint_names_the_steps_own_spelling():
+    # to_device takes device:, most steps mesh_device:; a step with neither runs where its tensors are
+    from meshspec.sim.ops import OPS
+
+    assert OPS["to_device"].hint("mesh_device") == "to_device names its mesh device `device:`"
+    assert OPS["allocate_tensor_on_device"].hint("device") == "allocate_tensor_on_device names its mesh device `mesh_device:`"
+    assert "runs where its tensors are" in OPS["neg"].hint("mesh_device")

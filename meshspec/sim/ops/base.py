@@ -40,8 +40,8 @@ class Use(Frozen):
 
 #: Arguments real ttnn calls take that no step has, and what a scenario writes instead.
 TTNN_ARGUMENTS: dict[str, str] = {
-    "mesh_device": "steps run on the scenario's mesh (the top-level `mesh:`); drop it",
-    "device": "steps run on the scenario's mesh (the top-level `mesh:`); drop it",
+    "mesh_device": "this step runs where its tensors are (the top-level `mesh:`, or a submesh they were put on); drop it",
+    "device": "this step runs where its tensors are (the top-level `mesh:`, or a submesh they were put on); drop it",
     "memory_config": "write `memory: dram` or `memory: l1` (interleaved)",
     "cq_id": "command queues are not simulated; drop it",
     "queue_id": "command queues are not simulated; drop it",
@@ -90,7 +90,12 @@ class Op(Frozen):
 
     def hint(self, key: str) -> Optional[str]:
         """What to write instead of ``key``, a ttnn argument the step does not take, if it is one."""
-        return dict(self.hints).get(key) or TTNN_ARGUMENTS.get(key)
+        own = dict(self.hints).get(key)
+        if own is None and key in ("mesh_device", "device"):
+            other = "device" if key == "mesh_device" else "mesh_device"
+            if other in self.fields:  # to_device spells it device:, most steps mesh_device:
+                own = f"{self.name} names its mesh device `{other}:`"
+        return own or TTNN_ARGUMENTS.get(key)
 
     def names_used(self, args: Any) -> list[tuple[str, str, TensorKind]]:
         """``(field, name, kind)`` for every tensor or mesh ``args`` names (each item of a list)."""
