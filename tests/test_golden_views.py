@@ -17,14 +17,20 @@ from meshspec.scenario.loader import parse
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1_views.json").read_text())["views"]
 
 
+#: The recorder's further tensors (tools/golden/record_views.py EXTRA), by name: their global shapes.
+EXTRA = {"z": [1, 1, 64, 512], "w": [1, 2, 32, 256], "v": [1, 3, 32, 256], "p": [2, 2, 32, 256], "q": [3, 3, 32, 256]}
+
+
 def _scenario(case) -> str:
     args = {"tensor": "x"} | case["args"] | {"as": "out"}
-    if case["op"] == "concat":
+    if case["op"] in ("concat", "add", "sub", "mul"):
         del args["tensor"]
+    extra = "".join(f"  - from_torch: {{as: {n}, shape: {s}, mesh_mapper: {{shard: 3}}, device: mesh_device}}\n"
+                    for n, s in EXTRA.items() if n in case["args"].values())
     return ("meshspec: 1\nname: v\nmesh: t3k\nsteps:\n"
             f"  - from_torch: {{as: x, shape: [1, 1, 32, 256], layout: {case['layout']}, mesh_mapper: {{shard: 3}}, device: mesh_device}}\n"
             "  - from_torch: {as: y, shape: [1, 1, 32, 256], dtype: float32, mesh_mapper: {shard: 3}, device: mesh_device}\n"
-            f"  - {case['op']}: {yaml.safe_dump(args, default_flow_style=True, width=1000).strip()}\n")
+            + extra + f"  - {case['op']}: {yaml.safe_dump(args, default_flow_style=True, width=1000).strip()}\n")
 
 
 @pytest.mark.parametrize("case", [c for c in GOLDEN if c["error"] is None], ids=lambda c: c["name"])

@@ -59,15 +59,29 @@ CASES = [
     ("transpose_dim0_past_rank", "tile", "transpose", {"dim0": 5, "dim1": 0}),
     ("transpose_dim0_below_rank", "tile", "transpose", {"dim0": -5, "dim1": 1}),
     ("transpose_dim1_past_rank", "tile", "transpose", {"dim0": 0, "dim1": 4}),
+    ("add_subtile", "tile", "add", {"a": "x", "b": "z"}),
+    ("add_outer_dim", "tile", "add", {"a": "w", "b": "v"}),
+    ("add_two_outer_dims", "tile", "add", {"a": "p", "b": "q"}),
+    ("add_subtile_before_outer", "tile", "add", {"a": "w", "b": "z"}),
+    ("all_gather_dim_past_rank", "tile", "all_gather", {"dim": 7}),
+    ("all_gather_dim_below_rank", "tile", "all_gather", {"dim": -5}),
 ]
+
+#: More bfloat16 TILE tensors a case may name (a and b of a binary op), each sharded on dim 3 over
+#: the T3K like x, made after x and y only for the cases that name them.
+EXTRA = {"z": [1, 1, 64, 512], "w": [1, 2, 32, 256], "v": [1, 3, 32, 256], "p": [2, 2, 32, 256], "q": [3, 3, 32, 256]}
 
 
 def placements(t):
     return [{"shard": p.dim} if isinstance(p, ttnn.PlacementShard) else "R" for p in t.tensor_topology().placements()]
 
 
-def call(op, x, y, args):
-    named = {"x": x, "y": y}
+def call(op, x, y, args, extra=None):
+    named = {"x": x, "y": y, **(extra or {})}
+    if op in ("add", "sub", "mul"):
+        return getattr(ttnn, op)(named[args["a"]], named[args["b"]])
+    if op == "all_gather":
+        return ttnn.all_gather(x, args["dim"])
     if op in ("squeeze", "unsqueeze"):
         return getattr(ttnn, op)(x, args["dim"])
     if op in ("reshape", "view"):
@@ -91,8 +105,11 @@ def record(md, name, layout, op, args):
     x = ttnn.distribute_tensor(ttnn.Tensor(data, ttnn.bfloat16, None, lay), ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
     y = ttnn.distribute_tensor(ttnn.Tensor(data, ttnn.float32, None, ttnn.TILE_LAYOUT), ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
     row = {"name": name, "layout": layout, "op": op, "args": args, "input_address": x.buffer_address()}
+    extra = {n: ttnn.distribute_tensor(ttnn.Tensor(np.zeros(s, dtype=np.float32), ttnn.bfloat16, None, ttnn.TILE_LAYOUT),
+                                       ttnn.shard_tensor_to_mesh_mapper(md, 3), md)
+             for n, s in EXTRA.items() if n in args.values()}
     try:
-        out = call(op, x, y, args)
+        out = call(op, x, y, args, extra)
         row |= {"error": None, "shape": list(out.shape), "layout_out": "tile" if out.layout == ttnn.TILE_LAYOUT else "row_major",
                 "placements": placements(out), "distribution_shape": list(out.tensor_topology().distribution_shape()),
                 "address": out.buffer_address(), "input_allocated": x.is_allocated(),
@@ -101,7 +118,7 @@ def record(md, name, layout, op, args):
             ttnn.deallocate(out)
     except Exception as exc:  # noqa: BLE001 - the library's refusal is the datum
         row |= {"error": str(exc).split("info:")[-1].strip().splitlines()[0]}
-    for t in (x, y):
+    for t in (x, y, *extra.values()):
         if t.is_allocated():
             ttnn.deallocate(t)
     return row

@@ -147,6 +147,8 @@ def _rank_dim(rt: Runtime, a, what: str) -> tuple[int, int]:
     rank = len(rt.device(a.tensor).record.spec.shape)
     dim = a.dim + rank if a.dim < 0 else a.dim
     if not 0 <= dim < rank:
+        if what == "all_gather":  # ttnn/cpp/ttnn/operations/ccl/all_gather/all_gather.cpp:140 (golden views all_gather_dim_*)
+            raise TTFatal(f"Invalid gather dim {a.dim} for {rank}D input tensor (the input is rank {rank}: dims {-rank} to {rank - 1})")
         raise TTFatal(f"{what}: dim {a.dim} is out of range for a rank-{rank} tensor")
     return rank, dim
 
@@ -156,7 +158,7 @@ def _gather(legacy, unpadded: bool = True):
     the tile padding as data in the era of CclPadding.PADDED."""
 
     def run(rt: Runtime, a: Gather) -> None:
-        rank, dim = _rank_dim(rt, a, "all_gather")
+        rank, dim = _rank_dim(rt, a, rt.op)
         src = rt.device(a.tensor)
         mesh_shape = tuple(rt.mesh_of(src).shape)
         spec = src.record.spec

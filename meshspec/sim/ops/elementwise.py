@@ -24,6 +24,7 @@ from ...typed import Range, Typed
 from ..placement import Partial, Placement, Replicate, Shard, Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
+from ..mesh import Shape
 from ..spec import DataType, Layout, make_spec
 from ..tensor import DeviceTensor, HostShard
 from ..values import to_dtype
@@ -152,6 +153,25 @@ def _binary_layout(truths: list[Optional[Topology]], linear: bool) -> Optional[T
     return union(truths)
 
 
+def broadcast(sa: Shape, sb: Shape, what: str) -> Shape:
+    """The shape two operands of a binary op broadcast to, or ttnn 0.81.1's refusal (binary_ng,
+    ``binary_ng_device_operation.cpp``:246 and :455; golden views ``add_*``): the last two dims (the
+    tiles) first, then the outer dims from the innermost out. ``what`` names the operands.
+
+    >>> broadcast((1, 2, 32, 32), (1, 1, 32, 32), "a and b")
+    (1, 2, 32, 32)
+    """
+    rank = max(len(sa), len(sb))
+    a, b = (1,) * (rank - len(sa)) + tuple(sa), (1,) * (rank - len(sb)) + tuple(sb)
+    bad = [i for i in range(-1, -rank - 1, -1) if a[i] != b[i] and 1 not in (a[i], b[i])]
+    if any(i >= -2 for i in bad):
+        raise TTFatal(f"Invalid subtile broadcast type ({what}: their last two dims, the tiles, do not broadcast)")
+    if bad:
+        i = bad[0]
+        raise TTFatal(f"Broadcasting rule violation at dimension index {i} (output rank {rank}), dim a: {a[i]}, dim b: {b[i]} ({what} do not broadcast)")
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
 def _binary(fn, linear: bool):
     def run(rt: Runtime, a: Binary) -> None:
         from .allocate import allocation, unread
@@ -161,10 +181,7 @@ def _binary(fn, linear: bool):
         mesh = rt.mesh_of(x)
         labels = [x.record.topology, y.record.topology]
         truths = [t.record.layout() for t in (x, y)]
-        try:
-            shape = tuple(np.broadcast_shapes(tuple(x.record.spec.shape), tuple(y.record.spec.shape)))
-        except ValueError:
-            raise TTFatal(f"{a.a} {list(x.record.spec.shape)} and {a.b} {list(y.record.spec.shape)} do not broadcast") from None
+        shape = broadcast(tuple(x.record.spec.shape), tuple(y.record.spec.shape), f"{a.a} {list(x.record.spec.shape)} and {a.b} {list(y.record.spec.shape)}")
         s = x.record.spec
         out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
         truth = _binary_layout(truths, linear)
@@ -176,10 +193,8 @@ def _binary(fn, linear: bool):
             sx, sy = x.record.specs.get(c), y.record.specs.get(c)
             if sx is None or sy is None:
                 continue
-            try:  # each device's own shapes (uneven shards, in an era that allows them, differ by device)
-                shape_c = tuple(np.broadcast_shapes(tuple(sx.shape), tuple(sy.shape)))
-            except ValueError:
-                raise TTFatal(f"{a.a} {list(sx.shape)} and {a.b} {list(sy.shape)} on device {c} do not broadcast") from None
+            # each device's own shapes (uneven shards, in an era that allows them, differ by device)
+            shape_c = broadcast(tuple(sx.shape), tuple(sy.shape), f"{a.a} {list(sx.shape)} and {a.b} {list(sy.shape)} on device {c}")
             spec_c = make_spec(shape_c, s.dtype, s.layout, s.tile, s.memory, s.arch)
             vx, vy = (x.buffer.read(c, sx), y.buffer.read(c, sy)) if rt.with_data else (None, None)
             if vx is not None and vy is not None:
