@@ -115,7 +115,9 @@ def run(
         # A step changes only the tensors it names or touches: judge those alone, so a long
         # scenario costs time in proportion to its length.
         mentioned = OPS[step.op].touched(step.args)
-        names = set(mentioned) | rt.touched
+        # in a fixed order (the step's own names, then the rest by name), so the trace's rows do not
+        # follow the string hashes of a set, which differ from one process to the next
+        names = dict.fromkeys([*mentioned, *sorted(rt.touched)])
         before = {n: records.pop(n) for n in names if n in records}
         after = snapshot({n: rt.tensors[n] for n in names if n in rt.tensors})
         records.update(after)
