@@ -30,7 +30,7 @@ import numpy as np
 
 from ...errors import TTFatal
 from ...typed import Range, Typed
-from ..mesh import Coord
+from ..mesh import Coord, coord_tuple
 from .. import ccl_topology as ccl
 from ..placement import Replicate, Shard, Topology, as_label
 from ..profiles import CclPadding, CclTopology, OpTopology
@@ -65,9 +65,7 @@ def groups(mesh_shape: tuple[int, ...], cluster_axis: Optional[int]) -> dict[Coo
     >>> groups((2, 2), 1)[(1, 0)]
     ((1, 0), (1, 1))
     """
-    import itertools
-
-    every = tuple(itertools.product(*(range(n) for n in mesh_shape)))
+    every = coord_tuple(tuple(mesh_shape))
     if cluster_axis is None:
         return {c: every for c in every}
     if not 0 <= cluster_axis < len(mesh_shape):
@@ -90,9 +88,10 @@ def _layout_after(real: Topology, helper) -> Optional[Topology]:
     return None if isinstance(result, ccl.NoLabel) else result
 
 
-def _collective(rt: Runtime, a, combine, shape_of, helper, legacy) -> None:
-    """A collective over each device's group: ``combine(parts, index)`` is a device's output from
-    its group's buffers and its place in the group; the label by the era's rule (``helper`` on a
+def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None) -> None:
+    """A collective over each device's group: ``combine(parts)`` is the group's result from its
+    buffers, computed once per group, and ``piece(result, index)`` a device's part of it by its
+    place in the group (all of it without ``piece``); the label by the era's rule (``helper`` on a
     topology: 0.81.1's CCL helpers; ``legacy``: the label before them)."""
     from .allocate import allocation, unread
     from .creation import _plain
@@ -127,10 +126,15 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy) -> None:
     out = allocation(rt, out_spec, mesh, a.as_, label)
     held = {c: src.buffer.read(c, read_as[c]) if rt.with_data else None for c in mesh.coords}
     shards = {}
+    results: dict[tuple[Coord, ...], np.ndarray] = {}  # each group's result, once (not once per member)
     for c in mesh.coords:
         group = group_of[c]
         parts = [held[g] for g in group]
-        values = combine(parts, group.index(c)) if all(p is not None for p in parts) else None
+        values = None
+        if all(p is not None for p in parts):
+            if group not in results:
+                results[group] = combine(parts)
+            values = results[group] if piece is None else piece(results[group], group.index(c))
         if values is None:
             values = unread(rt, specs[c])
         shards[c] = HostShard(c, specs[c], values, (0,) * len(specs[c].shape))
@@ -167,7 +171,7 @@ def _gather(legacy, unpadded: bool = True):
         # the output spec from the padded shape (every dim), the gather dim times the group: each
         # part carries what its tiles hold past its end, the zeros from_torch padded with
         widths = [(0, p - n) for n, p in zip(shape, padded)]
-        _collective(rt, a, lambda parts, i: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
+        _collective(rt, a, lambda parts: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
                     lambda shapes: (padded[:dim] + (padded[dim] * len(shapes),) + padded[dim + 1 :]) if with_padding
                     else _joined(shapes, dim),
                     lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim))
@@ -208,7 +212,7 @@ def _sum(parts):
 def all_reduce(rt: Runtime, a: Reduce) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
     mesh_shape = tuple(rt.mesh_of(rt.device(a.tensor)).shape)
-    _collective(rt, a, lambda parts, i: _sum(parts), lambda shapes: _same(shapes, "all_reduce"),
+    _collective(rt, a, _sum, lambda shapes: _same(shapes, "all_reduce"),
                 lambda t: ccl.all_reduce_topology(t, a.cluster_axis, mesh_shape, rank),
                 lambda t: t)  # the default imputation: the input's label (#50657)
 
@@ -218,17 +222,17 @@ def reduce_scatter(rt: Runtime, a: Gather) -> None:
     rank, dim = _rank_dim(rt, a, "reduce_scatter")
     src = rt.device(a.tensor)
     mesh_shape = tuple(rt.mesh_of(src).shape)
-    n = len(next(iter(groups(mesh_shape, a.cluster_axis).values())))
+    n = len(next(iter(groups(mesh_shape, a.cluster_axis).values())))  # also checks cluster_axis
     size = src.record.spec.shape[dim]
     if size % n:
         raise TTFatal(f"reduce_scatter: dim {a.dim} of size {size} does not split over the {n} devices of each group "
                       "(meshspec: each device takes an equal piece of the sum)")
     piece = size // n
     real = src.record.layout()
-    _collective(rt, a, lambda parts, i: np.take(_sum(parts), range(i * piece, (i + 1) * piece), axis=dim),
-                lambda shapes: _same(shapes, "reduce_scatter")[:dim] + (piece,) + shapes[0][dim + 1 :],
+    _collective(rt, a, _sum, lambda shapes: _same(shapes, "reduce_scatter")[:dim] + (piece,) + shapes[0][dim + 1 :],
                 lambda t: ccl.reduce_scatter_topology(t, a.cluster_axis, mesh_shape, rank, a.dim),
-                lambda t: ccl.legacy_relabel(t, a.cluster_axis, Shard(dim)))  # the per-axis edit before the helpers
+                lambda t: ccl.legacy_relabel(t, a.cluster_axis, Shard(dim)),  # the per-axis edit before the helpers
+                piece=lambda whole, i: np.take(whole, range(i * piece, (i + 1) * piece), axis=dim))
     inner = _split_again(real, mesh_shape, a.cluster_axis, dim, rank) if real is not None else None
     if inner is not None:
         out = rt.device(a.as_)
