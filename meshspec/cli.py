@@ -633,15 +633,28 @@ def main() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
     try:
-        app()
+        code = app(standalone_mode=False)  # usage errors come back as exceptions, to print as one line
     except SystemExit:
         if _signalled:
             sys.exit(128 + _signalled[0])
         raise
     except KeyboardInterrupt:
         sys.exit(128 + (_signalled[0] if _signalled else signal.SIGINT))
-    except Exception as err:  # typer.Exit and usage errors are SystemExit, not caught here
+    except Exception as err:
+        kinds = {k.__name__ for k in type(err).__mro__}
+        if "Abort" in kinds:  # the command line's own word for an interrupt
+            sys.exit(128 + (_signalled[0] if _signalled else signal.SIGINT))
+        if "NoArgsIsHelpError" in kinds:  # meshspec alone: the help, as asked
+            sys.stderr.write(err.format_message() + "\n")  # type: ignore[attr-defined]
+            sys.exit(EXIT_USAGE)
+        if "UsageError" in kinds:  # a bad option or argument: click's four lines made one
+            where = getattr(getattr(err, "ctx", None), "command_path", None) or "meshspec"
+            _err(f"{err.format_message()} ('{where} -h' lists the options)")  # type: ignore[attr-defined]
+            sys.exit(EXIT_USAGE)
         if os.environ.get("MESHSPEC_DEBUG"):
             raise
         _err(f"internal error: {type(err).__name__}: {err} (a bug in meshspec; please report it with the scenario, MESHSPEC_DEBUG=1 shows the traceback)")
         sys.exit(EXIT_INTERNAL)
+    if _signalled:  # a command that stopped on an interrupt exits as the signal says
+        sys.exit(128 + _signalled[0])
+    sys.exit(code if isinstance(code, int) else 0)  # typer.Exit(n) comes back as n

@@ -514,3 +514,18 @@ def test_no_color_on_a_terminal():
     assert code == 1
     assert "stale" in text
     assert not ANSI.search(text)
+
+
+def test_a_bad_option_is_one_line_naming_the_value_and_where_to_look():
+    # click prints usage, a hint and the error on four lines; the console entry point makes one
+    import subprocess
+    import sys
+
+    for args, said in [
+        (["run", "--view", "bogus", "x.yaml"], "meshspec: Invalid value for '--view': 'bogus' is not one of 'table', 'map', 'data'. ('meshspec run -h' lists the options)"),
+        (["check", "-j", "0", "scenarios"], "meshspec: Invalid value for '--jobs' / '-j': 0 is not in the range x>=1. ('meshspec check -h' lists the options)"),
+        (["bogus"], "meshspec: No such command 'bogus'. ('meshspec -h' lists the options)"),
+    ]:
+        res = subprocess.run([sys.executable, "-m", "meshspec", *args], capture_output=True, text=True, cwd=REPO, check=False)
+        said = said.replace("('meshspec", "('python -m meshspec")  # click names the program as it was started
+        assert res.returncode == 2 and res.stderr == said + "\n" and res.stdout == "", args
