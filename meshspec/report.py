@@ -20,6 +20,8 @@ from .sim.spec import TensorSpec
 
 REPORT_FORMAT = "meshspec.report/1"
 DIFF_FORMAT = "meshspec.diff/1"
+HUNT_FORMAT = "meshspec.hunt/1"
+"""A hunt's index (``hunt.json``) and its ``--format json`` summary."""
 
 
 # -- one run -------------------------------------------------------------------------------------

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..errors import UsageError
+from ..report import HUNT_FORMAT
 from .programs import RULE_OPS, VOCABULARY, MeshSpec, Program, generate
 from .search import Crash, Signature, Target, attribute, judge, shrink
 
 INDEX = "hunt.json"
-FORMAT = "meshspec.hunt/1"
+FORMAT = HUNT_FORMAT
 _FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\.yaml")
 """A file an index may name: a plain scenario file name in the folder, no path."""
 

@@ -20,7 +20,7 @@ from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
-from ..sim.mesh import Coord, Shape, coord_set, fmt_coord, fmt_shape, ttnn_shape
+from ..sim.mesh import Coord, Shape, coord_set, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, differences, same_bits
@@ -303,9 +303,7 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
     off = [] if on.issuperset(topo.coords) else [c for c in topo.coords if c not in on]
     if off and isinstance(t, DeviceTensor):
         out.append(f"its topology lists {_coords_text(off)}, not on its mesh {ttnn_shape(on_mesh)}")
-    size = 1
-    for n in topo.distribution_shape:
-        size *= n
+    size = volume(topo.distribution_shape)
     if size != len(topo.coords):
         out.append(f"its distribution shape {ttnn_shape(topo.distribution_shape)} has {size} positions for {len(topo.coords)} coordinates")
     if len(topo.placements) != len(topo.distribution_shape):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+from ..report import HUNT_FORMAT
+
 
 def summary_data(entries: list[dict], tried, disagreements, crashes: list[dict], out: str, merged: int = 0,
                  unreachable: tuple = (), interrupted: bool = False) -> dict:
-    data: dict = {"format": "meshspec.hunt/1", "out": out}
+    data: dict = {"format": HUNT_FORMAT, "out": out}
     if merged:
         data["merged"] = merged
     else:

@@ -24,7 +24,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from .mesh import Shape
+from .mesh import Shape, volume
 from .placement import Placement, Replicate, Shard, Topology
 
 
@@ -96,10 +96,7 @@ def finalise(topo: Topology, mesh_shape: Shape, out: tuple[Placement, ...], rank
     if not hierarchical:
         return (f"the output would shard tensor dim {dup} on more than one mesh axis in a layout no TensorTopology can express "
                 f"(per-axis result {Topology(axis_shape, tuple(out), topo.coords)} for input {topo})")
-    size = 1
-    for n in axis_shape:
-        size *= n
-    return Topology((size,), (Shard(dup),), topo.coords)
+    return Topology((volume(axis_shape),), (Shard(dup),), topo.coords)
 
 
 def all_gather_topology(topo: Topology, cluster_axis: Optional[int], mesh_shape: Shape, rank: int, dim: int,

@@ -316,6 +316,11 @@ class Runtime:
         buffer.address, buffer.allocator = address, allocators
         return buffer
 
+    def shares_buffer(self, dev: DeviceTensor) -> bool:
+        """Whether another live handle (a view, a part) holds ``dev``'s buffer too."""
+        return any(t is not dev and isinstance(t, DeviceTensor) and t.buffer is dev.buffer and t.freed_step is None
+                   for t in self.tensors.values())
+
     def free(self, dev: DeviceTensor) -> None:
         dev.buffer.freed_step = self.step
         dev.buffer.freed_by = dev.name

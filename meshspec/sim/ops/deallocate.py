@@ -29,8 +29,7 @@ def run(rt: Runtime, a: Deallocate) -> None:
         msg = f"{freed_by(dev)} and is deallocated again"
         rt.events.append(DoubleFree(rt.step, a.tensor, msg))
         return
-    if not a.force and any(t is not dev and isinstance(t, DeviceTensor) and t.buffer is dev.buffer and t.freed_step is None
-                           for t in rt.tensors.values()):
+    if not a.force and rt.shares_buffer(dev):
         return  # another handle holds the buffer: not freed without force
     rt.events.append(Retired(rt.step, a.tensor, dev, f"step {rt.step} deallocated it"))
     rt.free(dev)

@@ -26,7 +26,7 @@ from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..mesh import Shape
 from ..spec import DataType, Layout, make_spec
-from ..tensor import DeviceTensor, HostShard
+from ..tensor import HostShard
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, Name, memory_of
@@ -421,8 +421,7 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     mesh = rt.mesh_of(src)
     held = {c: (s, src.buffer.read(c, s) if rt.with_data else None) for c in rec.recorded if (s := rec.specs.get(c)) is not None}
     real = rec.layout()
-    shared = any(t is not src and isinstance(t, DeviceTensor) and t.buffer is src.buffer and t.freed_step is None for t in rt.tensors.values())
-    if not shared:  # a view's buffer, held by another handle too, stays (both allocated after, observed in the mock)
+    if not rt.shares_buffer(src):  # a view's buffer, held by another handle too, stays (both allocated after, observed in the mock)
         rt.free(src)
     exact = rt.profile.op_topology is OpTopology.EXACT
     label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own
