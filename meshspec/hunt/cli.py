@@ -14,26 +14,28 @@ from ..errors import UsageError
 def parse_time(text: str) -> float:
     """``60s``, ``2m``, ``1h`` or a number of seconds."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
-    if not m or float(m.group(1)) <= 0:
+    if not m:
         raise UsageError(f"--time {text!r}: write a duration such as 60s, 2m or 1h")
+    if float(m.group(1)) <= 0:
+        raise UsageError(f"--time {text!r}: a hunt needs some time; give more than 0 (such as 60s, 2m or 1h)")
     return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
 def parse_mesh(text: str) -> tuple[object, tuple[int, ...]]:
     """A system name or a shape (``2x4``, ``2,4``) -> (as a scenario writes it, its shape)."""
     from ..errors import did_you_mean
-    from ..sim.mesh import SYSTEMS
+    from ..sim.mesh import SYSTEMS, volume
 
     if text in SYSTEMS:
         return text, tuple(SYSTEMS[text].shape)
     parts = re.split(r"[x,]", text.strip())
-    if all(p.strip().isdigit() and int(p) > 0 for p in parts) and 1 <= len(parts) <= 3:
+    if all(p.strip().isdigit() for p in parts) and 1 <= len(parts) <= 3:
         shape = tuple(int(p) for p in parts)
+        if 0 in shape:
+            raise UsageError(f"--mesh {text!r}: every dim of a mesh is at least 1 device")
         if len(shape) == 1:
             shape = (1, shape[0])
-        n = 1
-        for d in shape:
-            n *= d
+        n = volume(shape)
         if n > 1024:
             raise UsageError(f"--mesh {text!r}: {n} devices; hunt runs many programs, use a mesh of at most 1024 devices")
         return list(shape), shape

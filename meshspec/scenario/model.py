@@ -18,7 +18,7 @@ from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, MemoryConfig, Name
 from ..sim.spec import DataType, Layout
-from ..typed import Before, Check, Length, Range, Schema, Tagged, Typed, by_key, tagged
+from ..typed import Before, Check, Length, Pattern, Range, Schema, Tagged, Typed, by_key, tagged
 
 
 def _step_tag(value: Any) -> Optional[str]:
@@ -86,7 +86,7 @@ class ValuesExpect(Typed):
 
     equals: Optional[Union[Name, SliceOf]] = None
     first: Optional[list[Union[int, float]]] = None
-    sha256: Optional[Annotated[str, Length(min=64, max=64)]] = None
+    sha256: Optional[Annotated[str, Pattern(r"[0-9a-f]{64}", "a SHA-256: 64 lower-case hex digits, as hashlib.sha256(...).hexdigest() prints it")]] = None
 
 
 class TensorExpect(Typed):

@@ -252,3 +252,15 @@ def test_an_interrupt_keeps_what_was_found(tmp_path, monkeypatch):
     progress = Progress()
     found = h.hunt(Target("current", "reference"), T3K, VOCABULARY, seed=0, examples=100, progress=progress)
     assert progress.interrupted and progress.tried == 13 and found
+
+
+def test_mesh_and_time_options_say_what_is_wrong():
+    from meshspec.errors import UsageError
+    from meshspec.hunt.cli import parse_mesh, parse_time
+
+    for text, said in [("2x0", "every dim of a mesh is at least 1 device"), ("nosuch", "or a shape such as 2x4")]:
+        with pytest.raises(UsageError, match=said):
+            parse_mesh(text)
+    with pytest.raises(UsageError, match="give more than 0"):
+        parse_time("0s")
+    assert parse_mesh("2x4") == ([2, 4], (2, 4)) and parse_time("2m") == 120

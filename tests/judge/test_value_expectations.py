@@ -134,3 +134,11 @@ def test_a_composition_equal_to_its_source_is_hashed_once(monkeypatch):
     values = {t["name"]: t["values"] for t in run_steps(wrong, mesh=[1, 2]).to_json()["tensors"]}
     assert values["composed"]["shape"] == [1, 1, 128, 64] and values["composed"]["sha256"] != values["src"]["sha256"]
     assert hashed.count((1, 1, 128, 64)) == 1
+
+
+def test_a_sha256_expectation_that_is_no_digest_says_so():
+    from meshspec.errors import ScenarioError
+
+    text = scenario("    composed: {values: {sha256: xyz}}\n")
+    with pytest.raises(ScenarioError, match="'xyz' is not a SHA-256: 64 lower-case hex digits"):
+        parse(text, Path("v.yaml"))
