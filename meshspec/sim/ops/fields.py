@@ -196,7 +196,9 @@ def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
     if layout is MemoryLayout.INTERLEAVED:
         return buffer, None
     if spec is None:
-        raise TTFatal("bad optional access")
+        named = f"{config} is" if isinstance(config, str) else f"memory_layout {layout.value} is"
+        raise TTFatal(f"bad optional access ({named} sharded but names no shard spec, so the TensorSpec has none to read: give a "
+                      "shard_spec or nd_shard_spec, or make the config with create_sharded_memory_config)")
     grid = core_range_set(spec.grid)
     return buffer, ShardSpec(layout, grid, (int(spec.shape[0]), int(spec.shape[1])), spec.orientation)  # type: ignore[arg-type]
 
