@@ -55,3 +55,11 @@ def test_a_reports_memory_config_pastes_back_into_a_scenario(config):
     printed = device_spec(config)["memory_config"]
     assert printed == config
     assert device_spec(printed) == device_spec(config)
+
+
+def test_a_sharded_config_without_a_shard_spec_is_ttnns_error_then_what_it_means():
+    # ttnn 0.81.1's words (tests/golden/ttnn_0_81_1_sharded.json: "bad optional access"), then meshspec's
+    from conftest import run_steps
+
+    report = run_steps([{"allocate_tensor_on_device": {"as": "d", "shape": [1, 1, 32, 32], "memory_config": "L1_HEIGHT_SHARDED_MEMORY_CONFIG"}}])
+    assert report.error.message.startswith("bad optional access (L1_HEIGHT_SHARDED_MEMORY_CONFIG is sharded but names no shard spec")
