@@ -16,7 +16,7 @@ from ..sim import pages
 from ..sim.mesh import Coord, Shape
 from ..sim.modes import Uninitialized
 from ..sim.tensor import DeviceTensor
-from ..sim.values import same_bits
+from ..sim.values import count_different
 
 
 def _num(v) -> float | int:
@@ -45,7 +45,7 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
         elif write.values.shape != values.shape:
             differ = int(values.size)  # read with another shape: every element is misplaced
         else:
-            differ = int((~same_bits(values, write.values.astype(values.dtype))).sum())
+            differ = count_different(values, write.values)
         clean = values[~poison_mask]
         flat = values.reshape(-1)
         flat_poison = poison_mask.reshape(-1)

