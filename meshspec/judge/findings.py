@@ -24,6 +24,7 @@ from ..sim.mesh import Coord, Shape, coord_set, fmt_coord, fmt_shape, ttnn_shape
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, count_different, differences
+from .values import EARLY_BYTES, Digests
 
 
 def _status(
@@ -412,6 +413,8 @@ class Judge:
         self.same_bytes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         """id(composed array) -> (it, its source): a composition found bit for bit equal to the
         tensor that was sent, so the report hashes those bytes once."""
+        self.digests = Digests()
+        """The report's SHA-256s; a large host source starts hashing when it is first judged."""
 
     def step(self, tensors: dict[str, Tensor], events: list[Event], names: set[str]) -> list[Finding]:
         """Judge one step: its new events, then the tensors ``names``. Returns every finding the
@@ -432,6 +435,8 @@ class Judge:
                     found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
                 else:
                     found = self.views[name] = device_views(t, self.mesh_shape)
+                    if isinstance(t.source_values, np.ndarray) and t.source_values.nbytes >= EARLY_BYTES:
+                        self.digests.start(t.source_values)
                 self.found[name] = (findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
                                     + _stale_topology(name, t) + _gathered_padding(name, t) + self._stale_inputs(name, t))
             now += self.found[name]
@@ -493,11 +498,12 @@ class Judge:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies
         of tensors that went away, ordered by origin step. ``slices``: per tensor, the slices
         whose values an expectation names (their sha256 goes in the report)."""
-        from .values import Digests, summary
+        from .values import summary
 
         reports = []
         findings: list[Finding] = []
-        digests = Digests({k: src for k, (_, src) in self.same_bytes.items()})
+        digests = self.digests
+        digests.alias = {k: src for k, (_, src) in self.same_bytes.items()}
         for name, t in tensors.items():
             views = self.views.get(name)
             if views is None:
