@@ -589,9 +589,12 @@ def _stdout(text: str) -> None:
 
 
 def _check_outputs(outputs, paths: list[Path]) -> list[Path]:
-    """Refuse bad output paths before any work (UsageError); the run's inputs, which they must not be."""
+    """Refuse bad output paths before any work (UsageError); the run's inputs, which they must not be
+    (none when nothing is written to a file: then no scenario is read for the data files it names)."""
     from .files import check_outputs
 
+    if all(path is None for _, path in outputs):
+        return []
     inputs = _inputs(paths)
     check_outputs(outputs, inputs)
     return inputs

@@ -32,28 +32,49 @@ def dumps(data: object) -> str:
     """Indented JSON in which every value that fits on one line is on one line (a shape, a spec),
     and each item of a long list (a mesh's devices) is one line. Values are encoded by the C
     encoder (``indent`` would select the pure Python one, 8 times slower); a container is encoded
-    whole only when it may fit on its line, so a report of 65,536 devices encodes each device once."""
-    return _format(data, 0) + "\n"
+    whole only when it may fit on its line, so a report of 65,536 devices encodes each device once.
+    The pieces go into one list, joined once: a nested join per level copied a 55 MB report four
+    times (a page fault per 4 KiB of each copy)."""
+    out: list[str] = []
+    _format(data, 0, out)
+    out.append("\n")
+    return "".join(out)
 
 
-def _format(value: object, indent: int) -> str:
+def _format(value: object, indent: int, out: list[str]) -> None:
     if not isinstance(value, (dict, list)) or not value:
-        return _compact(value)
+        out.append(_compact(value))
+        return
     if _may_fit(value, WIDTH - indent):
         flat = _compact(value)
         if len(flat) + indent <= WIDTH:
-            return flat
+            out.append(flat)
+            return
     inner = " " * (indent + 2)
+    close = "\n" + " " * indent
     if isinstance(value, dict):
-        items = [f"{inner}{_compact(k)}: {_format(v, indent + 2)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+        out.append("{")
+        sep = "\n"
+        for k, v in value.items():
+            out.append(f"{sep}{inner}{_compact(k)}: ")
+            _format(v, indent + 2, out)
+            sep = ",\n"
+        out.append(close + "}")
+        return
+    if len(value) > LONG and all(type(v) is list and all(type(n) is int for n in v) for v in value):
+        out.append(_packed(value, indent))  # coordinates: as many to a line as fit
+        return
+    out.append("[")
+    sep = "\n"
     if len(value) > LONG:
-        if all(type(v) is list and all(type(n) is int for n in v) for v in value):
-            return _packed(value, indent)  # coordinates: as many to a line as fit
-        items = [inner + _item(v) for v in value]
+        joined = ",\n" + inner
+        out.append(sep + inner + joined.join(_item(v) for v in value))
     else:
-        items = [inner + _format(v, indent + 2) for v in value]
-    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+        for v in value:
+            out.append(sep + inner)
+            _format(v, indent + 2, out)
+            sep = ",\n"
+    out.append(close + "]")
 
 
 def _packed(value: list, indent: int) -> str:

@@ -780,6 +780,10 @@ def defined_profiles(path: Path | str) -> list[str]:
     return names + ([INLINE_PROFILE] if isinstance(data.get("profile"), dict) else [])
 
 
+_FILE_KEY = re.compile(r"\bfile\b")
+"""The word ``file`` (a data file's key, plain or quoted), not ``profiles`` or ``files``."""
+
+
 def referenced_files(path: Path | str) -> list[Path]:
     """The data files a scenario file names (``data: {file: ...}``), resolved beside it, from a
     quick read of its YAML without validating it: the files a run must never write over."""
@@ -788,7 +792,7 @@ def referenced_files(path: Path | str) -> list[Path]:
         if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
             return []
         text = path.read_text(encoding="utf-8")
-        if "file" not in text:  # every spelling of a data file's key has it: nothing to parse for
+        if _FILE_KEY.search(text) is None:  # every spelling of a data file's key has it: nothing to parse for
             return []
         data = yaml.load(text, Loader=_Loader)
     except Exception:  # a broken file names nothing; loading it reports why
