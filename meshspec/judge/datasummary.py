@@ -40,12 +40,13 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
             continue
         poison_mask = ~t.buffer.written_mask(c, spec.num_pages)[pages.page_of_elements(spec)]
         write = t.current_write(c)
-        if write is None:
+        sent = write.values_at(c) if write is not None else None
+        if sent is None:
             differ = None  # nothing of the current content was written here to compare with
-        elif write.values.shape != values.shape:
+        elif sent.shape != values.shape:
             differ = int(values.size)  # read with another shape: every element is misplaced
         else:
-            differ = count_different(values, write.values)
+            differ = count_different(values, sent)
         clean = values[~poison_mask]
         flat = values.reshape(-1)
         flat_poison = poison_mask.reshape(-1)

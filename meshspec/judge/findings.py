@@ -135,7 +135,7 @@ def _device_view(t: DeviceTensor, c: Coord) -> DeviceView:
         spec=spec,
         written_bytes=t.buffer.written_bytes(c),
         written_spec=write.spec if write else None,
-        offset=write.offset if write else None,
+        offset=write.offset_at(c) if write else None,
         status=status,
         record_step=rec.origin.get(c),
         write_step=write.step if write else (old.step if old else None),
@@ -570,17 +570,19 @@ class Judge:
                     else f"holding superseded data from step {origin.stale_write.step}"
                 )
                 self._mismatch(label, c, step, f"{where}: read back {shard.values.size} values from device memory {what}", *facts)
-            elif origin.intact or isinstance(shard.values, ShapeOnly) or w.values is None:
+                continue
+            written = w.values_at(origin.coord)  # what that device was sent
+            if origin.intact or isinstance(shard.values, ShapeOnly) or written is None:
                 if tuple(w.spec.shape) != tuple(shard.values.shape) and not _same_pages(w.spec, shard.spec):
                     msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.spec.shape)} by step {w.step}"
                     self._mismatch(label, c, step, msg, *facts)
-            elif w.values.shape != shard.values.shape and not (_same_pages(w.spec, shard.spec) and w.values.size == shard.values.size):
-                msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(w.values.shape)} by step {w.step}"
+            elif written.shape != shard.values.shape and not (_same_pages(w.spec, shard.spec) and written.size == shard.values.size):
+                msg = f"{where}: read back as {fmt_shape(shard.values.shape)}, written as {fmt_shape(written.shape)} by step {w.step}"
                 self._mismatch(label, c, step, msg, *facts)
             else:  # a view reads the pages as they were written, in its own shape
-                differ = count_different(shard.values, w.values.reshape(shard.values.shape))
+                differ = count_different(shard.values, written.reshape(shard.values.shape))
                 if differ:
-                    msg = f"{where}: {differ} of {w.values.size} values differ from what step {w.step} wrote"
+                    msg = f"{where}: {differ} of {written.size} values differ from what step {w.step} wrote"
                     self._mismatch(label, c, step, msg, *facts)
         for c, w in host.unread.items():
             msg = f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback"
@@ -694,7 +696,7 @@ def _slice_of(shard: HostShard) -> Optional[tuple[Shape, Shape]]:
     """(offset, shape) of the source slice a shard holds, if known."""
     if shard.origin is not None:
         w = shard.origin.write
-        return None if w is None else (tuple(w.offset), tuple(w.spec.shape))
+        return None if w is None else (tuple(w.offset_at(shard.origin.coord)), tuple(w.spec.shape))
     if shard.offset is None:
         return None
     return tuple(shard.offset), tuple(shard.spec.shape)

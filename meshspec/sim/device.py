@@ -15,7 +15,7 @@ written with is then one copy, and gives what the tiled bytes would give.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
 import numpy as np
 
@@ -79,15 +79,23 @@ class MemoryPool:
 
 
 class Write:
-    """What one step wrote to one device: the ground truth for that device. A value, never
-    changed once made (a plain class with slots: a 65,536-device copy makes one per device, and
-    a frozen dataclass costs four times as much to construct); compared by identity."""
+    """What one step wrote to the devices that got one spec: the ground truth for each of them. A
+    value, never changed once made, compared by identity. One per spec, not per device (a
+    65,536-device copy made 65,536 of them per step): the offset and values each device got are
+    its shard's, looked up in the shards the step wrote (:meth:`offset_at`, :meth:`values_at`).
 
-    __slots__ = ("step", "source", "spec", "offset", "values", "host", "pages", "cores")
+    >>> from types import SimpleNamespace as Shard
+    >>> u = np.zeros(2)
+    >>> w = Write(1, "src", None, {(0, 1): Shard(offset=(0, 32), values=None), (0, 0): Shard(offset=None, values=u)}, (0, 0))
+    >>> w.offset_at((0, 1)), w.offset_at((0, 0)), w.values_at((0, 0)) is u, w.values_at((0, 1))
+    ((0, 32), (0, 0), True, None)
+    """
+
+    __slots__ = ("step", "source", "spec", "shards", "origin", "host", "pages", "cores")
 
     def __init__(
-        self, step: int, source: str, spec: TensorSpec, offset: Shape, values: Optional[np.ndarray] = None, host: object = None,
-        pages: Optional[tuple[int, ...]] = None, cores: tuple = (),
+        self, step: int, source: str, spec: TensorSpec, shards: Optional[Mapping[Coord, object]] = None, origin: Shape = (),
+        host: object = None, pages: Optional[tuple[int, ...]] = None, cores: tuple = (),
     ) -> None:
         self.step = step
         """Index of the step that wrote."""
@@ -95,10 +103,10 @@ class Write:
         """Name of the host tensor the bytes came from."""
         self.spec = spec
         """Spec of the shard written (shape, dtype, layout of the bytes)."""
-        self.offset = offset
-        """Global offset of the shard in the source tensor."""
-        self.values = values
-        """The logical values written (kept to judge readback; None in metadata mode)."""
+        self.shards = shards if shards is not None else {}
+        """The shards the step wrote, by device (``HostShard``s: each one's offset and values)."""
+        self.origin = origin
+        """The offset of a shard that gives none (page 0 of the source)."""
         self.host = host
         """The host tensor written from (its name may be rebound later)."""
         self.pages = pages
@@ -106,13 +114,25 @@ class Write:
         self.cores = cores
         """Those cores."""
 
+    def offset_at(self, coord: Coord) -> Shape:
+        """Global offset in the source tensor of the shard written to ``coord``."""
+        shard = self.shards.get(coord)
+        offset = getattr(shard, "offset", None)
+        return offset or self.origin
+
+    def values_at(self, coord: Coord) -> Optional[np.ndarray]:
+        """The logical values written to ``coord`` (kept to judge readback; None in metadata mode)."""
+        shard = self.shards.get(coord)
+        values = getattr(shard, "values", None)
+        return values if isinstance(values, np.ndarray) else None
+
     @property
     def content_bytes(self) -> int:
-        """Bytes of the spec's data this write put on the device."""
+        """Bytes of the spec's data this write put on a device."""
         return self.spec.buffer_bytes if self.pages is None else len(self.pages) * self.spec.page_size
 
     def __repr__(self) -> str:
-        return f"Write(step={self.step}, source={self.source!r}, spec={self.spec.describe()!r}, offset={self.offset})"
+        return f"Write(step={self.step}, source={self.source!r}, spec={self.spec.describe()!r}, devices={len(self.shards)})"
 
 
 class PageRanges:

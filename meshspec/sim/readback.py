@@ -54,7 +54,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
             rec.origin.get(c),
             write is not None and rt.with_data and dev.buffer.intact(c, write, spec),
         )
-        shards[c] = HostShard(c, spec, values, write.offset if write else None, origin)
+        shards[c] = HostShard(c, spec, values, write.offset_at(c) if write else None, origin)
     rt.log.append(("read", dev.name, tuple(shards)))
     unread = {}
     for c in everyone:

@@ -360,7 +360,8 @@ class Runtime:
 
     def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard], cores: Optional[tuple] = None) -> None:
         """Write each shard to its device from page 0; the shards become the tensor's content.
-        ``cores``: only the pages the destination's shard spec puts on those cores."""
+        ``cores``: only the pages the destination's shard spec puts on those cores. The writes keep
+        ``shards`` (each device's offset and values): the caller must not change it afterwards."""
         memory = dev.buffer.spec.memory_config
         fault = self.fault
         skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
@@ -381,12 +382,12 @@ class Runtime:
                     pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
                 too_big = pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size
                 size = dst.buffer_bytes if pages is None else len(pages) * dst.page_size  # Write.content_bytes
+                write = Write(step, name, dst, shards, origin, host, pages, on_cores)  # one per spec: offsets and values are the shards'
             if too_big:
                 # only a record larger than its buffer gets here (the injected alter_shape fault): the
                 # device op's output would run past the buffer, which meshspec does not model
                 raise ResourceLimit(f"{dev.name} {fmt_coord(c)}: a write of {dst.num_pages} pages does not fit its buffer of "
                                     f"{buffer.spec.num_pages} (a record larger than its buffer: an injected alter_shape fault)")
-            write = Write(step, name, dst, shard.offset or origin, shard.values, host, pages, on_cores)
             buffer.write(c, shard.values, dst, write)
             sizes[c] = size
         self.log.append(("write", dev.name, sizes))

@@ -86,7 +86,7 @@ def test_poison_reads_back_as_nan():
     spec = make_spec((1, 1, 32, 32), DataType.BFLOAT16, Layout.TILE)
     buf = MeshBuffer(1, spec, (1, 2), 0)
     values = generate("arange", (1, 1, 32, 32), DataType.BFLOAT16)
-    buf.write((0, 0), values, spec, Write(1, "h", spec, (0, 0, 0, 0), values))
+    buf.write((0, 0), values, spec, Write(1, "h", spec, origin=(0, 0, 0, 0)))
     assert same_bits(buf.read((0, 0), spec), values).all()
     stale = buf.read((0, 1), spec)
     assert np.isnan(stale.astype(np.float32)).all()
@@ -98,7 +98,7 @@ def test_row_major_pages_use_aligned_stride():
     spec = make_spec((4, 10, 31), DataType.FLOAT32, Layout.ROW_MAJOR)
     buf = MeshBuffer(1, spec, (1, 1), 0)
     values = generate("arange", (4, 10, 31), DataType.FLOAT32)
-    buf.write((0, 0), values, spec, Write(1, "h", spec, (0, 0, 0), values))
+    buf.write((0, 0), values, spec, Write(1, "h", spec, origin=(0, 0, 0)))
     mem = buf.devices[(0, 0)].data
     assert mem.size == 40 * 128
     # page 1 starts at byte 128 (not 124); the 4 alignment bytes of page 0 stay poison
@@ -113,7 +113,7 @@ def test_native_rows_read_back_exactly_as_tiles_would():
     written = make_spec((1, 2, 64, 64), DataType.BFLOAT16, Layout.TILE)
     values = generate("random", (1, 2, 64, 64), DataType.BFLOAT16, 9)
     fast = MeshBuffer(1, written, (1, 1), 0)
-    fast.write((0, 0), values, written, Write(1, "h", written, (0, 0, 0, 0), values))
+    fast.write((0, 0), values, written, Write(1, "h", written, origin=(0, 0, 0, 0)))
     assert fast.devices[(0, 0)].native is not None
     tiled = pages.encode(values, written).reshape(-1)
     for read in (
@@ -131,7 +131,7 @@ def test_native_rows_read_back_exactly_as_tiles_would():
 def test_metadata_mode_tracks_pages_without_bytes():
     spec = make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE)
     buf = MeshBuffer(1, spec, (1, 2), 0, with_data=False)
-    buf.write((0, 1), None, spec, Write(1, "h", spec, (0, 0, 0, 0)))
+    buf.write((0, 1), None, spec, Write(1, "h", spec, origin=(0, 0, 0, 0)))
     assert buf.written_pages((0, 1)) == 4 and buf.written_pages((0, 0)) == 0
     assert buf.read((0, 1), spec) is None and buf.devices[(0, 1)].data is None
 
