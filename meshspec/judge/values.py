@@ -75,7 +75,9 @@ EARLY_BYTES = 16 << 20
 class Digests:
     """The SHA-256 of each array hashed for one report, by identity, so that an array known to hold
     another's bytes (``alias``: id -> that array; a composition equal to its source bit for bit) is
-    not hashed again. The arrays stay alive while the report is made, so identities are not reused.
+    not hashed again. Each array hashed is held with its digest, so its identity is not reused by
+    another while the report is made; an array read afresh for the report (a device tensor's) is
+    hashed with ``keep=False``: not held, not remembered.
 
     A large source can be hashed early, in a thread, while the run goes on: ``hashlib`` lets go of
     the GIL while it hashes a large buffer and numpy while it copies one, so on two cores the 0.24
@@ -84,7 +86,8 @@ class Digests:
 
     def __init__(self, alias: Optional[dict[int, np.ndarray]] = None) -> None:
         self.alias = alias or {}
-        self.done: dict[int, str] = {}
+        self.done: dict[int, tuple[np.ndarray, str]] = {}
+        """id -> (the array, its digest)."""
         self._early: dict[int, tuple[threading.Thread, list[str], np.ndarray]] = {}
         """id -> (the thread hashing it, where its digest goes, the array: alive, so the id is its own)."""
 
@@ -106,17 +109,20 @@ class Digests:
         thread.start()
         self._early[key] = (thread, out, values)
 
-    def of(self, values: np.ndarray) -> str:
+    def of(self, values: np.ndarray, keep: bool = True) -> str:
         values = self.alias.get(id(values), values)
         key = id(values)
         early = self._early.pop(key, None)
         if early is not None:
             early[0].join()
             if early[1]:  # else the thread failed (out of memory copying a slice): hashed here, raising here
-                self.done[key] = early[1][0]
-        if key not in self.done:
-            self.done[key] = sha256(values)
-        return self.done[key]
+                self.done[key] = (values, early[1][0])
+        if key in self.done:
+            return self.done[key][1]
+        digest = sha256(values)
+        if keep:
+            self.done[key] = (values, digest)
+        return digest
 
 
 def summary(t: Tensor, slices: tuple[str, ...] = (), digests: Optional[Digests] = None) -> Optional[dict]:
@@ -126,7 +132,8 @@ def summary(t: Tensor, slices: tuple[str, ...] = (), digests: Optional[Digests] 
         return None
     flat = v.reshape(-1)
     first = [_number(x) for x in flat[:FIRST]]
-    out = {"shape": list(v.shape), "dtype": str(v.dtype), "sha256": (digests or Digests()).of(v), "first": first}
+    digest = (digests or Digests()).of(v, keep=isinstance(t, HostTensor))  # a device tensor's values are a fresh read
+    out = {"shape": list(v.shape), "dtype": str(v.dtype), "sha256": digest, "first": first}
     if slices:
         found = {}
         for text in slices:
