@@ -12,6 +12,7 @@ runtime's events (compositions, uses after free, tensors going away) into findin
 from __future__ import annotations
 
 import dataclasses
+from itertools import compress
 from typing import Optional
 
 import numpy as np
@@ -95,28 +96,24 @@ def _device_tensor_views(t: DeviceTensor, mesh_shape: Shape, only_findings: bool
 
 
 def _lying_devices(t: DeviceTensor) -> list[Coord]:
+    """The devices whose status is a finding. A device's status follows from whether it is
+    recorded, its recorded spec and the write it last got (one object per spec a step wrote), so
+    the devices are keyed by those three (spec and write by identity) in one pass made of C-level
+    maps, and each distinct key, a handful on any mesh, is judged once."""
     rec = t.record
-    recorded_set = rec.recorded_set
     specs = rec.specs
     last = t.buffer.last_write
     content = t.content_step
-    has_content = content is not None
-    lies: dict[tuple, bool] = {}  # (recorded, spec, write spec), by identity -> a finding?
-    out = []
-    for c in t.devices:
-        recorded = c in recorded_set
-        spec = specs.get(c)
-        old = last.get(c)
+    devices = t.devices
+    keys = list(zip(map(rec.recorded_set.__contains__, devices), map(id, map(specs.get, devices)), map(last.get, devices)))
+    lie: dict[tuple, bool] = {}
+    for key, c in dict(zip(keys, devices)).items():  # a device of each key
+        recorded, _, old = key
         current = old if old is not None and old.step == content else None
         written = current.spec if current is not None else None
-        key = (recorded, id(spec), id(written), current.pages if current is not None else None)
-        lie = lies.get(key)
-        if lie is None:
-            bytes_ = current.content_bytes if current is not None else 0
-            lie = lies[key] = _status(recorded, spec, written, bytes_, has_content).is_finding
-        if lie:
-            out.append(c)
-    return out
+        bytes_ = current.content_bytes if current is not None else 0
+        lie[key] = _status(recorded, specs.get(c), written, bytes_, content is not None).is_finding
+    return list(compress(devices, map(lie.__getitem__, keys)))
 
 
 def _device_view(t: DeviceTensor, c: Coord) -> DeviceView:
