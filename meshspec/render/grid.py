@@ -16,9 +16,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
-from rich.cells import cell_len
+from rich.cells import cell_len as _cell_len
 from rich.console import Group
 from rich.text import Span, Text
+
+
+def cell_len(text: str) -> int:
+    """Terminal cells ``text`` takes: its length when it is ASCII (known to Python without a scan),
+    else rich's count of wide characters. rich's own costs half a microsecond a call, and a table
+    view of 10,000 tensors asks 1.5 million times."""
+    return len(text) if text.isascii() else _cell_len(text)
+
 
 if TYPE_CHECKING:
     from rich.console import Console

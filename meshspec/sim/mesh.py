@@ -192,12 +192,12 @@ def fmt_range(box: CoordRange) -> str:
 
 def fmt_coord(coord: Coord) -> str:
     """``(1, 3)`` -> ``'(1,3)'``, the compact form used in tables and messages."""
-    return "(" + ",".join(str(c) for c in coord) + ")"
+    return "(" + ",".join(map(str, coord)) + ")"
 
 
 def fmt_shape(shape: Shape) -> str:
     """``(1, 1, 32, 32)`` -> ``'1x1x32x32'``; ``()`` -> ``'scalar'``."""
-    return "x".join(str(n) for n in shape) if shape else "scalar"
+    return "x".join(map(str, shape)) if shape else "scalar"
 
 
 def ttnn_shape(shape: Shape, kind: str = "MeshShape") -> str:
