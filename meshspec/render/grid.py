@@ -93,11 +93,13 @@ def columns(
     each row in its ``row_styles`` entry under its cells' own styles. Rows of plain strings and
     no row styles make a plain text (nothing to colour: one join per line)."""
     texts = [[_plain(c) for c in r] for r in rows]
-    widths = [max([cell_len(h)] + [cell_len(r[i]) for r in texts]) for i, h in enumerate(header)]
+    width = len if "".join(map("".join, texts)).isascii() else cell_len  # (the common case: a column's width is a max of lens)
+    widths = [max(width(h), *map(width, column)) for h, column in zip(header, zip(*texts))] if texts else list(map(width, header))
     total = sum(widths) + 2 * (len(widths) - 1)
     styled = row_styles is not None or any(isinstance(c, Text) for r in rows for c in r)
     if not styled:
-        lines = [_line(header, widths, right), "─" * total] + [_line(r, widths, right) for r in texts]
+        line = "  ".join(f"{{:{'>' if i in right else '<'}{w}}}" for i, w in enumerate(widths)).format  # ljust/rjust, as one call a row
+        lines = [line(*header), "─" * total, *(line(*r) for r in texts)]
         return Plain("\n".join(lines))
     out = _Builder()
     cells_of: list = [[Text(h, style="bold") for h in header], None, *rows]
@@ -124,10 +126,6 @@ def columns(
         if style:  # the row's style under its cells' (a span listed earlier applies first)
             out.spans.insert(first, Span(begin, out.at, style))
     return out.text()
-
-
-def _line(cells: Sequence[str], widths: Sequence[int], right: set[int]) -> str:
-    return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
 
 def boxed(rows: Sequence[Sequence[tuple[Sequence[str], str, str]]], inner: int, *, styled: bool = True) -> "Text | Plain":

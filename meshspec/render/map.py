@@ -41,6 +41,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, Optional, Sequence
 
 from rich.console import Group, RenderableType
@@ -91,7 +92,7 @@ class Cell:
     """Recorded shape (``-`` when not recorded)."""
     status: Kind
 
-    @property
+    @cached_property  # asked for its width, then drawn: made once
     def lines(self) -> tuple[str, str, str, str]:
         return (fmt_coord(self.coord), self.slice, self.recorded, self.status.value)
 
@@ -196,8 +197,11 @@ def full_grid_width(ncols: int, inner: int) -> int:
 
 def fits_full(mesh_shape: Shape, cells: Iterable[Cell], width: int) -> bool:
     """Whether the full grid is drawn: at most MAX_FULL_DEVICES devices and no wider than ``width``."""
-    ncols = mesh_shape[-1]
-    return volume(mesh_shape) <= MAX_FULL_DEVICES and full_grid_width(ncols, cell_width(cells)) <= width
+    return _fits(mesh_shape, cell_width(cells), width)
+
+
+def _fits(mesh_shape: Shape, inner: int, width: int) -> bool:
+    return volume(mesh_shape) <= MAX_FULL_DEVICES and full_grid_width(mesh_shape[-1], inner) <= width
 
 
 def glyph_row(cells: dict[Coord, Cell], row: Sequence[Coord]) -> str:
@@ -361,13 +365,13 @@ def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: 
     if tensor.storage == "deallocated":
         return Text("deallocated: no device holds it", style="dim")
     cells = cells_of(tensor, mesh_shape)
-    if fits_full(mesh_shape, cells.values(), width):
-        return _full(cells, mesh_shape, styled)
+    inner = cell_width(cells.values())
+    if _fits(mesh_shape, inner, width):
+        return _full(cells, mesh_shape, inner, styled)
     return _compressed(cells, mesh_shape, width)
 
 
-def _full(cells: dict[Coord, Cell], mesh_shape: Shape, styled: bool = True) -> Group:
-    inner = cell_width(cells.values())
+def _full(cells: dict[Coord, Cell], mesh_shape: Shape, inner: int, styled: bool = True) -> Group:
     tones = replica_tones(cells.values())
     parts: list[RenderableType] = []
     for plane in planes(mesh_shape):
