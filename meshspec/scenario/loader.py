@@ -531,7 +531,7 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
     name as written: the runtime opens exactly the file that was checked."""
     import numpy as np
 
-    folder = path.parent.resolve()
+    folder: Optional[Path] = None  # resolved at the first data file (most scenarios name none: no syscalls)
     resolved: dict[str, Path] = {}
     for i, step in enumerate(scenario.steps):
         args = step_args(step)
@@ -546,6 +546,7 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
         except (OSError, RuntimeError) as err:  # a symlink loop, a name too long, no permission
             why = "a symlink loop" if isinstance(err, RuntimeError) or getattr(err, "errno", None) == 40 else (err.strerror or str(err))
             raise ScenarioError(f"data file {file_name!r} cannot be opened: {why}", file, line, col) from None
+        folder = folder or path.parent.resolve()
         if not allow_outside and not target.is_relative_to(folder):
             raise ScenarioError(
                 f"data file {file_name!r} is outside the scenario's folder {folder} (a scenario reads only files beside "
