@@ -93,7 +93,10 @@ def columns(
     each row in its ``row_styles`` entry under its cells' own styles. Rows of plain strings and
     no row styles make a plain text (nothing to colour: one join per line)."""
     texts = [[_plain(c) for c in r] for r in rows]
-    width = len if "".join(map("".join, texts)).isascii() else cell_len  # (the common case: a column's width is a max of lens)
+    if any(len(r) != len(header) for r in texts):
+        raise ValueError(f"a row of {min(map(len, texts))} or {max(map(len, texts))} cells under {len(header)} headers")
+    ascii_only = "".join(header).isascii() and "".join(map("".join, texts)).isascii()
+    width = len if ascii_only else cell_len  # (the common case: a column's width is a max of lens)
     widths = [max(width(h), *map(width, column)) for h, column in zip(header, zip(*texts))] if texts else list(map(width, header))
     total = sum(widths) + 2 * (len(widths) - 1)
     styled = row_styles is not None or any(isinstance(c, Text) for r in rows for c in r)

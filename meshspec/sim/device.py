@@ -83,6 +83,8 @@ class Write:
     value, never changed once made, compared by identity. One per spec, not per device (a
     65,536-device copy made 65,536 of them per step): the offset and values each device got are
     its shard's, looked up in the shards the step wrote (:meth:`offset_at`, :meth:`values_at`).
+    Those shards stay alive while any device's last write is this one (a device op's per-device
+    outputs, once one device is written over, are freed only when all of them are).
 
     >>> from types import SimpleNamespace as Shard
     >>> u = np.zeros(2)

@@ -373,7 +373,7 @@ def differences(a: np.ndarray, b: np.ndarray, tolerance: Optional[np.ndarray] = 
     >>> differences(np.array([1.0, -0.0, np.nan]), np.array([1.0, 0.0, np.nan]))
     (1, 1)
     """
-    if b.dtype != a.dtype:
+    if tolerance is None and b.dtype != a.dtype:  # bits are compared in a's dtype; a tolerance in float64, each at its own precision
         b = b.astype(a.dtype)
     fa, fb = a.reshape(-1), b.reshape(-1)
     ft = None if tolerance is None else np.broadcast_to(tolerance, a.shape).reshape(-1)

@@ -75,3 +75,20 @@ def test_compare_rows():
     assert block(out, "tensor  device  current  uniform-by-value  unpopulated   reference", 10)[2:] == [
         f"dst     ({r},{c})   ok       ok                missing_spec  ok" for r in range(2) for c in range(4) if (r, c) != (1, 3)
     ] + ["dst     (1,3)   empty    stale             empty         empty"]
+
+
+def test_columns_measure_wide_header_characters_in_cells():
+    from meshspec.render.grid import columns
+
+    lines = columns(["device", "状态"], [["(0,0)", "ok"]]).plain.splitlines()
+    assert lines[1] == "─" * (6 + 2 + 4)  # 状态 takes four terminal cells: the column is four wide
+    assert lines[2].rstrip() == "(0,0)   ok"
+
+
+def test_columns_refuse_a_row_shorter_than_the_header():
+    import pytest
+
+    from meshspec.render.grid import columns
+
+    with pytest.raises(ValueError, match="under 3 headers"):
+        columns(["a", "b", "c"], [["1", "2"]])

@@ -76,3 +76,13 @@ def test_differences_counts_what_the_plain_rule_counts(n, flips, dtype, chunk):
     finally:
         values_module.CHUNK = old
     assert got == (len(want), want[0] if want else None)
+
+
+def test_differences_with_a_tolerance_compares_each_array_at_its_own_precision():
+    # bfloat16 1.0 against float32 1.0039: 0.0039 apart, more than the tolerance 0.003; rounding
+    # the float32 to bfloat16 first (1.0) would hide it
+    import ml_dtypes
+
+    a = np.array([1.0], dtype=ml_dtypes.bfloat16)
+    b = np.array([1.0039], dtype=np.float32)
+    assert differences(a, b, np.array([0.003])) == (1, 0)
