@@ -30,6 +30,8 @@ def test_metadata_mode_finds_the_same_record_lies(path):
         assert (meta.error is None) == (full.error is None), profile
         assert [t.to_json()["devices"] for t in meta.tensors] == [t.to_json()["devices"] for t in full.tensors]
         assert [r.shape for r in meta.readbacks] == [r.shape for r in full.readbacks]
+        # what each step wrote where (metadata mode records a run of devices with one spec at once)
+        assert [(s.written, s.changes) for s in meta.steps] == [(s.written, s.changes) for s in full.steps], profile
 
 
 def test_metadata_mode_handles_a_4_tib_tensor_on_1024_devices():

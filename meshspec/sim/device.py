@@ -289,6 +289,17 @@ class MeshBuffer:
         dev.written.add_prefix(n)
         self.last_write[coord] = write
 
+    def write_records(self, coords: list[Coord], num_pages: int, write: Write) -> None:
+        """Metadata mode: ``write`` reached each of ``coords``, from page 0 to ``num_pages``, as
+        :meth:`write` records it with no values (one call for a run of devices, not one each)."""
+        devices = self.devices
+        for c in coords:
+            dev = devices.get(c) or self._device(c)
+            r = dev.written.ranges
+            if not (len(r) == 1 and r[0][0] == 0 and r[0][1] >= num_pages):  # a longer prefix is there already
+                dev.written.add_prefix(num_pages)
+        self.last_write.update(dict.fromkeys(coords, write))
+
     def _write_pages(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
         dev = self._device(coord)
         if self.with_data and values is not None and dev.data is not None:

@@ -371,10 +371,17 @@ class Runtime:
         pages: Optional[tuple[int, ...]] = None
         too_big = False
         on_cores = tuple(cores or ())
+        records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
+        run: list[Coord] = []
+        write, size = None, 0
         for c, shard in shards.items():
             if c == skipped:
                 continue
             if shard.spec is not src:  # what follows depends on the spec only
+                if run:
+                    buffer.write_records(run, dst.num_pages, write)
+                    sizes.update(dict.fromkeys(run, size))
+                    run = []
                 src, dst = shard.spec, in_memory(shard.spec, memory)
                 origin = (0,) * len(dst.shape)
                 if cores is not None:
@@ -388,8 +395,14 @@ class Runtime:
                 # device op's output would run past the buffer, which meshspec does not model
                 raise ResourceLimit(f"{dev.name} {fmt_coord(c)}: a write of {dst.num_pages} pages does not fit its buffer of "
                                     f"{buffer.spec.num_pages} (a record larger than its buffer: an injected alter_shape fault)")
+            if records_only:
+                run.append(c)
+                continue
             buffer.write(c, shard.values, dst, write)
             sizes[c] = size
+        if run:
+            buffer.write_records(run, dst.num_pages, write)
+            sizes.update(dict.fromkeys(run, size))
         self.log.append(("write", dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)
