@@ -146,7 +146,10 @@ def boxed(rows: Sequence[Sequence[tuple[Sequence[str], str, str]]], inner: int, 
             height = max(len(cell_lines) for cell_lines, _, _ in row)
             for k in range(height):
                 words = [(cell_lines[k] if k < len(cell_lines) else "") for cell_lines, _, _ in row]
-                lines.append("│" + "│".join(" " + w + " " * (inner - cell_len(w) + 1) for w in words) + "│")
+                if "".join(words).isascii():  # a width is a length: ljust pads in C
+                    lines.append("│ " + " │ ".join(w.ljust(inner) for w in words) + " │")
+                else:
+                    lines.append("│" + "│".join(" " + w + " " * (inner - cell_len(w) + 1) for w in words) + "│")
         lines.append("└" + "┴".join([bar] * ncols) + "┘")
         return Plain("\n".join(lines))
     out = _Builder()
@@ -200,6 +203,6 @@ def write(console: "Console", renderable: object, width: Optional[int] = None) -
 
 
 def _too_wide(plain: str, width: int) -> bool:
-    if len(plain) <= width and plain.isascii():
-        return False
+    if plain.isascii():
+        return len(plain) > width and max(map(len, plain.split("\n"))) > width
     return any(cell_len(line) > width for line in plain.split("\n"))

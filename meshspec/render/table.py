@@ -119,7 +119,8 @@ def _tensor_table(t: TensorReport, width: int = 120, *, styled: bool = True) -> 
     shown = [v for v in t.devices if v.status.is_finding] if fold else list(t.devices)
     columns = list(HOST_COLUMNS if host else DEVICE_COLUMNS)
     rows = [_cells(v, host, t.plain, styled) for v in shown]
-    widths = {name: max([len(name)] + [len(str(getattr(r[i], "plain", r[i]))) for r in rows]) for i, name in enumerate(columns)}
+    texts = rows if not styled else [[getattr(c, "plain", c) for c in r] for r in rows]  # unstyled cells are strings
+    widths = {name: max(len(name), *map(len, column)) for name, column in zip(columns, zip(*texts))} if texts else {n: len(n) for n in columns}
     dropped = []
     for name in DROP_ORDER:
         if sum(widths[c] + 2 for c in columns) <= width:
