@@ -118,14 +118,12 @@ class Write:
 
     def offset_at(self, coord: Coord) -> Shape:
         """Global offset in the source tensor of the shard written to ``coord``."""
-        shard = self.shards.get(coord)
-        offset = getattr(shard, "offset", None)
-        return offset or self.origin
+        return self.shards[coord].offset or self.origin
 
     def values_at(self, coord: Coord) -> Optional[np.ndarray]:
-        """The logical values written to ``coord`` (kept to judge readback; None in metadata mode)."""
-        shard = self.shards.get(coord)
-        values = getattr(shard, "values", None)
+        """The logical values written to ``coord`` (kept to judge readback; None in metadata mode,
+        where a shard holds only its shape)."""
+        values = self.shards[coord].values
         return values if isinstance(values, np.ndarray) else None
 
     @property
@@ -270,9 +268,7 @@ class MeshBuffer:
             return
         n = spec.num_pages
         if not self.with_data or values is None:  # metadata mode: pages and the write only
-            dev = self.devices.get(coord) or self._device(coord)
-            dev.written.add_prefix(n)
-            self.last_write[coord] = write
+            self.write_records([coord], n, write)
             return
         contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
         dev = self._device(coord, contiguous)
@@ -294,10 +290,7 @@ class MeshBuffer:
         :meth:`write` records it with no values (one call for a run of devices, not one each)."""
         devices = self.devices
         for c in coords:
-            dev = devices.get(c) or self._device(c)
-            r = dev.written.ranges
-            if not (len(r) == 1 and r[0][0] == 0 and r[0][1] >= num_pages):  # a longer prefix is there already
-                dev.written.add_prefix(num_pages)
+            (devices.get(c) or self._device(c)).written.add_prefix(num_pages)
         self.last_write.update(dict.fromkeys(coords, write))
 
     def _write_pages(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:

@@ -374,14 +374,18 @@ class Runtime:
         records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
         run: list[Coord] = []
         write, size = None, 0
+
+        def record_run() -> None:
+            if run:
+                buffer.write_records(run, dst.num_pages, write)
+                sizes.update(dict.fromkeys(run, size))
+                run.clear()
+
         for c, shard in shards.items():
             if c == skipped:
                 continue
             if shard.spec is not src:  # what follows depends on the spec only
-                if run:
-                    buffer.write_records(run, dst.num_pages, write)
-                    sizes.update(dict.fromkeys(run, size))
-                    run = []
+                record_run()
                 src, dst = shard.spec, in_memory(shard.spec, memory)
                 origin = (0,) * len(dst.shape)
                 if cores is not None:
@@ -400,9 +404,7 @@ class Runtime:
                 continue
             buffer.write(c, shard.values, dst, write)
             sizes[c] = size
-        if run:
-            buffer.write_records(run, dst.num_pages, write)
-            sizes.update(dict.fromkeys(run, size))
+        record_run()
         self.log.append(("write", dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)
