@@ -287,7 +287,9 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             except (OSError, UnicodeDecodeError) as err:
                 raise UsageError(f"{shown}: cannot read: {err}") from None
             except json.JSONDecodeError as err:
-                raise UsageError(f"{shown}:{err.lineno}:{err.colno}: not JSON: {err.msg}") from None
+                hint = ("; a scenario goes alone: 'meshspec diff SCENARIO' runs it under two profiles, 'meshspec diff A.json "
+                        "B.json' compares two saved reports") if p.suffix in (".yaml", ".yml") else ""
+                raise UsageError(f"{shown}:{err.lineno}:{err.colno}: not JSON: {err.msg}{hint}") from None
             except (ValueError, RecursionError) as err:  # integers past 4,300 digits; nesting past Python's limit
                 why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(";")[0]
                 raise UsageError(f"{shown}: not a report: {why}") from None

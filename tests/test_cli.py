@@ -529,3 +529,50 @@ def test_a_bad_option_is_one_line_naming_the_value_and_where_to_look():
         res = subprocess.run([sys.executable, "-m", "meshspec", *args], capture_output=True, text=True, cwd=REPO, check=False)
         said = said.replace("('meshspec", "('python -m meshspec")  # click names the program as it was started
         assert res.returncode == 2 and res.stderr == said + "\n" and res.stdout == "", args
+
+
+def test_a_saved_report_given_as_a_scenario_says_what_it_is(tmp_path):
+    # the run's own JSON report handed to run or check: named as a report, with the scenario it came from
+    report = tmp_path / "report.json"
+    invoke("run", SEED, "--format", "json", "-o", report)
+    for command in ("run", "check"):
+        result = invoke(command, report)
+        assert result.exit_code == 2
+        text = result.stderr + result.stdout
+        assert f"{report}:1:1: a file meshspec wrote (meshspec.report/1, from {SEED}), not a scenario" in text
+        assert "'meshspec diff A.json B.json'" in text
+
+
+def test_a_report_given_to_import_says_it_is_no_capture(tmp_path):
+    report = tmp_path / "report.json"
+    invoke("run", SEED, "--format", "json", "-o", report)
+    result = invoke("import", report)
+    assert result.exit_code == 2
+    assert stderr_lines(result)[0].startswith(f"meshspec: {report}: a file meshspec wrote (meshspec.report/1), not a capture; ")
+
+
+def test_diff_of_a_report_and_a_scenario_says_how_diff_takes_a_scenario(tmp_path):
+    report = tmp_path / "report.json"
+    invoke("run", SEED, "--format", "json", "-o", report)
+    result = invoke("diff", report, SEED)
+    assert result.exit_code == 2
+    line, = stderr_lines(result)
+    assert line.startswith(f"meshspec: {SEED}:1:1: not JSON: ") and "'meshspec diff SCENARIO' runs it under two profiles" in line
+
+
+def test_a_scenario_without_its_version_key_is_told_the_first_line(tmp_path):
+    path = tmp_path / "nover.yaml"
+    path.write_text("\n".join(SEED.read_text().splitlines()[1:]) + "\n")
+    result = invoke("run", path)
+    assert result.exit_code == 2
+    assert stderr_lines(result) == [f"meshspec: {path}:1:1: the format version is missing: a scenario starts with the line 'meshspec: 1'"]
+
+
+
+def test_every_format_meshspec_writes_is_known_as_a_saved_file():
+    from meshspec.report import DIFF_FORMAT, HUNT_FORMAT, REPORT_FORMAT
+    from meshspec.scenario.sniff import saved_format
+
+    for fmt in (REPORT_FORMAT, DIFF_FORMAT, HUNT_FORMAT):
+        assert saved_format({"format": fmt}) == fmt
+    assert saved_format({"format": "other.report/1"}) is None

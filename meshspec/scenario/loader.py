@@ -28,6 +28,7 @@ from ..sim.spec import Arch
 from ..typed import Invalid, Typed, as_dict, validate
 from ..typed import where as _where
 from .model import Expect, Scenario, SystemMesh, step_args, step_op
+from .sniff import saved_format
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -301,6 +302,8 @@ def _invalid(err: Invalid, root: yaml.Node, file: str) -> ScenarioError:
     """The validation error as ``file:line:column: message``; an unknown key that is a real ttnn
     argument of the step's call says what to write instead."""
     message = err.message
+    if err.loc == ("meshspec",) and err.unknown_key is None:  # the version key left out
+        message = "the format version is missing: a scenario starts with the line 'meshspec: 1'"
     if err.unknown_key is not None:
         op = _ARGS_OF.get(err.record) if err.record is not None else None
         hint = OPS[op].hint(err.unknown_key) if op is not None else None
@@ -696,6 +699,12 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     path = Path(path)
     file = str(path)
     data, root = _compose(text, file)
+    saved = saved_format(data)
+    if saved is not None:
+        first = data[0] if isinstance(data, list) else data
+        origin = f", from {printable(str(first['path']))}" if isinstance(first.get("path"), str) else ""
+        raise ScenarioError(f"a file meshspec wrote ({saved}{origin}), not a scenario: compare two reports with "
+                            "'meshspec diff A.json B.json', and run or check the scenario itself", file, 1, 1)
     if not isinstance(data, dict):
         raise ScenarioError(f"a scenario is a mapping starting with 'meshspec: 1', got {type(data).__name__}", file, 1, 1)
     version = data.get("meshspec", 1)

@@ -39,3 +39,19 @@ def looks_like_scenario(path: Path) -> bool:
     # a scenario whose version key is misspelt, or missing beside its mesh and steps, is one: loading
     # it says what is wrong (skipped, it would drop out of a CI run without a word)
     return "meshspec" in keys or {"mesh", "steps"} <= keys or bool(difflib.get_close_matches("meshspec", keys, n=1, cutoff=0.75))
+
+
+_SAVED = re.compile(r"meshspec\.[a-z]+/\d+")
+"""The ``format`` of every file meshspec writes (``meshspec.report/1``, ``meshspec.diff/1``, ``meshspec.hunt/1``)."""
+
+
+def saved_format(data: object) -> str | None:
+    """The ``format`` of a parsed document meshspec wrote (a report, an array of them, a diff, a
+    hunt index), or None: told apart from a scenario or a capture given where one is expected.
+
+    >>> saved_format([{"format": "meshspec.report/1", "scenario": "seed"}]), saved_format({"meshspec": 1})
+    ('meshspec.report/1', None)
+    """
+    first = data[0] if isinstance(data, list) and data else data
+    fmt = first.get("format") if isinstance(first, dict) else None
+    return fmt if isinstance(fmt, str) and _SAVED.fullmatch(fmt) else None

@@ -83,6 +83,11 @@ def _graph_content(path: Path, data: Any, choices: str) -> Any:
     if isinstance(data, list) and data and all(isinstance(r, dict) and "input_tensor_ids" in r for r in data):
         capture = path.name.removesuffix(".python_io.json") + ".json"
         raise UsageError(f"{where}: a graph capture's python_io sidecar; import the capture beside it, {capture}")
+    from ...scenario.sniff import saved_format
+
+    saved = saved_format(data)
+    if saved is not None:
+        raise UsageError(f"{where}: a file meshspec wrote ({saved}), not a capture{choices}")
     shape = (f"an object with keys {', '.join(list(data)[:5])}" if data else "an empty object") if isinstance(data, dict) else f"a JSON {type(data).__name__}"
     raise UsageError(f"{where}: {shape}, not a graph capture (an object with a 'graph' list of nodes){choices}")
 
