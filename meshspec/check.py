@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import MeshspecError, UsageError, did_you_mean, one_of
-from .judge.expect import check, named_profiles
+from .judge.expect import check, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
 from .scenario.loader import LoadedScenario, load
 from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
@@ -90,7 +90,7 @@ def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
     from .runner import run
 
     start = time.perf_counter()
-    report = run(scenario, profile)
+    report = run(scenario, profile, trace=False, tensors=names_tensors(scenario.expect))  # a verdict needs no trace
     seconds = time.perf_counter() - start
     if report.error is not None and report.error.source == "meshspec":  # the run is incomplete: no verdict
         why = f"meshspec stopped at step {report.error.step} ({report.error.op}): {report.error.message}"

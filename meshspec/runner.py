@@ -62,6 +62,8 @@ def run(
     max_memory: int | None = None,
     fault=None,
     device: Optional[tuple[int, ...]] = None,
+    trace: bool = True,
+    tensors: bool = True,
 ) -> Report:
     """Execute every step (stopping at the first TT_FATAL) and judge the end state.
 
@@ -73,6 +75,9 @@ def run(
     and written pages only. ``uninitialized``: poison, zeros or reuse (see sim/modes.py).
     ``max_memory``: bytes a data-mode run may hold (default: half the machine's RAM).
     ``fault``: a :class:`~meshspec.sim.faults.Fault` to inject (testing the detectors).
+    ``trace=False`` leaves the step trace out (``steps`` is empty) and ``tensors=False`` the
+    tensor reports (``tensors`` is empty; findings are judged all the same): ``check`` reads the
+    findings and the error, and the tensors only when the expect block names some.
     """
     prof = get_profile(profile or scenario.profile or DEFAULT_PROFILE, scenario.profiles)
     rt = Runtime(
@@ -94,7 +99,7 @@ def run(
     ran = 0
     traces: list[StepTrace] = []
     seen: set[tuple] = set()
-    records = snapshot(rt.tensors)
+    records = snapshot(rt.tensors) if trace else {}
     for step in scenario.steps:
         if on_step is not None:
             on_step(step.index, len(scenario.steps), step.op)
@@ -114,47 +119,30 @@ def run(
         entries = rt.log[logged:]
         # A step changes only the tensors it names or touches: judge those alone, so a long
         # scenario costs time in proportion to its length.
-        mentioned = OPS[step.op].touched(step.args)
+        mentioned = step.touched
         # in a fixed order (the step's own names, then the rest by name), so the trace's rows do not
         # follow the string hashes of a set, which differ from one process to the next
         names = dict.fromkeys([*mentioned, *sorted(rt.touched)])
-        before = {n: records.pop(n) for n in names if n in records}
-        after = snapshot({n: rt.tensors[n] for n in names if n in rt.tensors})
-        records.update(after)
         judge.step_index = step.index
         now = judge.step(rt.tensors, rt.events, names)
-        new = tuple(f for f in now if _key(f) not in seen)
-        seen.update(_key(f) for f in now)
-        written, read = touches(entries)
-        traces.append(
-            StepTrace(
-                step.index,
-                step.op,
-                step.line,
-                mentioned,
-                written,
-                read,
-                tuple(record_changes(before, after)),
-                new,
-                failure,
-            )
-        )
+        if trace:
+            traces.append(_trace_row(step, mentioned, names, rt, records, entries, now, seen, failure))
         if failure is not None:
             break
         ran += 1
 
-    tensors, findings = judge.result(rt.tensors, _slices_named(scenario.expect))
+    reports, findings = judge.result(rt.tensors, _slices_named(scenario.expect), reports=tensors)
     if data and rt.with_data:
         from .judge.datasummary import summarize_device_tensor
 
-        tensors = [
+        reports = [
             t.replace(data=summarize_device_tensor(rt.tensors[t.name], scenario.mesh_shape, show_values))
             if t.storage == "device"
             else t
-            for t in tensors
+            for t in reports
         ]
     if device is not None:
-        tensors = _with_cores(tensors, rt, tuple(device))
+        reports = _with_cores(reports, rt, tuple(device))
     report = Report(
         scenario=scenario.name,
         path=str(scenario.path),
@@ -164,7 +152,7 @@ def run(
         mesh=scenario.mesh_shape,
         mesh_name=scenario.mesh_name,
         error=error,
-        tensors=tuple(tensors),
+        tensors=tuple(reports),
         findings=tuple(findings),
         readbacks=tuple(judge.readbacks),
         steps_run=ran,
@@ -179,6 +167,18 @@ def run(
     from .judge.expect import check
 
     return report.replace(expect=check(report.to_json(), scenario.expect))
+
+
+def _trace_row(step: LoadedStep, mentioned, names, rt: Runtime, records: dict, entries, now, seen: set, failure) -> StepTrace:
+    """The step's trace row; ``records`` (the snapshot before it) is brought up to date and
+    ``seen`` (the findings of earlier steps) gains this step's."""
+    before = {n: records.pop(n) for n in names if n in records}
+    after = snapshot({n: rt.tensors[n] for n in names if n in rt.tensors})
+    records.update(after)
+    new = tuple(f for f in now if _key(f) not in seen)
+    seen.update(_key(f) for f in now)
+    written, read = touches(entries)
+    return StepTrace(step.index, step.op, step.line, mentioned, written, read, tuple(record_changes(before, after)), new, failure)
 
 
 def _with_cores(tensors: list, rt: Runtime, device: tuple[int, ...]) -> list:

@@ -693,3 +693,24 @@ def test_junit_stays_well_formed_with_control_characters_in_a_name(tmp_path):
     assert results[0].outcome == ERROR and "the control character \\x01" in results[0].message
     assert "\x01" not in results[0].message
     ET.fromstring(junit_xml(results).split("\n", 1)[1])
+
+
+# -- a verdict needs no trace ------------------------------------------------------------------
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_check_run_judges_as_the_full_run(path):
+    """``check`` runs without the step trace and, unless the expect block names tensors, without
+    tensor reports: the findings, the error and the verdict (each mismatch line) are the full
+    run's, under every profile, for the block as written and for one that expects a clean run."""
+    from meshspec.judge.expect import check as expect_check, names_tensors
+    from meshspec.runner import run
+
+    scenario = load(path)
+    for profile in [*PROFILES, *scenario.profiles]:
+        full = run(scenario, profile)
+        lean = run(scenario, profile, trace=False, tensors=names_tensors(scenario.expect))
+        assert lean.steps == () and full.steps
+        assert (lean.findings, lean.error, lean.steps_run) == (full.findings, full.error, full.steps_run)
+        assert lean.expect == full.expect == expect_check(full.to_json(), scenario.expect)
+        assert expect_check(lean.to_json(), None) == expect_check(full.to_json(), None)
+        if not names_tensors(scenario.expect):
+            assert lean.tensors == ()

@@ -43,6 +43,14 @@ def named_profiles(expect: Optional[Expect]) -> list[str]:
     return [p for p in expect.profiles if p != "default"]
 
 
+def names_tensors(expect: Optional[Expect]) -> bool:
+    """Whether the block expects anything of a tensor (top level or in a profile's entry): only
+    then does checking need the report's tensors."""
+    if expect is None:
+        return False
+    return bool(expect.tensors) or any(p.tensors for p in (expect.profiles or {}).values())
+
+
 def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
     """Every way ``report`` (report JSON) differs from ``expect`` under the report's profile."""
     profile = report["profile"]

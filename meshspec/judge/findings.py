@@ -491,14 +491,27 @@ class Judge:
         step = self._topology_since.setdefault((name, why), self.step_index)
         return [Finding(Kind.PHANTOM_CORES, name, None, step, self.ops.get(step), f"{name}: {why}")]
 
-    def result(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]] = None) -> tuple[list[TensorReport], list[Finding]]:
+    def result(
+        self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]] = None, reports: bool = True
+    ) -> tuple[list[TensorReport], list[Finding]]:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies
         of tensors that went away, ordered by origin step. ``slices``: per tensor, the slices
-        whose values an expectation names (their sha256 goes in the report)."""
+        whose values an expectation names (their sha256 goes in the report). ``reports=False``:
+        the findings alone (no tensor reports: no views of ok devices, no values hashed)."""
+        findings: list[Finding] = []
+        out = self._reports(tensors, slices) if reports else []
+        for name in tensors:
+            findings.extend(self.found[name])
+        findings.extend(self.events)
+        keys = {_key(f) for f in findings}
+        findings.extend(f for f in self.retired if _key(f) not in keys)
+        findings.sort(key=lambda f: (f.step if f.step is not None else -1, f.tensor, f.device or ()))
+        return out, findings
+
+    def _reports(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]]) -> list[TensorReport]:
         from .values import summary
 
         reports = []
-        findings: list[Finding] = []
         digests = self.digests
         digests.alias = {k: src for k, (_, src) in self.same_bytes.items()}
         for name, t in tensors.items():
@@ -519,12 +532,7 @@ class Judge:
                 TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values,
                              mesh_device=mesh, grid=grid, address=address)
             )
-            findings.extend(self.found[name])
-        findings.extend(self.events)
-        keys = {_key(f) for f in findings}
-        findings.extend(f for f in self.retired if _key(f) not in keys)
-        findings.sort(key=lambda f: (f.step if f.step is not None else -1, f.tensor, f.device or ()))
-        return reports, findings
+        return reports
 
     # -- events --------------------------------------------------------------------------------
     def _event(self, e: Event) -> None:

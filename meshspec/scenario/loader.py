@@ -9,6 +9,7 @@ system names, profile names, data files).
 from __future__ import annotations
 
 import copy
+from functools import cached_property
 import re
 import stat
 from ..frozen import Frozen
@@ -39,6 +40,14 @@ class LoadedStep(Frozen):
     args: Typed
     line: int
     """1-based line of the step in the file."""
+    names: Optional[tuple] = None
+    """``(field, name, kind)`` of each tensor or mesh the step names (:meth:`Op.names_used`): the
+    loader's, which checked them; None for a step built otherwise (computed when needed)."""
+
+    @cached_property
+    def touched(self) -> tuple[str, ...]:
+        """The tensors the step names (:meth:`Op.touched`): what the runner judges after it."""
+        return OPS[self.op].touched(self.args, self.names)
 
 
 class LoadedScenario(Frozen):
@@ -473,24 +482,32 @@ class _Bound(NamedTuple):
         return "the scenario's mesh" if self.step < 0 else f"since step {self.step} ({self.op})"
 
 
-def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
+def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> list[tuple]:
     """Every tensor (and mesh device) a step uses is bound by an earlier step, and of the kind the
     op needs. A name means one thing at a time, as a Python variable does: the step that bound it
-    last says what. ``parts[0]`` needs ``parts`` bound to a list; how long the list is, the run says."""
+    last says what. ``parts[0]`` needs ``parts`` bound to a list; how long the list is, the run says.
+    Returns each step's names (:meth:`Op.names_used`), which the runner needs again."""
     bound: dict[str, _Bound] = {ROOT_MESH: _Bound(TensorKind.MESH, False, -1, "")}
+    names: list[tuple] = []
     for i, step in enumerate(scenario.steps):
         name_of_op = step_op(step)
         op = OPS[name_of_op]
         args = step_args(step)
-        for field, name, want in op.names_used(args):
-            node = _node_at(root, ("steps", i, name_of_op, *field.split(".")))
-            where = (file, *_mark(node))
-            loc = f"steps[{i}].{name_of_op}.{field}"
+        used = op.names_used(args)
+        names.append(tuple(used))
+        for field, name, want in used:
             mesh = want is TensorKind.MESH
-            what = "mesh device" if mesh else "tensor"
             many = next((u.many for u in op.uses if u.field == field), False)
             base, index = _split_index(name)
             had = bound.get(base)
+            if had is not None and index is None and had.many == many and (had.kind is TensorKind.MESH) == mesh and (
+                want in (TensorKind.ANY, TensorKind.MESH) or had.kind is TensorKind.ANY or had.kind is want
+            ):
+                continue  # the common case, bound as it is used: no node to find, no message to build
+            node = _node_at(root, ("steps", i, name_of_op, *field.split(".")))
+            where = (file, *_mark(node))
+            loc = f"steps[{i}].{name_of_op}.{field}"
+            what = "mesh device" if mesh else "tensor"
             if index is not None:
                 if had is None:
                     lister = "create_submeshes" if mesh else "get_device_tensors"
@@ -518,6 +535,7 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> None:
         new = op.bound(args)
         if new is not None:
             bound[new] = _Bound(op.bound_kind(args), op.binds.many, i, name_of_op)  # type: ignore[union-attr]
+    return names
 
 
 def _split_index(name: str) -> tuple[str, Optional[int]]:
@@ -723,13 +741,13 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         raise _invalid(err, root, file) from None
     own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
-    _check_names(scenario, root, file)
+    names = _check_names(scenario, root, file)
     if scenario.expect is not None:
         _check_expect(scenario, mesh_shape, root, file, tuple(own))
     files = _check_data_files(scenario, root, path, file, allow_outside_data)
     steps_node = _node_at(root, ("steps",))
     steps = tuple(
-        LoadedStep(i, step_op(s), step_args(s), _mark(steps_node.value[i])[0]) for i, s in enumerate(scenario.steps)
+        LoadedStep(i, step_op(s), step_args(s), _mark(steps_node.value[i])[0], names[i]) for i, s in enumerate(scenario.steps)
     )
     return LoadedScenario(
         path=path,

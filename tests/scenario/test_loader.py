@@ -911,3 +911,17 @@ def test_a_composer_naming_a_tensor_as_its_mesh_device_is_refused():
           - to_torch: {tensor: s, mesh_composer: {ConcatMeshToTensor: {dim: 1, mesh_device: s}}}
         """)
     assert "steps[1].to_torch.mesh_composer.ConcatMeshToTensor.mesh_device: 's' is a host tensor" in str(err)
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_each_step_keeps_the_names_the_loader_checked(path):
+    """The loader hands each step the names it checked, so the runner does not walk the arguments
+    again: the touched tensors are the op's own answer, meshes left out."""
+    from meshspec.scenario.loader import LoadedStep
+    from meshspec.sim.ops import OPS
+
+    for step in load(path).steps:
+        op = OPS[step.op]
+        assert step.names == tuple(op.names_used(step.args))
+        assert step.touched == op.touched(step.args)
+        assert LoadedStep(step.index, step.op, step.args, step.line).touched == step.touched  # built otherwise

@@ -116,9 +116,10 @@ class Op(Frozen):
         """The name ``args`` binds, if any."""
         return getattr(args, self.binds.field) if self.binds is not None else None
 
-    def touched(self, args: Any) -> tuple[str, ...]:
-        """Every tensor name the step mentions, uses first, in field order (meshes are not tensors)."""
-        names = [name for _, name, kind in self.names_used(args) if kind is not TensorKind.MESH]
+    def touched(self, args: Any, used: Optional[tuple] = None) -> tuple[str, ...]:
+        """Every tensor name the step mentions, uses first, in field order (meshes are not tensors).
+        ``used``: :meth:`names_used` of ``args``, if the caller has it."""
+        names = [name for _, name, kind in (self.names_used(args) if used is None else used) if kind is not TensorKind.MESH]
         if self.binds is not None and self.binds.kind is not TensorKind.MESH:
             names.append(self.bound(args))
         return tuple(dict.fromkeys(n for n in names if n))
