@@ -425,7 +425,9 @@ def _union_validator(args: tuple) -> Validator:
             try:
                 return _validator(a)(value, loc)
             except Invalid as err:
-                errors.append(err)
+                # without its traceback: that holds this frame, which holds ``errors``, a cycle
+                # only the collector would free (with every frame and value along the way)
+                errors.append(err.with_traceback(None))
         # an error inside the value (a record that was meant) explains better than "wrong type"
         deepest = max(errors, key=lambda e: len(e.loc))
         if len(rest) == 1 or len(deepest.loc) > len(loc):

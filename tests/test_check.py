@@ -714,3 +714,23 @@ def test_check_run_judges_as_the_full_run(path):
         assert expect_check(lean.to_json(), None) == expect_check(full.to_json(), None)
         if not names_tensors(scenario.expect):
             assert lean.tensors == ()
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_loading_and_running_make_no_reference_cycles(path):
+    """Everything a file's load and run make is freed when the last reference goes, not at the
+    next collection: a suite of 200 files then reuses the same memory instead of faulting in 19 MB
+    of fresh pages (the loader's recursive closure and a union's caught errors were cycles)."""
+    import gc
+
+    from meshspec.runner import run
+
+    run(load(path))  # first: lazy imports and caches
+    gc.collect()
+    gc.disable()
+    try:
+        check_file(path)
+        run(load(path))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

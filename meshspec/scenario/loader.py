@@ -219,7 +219,12 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
             return out
         return loader.construct_object(node, deep=True)  # pragma: no cover - the composer makes only these three
 
-    return build(root, 1)
+    try:
+        return build(root, 1)
+    finally:
+        # the recursive closure refers to itself: a reference cycle that would keep the loader and
+        # every node of the file alive until the next collection (a suite of files piles them up)
+        del build
 
 
 def _check_text(node: yaml.ScalarNode, file: str) -> None:
@@ -777,7 +782,9 @@ def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenari
         if info.st_size > MAX_FILE_BYTES:
             raise ScenarioError(f"file is {info.st_size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
         with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
+            raw = f.read(info.st_size + 1)  # its size as it stood (a read of the limit allocates 4 MiB a file)
+            if len(raw) > info.st_size:  # it grew since: read on, to the limit
+                raw += f.read(MAX_FILE_BYTES + 1 - len(raw))
         if len(raw) > MAX_FILE_BYTES:
             raise ScenarioError(f"file is over {MAX_FILE_BYTES} bytes; scenarios are limited to that", str(path))
         text = raw.decode("utf-8")
