@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 class Frozen:
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    _field_set: ClassVar[frozenset[str]] = frozenset()
     _defaults: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -32,6 +33,8 @@ class Frozen:
         names: list[str] = []
         defaults: dict[str, Any] = {}
         for klass in reversed(cls.__mro__):
+            if klass is not cls:  # a Frozen base's defaults: its class attributes are gone (below)
+                defaults.update(klass.__dict__.get("_defaults", {}))
             for name, annotation in klass.__dict__.get("__annotations__", {}).items():
                 if name.startswith("_") or str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                     continue
@@ -42,6 +45,7 @@ class Frozen:
                 elif name in defaults and klass is cls:
                     del defaults[name]
         cls._fields = tuple(names)
+        cls._field_set = frozenset(names)
         cls._defaults = defaults
         for name in names:  # the class attributes were the defaults: instances hold the values
             if name in cls.__dict__:
@@ -52,6 +56,13 @@ class Frozen:
         if not kwargs and len(args) == len(fields):  # every field by position: the common case
             self.__dict__.update(zip(fields, args))
             return
+        if not args and kwargs.keys() <= self._field_set:  # every field by keyword, or defaulted
+            d = self.__dict__
+            d.update(self._defaults)
+            d.update(kwargs)
+            if len(d) == len(fields):
+                return
+            d.clear()  # a field without a default was left out: the path below names it
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, got {len(args)}")
         values = dict(zip(fields, args))
