@@ -349,6 +349,21 @@ def render(rows: list[Row], markdown: bool) -> str:
     return "\n".join([fmt(head), "-" * (sum(widths) + 2 * (len(widths) - 1))] + [fmt(r) for r in cells])
 
 
+def editable_install(command: str) -> bool:
+    """Whether the meshspec behind ``command`` is an editable install (``pip install -e``): its
+    import finder costs each start about 18 ms that the README's ``pip install .`` does not."""
+    try:
+        with open(command, "rb") as f:
+            first = f.readline().decode()
+        python = first[2:].strip() if first.startswith("#!") else sys.executable
+        code = "import importlib.metadata as m, json; print(json.loads(m.distribution('meshspec').read_text('direct_url.json') or '{}')"
+        code += ".get('dir_info', {}).get('editable', False))"
+        out = subprocess.run([python, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=False).stdout
+    except (OSError, UnicodeDecodeError, subprocess.TimeoutExpired):
+        return False
+    return out.strip() == "True"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one pair per row, no 4 GiB rows")
@@ -365,6 +380,9 @@ def main() -> None:
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
         # a user's Python keeps compiled bytecode; without it every start compiles ~90 modules (+90 ms)
         print("bench: PYTHONDONTWRITEBYTECODE unset for the measured commands (users have bytecode caches)", file=sys.stderr)
+    if editable_install(args.meshspec):
+        print(f"bench: {args.meshspec} is an editable install (pip install -e); start-up rows measure its import finder "
+              "too: install with 'pip install .[bench]' as users do", file=sys.stderr)
     seed = str(ROOT / "scenarios" / "seed-uneven-copy.yaml")
     for cmd in (["run", seed, "--format", "json"], ["run", seed], ["check", seed]):  # write the bytecode caches once
         subprocess.run([args.meshspec, *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)

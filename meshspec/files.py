@@ -110,6 +110,10 @@ def write_new(path: Path, text: str) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
         raise UsageError(f"{printable(str(path))} already exists; meshspec init never overwrites a file (choose another name)") from None
+    except FileNotFoundError:
+        folder = Path(path).parent
+        raise UsageError(f"cannot write {printable(str(path))}: folder {printable(str(folder))} does not exist (create it first: "
+                         f"mkdir -p {printable(str(folder))})") from None
     except OSError as err:
         raise UsageError(f"cannot write {printable(str(path))}: {err.strerror}") from None
     with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -46,3 +46,17 @@ def test_markdown_table_escapes_pipes():
     b = bench()
     text = b.render([b.Row("a | b", "1 s", "-", "1.00x", "<= 2x", True)], markdown=True)
     assert text.splitlines()[2] == "| a \\| b | 1 s | - | 1.00x | <= 2x | PASS |"
+
+
+def test_an_editable_install_is_told_from_its_command(tmp_path):
+    """The bench says when the meshspec it measures is an editable install (its import finder is
+    start-up time a user's install does not have): the command's own Python is asked."""
+    b = bench()
+    for answer in ("True", "False"):
+        python = tmp_path / f"python-{answer}"
+        python.write_text(f"#!/bin/sh\necho {answer}\n")
+        python.chmod(0o755)
+        command = tmp_path / f"meshspec-{answer}"
+        command.write_text(f"#!{python}\nimport meshspec\n")
+        assert b.editable_install(str(command)) is (answer == "True")
+    assert b.editable_install(str(tmp_path / "missing")) is False

@@ -212,6 +212,13 @@ def test_init_never_overwrites(tmp_path):
     assert invoke("init", tmp_path / "y.yaml", "--system", "t3000").exit_code == 0
 
 
+def test_init_into_a_missing_folder_says_which_and_how_to_make_it(tmp_path):
+    path = tmp_path / "no" / "such" / "x.yaml"
+    res = invoke("init", path)
+    assert res.exit_code == 2 and not path.exists()
+    assert f"folder {path.parent} does not exist (create it first: mkdir -p {path.parent})" in res.output
+
+
 def test_progress_bar_only_on_a_terminal_for_large_runs(monkeypatch, tmp_path):
     import io
 
