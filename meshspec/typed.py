@@ -455,16 +455,12 @@ def _enum_validator(tp: type) -> Validator:
 
 
 def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
-    fields = cls.fields()
     if not isinstance(value, dict):
         raise Invalid(loc, f"{_where(loc)}: expected a mapping with keys {', '.join(cls.keys())}, got {_show(value)}", record=cls)
-    by_key = cls.__dict__.get("__keys_cache__")
-    if by_key is None:
-        by_key = {f.key: f for f in fields.values()}
-        cls.__keys_cache__ = by_key  # type: ignore[attr-defined]
+    plan = cls.__dict__.get("__plan__") or _plan(cls)
     if not cls.__open__:
         for key in value:
-            if key not in by_key:
+            if key not in plan.keys:
                 keys = cls.keys()
                 hint = did_you_mean(key, keys) if isinstance(key, str) else ""
                 raise Invalid(
@@ -473,15 +469,36 @@ def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
                     unknown_key=key,
                     record=cls,
                 )
-    out = {}
-    for f in fields.values():
-        if f.key in value:
-            out[f.name] = _validator(f.type)(value[f.key], loc + (f.key,))
-        elif f.required:
-            raise Invalid(loc + (f.key,), f"{_where(loc + (f.key,))}: required key is missing", record=cls)
-    record = cls(**out)
-    object.__setattr__(record, "_given", frozenset(out))
+    values = {}
+    given = []
+    for name, key, check, default in plan.fields:
+        if key in value:
+            values[name] = check(value[key], loc + (key,))
+            given.append(name)
+        elif default is MISSING:
+            raise Invalid(loc + (key,), f"{_where(loc + (key,))}: required key is missing", record=cls)
+        else:
+            values[name] = list(default) if isinstance(default, list) else default
+    record = object.__new__(cls)  # what Typed.__init__ makes of these values, without a call per field
+    record.__dict__.update(values)
+    record.__dict__["_given"] = frozenset(given)
     return record
+
+
+class _Plan:
+    """How to validate one record class: its keys, and per field (name, key, validator, default)."""
+
+    __slots__ = ("keys", "fields")
+
+    def __init__(self, cls: type[Typed]) -> None:
+        self.fields = [(f.name, f.key, _validator(f.type), f.default) for f in cls.fields().values()]
+        self.keys = frozenset(key for _, key, _, _ in self.fields)
+
+
+def _plan(cls: type[Typed]) -> _Plan:
+    plan = _Plan(cls)
+    cls.__plan__ = plan  # type: ignore[attr-defined]
+    return plan
 
 
 # -- helpers ---------------------------------------------------------------------------------------

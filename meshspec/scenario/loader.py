@@ -9,6 +9,7 @@ system names, profile names, data files).
 from __future__ import annotations
 
 import copy
+import operator
 from functools import cached_property
 import re
 import stat
@@ -91,24 +92,29 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
     """Safe loader (plain data only) that refuses duplicate keys and reads no base-60 numbers.
     It parses with libyaml where PyYAML was built with it; nodes keep their line and column."""
 
-    # libyaml calls these back for every node. meshspec has no path resolvers, so the tag of a
-    # node depends on its kind and text only: the same answer as PyYAML's, in a third of the time.
-    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
+    # libyaml calls these two back for every node; meshspec has no path resolvers, so they do
+    # nothing. C builtins of the same arity cost a fraction of a Python method's call (a builtin
+    # set on a class is no method: it gets no self): operator.is_(node, index) and tuple().
+    descend_resolver = operator.is_
+    ascend_resolver = tuple
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        """A node's tag from its kind and text alone: the same answer as PyYAML's, remembered per
+        plain text (a suite's files repeat their keys and values)."""
         if kind is yaml.ScalarNode:
-            if implicit[0]:
-                for tag, regexp in self._implicit.get(value[:1], ()):
-                    if regexp.match(value):
-                        return tag
-            return self.DEFAULT_SCALAR_TAG
-        return self.DEFAULT_SEQUENCE_TAG if kind is yaml.SequenceNode else self.DEFAULT_MAPPING_TAG
+            if not implicit[0]:
+                return _STR
+            tag = _RESOLVED.get(value)
+            if tag is None:
+                tag = next((t for t, regexp in self._implicit.get(value[:1], ()) if regexp.match(value)), _STR)
+                if len(_RESOLVED) < 10_000:
+                    _RESOLVED[value] = tag
+            return tag
+        return _SEQ if kind is yaml.SequenceNode else _MAP
 
 
+_RESOLVED: dict[str, str] = {}
+"""Plain scalar text -> its tag (bounded: a file of distinct numbers does not grow it forever)."""
 _INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 # YAML 1.1 reads 1:30 as 90 and 1:30.5 as 90.5 (sexagesimal): a mesh [1:30] would be 90 devices.
 # meshspec reads them as text, so they are refused where a number is due.

@@ -20,6 +20,18 @@ def test_arange_is_the_float64_conversion_bit_for_bit(dtype, n):
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("n", [1, 255, 256, 257, 28672, 65535, 65536])
+def test_a_short_bfloat16_arange_is_a_fresh_copy_of_the_conversion(n):
+    """Up to 65,536 values, arange copies the start of one conversion made once: the same bits as
+    converting its own float64 arange, in an array of its own that the caller may write."""
+    want = to_dtype(np.arange(n, dtype=np.float64), DataType.BFLOAT16)
+    got = arange(n, DataType.BFLOAT16)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert got.flags.writeable and got.flags.owndata
+    got[:] = 0
+    assert arange(n, DataType.BFLOAT16).tobytes() == want.tobytes()  # the next one is unharmed
+
+
 def test_bfloat16_arange_above_two_to_the_24_rounds_through_float32():
     # 2**24 + 2**16 + 1 lies just above the midpoint of bfloat16's 2**24 and 2**24 + 2**17; float32
     # first rounds it to 2**24 + 2**16 (a tie, even mantissa), which bfloat16 then rounds to even:
