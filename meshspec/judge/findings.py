@@ -12,6 +12,7 @@ runtime's events (compositions, uses after free, tensors going away) into findin
 from __future__ import annotations
 
 import dataclasses
+import math
 from itertools import compress
 from typing import Optional
 
@@ -667,7 +668,7 @@ class Judge:
                 first = [int(p + i) for p, i in zip(comp.placed[c], local)]
             total += n
         in_place = all(tuple(comp.placed[c]) == tuple(off) for c, (off, _) in held.items())
-        tiled = sum(int(np.prod(size)) for _, size in held.values()) == result.size
+        tiled = sum(math.prod(size) for _, size in held.values()) == result.size
         if not total and tolerance is None and got == shape and result.dtype == src.dtype and in_place and tiled:
             self.same_bytes[id(result)] = (result, src)
         if total:

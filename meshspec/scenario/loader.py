@@ -193,7 +193,8 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
             raise ScenarioError(f"nesting deeper than {MAX_DEPTH} levels; a scenario needs about 8", file, *_mark(node))
         tag = node.tag
         if isinstance(node, yaml.ScalarNode):
-            _check_text(node, file)
+            if not node.value.isprintable():
+                _check_text(node, file)
             if tag == _STR:
                 return node.value
             if tag == _INT and _DECIMAL.fullmatch(node.value):
@@ -213,7 +214,11 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
                 return loader.construct_object(node, deep=True)
             out: dict = {}
             for key_node, value_node in node.value:
-                key = build(key_node, depth + 1)
+                if key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value.isprintable():
+                    count += 1  # a plain word, as nearly every key is: no call (its value is checked next)
+                    key = key_node.value
+                else:
+                    key = build(key_node, depth + 1)
                 if not isinstance(key, (str, int, float, bool, type(None))):
                     raise ScenarioError(
                         f"a mapping key must be a plain word or number, got {type(key).__name__} {key!r}", None, *_mark(key_node)

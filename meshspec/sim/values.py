@@ -146,7 +146,7 @@ def generate(kind: str, shape: tuple[int, ...], dtype: DataType, arg: object = N
     Values are made a chunk at a time straight into the result, so a 1 GB tensor needs 1 GB.
     """
     target = HOST_DTYPES[dtype]
-    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    n = math.prod(shape)  # Python ints: exact, and no array made of a tuple
     if kind in ("zeros", "ones", "fill"):
         return _fill(shape, {"zeros": 0.0, "ones": 1.0}.get(kind, arg), dtype)  # type: ignore[arg-type]
     if kind == "arange":

@@ -10,6 +10,7 @@ all derived from it.
 from __future__ import annotations
 
 import enum
+from functools import cached_property
 from ...frozen import Frozen
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -47,6 +48,10 @@ TTNN_ARGUMENTS: dict[str, str] = {
     "queue_id": "command queues are not simulated; drop it",
     "blocking": "every step completes before the next; drop it",
 }
+
+
+_LEAVES = (type(None), str, int, float, bool, list, tuple, frozenset)
+"""Types of argument values that are no record (a list of names is a use, not a nested mesh)."""
 
 
 def _nested_meshes(value: Any, depth: int = 0) -> list[tuple[str, str]]:
@@ -106,11 +111,15 @@ class Op(Frozen):
                 continue  # an optional mesh_device: the scenario's own
             for name in value if isinstance(value, list) else [value]:
                 out.append((u.field, name, u.kind))
-        used = {u.field for u in self.uses}
+        used = self._use_fields
         for key, value in vars(args).items():  # a mapper's or composer's own mesh_device: {mesh_mapper: {ShardTensorToMesh: {mesh_device: m}}}
-            if key not in used:
+            if key not in used and type(value) not in _LEAVES:  # only a record holds a nested mesh_device
                 out.extend((f"{key}.{path}", name, TensorKind.MESH) for path, name in _nested_meshes(value))
         return out
+
+    @cached_property
+    def _use_fields(self) -> frozenset[str]:
+        return frozenset(u.field for u in self.uses)
 
     def bound(self, args: Any) -> Optional[str]:
         """The name ``args`` binds, if any."""

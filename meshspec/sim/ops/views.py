@@ -19,6 +19,7 @@ moved. The data's own distribution is kept with the output (``Record.truth``), a
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Callable, Optional
 
 import numpy as np
@@ -202,8 +203,8 @@ def reshape(rt: Runtime, a: ReshapeTensor) -> None:
     deallocating either frees both (issue #31145); else each device's data copied reshaped."""
     spec = rt.device(a.tensor).record.spec
     old, new = tuple(spec.shape), tuple(a.shape)
-    if int(np.prod(old)) != int(np.prod(new)):
-        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {int(np.prod(old))} elements, {list(new)} has {int(np.prod(new))}")
+    if math.prod(old) != math.prod(new):
+        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}")
     view = spec.layout.value == "tile" and old[-2:] == new[-2:] if len(new) >= 2 and len(old) >= 2 else False
     per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s,
                lambda p, r: renumber_reshape(p, old, new), view=view)
@@ -215,8 +216,8 @@ def view(rt: Runtime, a: ReshapeTensor) -> None:
     the tiles cannot move (ttnn 0.81.1's words for each refusal: tests/golden views)."""
     spec = rt.device(a.tensor).record.spec
     old, new = tuple(spec.shape), tuple(a.shape)
-    if int(np.prod(old)) != int(np.prod(new)):
-        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {int(np.prod(old))} elements, {list(new)} has {int(np.prod(new))}")
+    if math.prod(old) != math.prod(new):
+        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}")
     if old[-1] != new[-1]:
         raise TTFatal(f"The last dimension can not change in view, attempting to change last dimension from {old[-1]} to {new[-1]}, "
                       "use reshape instead")
