@@ -9,7 +9,7 @@ Each read-back shard remembers where it came from and what that device really he
 from __future__ import annotations
 
 from ..errors import TTFatal
-from .mesh import Coord, ttnn_shape
+from .mesh import Coord, coord_set, ttnn_shape
 from .profiles import Composer
 from .runtime import Runtime
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
@@ -30,7 +30,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
         listed = set(order)
         order += [c for c in everyone if c in recorded and c not in listed]
     if rt.with_data:
-        need = sum(rec.specs[c].volume * host_dtype(rec.specs[c].dtype).itemsize for c in order if c in rec.specs)
+        need = sum(s.volume * host_dtype(s.dtype).itemsize for s in map(rec.specs.get, order) if s is not None)
         rt.reserve(need, f"reading back {dev.name} from {len(order)} device(s)")
     shards: dict[Coord, HostShard] = {}
     shapes: dict[int, ShapeOnly] = {}  # metadata mode: one stand-in per spec (by identity)
@@ -58,9 +58,10 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
     rt.log.append(("read", dev.name, tuple(shards)))
     unread = {}
     for c in everyone:
-        w = dev.current_write(c)
-        if w is not None and c not in shards:
-            unread[c] = w
+        if c not in shards:
+            w = dev.current_write(c)
+            if w is not None:
+                unread[c] = w
     first = next(iter(shards.values())).spec if shards else rec.spec
     return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread, buffer_shape=mesh.shape)
 
@@ -73,6 +74,9 @@ def _check_host_buffer(rec, mesh) -> None:
     dist = tuple(rec.topology.distribution_shape)
     shape = dist if len(dist) == len(mesh.shape) else tuple(mesh.shape)
     source = mesh.coords if len(rec.recorded) == mesh.num_devices else rec.recorded
+    inside = coord_set(shape)
+    if inside.issuperset(source):  # one C-level pass: every coordinate fits
+        return
     for c in source:
-        if len(c) != len(shape) or any(not 0 <= x < n for x, n in zip(c, shape)):
+        if c not in inside:
             raise TTFatal(f"Coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for shape {ttnn_shape(shape)}")
