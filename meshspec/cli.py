@@ -339,10 +339,8 @@ def check(
         _err(str(err))
         raise typer.Exit(EXIT_USAGE) from None
     results = [r for per_file in _with_progress(checks.check_files, files, profile, jobs, allow_outside_data) for r in per_file]
-    for r in results:
-        typer.echo(result_line(r))
     summary = summarize(results)
-    typer.echo(summary.line())
+    typer.echo("\n".join([*map(result_line, results), summary.line()]))  # one write, not one a case
     if junit_xml is not None:
         try:
             _emit(to_junit(results), junit_xml, inputs)
