@@ -33,8 +33,8 @@ class Frozen:
         names: list[str] = []
         defaults: dict[str, Any] = {}
         for klass in reversed(cls.__mro__):
-            if klass is not cls:  # a Frozen base's defaults: its class attributes are gone (below)
-                defaults.update(klass.__dict__.get("_defaults", {}))
+            if klass is not cls and "_defaults" in klass.__dict__:  # a Frozen base's: its class attributes are gone
+                defaults = dict(klass.__dict__["_defaults"])  # the nearest base's last: what it made required stays so
             for name, annotation in klass.__dict__.get("__annotations__", {}).items():
                 if name.startswith("_") or str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                     continue

@@ -39,6 +39,20 @@ def test_a_subclass_adds_fields_after_its_bases():
     assert p != Point(1, 2)  # another type is never equal
 
 
+class Required(Point):
+    label: str  # the base's default taken away: required here and below
+
+
+class Below(Required):
+    z: int = 0
+
+
+def test_a_field_a_subclass_makes_required_stays_required_below_it():
+    with pytest.raises(TypeError, match=re.escape("Below() needs 'label'")):
+        Below(1, 2)
+    assert Below(x=1, y=2, label="p").tags == ()  # the other defaults are still inherited
+
+
 @pytest.mark.parametrize(
     "make, message",
     [

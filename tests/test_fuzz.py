@@ -49,6 +49,15 @@ def test_deep_nesting_is_refused():
         parse(text, "deep.yaml")
 
 
+def test_deep_nesting_names_the_first_key_past_the_limit():
+    """Key k0 stands at depth 2 (the document is 1), so k31 is the first value at depth 33: the
+    error points at that key, on its own line 32 (its mapping value starts on line 33)."""
+    text = "".join(f"{'  ' * i}k{i}:\n" for i in range(40)) + "  " * 40 + "1\n"
+    with pytest.raises(ScenarioError, match="nesting deeper than 32") as err:
+        parse(text, "deep.yaml")
+    assert (err.value.line, err.value.column) == (32, 63)
+
+
 def test_huge_files_are_refused(tmp_path):
     from meshspec.scenario.loader import load
 

@@ -214,8 +214,9 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
                 return loader.construct_object(node, deep=True)
             out: dict = {}
             for key_node, value_node in node.value:
-                if key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value.isprintable():
-                    count += 1  # a plain word, as nearly every key is: no call (its value is checked next)
+                if (key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value.isprintable()
+                        and depth < MAX_DEPTH and count < MAX_NODES):
+                    count += 1  # a plain word, as nearly every key is: no call (within the limits build checks)
                     key = key_node.value
                 else:
                     key = build(key_node, depth + 1)

@@ -235,3 +235,22 @@ def test_round_trip_is_clean_for_every_dtype(dtype):
     ]
     report = run_steps(steps)
     assert report.findings == () and report.error is None
+
+
+def test_a_topology_claiming_a_huge_distribution_reads_back_in_bounded_memory():
+    """cpu() checks each coordinate it fills against the distribution shape (ttnn 0.81.1's bounds
+    error, meshspec/sim/readback.py): a topology may claim any shape, and a 100,000 x 100,000 one
+    must not be spelt out coordinate by coordinate (it was, for a moment: 10^10 coordinates)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    report = run_steps([
+        {"from_torch": {"as": "host", "shape": [1, 8, 32, 32], "dtype": "float32", "mesh_mapper": {"placements": ["replicate", {"shard": 1}]}}},
+        {"to_device": {"src": "host", "as": "dev"}},
+        {"update_tensor_topology": {"tensor": "dev", "topology": {"distribution_shape": [100000, 100000],
+                                                                   "placements": ["replicate", {"shard": 1}], "coords": [[0, 0]]}}},
+        {"cpu": {"tensor": "dev", "as": "back"}},
+    ])
+    assert report.error is None and report.steps_run == 4
+    assert {f.kind.value for f in report.findings} == {"topology_mismatch"}
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB: no set of 10^10 coordinates
