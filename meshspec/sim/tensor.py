@@ -14,7 +14,7 @@ import numpy as np
 
 from .device import MeshBuffer, Write
 from .meshdevice import MeshDevice
-from .mesh import Coord, Shape
+from .mesh import Coord, Shape, coord_tuple
 from .placement import Topology
 from .spec import TensorSpec
 
@@ -180,8 +180,6 @@ class DeviceTensor:
     @property
     def devices(self) -> tuple[Coord, ...]:
         """The devices this handle is judged and read on, row-major."""
-        from .mesh import coord_tuple
-
         return self.span if self.span is not None else coord_tuple(self.buffer.mesh_shape)
 
     storage = "device"
