@@ -329,9 +329,30 @@ def _tagged_validator(tag: Tagged) -> Validator:
                             unknown_key=k,
                         )
             raise Invalid(loc, f"{_where(loc)}: expected {tag.expected}, got {_show(value)}")
-        return _validator(tag.branches[name])(value, loc)
+        try:
+            return _validator(tag.branches[name])(value, loc)
+        except Invalid as err:
+            if not isinstance(value, str) or err.loc != loc:
+                raise
+            raise Invalid(loc, _unknown_word(value, loc, tag, tag.branches[name])) from None
 
     return run
+
+
+def _unknown_word(value: str, loc: tuple, tag: Tagged, branch: Any) -> str:
+    """A word none of a tagged union's word forms has: the message names every form, the mapping
+    ones too (a literal's own message lists the words alone), and the form the word is the key of.
+
+    >>> t = Tagged(lambda v: "Word", {"Word": typing.Literal["replicate"]}, "replicate or {shard: DIM}")
+    >>> _unknown_word("shard", ("mesh_mapper",), t, typing.Literal["replicate"])
+    "mesh_mapper: 'shard' is the key of a mapping form: write {shard: DIM}; expected replicate or {shard: DIM}"
+    """
+    form = re.search(r"\{" + re.escape(value) + r": (?:\{[^{}]*\}|[^{}])*\}", tag.expected)
+    if form is not None:
+        return f"{_where(loc)}: {value!r} is the key of a mapping form: write {form.group(0)}; expected {tag.expected}"
+    base = _split(branch)[0]
+    words = [c for c in typing.get_args(base) if isinstance(c, str)] if typing.get_origin(base) is typing.Literal else []
+    return f"{_where(loc)}: unknown value {value!r}{did_you_mean(value, words)}; expected {tag.expected}"
 
 
 def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind of annotation

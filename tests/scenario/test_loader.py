@@ -925,3 +925,21 @@ def test_each_step_keeps_the_names_the_loader_checked(path):
         assert step.names == tuple(op.names_used(step.args))
         assert step.touched == op.touched(step.args)
         assert LoadedStep(step.index, step.op, step.args, step.line).touched == step.touched  # built otherwise
+
+
+@pytest.mark.parametrize(
+    "value, col, words",
+    [
+        # the word a mapping form starts with: that form, written out (meshspec/sim/ops/fields.py Mapper, Data)
+        ("mesh_mapper: shard", 63, "mesh_mapper: 'shard' is the key of a mapping form: write {shard: DIM}; expected replicate, {shard: DIM}, "),
+        ("data: file", 56, "data: 'file' is the key of a mapping form: write {file: x.npy}; expected arange, zeros, ones, {fill: V}, "
+                           "{random: SEED} or {file: x.npy}"),
+        # another word: every form, the mapping ones too, and the nearest word
+        ("data: x.npy", 56, "data: unknown value 'x.npy'; expected arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy}"),
+        ("data: arnge", 56, "data: unknown value 'arnge' (did you mean 'arange'?); expected arange, zeros, ones, {fill: V}, "),
+        ("mesh_mapper: replicat", 63, "unknown value 'replicat' (did you mean 'replicate'?); expected replicate, {shard: DIM}, {placements: "),
+    ],
+)
+def test_a_bad_word_where_mappings_are_allowed_names_every_form(value, col, words):
+    err = parse_error(f"meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {{as: src, shape: [1, 8, 32, 32], {value}}}\n")
+    assert words in message_at(err, 4, col)
