@@ -145,6 +145,9 @@ def run(
     for failure in failures:
         _err(failure)
     code = max(EXIT_USAGE if isinstance(r, ScenarioError) else r.exit_code for r in results)
+    if device is not None and reports and not any(t.cores for r in reports for t in r.tensors):
+        _err(f"--device {device}: no tensor of this run is sharded, so there is no core view to draw "
+             "(--device draws each sharded tensor's device core by core)")
     if reports:
         opts = Options(view=view, trace=trace, color=_use_color(no_color, output), width=_width(output), show_values=show_values)
         shown = results if fmt is Format.JSON and (len(scenarios) > 1 or compare) else reports
