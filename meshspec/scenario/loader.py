@@ -275,8 +275,13 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
         mark = err.problem_mark or err.context_mark
         problem = " ".join((err.problem or err.context or "invalid YAML").split())
         row = text.split("\n")[mark.line] if mark is not None and mark.line < text.count("\n") + 1 else ""
-        if "\t" in row[: mark.column + 1 if mark else 0] or "\\t" in problem:
+        tab = "\t" in row[: mark.column + 1 if mark else 0] or "\\t" in problem
+        if tab:
             problem += " (indent with spaces: YAML does not allow tabs there)"
+        start = err.context_mark
+        if not tab and err.problem and err.context and start is not None and mark is not None and start.line != mark.line:
+            # the parser notices an unclosed bracket where the next item starts: say where it opened
+            problem += f" ({' '.join(err.context.split())} started at line {start.line + 1}, column {start.column + 1})"
         raise ScenarioError(
             f"invalid YAML: {problem}",
             file,

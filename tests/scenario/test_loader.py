@@ -614,6 +614,21 @@ def test_invalid_yaml_tab_indentation():
     assert "\\t" in msg or "tab" in msg.lower()
 
 
+@pytest.mark.parametrize(
+    "text, line, col, words",
+    [
+        # a flow mapping left open: the parser stops where the next step starts, and says where it opened
+        ("steps:\n  - from_torch: {as: src, shape: [1, 8, 32, 32]\n  - to_device: {src: src, as: d}\n", 5, 3,
+         "did not find expected ',' or '}' (while parsing a flow mapping started at line 4, column 17)"),
+        # a quote left open runs to the end of the file
+        ('name: "x\nsteps: []\n', 5, 1, "found unexpected end of stream (while scanning a quoted scalar started at line 3, column 7)"),
+    ],
+)
+def test_an_unclosed_bracket_or_quote_says_where_it_opened(text, line, col, words):
+    err = parse_error("meshspec: 1\nmesh: t3k\n" + text)
+    assert words in message_at(err, line, col)
+
+
 def test_duplicate_top_level_key():
     err = parse_error(
         """
