@@ -24,7 +24,6 @@ HUNT_FORMAT = "meshspec.hunt/1"
 """A hunt's index (``hunt.json``) and its ``--format json`` summary."""
 
 
-
 # -- one run -------------------------------------------------------------------------------------
 EXIT_LIMIT = 4
 """Exit code of a run that meshspec stopped at one of its own limits (--max-memory, out of memory)."""

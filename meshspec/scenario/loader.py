@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import copy
 import operator
-from functools import cached_property
 import re
 import stat
+from functools import cached_property
 from ..frozen import Frozen
 
 from pathlib import Path
@@ -115,6 +115,7 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
 
 _RESOLVED: dict[str, str] = {}
 """Plain scalar text -> its tag (bounded: a file of distinct numbers does not grow it forever)."""
+
 _INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 # YAML 1.1 reads 1:30 as 90 and 1:30.5 as 90.5 (sexagesimal): a mesh [1:30] would be 90 devices.
 # meshspec reads them as text, so they are refused where a number is due.
@@ -236,7 +237,7 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
     finally:
         # the recursive closure refers to itself: a reference cycle that would keep the loader and
         # every node of the file alive until the next collection (a suite of files piles them up)
-        del build
+        build = None  # type: ignore[assignment]
 
 
 def _check_text(node: yaml.ScalarNode, file: str) -> None:
@@ -518,46 +519,45 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> list[tuple]:
         used = op.names_used(args)
         names.append(tuple(used))
         for field, name, want in used:
-            mesh = want is TensorKind.MESH
             many = next((u.many for u in op.uses if u.field == field), False)
-            base, index = _split_index(name)
-            had = bound.get(base)
-            if had is not None and index is None and had.many == many and (had.kind is TensorKind.MESH) == mesh and (
-                want in (TensorKind.ANY, TensorKind.MESH) or had.kind is TensorKind.ANY or had.kind is want
-            ):
-                continue  # the common case, bound as it is used: no node to find, no message to build
-            node = _node_at(root, ("steps", i, name_of_op, *field.split(".")))
-            where = (file, *_mark(node))
-            loc = f"steps[{i}].{name_of_op}.{field}"
-            what = "mesh device" if mesh else "tensor"
-            if index is not None:
-                if had is None:
-                    lister = "create_submeshes" if mesh else "get_device_tensors"
-                    raise ScenarioError(f"{loc}: {name!r} names an item of {base!r}, but no earlier step bound {base!r} ({lister} binds a list)", *where)
-                if not had.many:
-                    raise ScenarioError(f"{loc}: {name!r} names an item of {base!r}, but {base!r} is {had.what()} {had.since()}, not a list", *where)
-            elif had is not None and had.many and not many:
-                if (had.kind is TensorKind.MESH) == mesh:
-                    raise ScenarioError(f"{loc}: {name!r} is {had.what()} {had.since()}; name one of them, like {name}[0]", *where)
-            elif many and isinstance(node, yaml.ScalarNode) and had is not None and not had.many:
-                raise ScenarioError(
-                    f"{loc}: {name!r} is {had.what()} {had.since()}; {name_of_op} takes a list: write [{name}], or name a "
-                    "list (get_device_tensors binds one)",
-                    *where,
-                )
-            if had is None:
-                known = sorted(n for n, b in bound.items() if (b.kind is TensorKind.MESH) == mesh)
-                hint = did_you_mean(name, known)
-                choices = f"defined so far: {', '.join(known)}" if known else f"no {what} is defined before this step"
-                raise ScenarioError(f"{loc}: unknown {what} {name!r}{hint}; {choices}", *where)
-            if (had.kind is TensorKind.MESH) != mesh:
-                raise ScenarioError(f"{loc}: {base!r} is {had.what()} {had.since()}; {name_of_op} needs a {what} here", *where)
-            if want not in (TensorKind.ANY, TensorKind.MESH) and had.kind is not TensorKind.ANY and had.kind is not want:
-                raise ScenarioError(f"{loc}: {name!r} is {had.what()} {had.since()}; {name_of_op} needs a {want.value} tensor", *where)
+            node_of = lambda f=field: _node_at(root, ("steps", i, name_of_op, *f.split(".")))  # noqa: E731 - found only for a mistake
+            message = _misnamed(name, want, many, bound, name_of_op, node_of)
+            if message is not None:
+                raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: {message}", file, *_mark(node_of()))
         new = op.bound(args)
         if new is not None:
             bound[new] = _Bound(op.bound_kind(args), op.binds.many, i, name_of_op)  # type: ignore[union-attr]
     return names
+
+
+def _misnamed(name: str, want: TensorKind, many: bool, bound: dict[str, _Bound], op: str, node_of) -> Optional[str]:
+    """What is wrong with a step's use of ``name`` (``want``: the kind the op needs; ``many``: the
+    field takes a list), given the names bound so far; None when nothing is. ``node_of()`` is the
+    name's YAML node, looked up only where the answer depends on how it is written."""
+    mesh = want is TensorKind.MESH
+    what = "mesh device" if mesh else "tensor"
+    base, index = _split_index(name)
+    had = bound.get(base)
+    if index is not None:
+        if had is None:
+            lister = "create_submeshes" if mesh else "get_device_tensors"
+            return f"{name!r} names an item of {base!r}, but no earlier step bound {base!r} ({lister} binds a list)"
+        if not had.many:
+            return f"{name!r} names an item of {base!r}, but {base!r} is {had.what()} {had.since()}, not a list"
+    elif had is not None and had.many and not many:
+        if (had.kind is TensorKind.MESH) == mesh:
+            return f"{name!r} is {had.what()} {had.since()}; name one of them, like {name}[0]"
+    elif many and had is not None and not had.many and isinstance(node_of(), yaml.ScalarNode):
+        return f"{name!r} is {had.what()} {had.since()}; {op} takes a list: write [{name}], or name a list (get_device_tensors binds one)"
+    if had is None:
+        known = sorted(n for n, b in bound.items() if (b.kind is TensorKind.MESH) == mesh)
+        choices = f"defined so far: {', '.join(known)}" if known else f"no {what} is defined before this step"
+        return f"unknown {what} {name!r}{did_you_mean(name, known)}; {choices}"
+    if (had.kind is TensorKind.MESH) != mesh:
+        return f"{base!r} is {had.what()} {had.since()}; {op} needs a {what} here"
+    if want not in (TensorKind.ANY, TensorKind.MESH) and had.kind is not TensorKind.ANY and had.kind is not want:
+        return f"{name!r} is {had.what()} {had.since()}; {op} needs a {want.value} tensor"
+    return None
 
 
 def _split_index(name: str) -> tuple[str, Optional[int]]:
