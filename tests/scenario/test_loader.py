@@ -958,3 +958,8 @@ def test_each_step_keeps_the_names_the_loader_checked(path):
 def test_a_bad_word_where_mappings_are_allowed_names_every_form(value, col, words):
     err = parse_error(f"meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {{as: src, shape: [1, 8, 32, 32], {value}}}\n")
     assert words in message_at(err, 4, col)
+
+
+def test_a_fill_that_is_no_number_is_refused_where_it_stands():
+    err = parse_error("meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {as: s, shape: [1, 8, 32, 32], data: {fill: abc}}\n")
+    assert "data.fill: expected an integer or a number, got 'abc'" in str(err) and err.line == 4

@@ -237,7 +237,7 @@ def _number_text(v: object) -> object:
         try:
             return float(v)
         except ValueError:
-            raise ValueError(f"fill takes a number, got {v!r}") from None
+            return v  # not a number: the validator refuses it with the file, line and value
     return v
 
 
