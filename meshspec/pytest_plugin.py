@@ -72,14 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if _inert(config):
         return
     profile = config.getoption("meshspec_profile_name")
-    if profile is not None:
-        from .check import check_profile_option
-        from .errors import UsageError
-
-        try:
-            check_profile_option(profile)
-        except UsageError as err:
-            raise pytest.UsageError(f"--meshspec-profile: {err}") from None
+    if profile is not None and profile != "all":
+        _check_profile(config, profile)
     record = config.getoption("meshspec_record_dir")
     if record is not None:
         from .bridge.launch import check_output_dir
@@ -94,6 +88,40 @@ def pytest_configure(config: pytest.Config) -> None:
     paths = config.getini("meshspec_paths")
     if paths and config.args_source is pytest.Config.ArgsSource.TESTPATHS:
         config.args.extend(str(p) for p in paths if str(p) not in config.args)
+
+
+def _check_profile(config: pytest.Config, profile: str) -> None:
+    """``--meshspec-profile NAME``: one of meshspec's, or one that a scenario under the paths this
+    session visits defines (as ``meshspec check --profile`` takes it). meshspec's names are checked
+    from the registry alone: under xdist the controller runs this too, and collects nothing."""
+    from .sim.profiles import PROFILES
+
+    if profile in PROFILES:
+        return
+    from .check import check_profile_option
+    from .errors import UsageError
+
+    try:
+        check_profile_option(profile, _visited_scenarios(config))
+    except UsageError as err:
+        raise pytest.UsageError(f"--meshspec-profile: {err}") from None
+
+
+def _visited_scenarios(config: pytest.Config) -> list[Path]:
+    """The scenario files under the session's paths (the command line's, testpaths or the
+    invocation folder; node ids cut at ``::``), found as ``meshspec check`` finds them."""
+    from .check import collect
+    from .errors import UsageError
+
+    found: list[Path] = []
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0])
+        if path.is_dir() or path.suffix in SCENARIO_SUFFIXES:
+            try:
+                found += collect([path])
+            except UsageError:  # nothing there: pytest says so in its own words
+                pass
+    return found
 
 
 @pytest.hookimpl(wrapper=True)
@@ -155,6 +183,7 @@ class ScenarioFile(pytest.File):
     def collect(self):
         from .check import profiles_for
         from .errors import MeshspecError
+        from .runner import missing_profile
         from .scenario.loader import load
 
         try:
@@ -162,7 +191,12 @@ class ScenarioFile(pytest.File):
         except MeshspecError as err:
             yield InvalidScenarioItem.from_parent(self, name="load", error=str(err))
             return
-        for profile in profiles_for(scenario, self.config.getoption("meshspec_profile_name")):
+        wanted = self.config.getoption("meshspec_profile_name")
+        missing = missing_profile(scenario, wanted)
+        if missing is not None:  # another file given defines it (else the session stopped at configure)
+            yield InvalidScenarioItem.from_parent(self, name=wanted, error=str(missing))
+            return
+        for profile in profiles_for(scenario, wanted):
             yield ScenarioItem.from_parent(self, name=profile, scenario=scenario, profile=profile)
 
 

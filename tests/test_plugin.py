@@ -100,6 +100,33 @@ def test_single_profile_option(pytester, scen):
     result.assert_outcomes(passed=len(BUNDLED))
 
 
+def test_unknown_profile_stops_the_session_with_the_choices(pytester, scen):
+    result = run(pytester, "--meshspec", "--meshspec-profile", "refrence", "scen")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "--meshspec-profile: unknown profile 'refrence' (did you mean 'reference'?); one of: current" in err
+    assert "Traceback" not in err + result.stdout.str()
+
+
+def test_a_profile_a_scenario_defines_is_taken_as_meshspec_check_takes_it(pytester, scen):
+    """``--meshspec-profile`` accepts a profile that one of the visited files defines, as ``meshspec
+    check --profile`` does; every other file fails with the error check gives it."""
+    from meshspec.check import check_file
+
+    owner = scen / "cache-round-trip.yaml"
+    assert "cache-mid-2025" in _defined(owner)
+    other = scen / SEED_NAME
+    result = run(pytester, "--meshspec", "--meshspec-profile", "cache-mid-2025", str(owner), str(other))
+    result.assert_outcomes(passed=1, failed=1)
+    [error] = check_file(other, "cache-mid-2025")
+    assert error.outcome == "ERROR" and "does not define profile 'cache-mid-2025'" in error.details[0]
+    assert error.details[0] in result.stdout.str()
+    # named on its own, the file that lacks it leaves nothing to take the name from
+    result = run(pytester, "--meshspec", "--meshspec-profile", "cache-mid-2025", str(other))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unknown profile 'cache-mid-2025'" in result.stderr.str()
+
+
 def test_changed_expectation_fails_with_the_check_mismatch_line(pytester, scen):
     seed = scen / SEED_NAME
     text = seed.read_text(encoding="utf-8")
