@@ -147,6 +147,31 @@ def test_meshspec_needs_no_pydantic():
         assert "pydantic" not in _loaded_after_import(module), module
 
 
+def _loaded_by_command(args: list[str], watched: tuple[str, ...]) -> list[str]:
+    """The ``watched`` modules loaded by the time ``meshspec ARGS`` exits (a fresh process)."""
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: sys.stderr.write('LOADED ' + ' '.join(m for m in {watched!r} if m in sys.modules)))\n"
+        f"sys.argv = ['meshspec', *{args!r}]\n"
+        "from meshspec.cli import main\n"
+        "main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    return out.stderr.rpartition("LOADED ")[2].split()
+
+
+def test_start_up_loads_only_what_the_command_shows(tmp_path):
+    """Start-up is a bench row (issue 11): --help loads no numpy, yaml or rich; the table view of a
+    run draws no rich table unless it shows profiles side by side, the data view or the trace."""
+    heavy = ("numpy", "yaml", "rich", "rich.table")
+    assert _loaded_by_command(["--help"], heavy) == []
+    seed = str(ROOT / "scenarios" / "seed-uneven-copy.yaml")
+    assert _loaded_by_command(["run", seed, "-o", str(tmp_path / "seed.txt")], heavy) == ["numpy", "yaml", "rich"]
+    assert (tmp_path / "seed.txt").read_text(encoding="utf-8").startswith("meshspec seed-uneven-copy")
+    assert "rich.table" in _loaded_by_command(["run", seed, "--trace", "-o", str(tmp_path / "trace.txt")], heavy)
+    assert "rich.table" in _loaded_by_command(["run", seed, "-p", "all", "-o", str(tmp_path / "all.txt")], heavy)
+
+
 def test_every_format_has_a_renderer():
     from meshspec.render import DIFF_RENDERERS, RENDERERS as TABLE, Format
 

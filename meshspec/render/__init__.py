@@ -73,7 +73,6 @@ def render_diff(diff: "Diff", fmt: Format, opts: Optional[Options] = None, *, sh
 def print_reports(console: "Console", reports: list, opts: Options, *, compare: bool = False, fast: bool = False) -> None:
     """Print the table-format output on ``console`` (also used to record SVG/HTML exports, which
     need rich to see everything; ``fast`` writes text renderables straight, see grid.write)."""
-    from .compare import comparison_renderable
     from .grid import write
     from .table import report_renderable
 
@@ -86,6 +85,8 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
             console.print(renderable)
 
     if compare:
+        from .compare import comparison_renderable  # rich.table: only for profiles side by side
+
         by_scenario: dict[str, list] = {}
         for r in reports:
             by_scenario.setdefault(r.path, []).append(r)

@@ -18,9 +18,7 @@ from ..sim.spec import Layout
 from .options import Options, View
 from .common import STATUS_STYLE, status_style, tensor_title
 from .grid import columns as columns_text
-from .data import data_renderables
 from .map import legend, map_renderable
-from .trace import trace_renderable
 
 
 def report_renderable(r: Report, opts: "Options") -> Group:
@@ -55,9 +53,14 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
                 parts += cores_renderables(t, styled=opts.color)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
         parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
+    # the data and trace views draw rich tables (rich.table, ~13 ms to import): loaded when shown
     if opts.view is View.DATA:
+        from .data import data_renderables
+
         parts += data_renderables(r, opts)
     if opts.trace:
+        from .trace import trace_renderable
+
         parts.append(Text())
         parts.append(Text("trace", style="bold"))
         parts.append(trace_renderable(r.steps, opts.width, r.mesh))
