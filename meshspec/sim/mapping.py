@@ -21,6 +21,7 @@ from ..frozen import Frozen
 from dataclasses import dataclass
 
 from ..errors import TTFatal
+from .mapper_rules import CURRENT_MAPPER, MapperRules
 from .mesh import Coord, Shape, coords, ttnn_shape, volume
 from .placement import Placement, Replicate, Shard, Topology
 
@@ -46,16 +47,6 @@ def chunk_ranges(size: int, parts: int) -> tuple[tuple[int, int], ...]:
     return tuple((start, min(start + step, size)) for start in range(0, size, step))
 
 
-class MapperRules(Frozen):
-    """What a runtime era's mapper accepts (see profiles)."""
-
-    name: str
-    equal_shards: bool
-    """Current TT-NN: every shard must have the same shape (issue #22977)."""
-
-
-CURRENT_MAPPER = MapperRules("current", equal_shards=True)
-LEGACY_MAPPER = MapperRules("legacy", equal_shards=False)
 
 
 @dataclass(frozen=True)

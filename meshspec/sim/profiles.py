@@ -25,7 +25,7 @@ from typing import Any, Mapping, Optional
 
 from ..errors import UsageError, did_you_mean, one_of
 from ..frozen import Frozen
-from .mapping import CURRENT_MAPPER, LEGACY_MAPPER, MapperRules
+from .mapper_rules import CURRENT_MAPPER, LEGACY_MAPPER, MapperRules
 
 
 class AllocationRecord(str, enum.Enum):

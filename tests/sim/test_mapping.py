@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from meshspec.errors import TTFatal
-from meshspec.sim.mapping import CURRENT_MAPPER, LEGACY_MAPPER, chunk_ranges, distribute, replicate_all
+from meshspec.sim.mapper_rules import CURRENT_MAPPER, LEGACY_MAPPER
+from meshspec.sim.mapping import chunk_ranges, distribute, replicate_all
 from meshspec.sim.mesh import coords
 from meshspec.sim.placement import Replicate, Shard
 
