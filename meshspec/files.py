@@ -4,19 +4,52 @@ A regular file is written atomically (a temporary file beside it, then a rename)
 the old file or the new one, never half, and an interrupted write leaves no debris. A character
 device or a FIFO (``-o /dev/null``, ``-o /dev/stdout``, a named pipe) is written through: renaming
 over it would replace the device with a file. Anything else (a folder, a block device, a
-socket) is refused. No output ever goes over one of the run's inputs.
+socket) is refused. No output ever goes over one of the run's inputs, nor over a file meshspec did
+not write: an existing file is replaced only when it is empty or begins as one of meshspec's own
+outputs does (:func:`written_by_meshspec`), so ``-o`` pointed at a user's test or notes by mistake
+loses nothing.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
 from typing import Iterable, Optional
 
 from .errors import UsageError
-from .text import printable
+from .text import WRITTEN_MARK, printable
+
+
+_OURS = re.compile(
+    rb"""\A(?:
+        meshspec[ ]                                            # a table or diff as text
+      | \s*\[?\s*\{\s*"format":\s*"meshspec\.                    # a report, a list of them, a diff (JSON)
+      | <\?xml[^\n]*\n<testsuites[ ]name="meshspec"              # check --junit-xml
+      | \#![^\n]*\n""\"[^\n]*\(written[ ]by[ ]`meshspec[ ]export`\)  # an exported script
+      | \#[ ]Imported[ ]by[ ]meshspec[ ]import[ ]                  # an imported scenario
+      | (?:<!DOCTYPE[ ]html>\n)?MARK                              # SVG and HTML
+    )""".replace(b"MARK", re.escape(WRITTEN_MARK.encode())),  # escaped: a literal under re.X,
+    re.X,
+)
+"""How each kind of file meshspec writes begins."""
+
+
+def written_by_meshspec(path: Path) -> bool:
+    """Whether the regular file at ``path`` is empty or one meshspec wrote (its first bytes tell)::
+
+        meshspec seed-uneven-copy  mesh t3k (2x4) ...        a table     -> True
+        {"format": "meshspec.report/1", ...                   a report    -> True
+        import ttnn ...                                       the user's  -> False
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return False
+    return not head or _OURS.match(head) is not None
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -47,6 +80,11 @@ def check_output(path: Path, protect: Iterable[Path] = ()) -> bool:
         raise UsageError(f"cannot write {printable(str(path))}: it is a folder; give a file name")
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise UsageError(f"cannot write {printable(str(path))}: it is not a regular file, a character device or a FIFO")
+    if info is not None and not written_by_meshspec(target):
+        raise UsageError(
+            f"{printable(str(path))} exists and is not a file meshspec wrote; refusing to overwrite it "
+            "(remove it first, or choose another name)"
+        )
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"cannot write {printable(str(path))}: folder {printable(str(folder))} does not exist")

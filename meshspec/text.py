@@ -24,3 +24,8 @@ def printable(text: str) -> str:
         else:
             out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii"))
     return "".join(out)
+
+
+WRITTEN_MARK = "<!-- written by meshspec -->"
+"""The first line of an SVG, the second (after the doctype) of an HTML page, that meshspec writes:
+how files.py knows them as its own (it replaces no file meshspec did not write)."""

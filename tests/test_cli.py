@@ -387,6 +387,43 @@ def test_output_refuses_an_input_spelled_differently(tmp_path):
     assert scenario.read_bytes() == before
 
 
+# every command that writes a file, as (arguments before the file, its option): what each writes is
+# replaced by a second run; a file meshspec did not write is never touched (files.py)
+WRITERS = {
+    "run table": (["run", SEED], "-o"),
+    "run json": (["run", SEED, SEED, "--format", "json"], "-o"),
+    "run svg": (["run", SEED], "--svg"),
+    "run html": (["run", SEED], "--html"),
+    "diff": (["diff", SEED], "-o"),
+    "diff json": (["diff", SEED, "--format", "json"], "-o"),
+    "check junit": (["check", SEED], "--junit-xml"),
+    "export": (["export", SEED], "-o"),
+}
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_output_replaces_only_a_file_meshspec_wrote(tmp_path, writer):
+    args, option = WRITERS[writer]
+    out = tmp_path / "out"
+    first = invoke(*args, option, out)
+    assert first.exit_code in (0, 1), first.stderr
+    written = out.read_bytes()
+    assert written
+    head = written.splitlines()[0]  # the rest may differ run to run (JUnit's timings)
+    out.write_bytes(b"")  # empty: nothing to lose
+    assert invoke(*args, option, out).exit_code in (0, 1) and out.read_bytes().splitlines()[0] == head
+    out.write_bytes(written.replace(b"uniform-by-value", b"reference"))  # its own, changed: replaced
+    assert invoke(*args, option, out).exit_code in (0, 1) and b"uniform-by-value" in out.read_bytes()
+    mine = b"import ttnn\n\ndef test_my_model():\n    ...\n"
+    out.write_bytes(mine)
+    result = invoke(*args, option, out)
+    assert result.exit_code == 2
+    assert out.read_bytes() == mine
+    assert stderr_lines(result) == [
+        f"meshspec: {out} exists and is not a file meshspec wrote; refusing to overwrite it (remove it first, or choose another name)"
+    ]
+
+
 def test_output_into_missing_folder_is_usage_error(tmp_path):
     result = invoke("run", SEED, "--output", tmp_path / "no" / "such" / "r.json")
     assert result.exit_code == 2

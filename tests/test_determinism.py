@@ -47,7 +47,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkey
     from meshspec.files import write_output
 
     target = tmp_path / "report.json"
-    target.write_text("old report\n")
+    target.write_text('{"format": "meshspec.report/1"}\n')  # one meshspec wrote: it may be replaced
 
     def interrupted(src, dst):
         raise KeyboardInterrupt
@@ -55,5 +55,5 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkey
     monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_output(target, "new report\n" * 1000)
-    assert target.read_text() == "old report\n"
+    assert target.read_text() == '{"format": "meshspec.report/1"}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..errors import UsageError
+from ..text import WRITTEN_MARK
 from .options import Format, Options, View, console_text, make_console
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ def export(path, reports: list, opts: Options, kind: str, *, compare: bool = Fal
     console = make_console(True, opts.width, record=True)
     print_reports(console, reports, opts.replace(color=True), compare=compare)
     title = "meshspec " + ", ".join(dict.fromkeys(r.scenario for r in reports))
+    # the mark files.py knows its own files by (so a later run may write over them, and no other)
     if kind == "svg":
-        return console.export_svg(title=title)
-    return console.export_html(inline_styles=True)
+        return f"{WRITTEN_MARK}\n" + console.export_svg(title=title)
+    html = console.export_html(inline_styles=True)
+    doctype, _, rest = html.partition("\n")  # after the doctype: a comment before it puts browsers in quirks mode
+    return f"{doctype}\n{WRITTEN_MARK}\n{rest}"

@@ -35,6 +35,21 @@ def test_import_never_writes_over_its_input(tmp_path):
     assert r.exit_code == 2 and target.read_bytes() == before
 
 
+def test_import_replaces_its_own_scenario_and_never_a_hand_written_one(tmp_path):
+    """files.py: an existing file is replaced only when meshspec wrote it (this one starts with
+    '# Imported by meshspec import'); a hand-written scenario at -o is left as it was."""
+    out = tmp_path / "imported.yaml"
+    for _ in range(2):
+        r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json"), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        assert out.read_text().startswith("# Imported by meshspec import from a ttnn graph capture")
+    mine = "meshspec: 1\nmesh: t3k\nsteps: []\n"
+    out.write_text(mine)
+    r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json"), "-o", str(out)])
+    assert r.exit_code == 2 and out.read_text() == mine
+    assert "exists and is not a file meshspec wrote; refusing to overwrite it" in r.stderr
+
+
 def test_a_path_that_is_neither_format_is_one_line(tmp_path):
     (tmp_path / "x.txt").write_text("hello")
     r = CliRunner().invoke(app, ["import", str(tmp_path / "x.txt")])

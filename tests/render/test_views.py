@@ -13,6 +13,7 @@ from meshspec.sim.profiles import PROFILES
 from meshspec.cli import app
 from meshspec.runner import run
 from meshspec.scenario.loader import load
+from meshspec.text import WRITTEN_MARK
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 runner = CliRunner()
@@ -132,8 +133,10 @@ def test_svg_and_html_exports(tmp_path):
     svg, html = tmp_path / "seed.svg", tmp_path / "seed.html"
     res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--svg", svg, "--html", html)
     assert res.exit_code == 1
-    assert svg.read_text().lstrip().startswith("<svg") and "stale" in svg.read_text()
+    # meshspec's mark first (files.py replaces only files it wrote), then the picture
+    assert svg.read_text().startswith(f"{WRITTEN_MARK}\n<svg") and "stale" in svg.read_text()
     page = html.read_text()
+    assert page.startswith(f"<!DOCTYPE html>\n{WRITTEN_MARK}\n<html")  # after the doctype: no quirks mode
     assert "<html" in page and "stale" in page and "seed-uneven-copy" in page
     assert not list(tmp_path.glob(".*.tmp"))  # written atomically, no leftovers
 
