@@ -301,6 +301,8 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
     if len(sources) != 1:
         raise UsageError(f"diff takes one scenario or two reports, got {len(sources)} paths")
     if sources[0].suffix == ".json":
+        if not sources[0].exists():
+            raise UsageError(f"{printable(str(sources[0]))}: no such file (diff takes one scenario or two reports)")
         raise UsageError(
             f"{printable(str(sources[0]))} is a report; diff compares two reports (meshspec diff EXPECTED.json "
             "ACTUAL.json) or runs one scenario under two profiles (meshspec diff SCENARIO.yaml)"
@@ -613,6 +615,30 @@ def _inputs(paths: list[Path]) -> list[Path]:
 EXIT_INTERNAL = 3
 
 
+def _usage_line(err) -> str:
+    """click's usage error as one line, naming the command whose ``-h`` lists the options. An
+    option given without its value (which click reports with no command) also gets its help::
+
+        meshspec: Option '-p' requires an argument: Runtime profile: current, ... ('meshspec run -h' lists the options)
+    """
+    message = err.format_message()
+    where = getattr(getattr(err, "ctx", None), "command_path", None)
+    option = getattr(err, "option_name", None)
+    if where is None or option:
+        group = typer.main.get_command(app)
+        name = next((a for a in sys.argv[1:] if a in getattr(group, "commands", {})), None)
+        command = group.commands[name] if name else None
+        # the program as click names it: as it was started
+        prog = "python -m meshspec" if Path(sys.argv[0]).name == "__main__.py" else Path(sys.argv[0]).name
+        where = where or (f"{prog} {name}" if name else prog)
+        param = next((p for p in getattr(command, "params", ()) if option in getattr(p, "opts", ())), None)
+        help_text = getattr(param, "help", None)
+        if help_text and message.endswith("requires an argument."):
+            choices = [str(getattr(c, "value", c)) for c in getattr(getattr(param, "type", None), "choices", ())]
+            message = f"{message[:-1]}: {help_text.rstrip('.')}" + (f" (one of: {', '.join(choices)})." if choices else ".")
+    return f"{message} ('{where} -h' lists the options)"
+
+
 _signalled: list[int] = []
 
 
@@ -654,8 +680,7 @@ def main() -> None:
             sys.stderr.write(err.format_message() + "\n")  # type: ignore[attr-defined]
             sys.exit(EXIT_USAGE)
         if "UsageError" in kinds:  # a bad option or argument: click's four lines made one
-            where = getattr(getattr(err, "ctx", None), "command_path", None) or "meshspec"
-            _err(f"{err.format_message()} ('{where} -h' lists the options)")  # type: ignore[attr-defined]
+            _err(_usage_line(err))
             sys.exit(EXIT_USAGE)
         if os.environ.get("MESHSPEC_DEBUG"):
             raise

@@ -147,6 +147,9 @@ def write_new(path: Path, text: str) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
+        if Path(path).is_dir():
+            raise UsageError(f"{printable(str(path))} is a folder; give the name of the file to create, e.g. "
+                             f"{printable(str(Path(path) / 'scenario.yaml'))}") from None
         raise UsageError(f"{printable(str(path))} already exists; meshspec init never overwrites a file (choose another name)") from None
     except FileNotFoundError:
         folder = Path(path).parent

@@ -562,10 +562,30 @@ def test_a_bad_option_is_one_line_naming_the_value_and_where_to_look():
         (["run", "--view", "bogus", "x.yaml"], "meshspec: Invalid value for '--view': 'bogus' is not one of 'table', 'map', 'data'. ('meshspec run -h' lists the options)"),
         (["check", "-j", "0", "scenarios"], "meshspec: Invalid value for '--jobs' / '-j': 0 is not in the range x>=1. ('meshspec check -h' lists the options)"),
         (["bogus"], "meshspec: No such command 'bogus'. ('meshspec -h' lists the options)"),
+        # an option without its value: click names no command; meshspec adds it and the option's help
+        (["run", "x.yaml", "--format"], "meshspec: Option '--format' requires an argument: Output format (one of: table, json). "
+                                         "('meshspec run -h' lists the options)"),
+        (["check", "scenarios", "-p"], "meshspec: Option '-p' requires an argument: A profile name, or 'all'. Default: the profiles "
+                                        "each scenario's expect block names, else its own. ('meshspec check -h' lists the options)"),
     ]:
         res = subprocess.run([sys.executable, "-m", "meshspec", *args], capture_output=True, text=True, cwd=REPO, check=False)
         said = said.replace("('meshspec", "('python -m meshspec")  # click names the program as it was started
         assert res.returncode == 2 and res.stderr == said + "\n" and res.stdout == "", args
+
+
+def test_diff_of_a_missing_report_says_there_is_no_such_file(tmp_path):
+    result = invoke("diff", tmp_path / "zz.json")
+    assert result.exit_code == 2
+    assert stderr_lines(result) == [f"meshspec: {tmp_path / 'zz.json'}: no such file (diff takes one scenario or two reports)"]
+
+
+def test_init_of_a_folder_asks_for_the_file_name(tmp_path):
+    result = invoke("init", tmp_path)
+    assert result.exit_code == 2
+    assert stderr_lines(result) == [
+        f"meshspec: {tmp_path} is a folder; give the name of the file to create, e.g. {tmp_path / 'scenario.yaml'}"
+    ]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_saved_report_given_as_a_scenario_says_what_it_is(tmp_path):
