@@ -52,6 +52,11 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
     from .hunt import Progress, check_ops, hunt, merge as merge_folders, prepare, unreachable, write
     from .search import Target
 
+    if out is None and profile is None and merge is None:  # nothing given: say all that a hunt needs at once
+        raise UsageError(
+            "hunt needs --profile NAME (the profile to hunt: e.g. current, uniform-by-value, or one --profiles defines) "
+            "and --out DIR (the folder the scenarios go to); e.g. meshspec hunt --profile uniform-by-value --out hunt"
+        )
     if out is None:
         raise UsageError("--out DIR: the folder the scenarios go to")
     if merge is not None:

@@ -117,7 +117,9 @@ def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
     r = CliRunner().invoke(app, ["hunt", "--merge", str(tmp_path / "h"), "--out", str(tmp_path / "m"), "--format", "json"])
     merged = json.loads(r.stdout)
     assert r.exit_code == 1 and merged["merged"] == 1 and "tried" not in merged and len(merged["found"]) == len(data["found"])
-    for args, words in ((["-p", "current", "--examples", "3"], "--out DIR"), (["-p", "current", "--time", "1x", "--out", "o"], "--time"),
+    for args, words in (([], "hunt needs --profile NAME (the profile to hunt: e.g. current"),
+                        (["--examples", "3"], "and --out DIR (the folder the scenarios go to); e.g. meshspec hunt --profile"),
+                        (["-p", "current", "--examples", "3"], "--out DIR"), (["-p", "current", "--time", "1x", "--out", "o"], "--time"),
                         (["-p", "current", "--mesh", "t3kk", "--examples", "2", "--out", "o"], "did you mean 't3k'"),
                         (["-p", "current", "--ops", "nope", "--examples", "2", "--out", "o"], "--ops 'nope'")):
         r = CliRunner().invoke(app, ["hunt", *args])
