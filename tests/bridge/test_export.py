@@ -88,6 +88,23 @@ def test_cli_writes_the_script_and_refuses_an_unknown_target(tmp_path):
     assert r.exit_code == 2 and "--to 'jax'" in r.output and "ttnn" in r.output
 
 
+def test_the_script_run_without_ttnn_says_so_in_one_line(tmp_path):
+    """Run by a Python without ttnn (a laptop's), the script names what it lacks and where to run it."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("ttnn") is not None:
+        pytest.skip("this Python has ttnn: the script would run for real (the ttnn tier runs it)")
+    out = tmp_path / "repro.py"
+    r = CliRunner().invoke(app, ["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    res = subprocess.run([sys.executable, str(out)], capture_output=True, text=True, check=False)
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == (f"{out}: this script runs on ttnn (tt-metal), and this Python ({sys.executable}) has no 'ttnn': "
+                          "run it in the environment where ttnn is installed (hardware, or the mock on a CPU)\n")
+
+
 def test_export_never_writes_over_the_scenario(tmp_path):
     scenario = tmp_path / "s.yaml"
     scenario.write_text((ROOT / "scenarios" / "seed-uneven-copy.yaml").read_text())
