@@ -1,4 +1,5 @@
-"""Text that is safe to show: what a terminal would act on, or a UTF-8 file cannot hold, escaped."""
+"""Text that is safe to show: what a terminal would act on, or a UTF-8 file cannot hold, escaped;
+and plain data as the one-line YAML a scenario writes (:func:`flow`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,19 @@ def printable(text: str) -> str:
         else:
             out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii"))
     return "".join(out)
+
+
+def flow(value) -> str:
+    """``value`` (plain data) as one line of flow-style YAML, as a scenario writes it: what every
+    scenario meshspec writes (hunt, record, import) and every hint that says what to write use.
+
+    >>> flow({"ShardTensor2dMesh": {"mesh_shape": [2, 4], "dims": [None, 3]}}), flow("row 1")
+    ('{ShardTensor2dMesh: {mesh_shape: [2, 4], dims: [null, 3]}}', 'row 1')
+    """
+    import yaml  # here, not at the top: renderers import this module and load no yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**9, allow_unicode=True).strip()
+    return text[: -len("...")].strip() if text.endswith("\n...") else text  # a plain scalar ends its document
 
 
 WRITTEN_MARK = "<!-- written by meshspec -->"

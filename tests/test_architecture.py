@@ -82,7 +82,7 @@ PURE = {"meshspec.errors", "meshspec.text", "meshspec.frozen", "meshspec.kinds",
 #: layer -> the meshspec modules (or packages) it may import.
 LAYERS = {
     "meshspec.sim": {"meshspec.sim", "meshspec.errors", "meshspec.text", "meshspec.typed", "meshspec.frozen"},
-    "meshspec.typed": {"meshspec.errors"},
+    "meshspec.typed": {"meshspec.errors", "meshspec.text"},  # text: a leaf (printable, flow)
     "meshspec.kinds": {"meshspec.frozen"},
     "meshspec.frozen": set(),
     "meshspec.report": PURE,

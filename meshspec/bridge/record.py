@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from ..text import flow
 from . import observe
 from .calls import FACTORIES, METHODS, TRANSLATORS, NotModeled, spec_fields
 
@@ -490,8 +491,6 @@ class Recorder:
 
     def scenario_text(self) -> tuple[str, dict[int, int]]:
         """The scenario YAML, and each step's line in it."""
-        flow = _flow
-
         mesh = flow({"system": self._system(), "shape": self.mesh_shape}) if self._system() else flow(self.mesh_shape)
         out = [
             "meshspec: 1",
@@ -522,19 +521,13 @@ class Recorder:
         return SYSTEMS.get((observe._name(self.mesh.arch()), count))
 
 
-def _flow(value) -> str:
-    """``value`` as one line of flow-style YAML."""
-    import yaml
-
-    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**9).strip()
-    return text[: -len("...")].strip() if text.endswith("\n...") else text  # a scalar ends its document
 
 
 @functools.lru_cache(maxsize=100_000)
 def _flow_cached(fields_json: str) -> str:
     """A step's fields as flow YAML (the scenario is rewritten after every step: each step's line
     is made once)."""
-    return _flow(json.loads(fields_json))
+    return flow(json.loads(fields_json))
 
 
 def _unreferenced(held: dict, name: str) -> bool:

@@ -20,6 +20,8 @@ from typing import Any, Optional, Union
 
 import yaml
 
+from ..text import flow
+
 MeshSpec = Union[str, list]
 """A system name (``t3k``) or a shape (``[2, 4]``), as a scenario's ``mesh:`` writes it."""
 
@@ -40,22 +42,19 @@ class Program:
         doc["steps"] = list(self.steps)
         head = {k: v for k, v in doc.items() if k not in ("steps", "expect", "mesh")}
         out = yaml.safe_dump(head, sort_keys=False, width=100, allow_unicode=True).replace("\nmesh: null\n", "\n")
-        out = out.replace("\nprofiles:", f"\nmesh: {_flow(self.mesh)}\nprofiles:", 1) if "\nprofiles:" in out else out + f"mesh: {_flow(self.mesh)}\n"
-        out += "steps:\n" + "".join(f"  - {_flow(s)}\n" for s in self.steps)
+        out = out.replace("\nprofiles:", f"\nmesh: {flow(self.mesh)}\nprofiles:", 1) if "\nprofiles:" in out else out + f"mesh: {flow(self.mesh)}\n"
+        out += "steps:\n" + "".join(f"  - {flow(s)}\n" for s in self.steps)
         if "expect" in doc:
             out += "expect:\n  profiles:\n"
             for prof, block in doc["expect"]["profiles"].items():
-                out += f"    {_flow(prof)}:\n"
+                out += f"    {flow(prof)}:\n"
                 found = block.get("findings", [])
-                out += "      findings:" + ("\n" + "".join(f"        - {_flow(f)}\n" for f in found) if found else " []\n")
+                out += "      findings:" + ("\n" + "".join(f"        - {flow(f)}\n" for f in found) if found else " []\n")
                 if block.get("error") is not None:
-                    out += f"      error: {_flow(block['error'])}\n"
+                    out += f"      error: {flow(block['error'])}\n"
         return out
 
 
-def _flow(value: Any) -> str:
-    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**6).strip()
-    return text[: -len("...")].strip() if text.endswith("\n...") else text  # a plain scalar's document end
 
 
 #: Every op the generator can write, in the order it prefers them; ``--ops`` picks from these.

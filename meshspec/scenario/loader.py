@@ -173,11 +173,13 @@ _SEQ, _MAP = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
 
-def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
+def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> Any:
     """The document's plain data, in one walk that also refuses deep nesting, alias bombs (every
     use of an alias counted), text a terminal would act on and duplicate keys. Strings, numbers,
     booleans, nulls, lists and mappings are built here (PyYAML's constructor costs a dozen Python
-    calls a value); any other tag, and a mapping with a merge key, is left to PyYAML's own."""
+    calls a value); any other tag, and a mapping with a merge key, is left to PyYAML's own.
+    ``text``: the document's source, where a duplicate key may be a piece of a Python value
+    (:func:`_python_split`), which is then read whole."""
     count = 0
 
     def build(node: yaml.Node, depth: int) -> Any:
@@ -226,6 +228,10 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
                         f"a mapping key must be a plain word or number, got {type(key).__name__} {key!r}", None, *_mark(key_node)
                     )
                 if key in out:
+                    split = _python_split(node, text)
+                    if split is not None:  # {shape: (1, 32, 32, 32)}: the pieces 32 and 32 are no keys
+                        _join(node, split)
+                        return build(node, depth)
                     first = next(k for k, _ in node.value if k is not key_node and loader.construct_object(k, deep=True) == key)
                     raise ScenarioError(f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", None, *_mark(key_node))
                 out[key] = build(value_node, depth + 1)
@@ -266,7 +272,7 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
             node = loader.get_single_node()
             if node is None:
                 raise ScenarioError("the file is empty; a scenario starts with 'meshspec: 1'", file, 1, 1)
-            data = _construct(loader, node, file)
+            data = _construct(loader, node, file, text)
         finally:
             getattr(loader, "dispose", lambda: None)()
     except ScenarioError as err:
@@ -326,13 +332,68 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+class _Split(NamedTuple):
+    """A value written as Python in a flow mapping, which YAML splits at its commas:
+    ``{shape: (1, 1, 32, 32)}`` reads as the value ``(1`` and the keys ``1``, ``32`` and ``32)``."""
+
+    at: int
+    """The pair whose value starts it."""
+    pieces: int
+    """How many pairs after that one are pieces of it."""
+    text: str
+    """The value as written."""
+
+
+def _python_split(node: yaml.Node, text: str) -> Optional[_Split]:
+    """The first value of a flow mapping that YAML split at the commas of a Python tuple or call
+    (``(1, 1, 32, 32)``, ``ShardTensorToMesh(mesh_device, dim=1)``): a plain value that opens a
+    parenthesis the source closes after it, within the mapping; None when there is none."""
+    if not isinstance(node, yaml.MappingNode) or not node.flow_style:
+        return None
+    for at, (_, value) in enumerate(node.value):
+        if isinstance(value, yaml.ScalarNode) and value.tag == _STR and value.value.count("(") > value.value.count(")"):
+            start = value.start_mark.index
+            if text[start : start + len(value.value)] != value.value:  # quoted, or a source the marks do not index
+                return None
+            end = _closing(text, start, node.end_mark.index)
+            if end is None:
+                return None
+            pieces = sum(1 for key, _ in node.value[at + 1 :] if key.start_mark.index < end)
+            return _Split(at, pieces, text[start:end]) if pieces else None
+    return None
+
+
+def _closing(text: str, start: int, stop: int) -> Optional[int]:
+    """The index just after the bracket that closes the first ``(`` from ``start``, before ``stop``."""
+    depth = 0
+    for i in range(start, stop):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def _join(node: yaml.MappingNode, split: _Split) -> None:
+    """Replace the split value and its pieces by one text node holding the value as written."""
+    key, value = node.value[split.at]
+    end = node.value[split.at + split.pieces][1].end_mark
+    node.value[split.at : split.at + split.pieces + 1] = [(key, yaml.ScalarNode(_STR, split.text, value.start_mark, end))]
+
+
 # -- validation errors -> one line ---------------------------------------------------------------
 _ARGS_OF = {op.args: name for name, op in OPS.items()}
 
 
-def _invalid(err: Invalid, root: yaml.Node, file: str) -> ScenarioError:
+def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: str = "") -> ScenarioError:
     """The validation error as ``file:line:column: message``; an unknown key that is a real ttnn
-    argument of the step's call says what to write instead."""
+    argument of the step's call says what to write instead, and one that is a piece of a Python
+    value YAML split gives way to that value's own error (:func:`_rejoined`)."""
+    whole = _rejoined(err, data, root, text)
+    if whole is not None:
+        return _invalid(whole, root, file, data, text)
     message = err.message
     if err.loc == ("meshspec",) and err.unknown_key is None:  # the version key left out
         message = "the format version is missing: a scenario starts with the line 'meshspec: 1'"
@@ -343,6 +404,44 @@ def _invalid(err: Invalid, root: yaml.Node, file: str) -> ScenarioError:
             message = f"unknown key {err.unknown_key!r} in {_where(err.loc[:-1])}: {hint}"
     line, col = _mark(_node_at(root, err.loc, key=err.unknown_key is not None))
     return ScenarioError(message, file, line, col)
+
+
+def _rejoined(err: Invalid, data: Any, root: yaml.Node, text: str) -> Optional[Invalid]:
+    """When ``err`` is an unknown key that is a piece of a Python value YAML split (the ``1`` of
+    ``{shape: (1, 1, 32, 32)}``): the first error once the value is read whole, which says what to
+    write; None when the key is no such piece, or the value read whole is valid (``err`` stands).
+    Changes ``data`` and the nodes in place: the load fails either way."""
+    if err.unknown_key is None:
+        return None
+    node, mapping = _node_at(root, err.loc[:-1]), _data_at(data, err.loc[:-1])
+    if not isinstance(node, yaml.MappingNode) or not isinstance(mapping, dict) or len(mapping) != len(node.value):
+        return None  # keys and nodes pair up in order (no merge key)
+    split = _python_split(node, text)
+    keys = list(mapping)
+    pieces = keys[split.at + 1 : split.at + 1 + split.pieces] if split is not None else []
+    if err.unknown_key not in pieces:
+        return None
+    mapping[keys[split.at]] = split.text
+    for key in pieces:
+        del mapping[key]
+    try:
+        validate(Scenario, data)
+    except Invalid as whole:
+        _join(node, split)
+        return whole
+    return None
+
+
+def _data_at(data: Any, loc: tuple) -> Any:
+    """The value at ``loc`` (keys and indices) in ``data``; None where there is none."""
+    for part in loc:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
 
 
 # -- static checks -----------------------------------------------------------------------------
@@ -760,7 +859,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     try:
         scenario = validate(Scenario, data)
     except Invalid as err:
-        raise _invalid(err, root, file) from None
+        raise _invalid(err, root, file, data, text) from None
     own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
     names = _check_names(scenario, root, file)

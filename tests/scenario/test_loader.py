@@ -963,3 +963,104 @@ def test_a_bad_word_where_mappings_are_allowed_names_every_form(value, col, word
 def test_a_fill_that_is_no_number_is_refused_where_it_stands():
     err = parse_error("meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {as: s, shape: [1, 8, 32, 32], data: {fill: abc}}\n")
     assert "data.fill: expected an integer or a number, got 'abc'" in str(err) and err.line == 4
+
+
+# -- values copied from Python -----------------------------------------------------------------
+# TT-NN users copy values from their Python tests. In a flow mapping YAML splits a tuple or a call
+# at its commas ({shape: (1,1,32,32)} reads as shape: "(1" and the keys 1, 32 and "32)"); the
+# message is the value's own, read whole, and ends with the YAML to write.
+PYTHON_SCENARIO = "meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {{as: a, shape: [1, 8, 32, 32]}}\n  - {step}\n"
+# line 5, flow: "  - from_torch: {" 1-17, "as: b, " 18-24, "shape: " 25-31, so a shape starts at 32;
+# "shape: [1, 8, 32, 32]" 25-45, ", " 46-47, then "mesh_mapper: " 48-60 (a mapper at 61), "layout: "
+# 48-55 (56), "dtype: " 48-54 (55), "memory_config: " 48-62 (63); "  - to_torch: {" 1-15,
+# "tensor: a, " 16-26, "mesh_composer: " 27-41 (a composer at 42).
+# Block: "      shape: " is 13 columns (line 7, the value at 14), "      mesh_mapper: " 19 (line 8, at 20).
+FLOW = "from_torch: {{as: b, shape: {}}}"
+FLOW_MAPPER = "from_torch: {{as: b, shape: [1, 8, 32, 32], mesh_mapper: {}}}"
+BLOCK = "from_torch:\n      as: b\n      shape: {}"
+BLOCK_MAPPER = "from_torch:\n      as: b\n      shape: [1, 8, 32, 32]\n      mesh_mapper: {}"
+PYTHON_VALUES = [
+    # a Python tuple, in a flow mapping and on its own line
+    (FLOW, "(1,1,32,32)", 5, 32,
+     "steps[1].from_torch.shape: expected a list, got '(1,1,32,32)' (a Python tuple); write [1, 1, 32, 32]"),
+    (FLOW, "(1, 32, 32, 32)", 5, 32,  # the pieces 32 and 32 were a duplicate key
+     "steps[1].from_torch.shape: expected a list, got '(1, 32, 32, 32)' (a Python tuple); write [1, 32, 32, 32]"),
+    (BLOCK, "(1, 1, 32, 32)", 7, 14,
+     "steps[1].from_torch.shape: expected a list, got '(1, 1, 32, 32)' (a Python tuple); write [1, 1, 32, 32]"),
+    (FLOW, "(32,)", 5, 32, "steps[1].from_torch.shape: expected a list, got '(32,)' (a Python tuple); write [32]"),
+    # a shape as meshspec's reports print it
+    (FLOW, "1x1x32x32", 5, 32, "steps[1].from_torch.shape: expected a list, got '1x1x32x32'; write [1, 1, 32, 32]"),
+    # a mapper or composer call: the mapping form of the same name (meshspec/sim/ops/fields.py MAPPER_FORMS)
+    (FLOW_MAPPER, "ShardTensorToMesh(mesh_device, dim=1)", 5, 61,
+     "steps[1].from_torch.mesh_mapper: unknown value 'ShardTensorToMesh(mesh_device, dim=1)' (a Python call); "
+     "write {ShardTensorToMesh: {dim: 1}}"),
+    (BLOCK_MAPPER, "ShardTensorToMesh(mesh_device, dim=1)", 8, 20,
+     "steps[1].from_torch.mesh_mapper: unknown value 'ShardTensorToMesh(mesh_device, dim=1)' (a Python call); "
+     "write {ShardTensorToMesh: {dim: 1}}"),
+    (FLOW_MAPPER, "ttnn.shard_tensor_to_mesh_mapper(mesh_device, 1)", 5, 61,
+     "steps[1].from_torch.mesh_mapper: unknown value 'ttnn.shard_tensor_to_mesh_mapper(mesh_device, 1)' (a Python call); "
+     "write {shard_tensor_to_mesh_mapper: {dim: 1}}"),
+    (FLOW_MAPPER, "ttnn.ReplicateTensorToMesh(mesh_device)", 5, 61,
+     "steps[1].from_torch.mesh_mapper: unknown value 'ttnn.ReplicateTensorToMesh(mesh_device)' (a Python call); "
+     "write ReplicateTensorToMesh"),
+    (FLOW_MAPPER, "ttnn.ShardTensor2dMesh(mesh_device, mesh_shape=(2, 4), dims=(None, 3))", 5, 61,
+     "steps[1].from_torch.mesh_mapper: unknown value 'ttnn.ShardTensor2dMesh(mesh_device, mesh_shape=(2, 4), dims=(None, 3))' "
+     "(a Python call); write {ShardTensor2dMesh: {mesh_shape: [2, 4], dims: [null, 3]}}"),
+    ("to_torch: {{tensor: a, mesh_composer: {}}}", "ttnn.ConcatMeshToTensor(mesh_device, dim=1)", 5, 42,
+     "steps[1].to_torch.mesh_composer: unknown value 'ttnn.ConcatMeshToTensor(mesh_device, dim=1)' (a Python call); "
+     "write {ConcatMeshToTensor: {dim: 1}}"),
+    # a ttnn name: the word without ttnn. (spec.py's enums read TILE_LAYOUT; fields.py NAMED_CONFIGS)
+    ("from_torch: {{as: b, shape: [1, 8, 32, 32], layout: {}}}", "ttnn.TILE_LAYOUT", 5, 56,
+     "steps[1].from_torch.layout: unknown value 'ttnn.TILE_LAYOUT' (a Python name); write TILE_LAYOUT"),
+    ("from_torch: {{as: b, shape: [1, 8, 32, 32], dtype: {}}}", "ttnn.bfloat16", 5, 55,
+     "steps[1].from_torch.dtype: unknown value 'ttnn.bfloat16' (a Python name); write bfloat16"),
+    ("from_torch: {{as: b, shape: [1, 8, 32, 32], memory_config: {}}}", "ttnn.DRAM_MEMORY_CONFIG", 5, 63,
+     "steps[1].from_torch.memory_config: unknown value 'ttnn.DRAM_MEMORY_CONFIG' (a Python name); write DRAM_MEMORY_CONFIG"),
+]
+
+
+PYTHON_IDS = [("block " if "\n" in step else "flow ") + value for step, value, *_ in PYTHON_VALUES]
+
+
+@pytest.mark.parametrize("step, value, line, col, message", PYTHON_VALUES, ids=PYTHON_IDS)
+def test_a_value_copied_from_python_says_the_yaml_to_write(step, value, line, col, message):
+    err = parse_error(PYTHON_SCENARIO.format(step=step.format(value)))
+    assert message_at(err, line, col) == message
+
+
+@pytest.mark.parametrize("step, value, line, col, message", PYTHON_VALUES, ids=PYTHON_IDS)
+def test_the_yaml_a_message_says_to_write_loads(step, value, line, col, message):
+    said = str(parse_error(PYTHON_SCENARIO.format(step=step.format(value))))
+    written = said.rpartition("; write ")[2]
+    assert written != said, said
+    loaded = parse(PYTHON_SCENARIO.format(step=step.format(written)), FILE)
+    assert len(loaded.steps) == 2
+
+
+def test_a_python_call_whose_arguments_do_not_fit_names_the_form():
+    # (2, 4) and (None, 3) by position: mesh_shape and dims both take [2, 4], so neither is guessed
+    value = "ttnn.ShardTensor2dMesh(mesh_device, (2, 4), (None, 3))"
+    err = parse_error(PYTHON_SCENARIO.format(step=FLOW_MAPPER.format(value)))
+    assert message_at(err, 5, 61) == (
+        f"steps[1].from_torch.mesh_mapper: unknown value {value!r} (a Python call); write {{ShardTensor2dMesh: {{...}}}} "
+        "with its arguments by name"
+    )
+
+
+def test_a_split_value_is_read_whole_only_where_that_explains_the_error():
+    # a tuple's pieces: the tuple's own error; a cache file name is any text, so os.path.join(d, w)
+    # read whole is valid, and its piece w) stays the unknown key it is
+    err = parse_error(PYTHON_SCENARIO.format(step=FLOW.format("(1, 1, 32, 32)")))
+    assert message_at(err, 5, 32).endswith("(a Python tuple); write [1, 1, 32, 32]")
+    step = "as_tensor: {as: b, shape: [1, 8, 32, 32], cache_file_name: os.path.join(d, w), device: mesh_device}"
+    err = parse_error(PYTHON_SCENARIO.format(step=step))
+    # "  - as_tensor: {" 1-16, "as: b, " 17-23, "shape: [1, 8, 32, 32], " 24-46, "cache_file_name: " 47-63,
+    # "os.path.join(d, " 64-79, "w)" at 80
+    assert message_at(err, 5, 80).startswith("unknown key 'w)' in steps[1].as_tensor; valid keys: shape, ")
+
+
+@pytest.mark.parametrize("value, shown", [("null", "null"), ("true", "true"), ("[1, null]", "[1, null]")])
+def test_a_bad_value_is_shown_as_yaml_writes_it(value, shown):
+    # not Python's None or True: the user wrote YAML (typed.py _show)
+    err = parse_error(f"meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {{as: s, shape: [1, 8, 32, 32], mesh_mapper: {{shard: {value}}}}}\n")
+    assert message_at(err, 4, 69) == f"steps[0].from_torch.mesh_mapper.shard: expected an integer, got {shown}"

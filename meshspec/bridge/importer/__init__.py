@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ScenarioError, UsageError
-from ...text import printable
+from ...text import flow, printable
 from .common import check_mesh, load_json
 from .steps import Built, Item, build
 
@@ -152,7 +152,7 @@ def render(header: list[str], scenario: dict, items: list[Item]) -> str:
     lines = [_comment(h, "") for h in header]
     for key, value in scenario.items():
         if isinstance(value, (list, dict)) and key != "steps":
-            lines.append(f"{key}: {_flow(value)}")
+            lines.append(f"{key}: {flow(value)}")
         elif key != "steps":
             lines += yaml.safe_dump({key: value}, sort_keys=False, width=10**6, allow_unicode=True).splitlines()
     lines.append("steps:")
@@ -160,14 +160,10 @@ def render(header: list[str], scenario: dict, items: list[Item]) -> str:
         lines += [_comment(c, "  ") for c in item.comment]
         if item.step is not None:
             (op, args), = item.step.items()
-            lines.append(f"  - {op}: {_flow(args)}")
+            lines.append(f"  - {op}: {flow(args)}")
     return "\n".join(lines) + "\n"
 
 
-def _flow(value: Any) -> str:
-    import yaml
-
-    return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**6, allow_unicode=True).strip()
 
 
 def _comment(text: str, indent: str) -> str:
