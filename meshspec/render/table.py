@@ -41,10 +41,11 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     parts.append(head)
     if r.description and not opts.brief:
         parts.append(Text(" ".join(r.description.split()), style="dim"))
+    titles: dict[int, Text] = {}  # each tensor's title, made once for its table and its map
     if opts.view is View.TABLE:
         for t in r.tensors:
             parts.append(Text())
-            parts.append(tensor_title(t, r.meshes))
+            parts.append(titles.setdefault(id(t), tensor_title(t, r.meshes)))
             if t.devices:
                 parts += _tensor_table(t, width, styled=opts.color)
             if t.cores:
@@ -52,7 +53,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
 
                 parts += cores_renderables(t, styled=opts.color)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
-        parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief)
+        parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief, titles=titles)
     # the data and trace views draw rich tables (rich.table, ~13 ms to import): loaded when shown
     if opts.view is View.DATA:
         from .data import data_renderables
@@ -232,7 +233,7 @@ def _strip_where(f) -> str:
     return f.message[len(prefix):] if f.message.startswith(prefix) else f.message
 
 
-def _maps(r: Report, opts: "Options", only_device: bool) -> list:
+def _maps(r: Report, opts: "Options", only_device: bool, titles: dict[int, Text]) -> list:
     out: list = []
     shown = [t for t in r.tensors if t.devices and not t.plain and (t.storage == "device" or not only_device)]
     if not shown:
@@ -241,7 +242,8 @@ def _maps(r: Report, opts: "Options", only_device: bool) -> list:
     out.append(Text("mesh map", style="bold"))
     for t in shown:
         out.append(Text())
-        out.append(tensor_title(t, r.meshes))
+        title = titles.get(id(t))
+        out.append(title if title is not None else tensor_title(t, r.meshes))
         out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color))
     out.append(legend())
     return out
