@@ -633,3 +633,23 @@ def test_every_format_meshspec_writes_is_known_as_a_saved_file():
     for fmt in (REPORT_FORMAT, DIFF_FORMAT, HUNT_FORMAT):
         assert saved_format({"format": fmt}) == fmt
     assert saved_format({"format": "other.report/1"}) is None
+
+
+def test_one_scenario_runs_without_the_cycle_collector_and_several_keep_it(tmp_path):
+    """cli._one_pass_memory: loading and running make no reference cycles
+    (test_check.py::test_loading_and_running_make_no_reference_cycles), so a lone scenario's run
+    skips collections; with several, one file's garbage must not hold the next one's memory."""
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'GC {gc.isenabled()} {gc.get_threshold()[0]}'))\n"
+        "sys.argv = ['meshspec', *sys.argv[1:]]\n"
+        "from meshspec.cli import main\n"
+        "main()\n"
+    )
+    def gc_at_exit(*args):
+        res = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, cwd=REPO)
+        return res.stderr.rpartition("GC ")[2].split()
+
+    assert gc_at_exit("run", SEED, "-o", tmp_path / "one.txt") == ["False", "50000"]
+    assert gc_at_exit("run", SEED, SEED, "-o", tmp_path / "two.txt") == ["True", "50000"]
+    assert (tmp_path / "one.txt").read_text(encoding="utf-8").startswith("meshspec seed-uneven-copy")
