@@ -569,8 +569,8 @@ def schema(
 def _one_pass_memory() -> None:
     """One scenario run and reported, then the process ends: no cycle collection. Loading and
     running make no reference cycles (tests/test_check.py::test_loading_and_running_make_no_reference_cycles),
-    so the collector only walks live objects: a seventh of a 10,000-tensor table view's time, for
-    nothing. With several scenarios, one file's garbage could hold the next file's memory: main()'s
+    so the collector only walks live objects: about a tenth of a 10,000-tensor table view's wall
+    time (bench/run.py's row), for nothing. With several scenarios, one file's garbage could hold the next file's memory: main()'s
     thresholds stay."""
     import gc
 

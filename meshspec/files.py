@@ -25,13 +25,13 @@ from .text import WRITTEN_MARK, printable
 
 _OURS = re.compile(
     rb"""\A(?:
-        meshspec[ ]                                            # a table or diff as text
+        meshspec[ ][^\n]*[ ][ ]mesh[ ]                           # a table or diff as text (its head line)
       | \s*\[?\s*\{\s*"format":\s*"meshspec\.                    # a report, a list of them, a diff (JSON)
       | <\?xml[^\n]*\n<testsuites[ ]name="meshspec"              # check --junit-xml
-      | \#![^\n]*\n""\"[^\n]*\(written[ ]by[ ]`meshspec[ ]export`\)  # an exported script
+      | \#![^\n]*\n"{3}[^\n]*\(written[ ]by[ ]`meshspec[ ]export`\)   # an exported script
       | \#[ ]Imported[ ]by[ ]meshspec[ ]import[ ]                  # an imported scenario
       | (?:<!DOCTYPE[ ]html>\n)?MARK                              # SVG and HTML
-    )""".replace(b"MARK", re.escape(WRITTEN_MARK.encode())),  # escaped: a literal under re.X,
+    )""".replace(b"MARK", re.escape(WRITTEN_MARK.encode())),  # escaped: a literal under re.X
     re.X,
 )
 """How each kind of file meshspec writes begins."""

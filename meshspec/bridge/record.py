@@ -521,8 +521,6 @@ class Recorder:
         return SYSTEMS.get((observe._name(self.mesh.arch()), count))
 
 
-
-
 @functools.lru_cache(maxsize=100_000)
 def _flow_cached(fields_json: str) -> str:
     """A step's fields as flow YAML (the scenario is rewritten after every step: each step's line

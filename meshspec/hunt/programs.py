@@ -55,8 +55,6 @@ class Program:
         return out
 
 
-
-
 #: Every op the generator can write, in the order it prefers them; ``--ops`` picks from these.
 VOCABULARY: tuple[str, ...] = (
     "from_torch", "allocate_tensor_on_device", "copy_host_to_device_tensor", "to_device", "cpu", "to_torch", "deallocate",

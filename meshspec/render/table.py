@@ -45,7 +45,8 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if opts.view is View.TABLE:
         for t in r.tensors:
             parts.append(Text())
-            parts.append(titles.setdefault(id(t), tensor_title(t, r.meshes)))
+            titles[id(t)] = title = tensor_title(t, r.meshes)
+            parts.append(title)
             if t.devices:
                 parts += _tensor_table(t, width, styled=opts.color)
             if t.cores:

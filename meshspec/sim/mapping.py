@@ -47,8 +47,6 @@ def chunk_ranges(size: int, parts: int) -> tuple[tuple[int, int], ...]:
     return tuple((start, min(start + step, size)) for start in range(0, size, step))
 
 
-
-
 @dataclass(frozen=True)
 class ShardSlot:
     """One populated device: where its shard starts in the global tensor and its shape."""

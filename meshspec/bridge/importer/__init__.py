@@ -164,8 +164,6 @@ def render(header: list[str], scenario: dict, items: list[Item]) -> str:
     return "\n".join(lines) + "\n"
 
 
-
-
 def _comment(text: str, indent: str) -> str:
     return f"{indent}# {printable(text).replace(chr(10), ' ')}".rstrip()
 
