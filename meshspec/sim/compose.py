@@ -107,12 +107,15 @@ def compose(
             f"{volume(mesh_shape)}; a smaller one composes part of the tensor)"
         )
     norm = []
-    for d in dims:
+    for d in dims:  # partition.cpp (concat_ndim) checks every dim's range, then that none repeats
         if not -rank <= d < rank:
-            raise TTFatal(f"mesh_composer concat dim {d} is out of range for a rank-{rank} tensor")
+            raise TTFatal(
+                f"Invalid dimension index; got dims: {{{', '.join(map(str, dims))}}}, tensor dimension: {rank} "
+                f"(mesh_composer concat dim {d} is out of range for a rank-{rank} tensor)"
+            )
         norm.append(d % rank)
     if len(set(norm)) != len(norm):
-        raise TTFatal(f"mesh_composer concat dims {dims} repeat a dim")
+        raise TTFatal(f"dims must be unique (mesh_composer concat dims {dims} name one tensor dim twice)")
 
     submesh = len(grid) == len(mesh_shape) and all(g <= m for g, m in zip(grid, mesh_shape))
     shift = anchor(grid, mesh_shape, offset, submesh)

@@ -309,7 +309,11 @@ RUNTIME_SCENARIOS = [
       compose(concat(1), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
       compose(concat(0), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,)), block=[1, 1, 32, 32]),
       compose(nd([0, 1]), src=host((1, 1, 32, 32), "float32", placements=[R, R]), block=[1, 1, 32, 32]),
-      compose(nd([0, 3]), src=host((1, 1, 32, 128), "float32", placements=[R, S(3)]), block=[1, 1, 32, 32])]),
+      compose(nd([0, 3]), src=host((1, 1, 32, 128), "float32", placements=[R, S(3)]), block=[1, 1, 32, 32]),
+      # dims out of the tensor's range, and one dim twice (after normalising -3 to 1): the composer's errors
+      compose(concat(9), src=host((1, 8, 32, 32), "float32", placements=[S(1)], override=(8,))),
+      compose(nd([0, 9]), src=host((1, 8, 32, 32), "float32", placements=[R, S(1)])),
+      compose(nd([1, -3]), src=host((1, 8, 32, 32), "float32", placements=[R, S(1)]))]),
     ("composer_overrides", "Composer mesh_shape overrides on a 2x4 mesh: which shards compose, and where they land.",
      [compose(nd([2, 3], (2, 2)), src=X2D, block=[1, 1, 32, 32]),
       compose(nd([2, 3], (2, 3)), src=X2D, block=[1, 1, 32, 32]),
