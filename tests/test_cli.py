@@ -626,6 +626,41 @@ def test_a_scenario_without_its_version_key_is_told_the_first_line(tmp_path):
 
 
 
+def test_a_serial_check_collects_cycles_once_per_chunk_of_files(monkeypatch):
+    """cli._with_progress: the collector is off while files run, and a file's cycles are
+    collected once COLLECT_EVERY files have run (not held for the whole suite); -j keeps it on."""
+    import gc
+    import weakref
+
+    from meshspec import cli
+
+    class Node:
+        pass
+
+    seen = []
+
+    def check_files(files, profile, jobs, allow_outside):
+        seen.append(gc.isenabled())
+        out = []
+        for f in files:
+            node = Node()
+            node.me = node  # a reference cycle: only the collector frees it
+            refs.append(weakref.ref(node))
+            out.append([f])
+        return out
+
+    refs: list = []
+    monkeypatch.setattr(cli, "COLLECT_EVERY", 2)
+    files = [Path(f"f{i}.yaml") for i in range(5)]
+    assert cli._with_progress(check_files, files, None, 1, False) == [[f] for f in files]
+    assert seen == [False, False, False] and gc.isenabled()
+    assert [r() is None for r in refs] == [True] * 4 + [False]  # the fifth waits for the next chunk's collection
+    seen.clear()
+    cli._with_progress(check_files, files, None, 2, False)
+    assert seen == [True]  # with workers the parent only waits: nothing to change
+    gc.collect()
+
+
 def test_every_format_meshspec_writes_is_known_as_a_saved_file():
     from meshspec.report import DIFF_FORMAT, HUNT_FORMAT, REPORT_FORMAT
     from meshspec.scenario.sniff import saved_format
@@ -652,4 +687,5 @@ def test_one_scenario_runs_without_the_cycle_collector_and_several_keep_it(tmp_p
 
     assert gc_at_exit("run", SEED, "-o", tmp_path / "one.txt") == ["False", "50000"]
     assert gc_at_exit("run", SEED, SEED, "-o", tmp_path / "two.txt") == ["True", "50000"]
+    assert gc_at_exit("check", SEED) == ["True", "50000"]  # a serial check turns it off while it runs files, and back on
     assert (tmp_path / "one.txt").read_text(encoding="utf-8").startswith("meshspec seed-uneven-copy")
