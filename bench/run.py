@@ -205,10 +205,16 @@ def rows_copy(b: Bench, system: str, devices: int, size: int, label: str, reps: 
         )
 
 
+def short_pairs(b: Bench) -> int:
+    """Pairs for a row whose runs take under a second: twice the usual and one (a median of
+    ratios whose single pairs spread from 1.6x to 2.8x on a busy machine needs them; they are cheap)."""
+    return max(b.reps * 2 + 1, 3)
+
+
 def rows_startup(b: Bench) -> None:
     seed = ROOT / "scenarios" / "seed-uneven-copy.yaml"
     numpy = [b.python, "-c", "import numpy"]
-    n = max(b.reps * 2 + 1, 3)
+    n = short_pairs(b)
     sa, sb = pairs(b.run(seed, "--format", "json", "-o", str(b.work / "seed.json")), numpy, n, b.work)
     b.rows.append(ratio_row("meshspec run seed --format json, vs import numpy", sa, sb, 2.0))
     sa, sb = pairs(b.run(seed, "-o", str(b.work / "seed.txt")), numpy, n, b.work)
@@ -220,6 +226,14 @@ def rows_startup(b: Bench) -> None:
 def per_unit(big: list[Sample], small: list[Sample], base: list[Sample], n_big: int, n_small: int) -> list[float]:
     """(big - base) / n_big over (small - base) / n_small, per triple of runs."""
     return [((x.wall - z.wall) / n_big) / ((y.wall - z.wall) / n_small) for x, y, z in zip(big, small, base)]
+
+
+def difference_rounds(b: Bench) -> int:
+    """Rounds for a ratio of differences of runs (:func:`per_unit`). The small side is only a few
+    tenths of a second over its base (the 64x64 run 0.3 s over the 2x4 one, 1,000 steps 0.15 s over
+    none), so a 50 ms hiccup moves one round's ratio by a fifth to a third: the median needs more
+    rounds than 3 (with 3, the 10,000-step row once spread 0.50x..2.36x)."""
+    return b.heavy_reps if b.quick else max(b.heavy_reps, 7)
 
 
 def triples(b: Bench, cmds: list[list[str]], n: int) -> list[list[Sample]]:
@@ -237,9 +251,7 @@ def rows_metadata(b: Bench) -> None:
     for mesh in ((256, 256), (64, 64), (2, 4)):
         path = b.write(f"meta-{mesh[0]}x{mesh[1]}.yaml", seed_copies(mesh, 20))
         cmds.append(b.run(path, "--format", "json", "-o", str(b.work / f"meta-{mesh[0]}.json")))
-    # the per-device ratio divides differences of runs: the 64x64 run is only 0.3 s over the 2x4 one,
-    # so a 50 ms hiccup moves a round's ratio by a fifth; its median needs more rounds than 3
-    big, small, base = triples(b, cmds, b.heavy_reps if b.quick else max(b.heavy_reps, 7))
+    big, small, base = triples(b, cmds, difference_rounds(b))
     wall = [s.wall for s in big]
     peak = [s.peak for s in big]
     ok = statistics.median(wall) < 10 and statistics.median(peak) < 600 * MB
@@ -255,7 +267,7 @@ def rows_steps(b: Bench) -> None:
     for copies in (10000, 1000, 0):
         path = b.write(f"steps-{copies}.yaml", seed_copies((2, 4), copies))
         cmds.append(b.run(path, "--format", "json", "-o", str(b.work / f"steps-{copies}.json")))
-    big, small, base = triples(b, cmds, b.heavy_reps)
+    big, small, base = triples(b, cmds, difference_rounds(b))
     r = per_unit(big, small, base, 10000, 1000)
     b.rows.append(Row("metadata: 10,000 steps vs 1,000 on 2x4, per step", spread([s.wall for s in big], secs),
                       spread([s.wall for s in small], secs), spread(r, ratio), "<= 1.25x", statistics.median(r) <= 1.25))
@@ -297,8 +309,8 @@ def rows_check(b: Bench) -> None:
     for i in range(200):
         shutil.copy(bundled[i % len(bundled)], suite / f"{i:03d}-{bundled[i % len(bundled)].name}")
     check = [*b.meshspec, "check"]
+    sa, sb = pairs([*check, str(small)], [*check, str(small / "small-000.yaml")], short_pairs(b), b.work)
     n = max(b.reps, 1)
-    sa, sb = pairs([*check, str(small)], [*check, str(small / "small-000.yaml")], n, b.work)
     b.rows.append(ratio_row("meshspec check: 200 small files vs 1", sa, sb, 2.0))
     every = ["--profile", "all"]
     sa, sb = pairs([*check, str(suite), *every, "-j", "2"], [*check, str(suite), *every, "-j", "1"], n, b.work)
