@@ -542,9 +542,10 @@ def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs:
     A serial run collects cycles itself, once every :data:`COLLECT_EVERY` files, with the
     collector off in between: a file's load and run make no reference cycles
     (tests/test_check.py::test_loading_and_running_make_no_reference_cycles), so the automatic
-    collections only walked live objects, about 7% of each small file's cost. A file that did make
-    some holds them until the next collection, never for the whole suite. Worker processes (-j)
-    keep the automatic collector: they are forked with it on."""
+    collections only walked live objects: 27 M of the 800 M instructions of a one-file check, most
+    of them while the first file's lazy imports ran. A file that did make some holds them until the
+    next collection, never for the whole suite. Worker processes (-j) keep the automatic
+    collector: they are forked with it on."""
     import gc
 
     bar = None
