@@ -323,7 +323,10 @@ class MeshBuffer:
         if spec.page_size <= self.spec.page_size and spec.num_pages <= self.spec.num_pages:
             # pages lie at the buffer's page stride, a narrower one in the first bytes of each (as
             # write() puts them: an uneven legacy shard in a buffer sized for the widest)
-            return pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
+            out = pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
+            # ROW_MAJOR pages at the full stride decode to a view of the device's memory: copied,
+            # or a later write would change what this read gave
+            return out.copy() if np.may_share_memory(out, dev.data) else out
         # A record that claims other pages than the buffer has: read the bytes at that spec's
         # stride; what lies past the buffer reads as never-written memory.
         need = spec.num_pages * spec.aligned_page_size

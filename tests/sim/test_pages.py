@@ -94,6 +94,20 @@ def test_poison_reads_back_as_nan():
     assert poison(4).tolist() == [0xA5, 0xFF, 0xA5, 0xFF] and POISON.dtype == np.uint8
 
 
+@pytest.mark.parametrize("layout", [Layout.ROW_MAJOR, Layout.TILE])
+def test_a_read_is_a_copy_that_later_writes_leave_alone(layout):
+    """MeshBuffer.read gives a fresh copy, as cpu() copies device memory into a host buffer: a read
+    of never-written ROW_MAJOR memory was a view of it, so the poison it showed turned into
+    whatever a later write put there (a stale cpu() result reported the later data)."""
+    spec = make_spec((1, 1, 32, 32), DataType.FLOAT32, layout)
+    buf = MeshBuffer(1, spec, (1, 1), 0)
+    before = buf.read((0, 0), spec)
+    assert np.isnan(before).all()
+    buf.write((0, 0), generate("arange", (1, 1, 32, 32), DataType.FLOAT32), spec, Write(1, "h", spec, origin=(0, 0, 0, 0)))
+    assert np.isnan(before).all()
+    assert not np.shares_memory(buf.read((0, 0), spec), buf.devices[(0, 0)].data)
+
+
 def test_row_major_pages_use_aligned_stride():
     spec = make_spec((4, 10, 31), DataType.FLOAT32, Layout.ROW_MAJOR)
     buf = MeshBuffer(1, spec, (1, 1), 0)
