@@ -185,6 +185,15 @@ class PageRanges:
         return out
 
 
+def _fresh(values: np.ndarray, memory: np.ndarray, out: Optional[np.ndarray]) -> np.ndarray:
+    """``values`` as a read's result: written into ``out`` when given, else an array that shares
+    no bytes with the device's ``memory`` (copied when it is a view of them)."""
+    if out is not None:
+        out[...] = values
+        return out
+    return values.copy() if np.may_share_memory(values, memory) else values
+
+
 def _native_ok(spec: TensorSpec) -> bool:
     """Specs whose pages are plain rows of their physical array once untiled (no block floats)."""
     return not spec.dtype.is_block_float and spec.page_size == spec.aligned_page_size
@@ -310,30 +319,31 @@ class MeshBuffer:
             dev.written.add(p, p + 1)
         self.last_write[coord] = write
 
-    def read(self, coord: Coord, spec: TensorSpec) -> Optional[np.ndarray]:
-        """What a reader gets reading ``coord`` as ``spec``: a fresh copy (None in metadata mode)."""
+    def read(self, coord: Coord, spec: TensorSpec, out: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
+        """What a reader gets reading ``coord`` as ``spec``: a fresh copy (None in metadata mode),
+        or, given ``out`` (an array of ``spec``'s logical shape and host dtype, a block of a
+        composed result say), those values written into it and ``out`` returned."""
         dev = self._device(coord)
         if dev.data is None:
             return None
         if dev.native is not None and _same_rows(dev.native[0], spec) and spec.num_pages <= dev.native[1]:
             rows = spec.physical_shape[0]
             physical = dev.data[: spec.num_pages * spec.page_size].view(host_dtype(spec.dtype)).reshape(rows, -1)
-            return pages.logical_from_physical(physical, spec).copy()
+            return _fresh(pages.logical_from_physical(physical, spec), dev.data, out)
         self._tile_native(dev)
         if spec.page_size <= self.spec.page_size and spec.num_pages <= self.spec.num_pages:
             # pages lie at the buffer's page stride, a narrower one in the first bytes of each (as
-            # write() puts them: an uneven legacy shard in a buffer sized for the widest)
-            out = pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec)
-            # ROW_MAJOR pages at the full stride decode to a view of the device's memory: copied,
-            # or a later write would change what this read gave
-            return out.copy() if np.may_share_memory(out, dev.data) else out
+            # write() puts them: an uneven legacy shard in a buffer sized for the widest); ROW_MAJOR
+            # pages at the full stride decode to a view of the device's memory, which a later
+            # write would change under this read: _fresh copies it
+            return _fresh(pages.decode(self._pages(dev)[: spec.num_pages, : spec.page_size], spec), dev.data, out)
         # A record that claims other pages than the buffer has: read the bytes at that spec's
         # stride; what lies past the buffer reads as never-written memory.
         need = spec.num_pages * spec.aligned_page_size
         raw = poison(need)
         have = min(need, dev.data.size)
         raw[:have] = dev.data[:have]
-        return pages.decode(raw.reshape(spec.num_pages, spec.aligned_page_size)[:, : spec.page_size], spec)
+        return _fresh(pages.decode(raw.reshape(spec.num_pages, spec.aligned_page_size)[:, : spec.page_size], spec), dev.data, out)
 
     def intact(self, coord: Coord, write: Write, spec: TensorSpec) -> bool:
         """True when reading ``coord`` as ``spec`` provably gives ``write``'s values back: the

@@ -16,8 +16,11 @@ from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
 from .values import ShapeOnly, host_dtype
 
 
-def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
-    """``dev.cpu()`` as a host tensor named ``name``."""
+def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> HostTensor:
+    """``dev.cpu()`` as a host tensor named ``name``. Without ``values`` the shards hold
+    shape-only stand-ins (as in metadata mode) for the caller to read into memory of its own
+    (``to_torch`` reads each device straight into its block of the composed tensor); the memory
+    they need is accounted all the same."""
     rec = dev.record
     recorded = rec.recorded_set
     mesh = rt.mesh_of(dev)
@@ -38,11 +41,11 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
         spec = rec.specs.get(c)
         if spec is None:
             continue  # the runtime cannot read a device it has no spec for
-        values = dev.buffer.read(c, spec)
-        if values is None:  # metadata mode
-            values = shapes.get(id(spec))
-            if values is None:
-                values = shapes[id(spec)] = ShapeOnly(spec.shape, host_dtype(spec.dtype))
+        read_values = dev.buffer.read(c, spec) if values else None
+        if read_values is None:  # metadata mode, or read by the caller
+            read_values = shapes.get(id(spec))
+            if read_values is None:
+                read_values = shapes[id(spec)] = ShapeOnly(spec.shape, host_dtype(spec.dtype))
         write = dev.current_write(c)
         origin = ReadOrigin(
             dev.name,
@@ -54,7 +57,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str) -> HostTensor:
             rec.origin.get(c),
             write is not None and rt.with_data and dev.buffer.intact(c, write, spec),
         )
-        shards[c] = HostShard(c, spec, values, write.offset_at(c) if write else None, origin)
+        shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
     rt.log.append(("read", dev.name, tuple(shards)))
     unread = {}
     for c in everyone:

@@ -254,3 +254,21 @@ def test_a_topology_claiming_a_huge_distribution_reads_back_in_bounded_memory():
     assert report.error is None and report.steps_run == 4
     assert {f.kind.value for f in report.findings} == {"topology_mismatch"}
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB: no set of 10^10 coordinates
+
+
+@pytest.mark.parametrize("composer, shape", [({"concat": 1}, (1, 8, 32, 32)), ({"concat": [0, 1], "mesh_shape": [2, 4]}, (2, 4, 32, 32))])
+def test_to_torch_reads_each_device_into_its_block_of_the_result(composer, shape):
+    """to_torch holds the read-back data once: each composed device is read straight into its block
+    of the result, the read-back shards are views of it (meshspec/sim/ops/to_torch.py), and the
+    values are what cpu() then concatenate give (docs/semantics.md section 5)."""
+    rt = runtime([ALLOC, EIGHT, COPY8, {"to_torch": {"tensor": "dst", "mesh_composer": composer, "as": "out"}}], "current")
+    out = rt.tensors["out"]
+    result = next(iter(out.shards.values())).values
+    host, used = next(iter(out.shards.values())).composed_from
+    assert result.shape == shape and len(used) == 8
+    assert all(np.shares_memory(host.shards[c].values, result) for c in used)
+    expected = np.concatenate([rt.tensors["eight"].shards[c].values for c in T3K], axis=1).reshape(shape)
+    assert same_bits(result, expected).all()
+    fresh = read(rt, rt.device("dst"), "again")  # cpu() itself keeps copies of its own
+    assert all(same_bits(fresh.shards[c].values, host.shards[c].values).all() for c in used)
+    assert not any(np.shares_memory(fresh.shards[c].values, result) for c in used)

@@ -5,7 +5,10 @@ event; the judge compares what was read with what was written, and the composed 
 tensor that was sent.
 """
 
+import dataclasses
 from typing import Optional
+
+import numpy as np
 
 from ...errors import TTFatal
 from ..compose import compose
@@ -17,6 +20,7 @@ from ..readback import read
 from ..runtime import Runtime
 from ..spec import BufferType, make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
+from ..values import host_dtype
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import Composer, Name, OptionalAs
@@ -37,9 +41,11 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
     0.81.1, docs/semantics.md section 11). ``to_torch`` composes into a plain buffer."""
     t = rt.item(a.tensor)
     device = None
+    direct = False
     if isinstance(t, DeviceTensor):
         device = rt.device(a.tensor)
-        host = read(rt, device, a.as_ or f"{a.tensor}.torch")
+        direct = rt.with_data and _one_dtype(device)
+        host = read(rt, device, a.as_ or f"{a.tensor}.torch", values=not direct)
         mesh_shape = rt.mesh_of(device).shape
     else:
         host = t
@@ -55,6 +61,8 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
         if choice.mesh is not None:
             mesh_shape = rt.mesh(choice.mesh).shape
         composition = compose(host, mesh_shape, list(choice.dims), choice.override, choice.one_d, rt.profile.composer, choice.offset)
+    if direct:
+        host, composition = _read_into(device, host, composition)
     text = choice.text if choice is not None else "no mesh_composer"
     if a.mesh_composer is None and choice is not None:
         text = f"no mesh_composer: {choice.text}, derived from the topology (PR #53481)"
@@ -70,6 +78,33 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
         c = dist.slots[0].coord
         shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)))
         rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, dist.topology, {c: shard}, plain=True, buffer_shape=(1, 1)))
+
+
+def _one_dtype(device: DeviceTensor) -> bool:
+    """Whether every recorded device reads back in one host dtype: then the composed tensor has
+    it, and each device can be read straight into its block (np.concatenate would promote mixed
+    ones, as torch.cat does)."""
+    specs = device.record.specs
+    return len({host_dtype(specs[c].dtype) for c in device.record.recorded if c in specs}) <= 1
+
+
+def _read_into(device: DeviceTensor, host: HostTensor, composition):
+    """The composition worked out on shapes, filled in: each composed device read straight into
+    its block of the result, the shards left out read as ``cpu()`` reads them. The read-back
+    shards are views of the result (host tensors never change), so the data is in memory once
+    where ``cpu()`` then concatenate holds it twice (ttnn's to_host does make a host buffer per
+    shard; what the user gets is the same values)."""
+    out = np.empty(composition.values.shape, composition.values.dtype)
+    shards = {}
+    for c, shard in host.shards.items():
+        start = composition.placed.get(c)
+        if start is None:
+            values = device.buffer.read(c, shard.spec)
+        else:
+            values = device.buffer.read(c, shard.spec, out=out[tuple(slice(o, o + n) for o, n in zip(start, shard.spec.shape))])
+        shards[c] = dataclasses.replace(shard, values=values)
+    host.shards = shards
+    return host, composition.replace(values=out)
 
 
 def default_composer(rt: Runtime, host: HostTensor) -> Optional[ComposerChoice]:
