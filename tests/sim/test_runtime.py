@@ -272,3 +272,20 @@ def test_to_torch_reads_each_device_into_its_block_of_the_result(composer, shape
     fresh = read(rt, rt.device("dst"), "again")  # cpu() itself keeps copies of its own
     assert all(same_bits(fresh.shards[c].values, host.shards[c].values).all() for c in used)
     assert not any(np.shares_memory(fresh.shards[c].values, result) for c in used)
+
+
+def test_to_torch_of_records_in_mixed_dtypes_composes_as_concatenate_promotes():
+    """A record whose devices read back in different host dtypes (a lying record) is composed as
+    np.concatenate (torch.cat) composes it, promoted: the direct read keeps to one dtype."""
+    from meshspec.sim.spec import DataType, make_spec
+    from meshspec.sim.ops.to_torch import _one_dtype
+
+    rt = runtime([ALLOC, EIGHT, COPY8], "current")
+    dst = rt.device("dst")
+    assert _one_dtype(dst)
+    dst.record.specs[(1, 3)] = make_spec((1, 1, 32, 32), DataType.FLOAT32)  # its bytes read as float32, and past them poison
+    assert not _one_dtype(dst)
+    expected = np.concatenate([dst.buffer.read(c, dst.record.specs[c]) for c in T3K], axis=1)
+    execute(rt, make_scenario([ALLOC, EIGHT, COPY8, {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}, "as": "out"}}]).steps[3])
+    result = next(iter(rt.tensors["out"].shards.values())).values
+    assert result.dtype == np.float32 and same_bits(result, expected).all()
