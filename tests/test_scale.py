@@ -170,3 +170,22 @@ def test_reuse_gives_a_buffer_the_bytes_left_at_its_address():
     again = first["a[0]"]["values"]["first"]
     assert again[:4] == [7.0, 7.0, 7.0, 7.0]  # what `first` left at the address
     assert first["e[0]"]["values"]["first"][:4] != [7.0] * 4
+
+
+def test_to_torch_of_a_device_tensor_counts_the_bytes_read_back_once():
+    """to_torch reads each device straight into its block of the result (meshspec/sim/ops/to_torch.py),
+    so the memory limit counts the read-back bytes once: a run whose readback fits under the limit
+    but not twice over completes (it stopped at 'composing d ... needs 4.0 MiB' when the shards and
+    their concatenation were both held). Composing a host tensor still counts its result."""
+    steps = [
+        {"from_torch": {"as": "src", "shape": [1, 1, 1024, 1024], "dtype": "float32", "mesh_mapper": {"shard": 3}}},
+        {"to_device": {"src": "src", "as": "d"}},
+        {"to_torch": {"tensor": "d", "mesh_composer": {"concat": 3}, "as": "out"}},
+    ]
+    scenario = make_scenario(steps, mesh=[1, 2])
+    assert run(scenario, "current", max_memory=17 << 20).error is None
+    stopped = run(scenario, "current", max_memory=15 << 20).error
+    assert stopped is not None and stopped.source == "meshspec" and "reading back d from 2 device(s) needs 4.0 MiB" in stopped.message
+    host = run(make_scenario(steps[:1] + [{"to_torch": {"tensor": "src", "mesh_composer": {"concat": 3}}}], mesh=[1, 2]),
+               "current", max_memory=(8 << 20) + (3 << 20)).error
+    assert host is not None and "composing src (2 shard(s)) needs 4.0 MiB" in host.message
