@@ -87,17 +87,20 @@ def columns(
     *,
     right: set[int] = frozenset(),  # type: ignore[assignment]
     row_styles: Optional[Sequence[Optional[str]]] = None,
+    widths: Optional[Sequence[int]] = None,
 ) -> "Text | Plain":
     """A table as ``box.SIMPLE_HEAD`` with no edge draws it: a bold header, a rule as wide as the
     table, then the rows; columns two spaces apart, ``right`` (column indices) right-justified,
     each row in its ``row_styles`` entry under its cells' own styles. Rows of plain strings and
-    no row styles make a plain text (nothing to colour: one join per line)."""
+    no row styles make a plain text (nothing to colour: one join per line). ``widths``: each
+    column's width in terminal cells, when the caller has measured them."""
     texts = [[_plain(c) for c in r] for r in rows]
     if any(len(r) != len(header) for r in texts):
         raise ValueError(f"a row of {min(map(len, texts))} or {max(map(len, texts))} cells under {len(header)} headers")
-    ascii_only = "".join(header).isascii() and "".join(map("".join, texts)).isascii()
-    width = len if ascii_only else cell_len  # (the common case: a column's width is a max of lens)
-    widths = [max(width(h), *map(width, column)) for h, column in zip(header, zip(*texts))] if texts else list(map(width, header))
+    if widths is None:
+        ascii_only = "".join(header).isascii() and "".join(map("".join, texts)).isascii()
+        width = len if ascii_only else cell_len  # (the common case: a column's width is a max of lens)
+        widths = [max(width(h), *map(width, column)) for h, column in zip(header, zip(*texts))] if texts else list(map(width, header))
     total = sum(widths) + 2 * (len(widths) - 1)
     styled = row_styles is not None or any(isinstance(c, Text) for r in rows for c in r)
     if not styled:
