@@ -600,8 +600,9 @@ def _one_pass_memory() -> None:
     """One scenario run and reported, then the process ends: no cycle collection. Loading and
     running make no reference cycles (tests/test_check.py::test_loading_and_running_make_no_reference_cycles),
     so the collector only walks live objects: about a tenth of a 10,000-tensor table view's wall
-    time (bench/run.py's row), for nothing. With several scenarios, one file's garbage could hold the next file's memory: main()'s
-    thresholds stay."""
+    time (bench/run.py's row), for nothing. With several scenarios, one file's garbage could hold
+    the next file's memory: main()'s thresholds stay (a serial check collects per chunk of files
+    instead, :func:`_with_progress`)."""
     import gc
 
     gc.disable()

@@ -50,7 +50,8 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
     else:
         host = t
         mesh_shape = host.buffer_shape if host.buffer_shape is not None and not host.plain else rt.mesh_shape
-    if rt.with_data and not direct:  # read straight into the result, the bytes read back are the result: reserved once, by read()
+    # read straight into the result, the bytes read back are the result: read() reserved them once
+    if rt.with_data and not direct:
         need = sum(getattr(sh.values, "nbytes", 0) for sh in host.shards.values())
         rt.reserve(need, f"composing {a.tensor} ({len(host.shards)} shard(s))")
     choice = composer_choice(a.mesh_composer) if a.mesh_composer is not None else default_composer(rt, host)
