@@ -22,7 +22,7 @@ from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
-from ..sim.mesh import Coord, Shape, coord_set, fmt_coord, fmt_shape, ttnn_shape, volume
+from ..sim.mesh import Coord, Shape, block, coord_set, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, count_different, differences
@@ -659,12 +659,12 @@ class Judge:
             tolerance = 2.0 * rowmax * 2.0 ** -(MANTISSA_BITS[dtype] - 1)
         total, first = 0, None
         for c, (offset, size) in held.items():
-            block = result[_slices(comp.placed[c], size)]
-            want = src[_slices(offset, size)]
-            tol = None if tolerance is None else tolerance[_slices(offset, size)[:-1] + (slice(None),)]
-            n, at = differences(block, want if tol is not None else want.astype(block.dtype, copy=False), tol)
+            got_block = result[block(comp.placed[c], size)]
+            want = src[block(offset, size)]
+            tol = None if tolerance is None else tolerance[block(offset, size)[:-1] + (slice(None),)]
+            n, at = differences(got_block, want if tol is not None else want.astype(got_block.dtype, copy=False), tol)
             if n and first is None:
-                local = np.unravel_index(at, block.shape)
+                local = np.unravel_index(at, got_block.shape)
                 first = [int(p + i) for p, i in zip(comp.placed[c], local)]
             total += n
         in_place = all(tuple(comp.placed[c]) == tuple(off) for c, (off, _) in held.items())
@@ -720,10 +720,6 @@ def _in_place(placed: Shape, offset: Shape, size: Shape, shape: Shape) -> bool:
     """A block is where the source has it, on every dim: at its own offset, or (a whole-dim
     replica) at a multiple of the dim's size."""
     return all(p == o or (o == 0 and s == n and p % n == 0) for p, o, s, n in zip(placed, offset, size, shape))
-
-
-def _slices(offset: Shape, size: Shape) -> tuple[slice, ...]:
-    return tuple(slice(o, o + n) for o, n in zip(offset, size))
 
 
 def _slice_text(offset: Shape, size: Shape) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..errors import TTFatal
 from .mapper_rules import CURRENT_MAPPER, MapperRules
-from .mesh import Coord, Shape, coords, ttnn_shape, volume
+from .mesh import Coord, Shape, block, coords, ttnn_shape, volume
 from .placement import Placement, Replicate, Shard, Topology
 
 
@@ -56,7 +56,7 @@ class ShardSlot:
     shape: Shape
 
     def slices(self) -> tuple[slice, ...]:
-        return tuple(slice(o, o + n) for o, n in zip(self.offset, self.shape))
+        return block(self.offset, self.shape)
 
 
 class Distribution(Frozen):

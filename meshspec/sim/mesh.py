@@ -128,6 +128,15 @@ def volume(shape: Shape) -> int:
     return math.prod(shape)
 
 
+def block(offset: Shape, shape: Shape) -> tuple[slice, ...]:
+    """The index of the block of ``shape`` that starts at ``offset`` (a shard in its tensor).
+
+    >>> block((0, 32), (1, 32))
+    (slice(0, 1, None), slice(32, 64, None))
+    """
+    return tuple(slice(o, o + n) for o, n in zip(offset, shape))
+
+
 def coord_of(index: int, shape: Shape) -> Coord:
     """The coordinate of the ``index``-th device in row-major order: on 2x4, device 7 is ``(1, 3)``."""
     out = []

@@ -14,6 +14,7 @@ from ...errors import TTFatal
 from ..compose import compose
 from ..events import Composed
 from ..mapping import single
+from ..mesh import block
 from ..placement import Shard
 from ..profiles import DefaultComposer, MapperOffset
 from ..readback import read
@@ -102,7 +103,7 @@ def _read_into(device: DeviceTensor, host: HostTensor, composition):
         if start is None:
             values = device.buffer.read(c, shard.spec)
         else:
-            values = device.buffer.read(c, shard.spec, out=out[tuple(slice(o, o + n) for o, n in zip(start, shard.spec.shape))])
+            values = device.buffer.read(c, shard.spec, out=out[block(start, shard.spec.shape)])
         shards[c] = dataclasses.replace(shard, values=values)
     host.shards = shards
     return host, composition.replace(values=out)
