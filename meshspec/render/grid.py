@@ -81,6 +81,17 @@ def _plain(cell: Cell) -> str:
     return cell.plain if isinstance(cell, Text) else cell
 
 
+def column_widths(header: Sequence[str], texts: Sequence[Sequence[str]]) -> list[int]:
+    """Each column's width in terminal cells: its widest cell or header.
+
+    >>> column_widths(["device", "status"], [["(0,0)", "stale"], ["(10,10)", "ok"]])
+    [7, 6]
+    """
+    ascii_only = "".join(header).isascii() and "".join(map("".join, texts)).isascii()
+    width = len if ascii_only else cell_len  # (the common case: a column's width is a max of lens)
+    return [max(width(h), *map(width, column)) for h, column in zip(header, zip(*texts))] if texts else list(map(width, header))
+
+
 def columns(
     header: Sequence[str],
     rows: Sequence[Sequence[Cell]],
@@ -98,9 +109,7 @@ def columns(
     if any(len(r) != len(header) for r in texts):
         raise ValueError(f"a row of {min(map(len, texts))} or {max(map(len, texts))} cells under {len(header)} headers")
     if widths is None:
-        ascii_only = "".join(header).isascii() and "".join(map("".join, texts)).isascii()
-        width = len if ascii_only else cell_len  # (the common case: a column's width is a max of lens)
-        widths = [max(width(h), *map(width, column)) for h, column in zip(header, zip(*texts))] if texts else list(map(width, header))
+        widths = column_widths(header, texts)
     total = sum(widths) + 2 * (len(widths) - 1)
     styled = row_styles is not None or any(isinstance(c, Text) for r in rows for c in r)
     if not styled:

@@ -17,7 +17,7 @@ from ..sim.mesh import fmt_coord, fmt_shape, volume
 from ..sim.spec import Layout
 from .options import Options, View
 from .common import STATUS_STYLE, status_style, tensor_title
-from .grid import cell_len, columns as columns_text
+from .grid import column_widths, columns as columns_text
 from .map import legend, map_renderable
 
 
@@ -128,8 +128,7 @@ def _tensor_table(t: TensorReport, width: int = 120, *, styled: bool = True) -> 
     columns = list(HOST_COLUMNS if host else DEVICE_COLUMNS)
     rows = [_cells(v, host, t.plain, styled) for v in shown]
     texts = rows if not styled else [[getattr(c, "plain", c) for c in r] for r in rows]  # unstyled cells are strings
-    measure = len if "".join(map("".join, texts)).isascii() else cell_len  # (coordinates, shapes and words: ASCII)
-    widths = {name: max(measure(name), *map(measure, column)) for name, column in zip(columns, zip(*texts))} if texts else {n: len(n) for n in columns}
+    widths = dict(zip(columns, column_widths(columns, texts)))
     dropped = []
     for name in DROP_ORDER:
         if sum(widths[c] + 2 for c in columns) <= width:
