@@ -16,6 +16,7 @@ from .errors import MeshspecError, UsageError, did_you_mean, one_of
 from .judge.expect import check, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
 from .scenario.loader import LoadedScenario, load
+from .runner import missing_profile, run
 from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
 from .sim.profiles import DEFAULT_PROFILE, PROFILES
 
@@ -87,8 +88,6 @@ def profiles_for(scenario: LoadedScenario, profile: Optional[str]) -> list[str]:
 
 
 def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
-    from .runner import run
-
     start = time.perf_counter()
     report = run(scenario, profile, trace=False, tensors=names_tensors(scenario.expect))  # a verdict needs no trace
     seconds = time.perf_counter() - start
@@ -106,8 +105,6 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
         scenario = load(path, allow_outside_data=allow_outside_data)
     except MeshspecError as err:
         return [CaseResult(str(path), None, None, ERROR, (str(err),))]
-    from .runner import missing_profile
-
     missing = missing_profile(scenario, profile)
     if missing is not None:
         return [CaseResult(str(path), scenario.name, profile, ERROR, (str(missing),))]

@@ -20,12 +20,12 @@ from typing import Any, NamedTuple, Optional
 
 import yaml
 
-from ..errors import ScenarioError, TTFatal, did_you_mean, one_of
+from ..errors import ScenarioError, TTFatal, UsageError, did_you_mean, one_of
 from ..text import printable
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
 from ..sim.meshdevice import ROOT as ROOT_MESH
 from ..sim.ops import OPS, TensorKind
-from ..sim.profiles import PROFILES
+from ..sim.profiles import PROFILES, define
 from ..sim.spec import Arch
 from ..typed import Invalid, Typed, as_dict, validate
 from ..typed import where as _where
@@ -527,9 +527,6 @@ INLINE_PROFILE = "custom"
 def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict, Optional[str]]:
     """The profiles the scenario defines (``profiles:``, and ``profile: {...}`` as ``custom``), and
     the name of the scenario's own profile; errors name the bad base, rule or choice where it is."""
-    from ..errors import UsageError
-    from ..sim.profiles import define
-
     own: dict = {}
 
     def make(name: str, d, loc: tuple) -> None:
@@ -671,8 +668,6 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
     """Every data file a step names, checked: beside the scenario (unless ``allow_outside``), a
     regular .npy file of plain numbers of the step's shape. Returns the resolved path of each
     name as written: the runtime opens exactly the file that was checked."""
-    import numpy as np
-
     folder: Optional[Path] = None  # resolved at the first data file (most scenarios name none: no syscalls)
     resolved: dict[str, Path] = {}
     for i, step in enumerate(scenario.steps):
@@ -680,6 +675,8 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
         file_name = getattr(getattr(args, "data", None), "file", None)
         if file_name is None:
             continue
+        import numpy as np  # only for a data file: most scenarios name none
+
         line, col = _mark(_node_at(root, ("steps", i, step_op(step), "data", "file")))
         try:
             target = (path.parent / file_name).resolve(strict=True)

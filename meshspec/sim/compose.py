@@ -216,6 +216,8 @@ def concat(pieces: list[tuple[Any, dict[Coord, Shape]]], dim: int) -> tuple[Any,
     start = 0
     for (a, offsets), shape in zip(pieces, shapes):
         for c, off in offsets.items():
-            placed[c] = tuple(o + start if i == dim else o for i, o in enumerate(off))
+            moved = list(off)
+            moved[dim] += start
+            placed[c] = tuple(moved)
         start += shape[dim]
     return out, placed

@@ -73,7 +73,8 @@ class MemoryPool:
             return np.zeros(nbytes, dtype=np.uint8)
         written = min(written, nbytes)  # a write can claim more than the buffer (an injected alter_shape record)
         out = np.empty(nbytes, dtype=np.uint8)
-        out[written:] = poison(nbytes - written) if (written % 2 == 0) else poison(nbytes - written + 1)[1:]
+        if written < nbytes:  # the pattern's phase follows the byte's address: A5 at even ones
+            out[written:] = poison(nbytes - written) if (written % 2 == 0) else poison(nbytes - written + 1)[1:]
         return out
 
     def give(self, coord: Coord, memory: np.ndarray, address: Optional[tuple] = None) -> None:
@@ -257,7 +258,9 @@ class MeshBuffer:
     def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
         dev = self.devices.get(coord)
         if dev is None:
-            data = self.pool.take(coord, self.spec.allocated_bytes, written, self.place) if self.with_data else None
+            pool = self.pool
+            # where it lies matters to the reuse rule alone (what a freed buffer there left)
+            data = pool.take(coord, self.spec.allocated_bytes, written, self.place if pool.rule is Uninitialized.REUSE else None) if self.with_data else None
             dev = self.devices[coord] = DeviceMemory(data)
         return dev
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
+from ..errors import TTFatal
 from ..frozen import Frozen
 from typing import Iterable, Iterator, Optional
 
@@ -71,8 +73,6 @@ def open_shape(system: str, requested: Optional[Shape]) -> Shape:
     >>> open_shape("t3k", (1, 8)), open_shape("t3k", (3, 2))
     ((1, 8), (3, 2))
     """
-    from ..errors import TTFatal
-
     home = SYSTEMS[system].shape
     if requested is None:
         return home
@@ -134,7 +134,7 @@ def block(offset: Shape, shape: Shape) -> tuple[slice, ...]:
     >>> block((0, 32), (1, 32))
     (slice(0, 1, None), slice(32, 64, None))
     """
-    return tuple(slice(o, o + n) for o, n in zip(offset, shape))
+    return tuple(map(slice, offset, map(operator.add, offset, shape)))
 
 
 def coord_of(index: int, shape: Shape) -> Coord:

@@ -239,8 +239,11 @@ class Profile(Frozen):
         return self.mapper_rule.rules
 
     def rules(self) -> dict[str, str]:
-        """Rule name -> this profile's choice."""
-        return {name: self.rule(name).value for name in RULES}
+        """Rule name -> this profile's choice (a new dict each call; worked out once a profile)."""
+        known = self.__dict__.get("_rules")  # beside the fields: no field, so no part of equality
+        if known is None:
+            known = self.__dict__["_rules"] = {name: self.rule(name).value for name in RULES}
+        return dict(known)
 
     def rule(self, name: str) -> Any:
         return getattr(self, "mapper_rule" if name == "mapper" else name)

@@ -34,28 +34,31 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
         order += [c for c in everyone if c in recorded and c not in listed]
     if rt.with_data:
         need = sum(s.volume * host_dtype(s.dtype).itemsize for s in map(rec.specs.get, order) if s is not None)
-        rt.reserve(need, f"reading back {dev.name} from {len(order)} device(s)")
+        rt.reserve(need, lambda: f"reading back {dev.name} from {len(order)} device(s)")
     shards: dict[Coord, HostShard] = {}
     shapes: dict[int, ShapeOnly] = {}  # metadata mode: one stand-in per spec (by identity)
+    buffer, specs, step, with_data = dev.buffer, rec.specs, rt.step, rt.with_data
+    last_write, content_step = buffer.last_write, buffer.content_step
     for c in order:
-        spec = rec.specs.get(c)
+        spec = specs.get(c)
         if spec is None:
             continue  # the runtime cannot read a device it has no spec for
-        read_values = dev.buffer.read(c, spec) if values else None
+        read_values = buffer.read(c, spec) if values else None
         if read_values is None:  # metadata mode, or read by the caller
             read_values = shapes.get(id(spec))
             if read_values is None:
                 read_values = shapes[id(spec)] = ShapeOnly(spec.shape, host_dtype(spec.dtype))
-        write = dev.current_write(c)
+        last = last_write.get(c)
+        write = last if last is not None and last.step == content_step else None  # dev.current_write(c)
         origin = ReadOrigin(
             dev.name,
             c,
-            rt.step,
-            dev.buffer.written_bytes(c),
+            step,
+            buffer.written_bytes(c),
             write,
-            None if write else dev.buffer.last_write.get(c),
+            None if write else last,
             rec.origin.get(c),
-            write is not None and rt.with_data and dev.buffer.intact(c, write, spec),
+            write is not None and with_data and buffer.intact(c, write, spec),
         )
         shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
     rt.log.append(("read", dev.name, tuple(shards)))

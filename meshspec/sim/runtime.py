@@ -9,9 +9,11 @@ Errors the real library raises are :class:`~meshspec.errors.TTFatal`.
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from ..errors import Crash, ResourceLimit, StepInputError, TTFatal
 from .device import MemoryPool, MeshBuffer, Write
@@ -278,9 +280,12 @@ class Runtime:
         """The tensor names ``name`` stands for: a list's items, or itself."""
         return self.lists.get(name, (name,))
 
-    def reserve(self, nbytes: int, what: str) -> None:
-        """Account for ``nbytes`` of host or device data; refuse past ``max_memory``."""
+    def reserve(self, nbytes: int, what: str | Callable[[], str]) -> None:
+        """Account for ``nbytes`` of host or device data; refuse past ``max_memory``. ``what`` names
+        the data in the refusal; a function giving the words is called only to refuse."""
         if self._reserved + nbytes > self.max_memory:
+            if callable(what):
+                what = what()
             held = f" on top of the {fmt_bytes(self._reserved)} already held" if self._reserved else ""
             raise ResourceLimit(
                 f"{what} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
@@ -303,11 +308,13 @@ class Runtime:
             error = grid_error(spec.shard, spec.memory is BufferType.DRAM, *self.banks)
             if error is not None:
                 raise TTFatal(error)
-        allocators = self.allocators.setdefault(id(mesh or self.root), Allocators(self.arch, self._l1_banks))
+        allocators = self.allocators.get(id(mesh or self.root))
+        if allocators is None:
+            allocators = self.allocators[id(mesh or self.root)] = Allocators(self.arch, self._l1_banks)
         address = allocators.allocate(spec)
         if self.with_data:
             try:
-                self.reserve(spec.allocated_bytes * volume(shape), f"a buffer of {spec.describe()} on every device")
+                self.reserve(spec.allocated_bytes * volume(shape), lambda: f"a buffer of {spec.describe()} on every device")
             except ResourceLimit:
                 allocators.free(spec, address)
                 raise
@@ -436,10 +443,9 @@ def fmt_bytes(n: int) -> str:
     raise AssertionError
 
 
+@functools.cache  # read once a process: a check of many files makes a runtime for each
 def default_max_memory() -> int:
     """Half of the machine's physical memory (8 GiB where it cannot be read)."""
-    import os
-
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
     except (ValueError, OSError, AttributeError):

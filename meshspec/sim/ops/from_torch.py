@@ -18,6 +18,7 @@ from ..values import ShapeOnly, generate, host_dtype, load_npy, quantize_block_f
 from .base import Op, TensorKind, Use
 from .fields import As, Data, FillData, Mapper, MeshName, RandomData, TensorFields
 from .mappers import MapperChoice, mapper_choice
+from .to_torch import check_offset
 
 
 class FromTorch(TensorFields):
@@ -52,7 +53,7 @@ def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperCh
     itemsize = 4 if dtype.is_block_float else host_dtype(dtype).itemsize
     if rt.with_data:
         # the values, plus up to one more copy of them as shards (replicas are views)
-        rt.reserve(2 * volume(shape) * itemsize, f"host tensor {name} {fmt_shape(shape)} {dtype}")
+        rt.reserve(2 * volume(shape) * itemsize, lambda: f"host tensor {name} {fmt_shape(shape)} {dtype}")
         values = _values(rt, a, shape, dtype)
     else:
         values = ShapeOnly(shape, host_dtype(dtype))
@@ -86,8 +87,6 @@ def distribution(rt: Runtime, shape: Shape, choice: Optional[MapperChoice], mesh
     plain (unmapped) tensor."""
     if choice is None:
         return single(mesh.shape, shape), True
-    from .to_torch import check_offset
-
     check_offset(rt, choice.offset)
     return distribute(shape, mesh.shape, choice.placements, choice.override, rt.profile.mapper, choice.offset), False
 
