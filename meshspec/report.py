@@ -8,7 +8,6 @@ only read them. JSON is built here, in one place, from plain dicts (format ``mes
 from __future__ import annotations
 
 from .frozen import Frozen
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -382,7 +381,9 @@ class Report(Frozen):
         """A sanitizer-style one-liner: ``2 findings (1 stale, 1 data_mismatch) in 1 tensor``."""
         parts = []
         if self.findings:
-            counts = Counter(f.kind.value for f in self.findings)
+            counts: dict[str, int] = {}
+            for f in self.findings:
+                counts[f.kind.value] = counts.get(f.kind.value, 0) + 1
             tensors = len({f.tensor for f in self.findings})
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
             n = len(self.findings)

@@ -135,8 +135,8 @@ def _check_findings(findings: list[dict], patterns: list[FindingExpect]) -> list
     """Every finding must match some pattern, every pattern some finding. Patterns are grouped by
     the keys they give (at most 16 groups), so this is linear in findings plus patterns."""
     by_keys: dict[tuple[str, ...], set[tuple]] = {}
-    for p in patterns:
-        keys, values = _pattern_key(p)
+    keyed = [(p, *_pattern_key(p)) for p in patterns]
+    for _, keys, values in keyed:
         by_keys.setdefault(keys, set()).add(values)
     seen: dict[tuple[str, ...], set[tuple]] = {keys: set() for keys in by_keys}
     out = []
@@ -148,8 +148,7 @@ def _check_findings(findings: list[dict], patterns: list[FindingExpect]) -> list
             matched = matched or key in wanted
         if not matched:
             out.append(f"unexpected finding: {_fmt_finding(f)}: {f['message']}")
-    for p in patterns:
-        keys, values = _pattern_key(p)
+    for p, keys, values in keyed:
         if values not in seen[keys]:
             out.append(f"missing finding {_fmt_pattern(p)}")
     return out
