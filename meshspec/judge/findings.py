@@ -432,7 +432,11 @@ class Judge:
                     self.views.pop(name, None)
                     found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
                 else:
-                    found = self.views[name] = device_views(t, self.mesh_shape)
+                    if any(s.origin is not None or s.composed_from is not None for s in t.shards.values()):
+                        found = self.views[name] = device_views(t, self.mesh_shape)
+                    else:  # shards of the data they were made from are all ok (_host_views): views wait for the report
+                        self.views.pop(name, None)
+                        found = []
                     if isinstance(t.source_values, np.ndarray) and t.source_values.nbytes >= EARLY_BYTES:
                         self.digests.start(t.source_values)
                 self.found[name] = (findings_of(name, t, found, self.ops) + self._topology(name, t) + self._phantom(name, t)
