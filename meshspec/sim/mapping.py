@@ -15,6 +15,7 @@ Worked example — the seed: (1,7,32,32) sharded on dim 1 over a T3K (2x4) with
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from ..frozen import Frozen
@@ -92,6 +93,25 @@ def distribute(
     >>> [(s.coord, s.offset[1], s.shape[1]) for s in d.slots][:5]
     [((0, 0), 0, 2), ((0, 1), 2, 2), ((0, 2), 4, 2), ((0, 3), 6, 2), ((1, 0), 0, 2)]
     """
+    key = (tuple(shape), tuple(mesh_shape), tuple(placements), None if override is None else tuple(override), rules,
+           None if mesh_offset is None else tuple(mesh_offset))
+    if volume(mesh_shape) > CACHED_MESH:
+        return _distribute(*key)
+    return _cached_distribute(*key)
+
+
+CACHED_MESH = 4096
+"""Distributions on meshes up to this many devices are remembered (a suite maps the same shapes
+over and over; a distribution holds a slot per device, so big meshes' are not kept)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_distribute(*key) -> Distribution:
+    return _distribute(*key)
+
+
+def _distribute(shape: Shape, mesh_shape: Shape, placements: tuple[Placement, ...], override: Shape | None,
+                rules: MapperRules, mesh_offset: Coord | None) -> Distribution:
     dist_shape = tuple(override) if override is not None else tuple(mesh_shape)
     rank = len(shape)
     if any(n < 1 for n in dist_shape):

@@ -174,3 +174,18 @@ def test_shards_tile_the_tensor(mesh):
                     start, stop = chunk_ranges(shape[p.dim], mesh[a])[idx]
                     assert s.offset[p.dim] == start and s.shape[p.dim] == stop - start
         assert (cover == replicas).all(), (mesh, placements)
+
+
+def test_a_distribution_is_worked_out_once_per_arguments_on_a_small_mesh():
+    # a suite maps the same shapes over and over: equal arguments give the one (immutable) result,
+    # on a mesh up to CACHED_MESH devices; a larger mesh's (a slot per device) is not kept
+    from meshspec.sim.mapping import CACHED_MESH
+
+    a = distribute((1, 7, 32, 32), (2, 4), (Shard(1),), (8,))  # the seed's shard_tensor_to_mesh_mapper
+    assert distribute([1, 7, 32, 32], [2, 4], [Shard(1)], [8]) is a and a.slots[6].offset == (0, 6, 0, 0)
+    assert distribute((1, 7, 32, 32), (2, 4), (Shard(2),), (8,)) is not a
+    big = (1, CACHED_MESH + 1)
+    assert distribute((1, 1, 32, 32), big, (Replicate(), Replicate())) is not distribute((1, 1, 32, 32), big, (Replicate(), Replicate()))
+    for _ in range(2):  # an error is raised each time, never remembered as a result
+        with pytest.raises(TTFatal, match="placements"):
+            distribute((1, 7, 32, 32), (2, 4), (Shard(1),), (8, 1, 1))
