@@ -56,13 +56,20 @@ class Frozen:
         if not kwargs and len(args) == len(fields):  # every field by position: the common case
             self.__dict__.update(zip(fields, args))
             return
-        if not args and kwargs.keys() <= self._field_set:  # every field by keyword, or defaulted
+        if not kwargs and len(args) < len(fields):  # the first fields by position, the rest defaulted
+            d = self.__dict__
+            d.update(self._defaults)
+            d.update(zip(fields, args))
+            if len(d) == len(fields):
+                return
+            d.clear()  # a field without a default was left out: the path below names it
+        elif not args and kwargs.keys() <= self._field_set:  # every field by keyword, or defaulted
             d = self.__dict__
             d.update(self._defaults)
             d.update(kwargs)
             if len(d) == len(fields):
                 return
-            d.clear()  # a field without a default was left out: the path below names it
+            d.clear()
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, got {len(args)}")
         values = dict(zip(fields, args))

@@ -274,6 +274,10 @@ class TensorSpec:
     # -- renderings --------------------------------------------------------------------------
     def describe(self) -> str:
         """Compact one-liner for tables: ``1x1x32x32 bfloat16 tile dram``."""
+        return self._description
+
+    @cached_property
+    def _description(self) -> str:  # a finding's message names the spec of every lying device: once a spec
         tile = f"[{self.tile[0]}x{self.tile[1]}]" if self.layout is Layout.TILE and self.tile != (32, 32) else ""
         shard = f" {self.shard.describe()}" if self.shard is not None else ""
         return f"{fmt_shape(self.shape)} {self.dtype} {self.layout}{tile} {self.memory}{shard}"

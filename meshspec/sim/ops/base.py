@@ -14,8 +14,9 @@ from functools import cached_property
 from ...frozen import Frozen
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from ...typed import Typed
+
 if TYPE_CHECKING:
-    from ...typed import Typed
     from ..runtime import Runtime
 
 
@@ -50,15 +51,11 @@ TTNN_ARGUMENTS: dict[str, str] = {
 }
 
 
-_LEAVES = (type(None), str, int, float, bool, list, tuple, frozenset)
-"""Types of argument values that are no record (a list of names is a use, not a nested mesh)."""
-
-
 def _nested_meshes(value: Any, depth: int = 0) -> list[tuple[str, str]]:
     """``(dotted YAML path, name)`` of every ``mesh_device`` set inside a step argument's models."""
-    fields = getattr(type(value), "fields", None)
-    if fields is None or depth > 4:
+    if not isinstance(value, Typed) or depth > 4:
         return []
+    fields = type(value).fields
     out = []
     for f in fields().values():
         inner = getattr(value, f.name)
@@ -113,7 +110,7 @@ class Op(Frozen):
                 out.append((u.field, name, u.kind))
         used = self._use_fields
         for key, value in vars(args).items():  # a mapper's or composer's own mesh_device: {mesh_mapper: {ShardTensorToMesh: {mesh_device: m}}}
-            if key not in used and type(value) not in _LEAVES:  # only a record holds a nested mesh_device
+            if key not in used and isinstance(value, Typed):  # only a record holds a nested mesh_device
                 out.extend((f"{key}.{path}", name, TensorKind.MESH) for path, name in _nested_meshes(value))
         return out
 
