@@ -832,7 +832,7 @@ def _check_devices(shape: Shape, where: tuple, root: yaml.Node, file: str) -> No
 def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: bool = False) -> LoadedScenario:
     """Parse scenario text; ``path`` names it in messages and anchors relative data files, which
     must lie in its folder unless ``allow_outside_data``."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # a copy of a Path would parse its text again
     file = str(path)
     data, root = _compose(text, file)
     saved = saved_format(data)
@@ -885,7 +885,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
 
 def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenario:
     """Read and parse a scenario file."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # a copy of a Path would parse its text again
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):

@@ -316,7 +316,13 @@ def make_spec(
 
     Equal arguments give the same object: a mesh's thousands of equal shards share one spec, and
     its derived numbers are computed once."""
-    return _spec(tuple(int(n) for n in shape), DataType(dtype), Layout(layout), tuple(tile), BufferType(memory), Arch(arch), shard)
+    return _spec(tuple(map(int, shape)), _member(DataType, dtype), _member(Layout, layout), tuple(tile),
+                 _member(BufferType, memory), _member(Arch, arch), shard)
+
+
+def _member(kind: type[enum.Enum], value):
+    """``kind(value)``, without the enum machinery's call when ``value`` already is a member."""
+    return value if type(value) is kind else kind(value)
 
 
 @functools.lru_cache(maxsize=4096)
