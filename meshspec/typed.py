@@ -283,6 +283,9 @@ def _compile(tp: Any) -> Validator:
     inner = _tagged_validator(tag) if tag is not None else _base_validator(base)
     if not befores and not checks:
         return inner
+    if not befores and len(checks) == 1:  # the common case (a range, a length): no loops
+        (m,) = checks
+        return lambda value, loc: _check(m, inner(value, loc), loc)
 
     def run(value: Any, loc: tuple) -> Any:
         for fn in befores:
@@ -391,10 +394,14 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
 
+        check = None  # the item's validator, looked up at the first list (a type may contain itself)
+
         def run_list(value: Any, loc: tuple) -> Any:
+            nonlocal check
             if not isinstance(value, list):
                 raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}{_list_hint(value, (item,))}")
-            check = _validator(item)
+            if check is None:
+                check = _validator(item)
             return [check(v, loc + (i,)) for i, v in enumerate(value)]
 
         return run_list
