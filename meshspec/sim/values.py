@@ -369,6 +369,11 @@ class ShapeOnly:
 def concat_shape(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
     """The shape ``np.concatenate`` would give, or ValueError if the shapes do not fit."""
     first = shapes[0]
+    if 0 <= dim < len(first):  # every other dim equal: the shapes without the concatenated one
+        rest = first[:dim] + first[dim + 1 :]
+        if any(len(s) != len(first) or s[:dim] + s[dim + 1 :] != rest for s in shapes[1:]):
+            raise ValueError("shapes do not concatenate")
+        return first[:dim] + (sum(s[dim] for s in shapes),) + first[dim + 1 :]
     for s in shapes[1:]:
         if len(s) != len(first) or any(a != b for i, (a, b) in enumerate(zip(s, first)) if i != dim):
             raise ValueError("shapes do not concatenate")
