@@ -9,7 +9,9 @@ system names, profile names, data files).
 from __future__ import annotations
 
 import copy
+import errno
 import operator
+import os
 import re
 import stat
 from functools import cached_property
@@ -30,7 +32,7 @@ from ..sim.spec import Arch
 from ..typed import Invalid, Typed, as_dict, validate
 from ..typed import where as _where
 from .model import Expect, Scenario, SystemMesh, step_args, step_op
-from .sniff import saved_format
+from .sniff import NONBLOCK, read_upto, saved_format
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -886,18 +888,27 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
 def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenario:
     """Read and parse a scenario file."""
     path = path if isinstance(path, Path) else Path(path)  # a copy of a Path would parse its text again
+    not_regular = ScenarioError("is not a regular file (a pipe or device?); give a scenario .yaml file", str(path))
     try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-            raise ScenarioError("is not a regular file (a pipe or device?); give a scenario .yaml file", str(path))
-        if info.st_size > MAX_FILE_BYTES:
-            raise ScenarioError(f"file is {info.st_size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
-        with open(path, "rb") as f:
-            raw = f.read(info.st_size + 1)  # its size as it stood (a read of the limit allocates 4 MiB a file)
+        try:
+            fd = os.open(path, os.O_RDONLY | NONBLOCK)  # what it is, from the open file (a FIFO opens without waiting)
+        except OSError as err:
+            if err.errno == errno.ENXIO:  # a socket cannot be opened at all
+                raise not_regular from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+                raise not_regular
+            if info.st_size > MAX_FILE_BYTES:
+                raise ScenarioError(f"file is {info.st_size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
+            raw = read_upto(fd, info.st_size + 1)  # its size as it stood (a read of the limit allocates 4 MiB a file)
             if len(raw) > info.st_size:  # it grew since: read on, to the limit
-                raw += f.read(MAX_FILE_BYTES + 1 - len(raw))
+                raw += read_upto(fd, MAX_FILE_BYTES + 1 - len(raw))
+        finally:
+            os.close(fd)
         if len(raw) > MAX_FILE_BYTES:
             raise ScenarioError(f"file is over {MAX_FILE_BYTES} bytes; scenarios are limited to that", str(path))
         text = raw.decode("utf-8")

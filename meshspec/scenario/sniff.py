@@ -5,7 +5,9 @@ Imports only yaml: the pytest plugin calls this in projects that may never run a
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -17,15 +19,13 @@ def looks_like_scenario(path: Path) -> bool:
     """True for a YAML mapping with a top-level ``meshspec`` key, and for files too broken to
     tell (so that loading them reports the problem instead of skipping them silently). Never
     reads from anything but a regular file (a FIFO would block)."""
-    import stat
-
     import yaml
 
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNIFF_BYTES:
-            return True  # a FIFO, a device, a dangling link: loading it says what it is
-        text = path.read_text(encoding="utf-8")
+        raw = read_regular(path, MAX_SNIFF_BYTES)
+        if raw is None:
+            return True  # a FIFO, a device, a dangling link, too big: loading it says what it is
+        text = raw.decode("utf-8")
         if _TOP_KEY.search(text):  # a block mapping's top-level key starts a line: no parse needed
             return True
         node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -39,6 +39,37 @@ def looks_like_scenario(path: Path) -> bool:
     # a scenario whose version key is misspelt, or missing beside its mesh and steps, is one: loading
     # it says what is wrong (skipped, it would drop out of a CI run without a word)
     return "meshspec" in keys or {"mesh", "steps"} <= keys or bool(difflib.get_close_matches("meshspec", keys, n=1, cutoff=0.75))
+
+
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+"""Opened with it, a FIFO does not wait for a writer: what the file is comes from the open file."""
+
+
+def read_regular(path: Path | str, limit: int) -> bytes | None:
+    """The bytes of a regular file of at most ``limit`` bytes; None for anything else (a FIFO, a
+    device, a folder, a larger file). One open, one fstat of the open file (not of a name that may
+    since point elsewhere) and its reads. Raises OSError (no such file, no permission)."""
+    fd = os.open(path, os.O_RDONLY | NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        raw = read_upto(fd, info.st_size + 1)
+        return raw + read_upto(fd, limit + 1 - len(raw)) if len(raw) > info.st_size else raw
+    finally:
+        os.close(fd)
+
+
+def read_upto(fd: int, n: int) -> bytes:
+    """Up to ``n`` bytes of an open file, fewer at its end."""
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 _SAVED = re.compile(r"meshspec\.[a-z]+/\d+")

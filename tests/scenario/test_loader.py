@@ -11,6 +11,7 @@ The expected lines and columns below are counted by hand from the YAML text of e
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -1064,3 +1065,25 @@ def test_a_bad_value_is_shown_as_yaml_writes_it(value, shown):
     # not Python's None or True: the user wrote YAML (typed.py _show)
     err = parse_error(f"meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {{as: s, shape: [1, 8, 32, 32], mesh_mapper: {{shard: {value}}}}}\n")
     assert message_at(err, 4, 69) == f"steps[0].from_torch.mesh_mapper.shard: expected an integer, got {shown}"
+
+
+def test_a_socket_or_fifo_named_as_a_scenario_is_refused_without_waiting(tmp_path):
+    # the file is opened without waiting (O_NONBLOCK: a FIFO with no writer) and judged by what the
+    # open file is; a socket cannot be opened at all (ENXIO): both are not regular files
+    import socket
+
+    from meshspec.scenario.sniff import read_regular
+
+    fifo, sock = tmp_path / "fifo.yaml", tmp_path / "sock.yaml"
+    os.mkfifo(fifo)
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(sock))
+        for path in (fifo, sock):
+            with pytest.raises(ScenarioError, match="is not a regular file"):
+                load(path)
+        assert read_regular(fifo, 100) is None
+        (tmp_path / "s.yaml").write_text("meshspec: 1\n")
+        assert read_regular(tmp_path / "s.yaml", 100) == b"meshspec: 1\n" and read_regular(tmp_path / "s.yaml", 5) is None
+    finally:
+        server.close()
