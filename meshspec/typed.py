@@ -283,40 +283,62 @@ def _compile(tp: Any) -> Validator:
     inner = _tagged_validator(tag) if tag is not None else _base_validator(base)
     if not befores and not checks:
         return inner
-    if not befores and len(checks) == 1:  # the common case (a range, a length): no loops
-        (m,) = checks
-        return lambda value, loc: _check(m, inner(value, loc), loc)
+    checkers = [_checker(m) for m in checks]
+    if not befores and len(checkers) == 1:  # the common case (a range, a length): no loops
+        (check,) = checkers
+        return lambda value, loc: check(inner(value, loc), loc)
 
     def run(value: Any, loc: tuple) -> Any:
         for fn in befores:
             value = fn(value)
         value = inner(value, loc)
-        for m in checks:
-            value = _check(m, value, loc)
+        for check in checkers:
+            value = check(value, loc)
         return value
 
     return run
 
 
-def _check(m: Any, value: Any, loc: tuple) -> Any:
+def _checker(m: Any) -> Validator:
+    """The check ``m`` (a Range, Length, Pattern or Check) as a function of (value, loc) that
+    returns the value (a Check's, converted) or raises Invalid: worked out once per annotation."""
     if isinstance(m, Range):
-        if m.ge is not None and value < m.ge:
-            raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(m.ge)}")
-        if m.le is not None and value > m.le:
-            raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(m.le)}")
-    elif isinstance(m, Length):
-        n = len(value)
-        if (m.min is not None and n < m.min) or (m.max is not None and n > m.max):
-            raise Invalid(loc, f"{_where(loc)}: expected {_count(m)}, got {n}: {_show(value)}")
-    elif isinstance(m, Pattern):
-        if not m.match(value):
-            raise Invalid(loc, f"{_where(loc)}: {value!r} is not {m.says}")
-    else:  # Check
+        ge, le = m.ge, m.le
+
+        def in_range(value: Any, loc: tuple) -> Any:
+            if ge is not None and value < ge:
+                raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(ge)}")
+            if le is not None and value > le:
+                raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(le)}")
+            return value
+
+        return in_range
+    if isinstance(m, Length):
+        low, high = m.min, m.max
+
+        def of_length(value: Any, loc: tuple) -> Any:
+            n = len(value)
+            if (low is not None and n < low) or (high is not None and n > high):
+                raise Invalid(loc, f"{_where(loc)}: expected {_count(m)}, got {n}: {_show(value)}")
+            return value
+
+        return of_length
+    if isinstance(m, Pattern):
+
+        def matching(value: Any, loc: tuple) -> Any:
+            if not m.match(value):
+                raise Invalid(loc, f"{_where(loc)}: {value!r} is not {m.says}")
+            return value
+
+        return matching
+
+    def checked(value: Any, loc: tuple) -> Any:  # a Check
         try:
-            value = m.fn(value)
+            return m.fn(value)
         except ValueError as err:
             raise Invalid(loc, f"{_where(loc)}: {err}") from None
-    return value
+
+    return checked
 
 
 def _tagged_validator(tag: Tagged) -> Validator:
