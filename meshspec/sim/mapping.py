@@ -100,12 +100,13 @@ def distribute(
     return _cached_distribute(*key)
 
 
-CACHED_MESH = 4096
-"""Distributions on meshes up to this many devices are remembered (a suite maps the same shapes
-over and over; a distribution holds a slot per device, so big meshes' are not kept)."""
+CACHED_MESH = 1024
+"""Distributions on meshes up to this many devices (32x32, the largest planned system) are
+remembered, the last 64 of them: a suite maps the same shapes over and over. A distribution holds
+a slot per device (about 0.45 MB for 1,024), so the cache stays under 30 MB; a larger mesh's is not kept."""
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _cached_distribute(*key) -> Distribution:
     return _distribute(*key)
 
