@@ -15,8 +15,8 @@ from typing import Optional, Sequence
 from .errors import MeshspecError, UsageError, did_you_mean, one_of
 from .judge.expect import check, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
-from .scenario.loader import LoadedScenario, load
 from .runner import missing_profile, run
+from .scenario.loader import LoadedScenario, load
 from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
 from .sim.profiles import DEFAULT_PROFILE, PROFILES
 

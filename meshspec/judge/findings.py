@@ -201,6 +201,12 @@ def _host_views(t: HostTensor) -> list[DeviceView]:
     return out
 
 
+def _may_lie(t: HostTensor) -> bool:
+    """Whether a shard of ``t`` can be anything but ok in :func:`_host_views`: only read-back and
+    composed shards can; a host tensor made from data holds what it was made from."""
+    return any(s.origin is not None or s.composed_from is not None for s in t.shards.values())
+
+
 def _taint(host: HostTensor, used: tuple[Coord, ...]) -> Optional[tuple]:
     """Why a composed result is not what was written, if it is not: its worst contributor, as
     (status, why, origin step, (device tensor, device) of the first bad read)."""
@@ -432,9 +438,9 @@ class Judge:
                     self.views.pop(name, None)
                     found = _device_tensor_views(t, self.mesh_shape, only_findings=True)
                 else:
-                    if any(s.origin is not None or s.composed_from is not None for s in t.shards.values()):
+                    if _may_lie(t):
                         found = self.views[name] = device_views(t, self.mesh_shape)
-                    else:  # shards of the data they were made from are all ok (_host_views): views wait for the report
+                    else:  # every shard ok: the views wait for the report
                         self.views.pop(name, None)
                         found = []
                     if isinstance(t.source_values, np.ndarray) and t.source_values.nbytes >= EARLY_BYTES:

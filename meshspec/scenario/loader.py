@@ -32,7 +32,7 @@ from ..sim.spec import Arch
 from ..typed import Invalid, Typed, as_dict, validate
 from ..typed import where as _where
 from .model import Expect, Scenario, SystemMesh, step_args, step_op
-from .sniff import NONBLOCK, read_upto, saved_format
+from .sniff import NONBLOCK, read_all, saved_format
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -904,9 +904,7 @@ def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenari
                 raise not_regular
             if info.st_size > MAX_FILE_BYTES:
                 raise ScenarioError(f"file is {info.st_size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
-            raw = read_upto(fd, info.st_size + 1)  # its size as it stood (a read of the limit allocates 4 MiB a file)
-            if len(raw) > info.st_size:  # it grew since: read on, to the limit
-                raw += read_upto(fd, MAX_FILE_BYTES + 1 - len(raw))
+            raw = read_all(fd, info.st_size, MAX_FILE_BYTES)
         finally:
             os.close(fd)
         if len(raw) > MAX_FILE_BYTES:

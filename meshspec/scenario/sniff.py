@@ -54,10 +54,17 @@ def read_regular(path: Path | str, limit: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        raw = read_upto(fd, info.st_size + 1)
-        return raw + read_upto(fd, limit + 1 - len(raw)) if len(raw) > info.st_size else raw
+        return read_all(fd, info.st_size, limit)
     finally:
         os.close(fd)
+
+
+def read_all(fd: int, size: int, limit: int) -> bytes:
+    """An open file's ``size`` bytes as fstat gave them, and, if it grew since, on to ``limit + 1``
+    bytes in all (the caller tells a file past its limit by the length). A read of ``size + 1``,
+    not of the limit: reading the limit would allocate 4 MiB a file."""
+    raw = read_upto(fd, size + 1)
+    return raw + read_upto(fd, limit + 1 - len(raw)) if len(raw) > size else raw
 
 
 def read_upto(fd: int, n: int) -> bytes:

@@ -37,10 +37,9 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
         rt.reserve(need, lambda: f"reading back {dev.name} from {len(order)} device(s)")
     shards: dict[Coord, HostShard] = {}
     shapes: dict[int, ShapeOnly] = {}  # metadata mode: one stand-in per spec (by identity)
-    buffer, specs, step, with_data = dev.buffer, rec.specs, rt.step, rt.with_data
-    last_write, content_step = buffer.last_write, buffer.content_step
+    buffer = dev.buffer
     for c in order:
-        spec = specs.get(c)
+        spec = rec.specs.get(c)
         if spec is None:
             continue  # the runtime cannot read a device it has no spec for
         read_values = buffer.read(c, spec) if values else None
@@ -48,17 +47,16 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
             read_values = shapes.get(id(spec))
             if read_values is None:
                 read_values = shapes[id(spec)] = ShapeOnly(spec.shape, host_dtype(spec.dtype))
-        last = last_write.get(c)
-        write = last if last is not None and last.step == content_step else None  # dev.current_write(c)
+        write = dev.current_write(c)
         origin = ReadOrigin(
             dev.name,
             c,
-            step,
+            rt.step,
             buffer.written_bytes(c),
             write,
-            None if write else last,
+            None if write else buffer.last_write.get(c),
             rec.origin.get(c),
-            write is not None and with_data and buffer.intact(c, write, spec),
+            write is not None and rt.with_data and buffer.intact(c, write, spec),
         )
         shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
     rt.log.append(("read", dev.name, tuple(shards)))

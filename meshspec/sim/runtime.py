@@ -280,15 +280,13 @@ class Runtime:
         """The tensor names ``name`` stands for: a list's items, or itself."""
         return self.lists.get(name, (name,))
 
-    def reserve(self, nbytes: int, what: str | Callable[[], str]) -> None:
-        """Account for ``nbytes`` of host or device data; refuse past ``max_memory``. ``what`` names
-        the data in the refusal; a function giving the words is called only to refuse."""
+    def reserve(self, nbytes: int, what: Callable[[], str]) -> None:
+        """Account for ``nbytes`` of host or device data; refuse past ``max_memory``. ``what()``
+        names the data in the refusal (called only to refuse: most reservations pass)."""
         if self._reserved + nbytes > self.max_memory:
-            if callable(what):
-                what = what()
             held = f" on top of the {fmt_bytes(self._reserved)} already held" if self._reserved else ""
             raise ResourceLimit(
-                f"{what} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
+                f"{what()} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
                 "(--max-memory; default half the machine's RAM); run with --no-data (records and written pages only, "
                 "every finding but data_mismatch) or use a smaller shape"
             )
