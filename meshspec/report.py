@@ -551,7 +551,7 @@ class Summary(Frozen):
 
     def line(self) -> str:
         text = f"{self.passed} passed, {self.failed} failed"
-        return text + (f", {self.errors} errors" if self.errors else "")
+        return text + (f", {self.errors} error{'s' * (self.errors != 1)}" if self.errors else "")
 
 
 def summarize(results: list[CaseResult]) -> Summary:

@@ -306,7 +306,7 @@ def test_invalid_scenario_among_valid_ones(work):
     assert "unknown step 'cpux'" in errors[0]
     n_pass = sum(line.startswith("PASS") for line in lines)
     assert n_pass == sum(len(_default_profiles_from_yaml(f)) for f in BUNDLED)
-    assert lines[-1] == f"{n_pass} passed, 0 failed, 1 errors"
+    assert lines[-1] == f"{n_pass} passed, 0 failed, 1 error"
     root = parse_junit(work / "out.xml")
     assert root.get("errors") == "1" and root.get("failures") == "0" and root.get("tests") == str(n_pass + 1)
     errs = root.findall(".//testcase/error")
@@ -323,7 +323,7 @@ def test_invalid_expect_block_is_an_error_with_position(tmp_path, monkeypatch):
     lines = out_lines(result)
     assert lines[0].startswith("ERROR e/typo.yaml:9:5: ")
     assert "uniform_by_value" in lines[0]
-    assert lines[-1] == "0 passed, 0 failed, 1 errors"
+    assert lines[-1] == "0 passed, 0 failed, 1 error"
 
 
 def test_empty_folder_is_bad_input(tmp_path, monkeypatch):
@@ -527,7 +527,7 @@ def test_jobs_2_identical_with_failures_and_errors(work):
     three = invoke("s", "-j", "3")
     assert one.exit_code == three.exit_code == 2
     assert one.stdout == three.stdout
-    assert out_lines(one)[-1].endswith("1 failed, 1 errors")
+    assert out_lines(one)[-1].endswith("1 failed, 1 error")
 
 
 def test_check_files_order_independent_of_jobs():
@@ -660,7 +660,8 @@ def test_summary_and_exit_codes():
     assert summarize([case(PASS), case(PASS)]) == Summary(2, 0, 0)
     assert Summary(2, 0, 0).exit_code == 0 and Summary(2, 0, 0).line() == "2 passed, 0 failed"
     assert Summary(1, 1, 0).exit_code == 1 and Summary(1, 1, 0).line() == "1 passed, 1 failed"
-    assert Summary(1, 1, 1).exit_code == 2 and Summary(1, 1, 1).line() == "1 passed, 1 failed, 1 errors"
+    assert Summary(1, 1, 1).exit_code == 2 and Summary(1, 1, 1).line() == "1 passed, 1 failed, 1 error"
+    assert Summary(0, 0, 2).line() == "0 passed, 0 failed, 2 errors"  # pytest's words: 1 error, 2 errors
     assert summarize([case(PASS), case(FAIL), case(ERROR)]) == Summary(1, 1, 1)
 
 
