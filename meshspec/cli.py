@@ -683,6 +683,21 @@ def _usage_line(err) -> str:
     return f"{message} ('{where} -h' lists the options)"
 
 
+def _empty_argument(args: list[str]) -> Optional[str]:
+    """The message for an empty argument, or None. click makes ``''`` a ``Path('')``, which is the
+    current folder: ``meshspec run "$FILE"`` with FILE unset would say '.: is a folder'::
+
+        meshspec: argument 2 is empty (''), after 'run': give a file or a value (an unset shell variable?)
+    """
+    if "" not in args:
+        return None
+    from .text import printable
+
+    at = args.index("")
+    after = f", after {printable(args[at - 1])!r}" if at else ""
+    return f"argument {at + 1} is empty (''){after}: give a file or a value (an unset shell variable?)"
+
+
 _signalled: list[int] = []
 
 
@@ -708,6 +723,10 @@ def main() -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
+    empty = _empty_argument(sys.argv[1:])
+    if empty is not None:
+        _err(empty)
+        sys.exit(EXIT_USAGE)
     try:
         code = app(standalone_mode=False)  # usage errors come back as exceptions, to print as one line
     except SystemExit:

@@ -573,6 +573,22 @@ def test_a_bad_option_is_one_line_naming_the_value_and_where_to_look():
         assert res.returncode == 2 and res.stderr == said + "\n" and res.stdout == "", args
 
 
+def test_an_empty_argument_is_named_not_read_as_the_current_folder(tmp_path):
+    # click makes '' a Path('') that is '.': `meshspec run "$FILE"` with FILE unset said '.: is a folder'
+    import subprocess
+    import sys
+
+    for args, said in [
+        (["run", ""], "argument 2 is empty (''), after 'run'"),
+        (["run", str(SEED), "-o", ""], "argument 4 is empty (''), after '-o'"),
+        (["check", "scenarios", ""], "argument 3 is empty (''), after 'scenarios'"),
+    ]:
+        res = subprocess.run([sys.executable, "-m", "meshspec", *args], capture_output=True, text=True, cwd=tmp_path, check=False)
+        assert res.returncode == 2 and res.stdout == "", args
+        assert res.stderr == f"meshspec: {said}: give a file or a value (an unset shell variable?)\n", args
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
 def test_diff_of_a_missing_report_says_there_is_no_such_file(tmp_path):
     result = invoke("diff", tmp_path / "zz.json")
     assert result.exit_code == 2
