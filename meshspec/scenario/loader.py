@@ -289,8 +289,14 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
             problem += " (indent with spaces: YAML does not allow tabs there)"
         start = err.context_mark
         if not tab and err.problem and err.context and start is not None and mark is not None and start.line != mark.line:
-            # the parser notices an unclosed bracket where the next item starts: say where it opened
-            problem += f" ({' '.join(err.context.split())} started at line {start.line + 1}, column {start.column + 1})"
+            context = " ".join(err.context.split())
+            if not text[mark.index :].strip():
+                # the file ends inside a quote or bracket: the end of the file says nothing, where it opened does
+                problem += f" ({context}: it starts here and is never closed)"
+                mark = start
+            else:
+                # the parser notices an unclosed bracket where the next item starts: say where it opened
+                problem += f" ({context} started at line {start.line + 1}, column {start.column + 1})"
         raise ScenarioError(
             f"invalid YAML: {problem}",
             file,

@@ -621,8 +621,11 @@ def test_invalid_yaml_tab_indentation():
         # a flow mapping left open: the parser stops where the next step starts, and says where it opened
         ("steps:\n  - from_torch: {as: src, shape: [1, 8, 32, 32]\n  - to_device: {src: src, as: d}\n", 5, 3,
          "did not find expected ',' or '}' (while parsing a flow mapping started at line 4, column 17)"),
-        # a quote left open runs to the end of the file
-        ('name: "x\nsteps: []\n', 5, 1, "found unexpected end of stream (while scanning a quoted scalar started at line 3, column 7)"),
+        # a quote or bracket left open runs to the end of the file: the position is where it opened
+        ('name: "x\nsteps: []\n', 3, 7, "found unexpected end of stream (while scanning a quoted scalar: it starts here and is never closed)"),
+        ("name: 'x\nsteps: []\n\n", 3, 7, "found unexpected end of stream (while scanning a quoted scalar: it starts here and is never closed)"),
+        ("steps: [{allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}}\n", 3, 8,
+         "did not find expected ',' or ']' (while parsing a flow sequence: it starts here and is never closed)"),
     ],
 )
 def test_an_unclosed_bracket_or_quote_says_where_it_opened(text, line, col, words):
