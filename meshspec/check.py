@@ -17,13 +17,14 @@ from .judge.expect import check, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
 from .runner import missing_profile, run
 from .scenario.loader import LoadedScenario, load
-from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
+from .scenario.sniff import MAX_SNIFF_BYTES, SCENARIO_SUFFIXES, looks_like_scenario, read_regular
 from .sim.profiles import DEFAULT_PROFILE, PROFILES
 
 
 def collect(paths: Sequence[Path | str]) -> list[Path]:
     """Scenario files under each path, sorted within each folder. A file named on its own is
-    always taken; in a folder, YAML that is not a scenario (a CI workflow, say) is skipped.
+    always taken; in a folder, YAML that is not a scenario (a CI workflow, say) is skipped, but an
+    empty file is taken (its load says it is empty).
 
     Raises UsageError for a path that does not exist or when nothing is found.
     """
@@ -34,7 +35,7 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
         if p.is_dir():
             # not only regular files: a dangling link or a FIFO named *.yaml is an ERROR, not skipped
             for f in sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and not f.is_dir()):
-                (found if looks_like_scenario(f) else skipped).append(f)
+                (found if looks_like_scenario(f) or _holds_no_yaml(f) else skipped).append(f)
         elif p.is_file() or p.is_symlink() or p.exists():
             found.append(p)
         else:
@@ -47,6 +48,19 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
             why = f": {len(skipped)} YAML file(s) there ({shown}) have no top-level 'meshspec: 1' key, so are not scenarios"
         raise UsageError(f"no scenario (*.yaml) found under {', '.join(str(p) for p in paths)}{why}")
     return unique
+
+
+def _holds_no_yaml(path: Path) -> bool:
+    """An empty (or comments-only) file in a folder given to ``check``: a scenario not written yet,
+    reported as an ERROR by its load rather than skipped as other YAML is (the pytest plugin, which
+    visits a whole project's YAML, skips it)."""
+    import yaml
+
+    try:
+        raw = read_regular(path, MAX_SNIFF_BYTES)
+        return raw is not None and yaml.compose(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) is None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -637,6 +637,18 @@ def test_a_folder_keeps_other_yaml_out_but_not_a_misspelt_scenario(tmp_path):
     assert r.outcome == ERROR and "unknown key 'meshpsec' in the scenario (did you mean 'meshspec'?)" in r.message
 
 
+def test_an_empty_yaml_file_in_a_folder_is_checked_not_skipped(tmp_path):
+    # nothing in it tells it from other YAML: like a file too broken to tell, it is loaded, and
+    # the load says why it is no scenario (a check that passed without a word would hide it)
+    write(tmp_path / "a.yaml", "")
+    write(tmp_path / "b.yaml", "# to do: the allocation that goes stale\n")
+    write(tmp_path / "ci.yaml", "on: push\njobs: {}\n")
+    assert collect([tmp_path]) == [tmp_path / "a.yaml", tmp_path / "b.yaml"]
+    [a], [b] = check_file(tmp_path / "a.yaml"), check_file(tmp_path / "b.yaml")
+    assert a.outcome == ERROR and a.message == f"{tmp_path / 'a.yaml'}:1:1: the file is empty; a scenario starts with 'meshspec: 1'"
+    assert b.outcome == ERROR and b.message == f"{tmp_path / 'b.yaml'}:1:1: the file holds only comments; a scenario starts with 'meshspec: 1'"
+
+
 def test_nothing_found_says_what_was_skipped(tmp_path):
     write(tmp_path / "ci.yaml", "on: push\njobs: {}\n")
     with pytest.raises(UsageError) as err:

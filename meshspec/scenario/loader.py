@@ -273,7 +273,8 @@ def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
         try:
             node = loader.get_single_node()
             if node is None:
-                raise ScenarioError("the file is empty; a scenario starts with 'meshspec: 1'", file, 1, 1)
+                what = "is empty" if not text.strip() else "holds only comments"
+                raise ScenarioError(f"the file {what}; a scenario starts with 'meshspec: 1'", file, 1, 1)
             data = _construct(loader, node, file, text)
         finally:
             getattr(loader, "dispose", lambda: None)()

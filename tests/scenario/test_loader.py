@@ -573,12 +573,12 @@ def test_missing_meshspec_key():
 
 
 # -- YAML level --------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
-def test_empty_file(text):
+@pytest.mark.parametrize("text, said", [("", "is empty"), ("\n\n", "is empty"), ("# only a comment\n", "holds only comments")])
+def test_empty_file(text, said):
     with pytest.raises(ScenarioError) as info:
         parse(text, FILE)
     msg = message_at(info.value, 1, 1)
-    assert "empty" in msg
+    assert msg == f"the file {said}; a scenario starts with 'meshspec: 1'"
 
 
 def test_top_level_not_a_mapping():
