@@ -104,7 +104,6 @@ def run(
     for step in scenario.steps:
         if on_step is not None:
             on_step(step.index, len(scenario.steps), step.op)
-        logged = len(rt.log)
         failure = None
         try:
             execute(rt, step)
@@ -117,7 +116,7 @@ def run(
         except MemoryError:
             error = StepError(step.index, step.op, OUT_OF_MEMORY, step.line, source="meshspec")
             failure = OUT_OF_MEMORY
-        entries = rt.log[logged:]
+        entries = rt.log  # the step's own
         # A step changes only the tensors it names or touches: judge those alone, so a long
         # scenario costs time in proportion to its length.
         mentioned = step.touched

@@ -289,3 +289,25 @@ def test_to_torch_of_records_in_mixed_dtypes_composes_as_concatenate_promotes():
     execute(rt, make_scenario([ALLOC, EIGHT, COPY8, {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}, "as": "out"}}]).steps[3])
     result = next(iter(rt.tensors["out"].shards.values())).values
     assert result.dtype == np.float32 and same_bits(result, expected).all()
+
+
+def test_the_log_holds_the_current_steps_entries_only():
+    # Runtime.log: the runner reads a step's writes and reads for its trace row right after the
+    # step; kept for the run, a copy on a 256x256 mesh added a 65,536-entry dict (2.6 MB) a step
+    steps = [
+        {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 32]}},
+        {"from_torch": {"as": "src", "shape": [1, 8, 32, 32], "mesh_mapper": {"shard": 1}}},
+        *[{"copy_host_to_device_tensor": {"src": "src", "dst": "dst"}}] * 3,
+        {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}},
+    ]
+    scenario = make_scenario(steps)
+    rt = Runtime(scenario.mesh_shape, get_profile("current"), scenario.folder)
+    logs = []
+    for step in scenario.steps:
+        execute(rt, step)
+        logs.append([(kind, name) for kind, name, _ in rt.log])
+    assert logs == [[], [], [("write", "dst")], [("write", "dst")], [("write", "dst")], [("read", "dst")]]
+    report = run_steps(steps)  # the trace rows still name what each step wrote and read
+    assert [([t.tensor for t in s.written], [t.tensor for t in s.read]) for s in report.steps] == (
+        [([], []), ([], [])] + [(["dst"], [])] * 3 + [([], ["dst"])]
+    )
