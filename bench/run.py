@@ -32,7 +32,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -318,6 +318,16 @@ def rows_check(b: Bench) -> None:
     pytest = [b.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--meshspec", str(suite), "--meshspec-profile", "all"]
     sa, sb = pairs([*pytest, "-n", "2"], [*pytest, "-n", "0"], n, b.work)
     b.rows.append(faster_row("pytest --meshspec, the same files and profiles: -n 2 vs -n 0", sa, sb))
+    # The same count of tests that do nothing: what pytest-xdist itself costs a test on this
+    # machine, which an item must outweigh (at half its cost on each of two workers) to gain
+    empty = b.work / "empty-tests"
+    empty.mkdir(exist_ok=True)
+    for i in range(200):
+        (empty / f"test_{i:03d}.py").write_text("".join(f"def test_{k}():\n    pass\n\n\n" for k in range(7)))
+    plain = [b.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(empty)]
+    sa, sb = pairs([*plain, "-n", "2"], [*plain, "-n", "0"], n, b.work)
+    row = faster_row("  pytest-xdist alone: 1,400 tests that do nothing, -n 2 vs -n 0", sa, sb)
+    b.rows.append(replace(row, target="(context: xdist's own cost)", ok=None))
 
 
 def rows_table(b: Bench) -> None:
