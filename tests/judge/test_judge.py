@@ -58,3 +58,11 @@ def test_a_readback_where_every_device_lies_compares_each_finding_once(monkeypat
     mismatches = [f for f in report.findings if f.kind.value == "data_mismatch"]
     assert len(mismatches) == 1024 and len({f.device for f in mismatches}) == 1024
     assert len(calls) < 10 * 1024
+
+
+def test_a_device_read_back_twice_gives_one_data_mismatch_at_the_first_read():
+    # docs/semantics.md section 7: an event's finding is one per kind, tensor and device
+    steps = [*STALE_READ[:3], {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}},
+             {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}}]
+    report = run(make_scenario(steps), "uniform-by-value")
+    assert [(f.kind.value, f.device, f.step) for f in report.findings] == [("stale", (1, 3), 0), ("data_mismatch", (1, 3), 3)]
