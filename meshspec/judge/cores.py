@@ -22,7 +22,7 @@ WHOLE_DEVICE = {"stale", "uninitialized", "empty", "missing_spec", "shape_mismat
 def core_views(t: DeviceTensor, coord: Coord, view: DeviceView) -> Optional[tuple[CoreView, ...]]:
     """The cores of ``t``'s shard grid on device ``coord`` (None: not sharded, or not on it)."""
     spec = t.record.specs.get(coord) or t.record.spec
-    if spec.shard is None or t.freed_step is not None or coord not in t.devices:
+    if spec.shard is None or t.freed_step is not None or not t.has_device(coord):
         return None
     write = t.buffer.last_write.get(coord)
     current = write if write is not None and write.step == t.content_step else None

@@ -475,7 +475,7 @@ class Judge:
                 for src, src_name, g in srcs:
                     key = (id(src), g)
                     if key not in lying:
-                        lying[key] = _device_view(src, g).status if g in src.devices else None
+                        lying[key] = _device_view(src, g).status if src.has_device(g) else None
                     if lying[key] in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
                         old = before.get(c)
                         now[c] = old if old is not None and old[:2] == (src_name, g) else (

@@ -14,7 +14,7 @@ import numpy as np
 
 from .device import MeshBuffer, Write
 from .meshdevice import MeshDevice
-from .mesh import Coord, Shape, coord_tuple
+from .mesh import Coord, Shape, coord_set, coord_tuple
 from .placement import Topology
 from .spec import TensorSpec
 
@@ -176,11 +176,24 @@ class DeviceTensor:
     span: Optional[tuple[Coord, ...]] = None
     """The devices of its storage this handle covers: one for a ``get_device_tensors`` part, the
     parts' for a combined tensor; None: every device of the buffer."""
+    _span_set: Optional[tuple] = field(default=None, init=False, repr=False)
+    """(span, it as a set) for :meth:`has_device`."""
 
     @property
     def devices(self) -> tuple[Coord, ...]:
         """The devices this handle is judged and read on, row-major."""
         return self.span if self.span is not None else coord_tuple(self.buffer.mesh_shape)
+
+    def has_device(self, coord: Coord) -> bool:
+        """``coord in self.devices`` in one look-up: a scan of a 16,384-device tuple for each
+        device an op read made a view op on a 128x128 mesh take 37 s."""
+        if self.span is None:
+            return coord in coord_set(self.buffer.mesh_shape)
+        if len(self.span) < 8:  # a get_device_tensors part: its one device
+            return coord in self.span
+        if self._span_set is None or self._span_set[0] is not self.span:
+            self._span_set = (self.span, frozenset(self.span))
+        return coord in self._span_set[1]
 
     storage = "device"
 
