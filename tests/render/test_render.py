@@ -92,3 +92,36 @@ def test_columns_refuse_a_row_shorter_than_the_header():
 
     with pytest.raises(ValueError, match="under 3 headers"):
         columns(["a", "b", "c"], [["1", "2"]])
+
+
+def test_a_mesh_whose_every_other_column_lies_groups_its_992_lies_and_their_reads():
+    # section 4: a mapper over a 32x1 grid fills column 0 of a 32x32 mesh; the allocation records all
+    # 1,024 devices (uniform-by-value, section 6), so the 992 devices of columns 1..31 are stale and
+    # each reads back never-written memory: one root with its echo under it, devices folded. The
+    # findings are tied to their roots by device, not compared pairwise (64x64 took 31 s that way).
+    import yaml
+
+    from meshspec.scenario.loader import parse
+
+    doc = {
+        "meshspec": 1, "mesh": [32, 32], "profile": "uniform-by-value", "data": "none",
+        "steps": [
+            {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 32]}},
+            {"from_torch": {"as": "src", "shape": [1, 32, 32, 32],
+                            "mesh_mapper": {"placements": [{"shard": 1}, "replicate"], "mesh_shape": [32, 1]}}},
+            {"copy_host_to_device_tensor": {"src": "src", "dst": "dst"}},
+            {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}},
+        ],
+    }
+    report = run(parse(yaml.safe_dump(doc), "columns.yaml"), None)
+    out = render([report], Format.TABLE, Options(width=120))
+    devices = "(0,1) (0,2) (0,3) (0,4) ... (992 devices) (31,30) (31,31)"
+    assert block(out, "findings", 6) == [
+        "findings",
+        f"  stale dst {devices}  origin: step 0 allocate_tensor_on_device",
+        "      recorded as holding 1x1x32x32 bfloat16 tile dram since step 0 (allocate_tensor_on_device), but never written",
+        "      since allocation",
+        f"      -> data_mismatch dst {devices}: read back 1024 values from",
+        "         device memory never written since allocation",
+    ]
+    assert out.rstrip().splitlines()[-1] == "1984 findings (992 data_mismatch, 992 stale) in 1 tensor"
