@@ -22,7 +22,7 @@ from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
-from ..sim.mesh import Coord, Shape, block, coord_set, fmt_coord, fmt_shape, ttnn_shape, volume
+from ..sim.mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
 from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, count_different, differences
@@ -297,15 +297,14 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
         part = False
     out = []
     if held and held != topo.coords:  # set operations, not a Python loop over 65,536 devices a step
-        listed, held_set = set(topo.coords), set(held)
+        listed, held_set = topo.coord_set(), set(held)  # (a part's held is its one device: no set of the topology's)
         missing = [c for c in held if c not in listed] if not held_set <= listed else []
-        extra = [c for c in topo.coords if c not in held_set] if not listed <= held_set else []
-        if extra and not part:
+        extra = [c for c in topo.coords if c not in held_set] if not part and not listed <= held_set else []
+        if extra:
             out.append(f"its topology {topo} lists {_coords_text(extra)} {not_held}")
         if missing:
             out.append(f"{what} {_coords_text(missing)} that its topology {topo} does not list")
-    on = coord_set(tuple(on_mesh))
-    off = [] if on.issuperset(topo.coords) else [c for c in topo.coords if c not in on]
+    off = topo.off_mesh(tuple(on_mesh))
     if off and isinstance(t, DeviceTensor):
         out.append(f"its topology lists {_coords_text(off)}, not on its mesh {ttnn_shape(on_mesh)}")
     size = volume(topo.distribution_shape)

@@ -51,7 +51,7 @@ def tensor_title(t: TensorReport, meshes: tuple = ()) -> Text:
         title.append(f"  {t.spec.describe()}  topology {t.topology}")
     if t.storage == "device":
         recorded = {v.coord for v in t.devices if v.recorded}
-        if recorded != set(t.topology.coords):
+        if recorded != t.topology.coord_set():  # (made once for the parts that share a topology)
             # the record contradicts the topology (the current library's gap shows here)
             title.append(f"; {len(recorded)} recorded", style="bold yellow")
     where = next((m for m in meshes if m.name == t.mesh_device), None)

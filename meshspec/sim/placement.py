@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Union
 
 from ..frozen import Frozen
-from .mesh import Coord, Shape
+from .mesh import Coord, Shape, coord_set as _mesh_coords
 
 
 class Replicate(Frozen):
@@ -80,6 +80,25 @@ class Topology(Frozen):
         shape = "x".join(str(n) for n in self.distribution_shape)
         n = len(self.coords)
         return f"({shape}) [{', '.join(str(p) for p in self.placements)}] on {n} device{'s' * (n != 1)}"
+
+    def coord_set(self) -> frozenset[Coord]:
+        """``coords`` as a set, made once per topology: the get_device_tensors parts of a tensor
+        share its topology, and a set for each part made 16,384 parts on 128x128 quadratic."""
+        d = self.__dict__  # beside the fields: equality, hashing and replace() read the fields only
+        cached = d.get("_coord_set")
+        if cached is None:
+            cached = d["_coord_set"] = frozenset(self.coords)
+        return cached
+
+    def off_mesh(self, mesh_shape: Shape) -> tuple[Coord, ...]:
+        """The coordinates not on a mesh of ``mesh_shape``, in order (worked out once per shape)."""
+        d = self.__dict__
+        key = ("_off_mesh", tuple(mesh_shape))
+        cached = d.get(key)
+        if cached is None:
+            on = frozenset(_mesh_coords(tuple(mesh_shape)))
+            cached = d[key] = () if self.coord_set() <= on else tuple(c for c in self.coords if c not in on)
+        return cached
 
     def to_json(self) -> dict:
         return {

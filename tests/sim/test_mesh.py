@@ -48,3 +48,16 @@ def test_boxes_cover_exactly_the_devices_once(devices):
     assert sorted(covered) == sorted(devices)  # exactly, and no device twice
     assert sum(range_size(b) for b in boxes) == len(devices)
     assert list(boxes) == sorted(boxes)  # row-major by start
+
+
+def test_a_topology_s_coordinate_set_and_those_off_a_mesh_are_worked_out_once():
+    # get_device_tensors parts share their tensor's topology: the judge and the table ask each
+    # part's about the same coordinates (docs/semantics.md section 9)
+    from meshspec.sim.placement import Replicate, Topology
+
+    topo = Topology((2, 4), (Replicate(), Replicate()), tuple((r, c) for r in range(2) for c in range(4)))
+    assert topo.coord_set() == frozenset(topo.coords) and topo.coord_set() is topo.coord_set()
+    assert topo.off_mesh((2, 4)) == () and topo.off_mesh((1, 4)) == tuple((1, c) for c in range(4))
+    assert topo.off_mesh((1, 2)) == ((0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3))  # in the topology's order
+    same = Topology((2, 4), (Replicate(), Replicate()), topo.coords)
+    assert topo == same and hash(topo) == hash(same) and topo.replace() == same  # the memo is no field
