@@ -470,16 +470,21 @@ class Judge:
         if rec.tainted is None or rec.tainted[0] is not rec.sources:  # new sources (the op ran, or a trace replayed it)
             before = rec.tainted[1] if rec.tainted is not None else {}
             now, lying = {}, {}
+            first: dict[int, Optional[tuple]] = {}  # per sources tuple (a collective's group shares one): its first lying source
             for c, srcs in rec.sources.items():
-                for src, src_name, g in srcs:
-                    key = (id(src), g)
-                    if key not in lying:
-                        lying[key] = _device_view(src, g).status if src.has_device(g) else None
-                    if lying[key] in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
-                        old = before.get(c)
-                        now[c] = old if old is not None and old[:2] == (src_name, g) else (
-                            src_name, g, lying[key], self.step_index, self.ops.get(self.step_index))
-                        break
+                if id(srcs) not in first:
+                    first[id(srcs)] = None
+                    for src, src_name, g in srcs:
+                        key = (id(src), g)
+                        if key not in lying:
+                            lying[key] = _device_view(src, g).status if src.has_device(g) else None
+                        if lying[key] in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
+                            first[id(srcs)] = (src_name, g, lying[key])
+                            break
+                hit = first[id(srcs)]
+                if hit is not None:
+                    old = before.get(c)
+                    now[c] = old if old is not None and old[:2] == hit[:2] else (*hit, self.step_index, self.ops.get(self.step_index))
             rec.tainted = (rec.sources, now)
         out = []
         for c, (src_name, g, status, step, op) in rec.tainted[1].items():

@@ -104,3 +104,30 @@ def test_a_scatter_along_the_outer_axis_of_an_inner_shard_is_no_row_major_label(
     assert len(rs) == 1 and "column-major" in rs[0]["message"]
     report, _ = _run(steps, "reference")
     assert report["findings"] == []
+
+
+def test_a_whole_mesh_collective_works_out_its_group_once_and_its_members_share_it():
+    # Over the whole mesh a group is every device: its spec, result and sources are the group's,
+    # shared by its members (per member, 16x16 was 65,536 source entries and 23 s at 64x64).
+    # Columns 1..15 of `tokens` are never written (uniform-by-value records all 256): every output
+    # device read them, and its stale_input names the first of its group's lying sources, (0,1).
+    steps = ("  - allocate_tensor_on_device: {as: tokens, shape: [1, 1, 32, 32]}\n"
+             "  - from_torch: {as: b, shape: [1, 16, 32, 32], mesh_mapper: {placements: [{shard: 1}, replicate], mesh_shape: [16, 1]}}\n"
+             "  - copy_host_to_device_tensor: {src: b, dst: tokens}\n"
+             "  - all_gather: {tensor: tokens, dim: 1, as: gat}\n")
+    text = "meshspec: 1\nname: c\nmesh: [16, 16]\ndata: none\nsteps:\n" + steps
+    from meshspec.runner import execute
+    from meshspec.sim.profiles import get_profile
+    from meshspec.sim.runtime import Runtime
+
+    scenario = parse(text, Path("c.yaml"))
+    rt = Runtime(scenario.mesh_shape, get_profile("uniform-by-value"), scenario.folder)
+    for step in scenario.steps:
+        execute(rt, step)
+    rec = rt.tensors["gat"].record
+    assert len({id(s) for s in rec.sources.values()}) == 1 and len(next(iter(rec.sources.values()))) == 256
+    assert len({id(s) for s in rec.specs.values()}) == 1 and rec.spec.shape == (1, 16 * 16, 32, 32)
+    report = run(scenario, "uniform-by-value")
+    inputs = [f for f in report.findings if f.kind.value == "stale_input"]
+    assert len(inputs) == 256 and {f.device for f in inputs} == {(r, c) for r in range(16) for c in range(16)}
+    assert all("read tokens (0,1), which was stale then" in f.message for f in inputs)

@@ -62,15 +62,25 @@ def groups(mesh_shape: tuple[int, ...], cluster_axis: Optional[int]) -> dict[Coo
     """Each device's group: the devices along ``cluster_axis`` through it, in order; or every
     device, row-major.
 
-    >>> groups((2, 2), 1)[(1, 0)]
-    ((1, 0), (1, 1))
+    The devices of a group share one tuple: a collective works out a group's spec, result and
+    sources once, by the group's identity (not once per member: over the whole mesh that was
+    quadratic in the devices).
+
+    >>> g = groups((2, 2), 1)
+    >>> g[(1, 0)], g[(1, 0)] is g[(1, 1)]
+    (((1, 0), (1, 1)), True)
     """
     every = coord_tuple(tuple(mesh_shape))
     if cluster_axis is None:
         return {c: every for c in every}
     if not 0 <= cluster_axis < len(mesh_shape):
         raise TTFatal(f"cluster_axis {cluster_axis} is out of range for a mesh of shape {list(mesh_shape)}")
-    return {c: tuple(c[:cluster_axis] + (i,) + c[cluster_axis + 1 :] for i in range(mesh_shape[cluster_axis])) for c in every}
+    out: dict[Coord, tuple[Coord, ...]] = {}
+    for c in every:
+        if c not in out:
+            group = tuple(c[:cluster_axis] + (i,) + c[cluster_axis + 1 :] for i in range(mesh_shape[cluster_axis]))
+            out.update(dict.fromkeys(group, group))
+    return {c: out[c] for c in every}  # in the mesh's order
 
 
 def gather_hook(topo: Topology, dim: int) -> Topology:
@@ -109,7 +119,9 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None) -
     # a device reads each of its group's buffers as their records say (uneven shards in an era
     # that allows them give each group its own output shape)
     read_as = {c: rec.specs.get(c) or spec_in for c in mesh.coords}
-    specs = {c: spec_of(shape_of([tuple(read_as[g].shape) for g in group_of[c]])) for c in mesh.coords}
+    distinct = list({id(g): g for g in group_of.values()}.values())  # each group once (members share its tuple)
+    group_spec = {id(g): spec_of(shape_of([tuple(read_as[x].shape) for x in g])) for g in distinct}
+    specs = {c: group_spec[id(group_of[c])] for c in mesh.coords}
     out_spec = specs[mesh.coords[0]]
     real = rec.layout()  # the data's layout, when an op made the input
     truth = _layout_after(real, helper) if real is not None else None
@@ -125,17 +137,17 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None) -
         label = legacy(topo)
     out = allocation(rt, out_spec, mesh, a.as_, label)
     held = {c: src.buffer.read(c, read_as[c]) if rt.with_data else None for c in mesh.coords}
+    position = {c: i for g in distinct for i, c in enumerate(g)}
+    results: dict[int, Optional[np.ndarray]] = {}  # each group's result (None: a part is not there), once
+    for g in distinct:
+        parts = [held[x] for x in g]
+        results[id(g)] = combine(parts) if all(p is not None for p in parts) else None
     shards = {}
-    results: dict[tuple[Coord, ...], np.ndarray] = {}  # each group's result, once (not once per member)
     for c in mesh.coords:
-        group = group_of[c]
-        parts = [held[g] for g in group]
-        values = None
-        if all(p is not None for p in parts):
-            if group not in results:
-                results[group] = combine(parts)
-            values = results[group] if piece is None else piece(results[group], group.index(c))
-        if values is None:
+        result = results[id(group_of[c])]
+        if result is not None:
+            values = result if piece is None else piece(result, position[c])
+        else:
             values = unread(rt, specs[c])
         shards[c] = HostShard(c, specs[c], values, (0,) * len(specs[c].shape))
     out.record.recorded = tuple(mesh.coords)
@@ -143,7 +155,8 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None) -
     rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", out_spec, None), shards)
     out.record.truth = (truth, rt.step, rt.op)
     out.record.dishonest = dishonest
-    out.record.sources = {c: tuple((src, a.tensor, g) for g in group_of[c]) for c in mesh.coords}
+    sources = {id(g): tuple((src, a.tensor, x) for x in g) for g in distinct}  # a group's members share theirs
+    out.record.sources = {c: sources[id(group_of[c])] for c in mesh.coords}
     rt.bind(a.as_, out)
 
 
