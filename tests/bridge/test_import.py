@@ -598,7 +598,7 @@ def test_a_long_trace_finds_each_argument_by_its_signature_not_by_a_scan(tmp_pat
     # The tracer records no tensor ids: an argument is the latest live earlier tensor with its spec
     # and topology. The example's 7 calls repeated 50 times (fresh operation ids): a scan of every
     # earlier tensor computed _sig 30,624 times here (16 s for 1,600 repeats); an index 900, a few
-    # times a tensor. The steps are the example's, repeated, the later repeats reusing its names.
+    # times a tensor. The steps are the example's ops, repeated.
     import json
 
     from meshspec.bridge.importer import tracer
