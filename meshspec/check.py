@@ -17,7 +17,7 @@ from .judge.expect import check, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
 from .runner import missing_profile, run
 from .scenario.loader import LoadedScenario, load
-from .scenario.sniff import MAX_SNIFF_BYTES, SCENARIO_SUFFIXES, looks_like_scenario, read_regular
+from .scenario.sniff import SCENARIO_SUFFIXES, looks_like_scenario
 from .sim.profiles import DEFAULT_PROFILE, PROFILES
 
 
@@ -35,7 +35,7 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
         if p.is_dir():
             # not only regular files: a dangling link or a FIFO named *.yaml is an ERROR, not skipped
             for f in sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and not f.is_dir()):
-                (found if looks_like_scenario(f) or _holds_no_yaml(f) else skipped).append(f)
+                (found if looks_like_scenario(f, empty=True) else skipped).append(f)
         elif p.is_file() or p.is_symlink() or p.exists():
             found.append(p)
         else:
@@ -48,17 +48,6 @@ def collect(paths: Sequence[Path | str]) -> list[Path]:
             why = f": {len(skipped)} YAML file(s) there ({shown}) have no top-level 'meshspec: 1' key, so are not scenarios"
         raise UsageError(f"no scenario (*.yaml) found under {', '.join(str(p) for p in paths)}{why}")
     return unique
-
-
-def _holds_no_yaml(path: Path) -> bool:
-    """An empty (or comments-only) file in a folder given to ``check``: a scenario not written yet,
-    reported as an ERROR by its load rather than skipped as other YAML is (the pytest plugin, which
-    visits a whole project's YAML, skips it)."""
-    try:
-        raw = read_regular(path, MAX_SNIFF_BYTES)
-        return raw is not None and all(not line.strip() or line.lstrip().startswith("#") for line in raw.decode("utf-8").splitlines())
-    except (OSError, UnicodeDecodeError):
-        return False
 
 
 def parse_shard(text: str) -> tuple[int, int]:

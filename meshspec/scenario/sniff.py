@@ -15,10 +15,12 @@ MAX_SNIFF_BYTES = 4 * 1024 * 1024
 _TOP_KEY = re.compile(r"""^["']?meshspec["']?[ \t]*:""", re.M)
 
 
-def looks_like_scenario(path: Path) -> bool:
+def looks_like_scenario(path: Path, empty: bool = False) -> bool:
     """True for a YAML mapping with a top-level ``meshspec`` key, and for files too broken to
-    tell (so that loading them reports the problem instead of skipping them silently). Never
-    reads from anything but a regular file (a FIFO would block)."""
+    tell (so that loading them reports the problem instead of skipping them silently). A file
+    with no YAML in it (empty, or comments only) is ``empty``: ``check`` takes it (a scenario not
+    written yet, which its load reports), the pytest plugin, visiting a whole project, does not.
+    Never reads from anything but a regular file (a FIFO would block)."""
     import yaml
 
     try:
@@ -31,6 +33,8 @@ def looks_like_scenario(path: Path) -> bool:
         node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return True
+    if node is None:
+        return empty
     if not isinstance(node, yaml.MappingNode):
         return False
     import difflib  # only for a file with no 'meshspec' key at its start: not on the plugin's path

@@ -96,7 +96,7 @@ class Topology(Frozen):
         key = ("_off_mesh", tuple(mesh_shape))
         cached = d.get(key)
         if cached is None:
-            on = frozenset(_mesh_coords(tuple(mesh_shape)))
+            on = _mesh_coords(tuple(mesh_shape))
             cached = d[key] = () if self.coord_set() <= on else tuple(c for c in self.coords if c not in on)
         return cached
 
