@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from itertools import compress
+from itertools import compress, repeat
+from operator import is_
 from typing import Optional
 
 import numpy as np
 
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport
+from ..sim.device import Write
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
 from ..sim.mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
@@ -99,22 +101,39 @@ def _device_tensor_views(t: DeviceTensor, mesh_shape: Shape, only_findings: bool
 def _lying_devices(t: DeviceTensor) -> list[Coord]:
     """The devices whose status is a finding. A device's status follows from whether it is
     recorded, its recorded spec and the write it last got (one object per spec a step wrote), so
-    the devices are keyed by those three (spec and write by identity) in one pass made of C-level
-    maps, and each distinct key, a handful on any mesh, is judged once."""
-    rec = t.record
-    specs = rec.specs
-    last = t.buffer.last_write
-    content = t.content_step
+    the devices are keyed by those three (spec and write by identity) and each distinct key, a
+    handful on any mesh, is judged once.
+
+    The common case, every device recorded alike with one spec object, is keyed by the write
+    alone: three look-ups a device, two identity scans of plain lists and no object made per
+    device (a 65,536-device step otherwise builds 65,536 key tuples, whose allocation on memory
+    the cache no longer holds is what made a device cost more on a larger mesh)."""
     devices = t.devices
-    keys = list(zip(map(rec.recorded_set.__contains__, devices), map(id, map(specs.get, devices)), map(last.get, devices)))
-    lie: dict[tuple, bool] = {}
-    for key, c in dict(zip(keys, devices)).items():  # a device of each key
-        recorded, _, old = key
-        current = old if old is not None and old.step == content else None
-        written = current.spec if current is not None else None
-        bytes_ = current.content_bytes if current is not None else 0
-        lie[key] = _status(recorded, specs.get(c), written, bytes_, content is not None).is_finding
-    return list(compress(devices, map(lie.__getitem__, keys)))
+    if not devices:
+        return []
+    rec = t.record
+    specs = list(map(rec.specs.get, devices))
+    writes = list(map(t.buffer.last_write.get, devices))
+    recorded = list(map(rec.recorded_set.__contains__, devices))
+    spec, is_recorded = specs[0], recorded[0]
+    if all(map(is_, specs, repeat(spec))) and all(map(is_, recorded, repeat(is_recorded))):
+        lie = {w: _lies(t, is_recorded, spec, w) for w in set(writes)}
+        if not any(lie.values()):
+            return []
+        return list(devices) if all(lie.values()) else list(compress(devices, map(lie.__getitem__, writes)))
+    keys = list(zip(recorded, map(id, specs), writes))
+    lie_by: dict[tuple, bool] = {}
+    for key, s in dict(zip(keys, specs)).items():  # a spec of each key
+        lie_by[key] = _lies(t, key[0], s, key[2])
+    return list(compress(devices, map(lie_by.__getitem__, keys)))
+
+
+def _lies(t: DeviceTensor, recorded: bool, spec: Optional[TensorSpec], last: Optional[Write]) -> bool:
+    """Whether a device so recorded, with that spec and that last write, is a finding."""
+    content = t.content_step
+    current = last if last is not None and last.step == content else None
+    written = current.spec if current is not None else None
+    return _status(recorded, spec, written, current.content_bytes if current is not None else 0, content is not None).is_finding
 
 
 def _device_view(t: DeviceTensor, c: Coord) -> DeviceView:

@@ -143,17 +143,26 @@ class Write:
 
 
 class PageRanges:
-    """Written pages as sorted, disjoint ``[start, stop)`` ranges: O(1) to add a prefix write,
-    O(ranges) for counts, never O(pages) of bookkeeping per write."""
+    """Written pages as sorted, disjoint ``[start, stop)`` ranges: a value, never changed once
+    made (adding pages gives a new one, or the same one when they were all there), so the devices
+    a step wrote alike share one. O(ranges) for counts, never O(pages) of bookkeeping per write.
+
+    >>> w = NOTHING.plus(0, 4).plus(10, 12)
+    >>> w.ranges, w.count()
+    (((0, 4), (10, 12)), 6)
+    >>> w.plus(4, 10).ranges, w.prefix(3) is w
+    (((0, 12),), True)
+    """
 
     __slots__ = ("ranges",)
 
-    def __init__(self) -> None:
-        self.ranges: list[tuple[int, int]] = []
+    def __init__(self, ranges: tuple[tuple[int, int], ...] = ()) -> None:
+        self.ranges = ranges
 
-    def add(self, start: int, stop: int) -> None:
-        if stop <= start:
-            return
+    def plus(self, start: int, stop: int) -> "PageRanges":
+        """These pages and ``[start, stop)``; ``self`` when they add nothing."""
+        if stop <= start or any(a <= start and stop <= b for a, b in self.ranges):
+            return self
         merged: list[tuple[int, int]] = []
         for a, b in self.ranges:
             if b < start or a > stop:
@@ -161,19 +170,14 @@ class PageRanges:
             else:
                 start, stop = min(a, start), max(b, stop)
         merged.append((start, stop))
-        self.ranges = sorted(merged)
+        return PageRanges(tuple(sorted(merged)))
 
-    def add_prefix(self, stop: int) -> None:
-        """``add(0, stop)``: what every write today does (a write starts at page 0)."""
+    def prefix(self, stop: int) -> "PageRanges":
+        """``plus(0, stop)``: what every write but a partial one does (a write starts at page 0)."""
         r = self.ranges
-        if not r:
-            if stop > 0:
-                self.ranges = [(0, stop)]
-        elif len(r) == 1 and r[0][0] == 0:
-            if stop > r[0][1]:
-                self.ranges = [(0, stop)]
-        else:
-            self.add(0, stop)
+        if len(r) == 1 and r[0][0] == 0 and stop <= r[0][1]:
+            return self
+        return self.plus(0, stop)
 
     def count(self) -> int:
         return sum(b - a for a, b in self.ranges)
@@ -184,6 +188,10 @@ class PageRanges:
         for a, b in self.ranges:
             out[a : min(b, n)] = True
         return out
+
+
+NOTHING = PageRanges()
+"""No page written."""
 
 
 def _fresh(values: np.ndarray, memory: np.ndarray, out: Optional[np.ndarray]) -> np.ndarray:
@@ -212,9 +220,8 @@ def _same_rows(a: TensorSpec, b: TensorSpec) -> bool:
 
 @dataclass(eq=False)  # compared by identity: it is state, not a value
 class DeviceMemory:
-    data: Optional[np.ndarray]
-    """``allocated_bytes`` of memory (None in metadata mode)."""
-    written: PageRanges = field(default_factory=PageRanges)
+    data: np.ndarray
+    """``allocated_bytes`` of memory (data mode only: metadata mode keeps no device memory)."""
     native: Optional[tuple[TensorSpec, int]] = None
     """The first ``n`` pages hold ``spec``'s physical rows, not yet tiled."""
 
@@ -237,6 +244,8 @@ class MeshBuffer:
     with_data: bool = True
     devices: dict[Coord, DeviceMemory] = field(default_factory=dict, repr=False)
     last_write: dict[Coord, Write] = field(default_factory=dict, repr=False)
+    written: dict[Coord, PageRanges] = field(default_factory=dict, repr=False)
+    """The pages written on each device since allocation (absent: none); devices written alike share one value."""
     released: bool = False
     """Its bytes were returned to the run's memory account (once, whichever handle freed it)."""
     content_step: Optional[int] = None
@@ -256,11 +265,12 @@ class MeshBuffer:
         return None if self.address is None else (id(self.allocator), self.spec.memory.value, self.address)
 
     def _device(self, coord: Coord, written: int = 0) -> DeviceMemory:
+        """``coord``'s memory, made on first touch (data mode only)."""
         dev = self.devices.get(coord)
         if dev is None:
             pool = self.pool
             # where it lies matters to the reuse rule alone (what a freed buffer there left)
-            data = pool.take(coord, self.spec.allocated_bytes, written, self.place if pool.rule is Uninitialized.REUSE else None) if self.with_data else None
+            data = pool.take(coord, self.spec.allocated_bytes, written, self.place if pool.rule is Uninitialized.REUSE else None)
             dev = self.devices[coord] = DeviceMemory(data)
         return dev
 
@@ -269,8 +279,7 @@ class MeshBuffer:
 
     def _tile_native(self, dev: DeviceMemory) -> None:
         """Turn a native prefix into the page bytes the device really holds."""
-        if dev.native is None or dev.data is None:
-            dev.native = None
+        if dev.native is None:
             return
         spec, n = dev.native
         dev.native = None
@@ -290,45 +299,59 @@ class MeshBuffer:
             return
         contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
         dev = self._device(coord, contiguous)
-        if dev.data is not None:
-            if _native_ok(spec) and _native_ok(self.spec) and spec.page_size == self.spec.page_size:
-                if dev.native is not None and dev.native[1] > n:
-                    self._tile_native(dev)  # the older write's tail must stay as the device has it
-                physical = pages.physical(values, spec)
-                dev.data[: n * spec.page_size].view(physical.dtype).reshape(physical.shape)[...] = physical
-                dev.native = (spec, n)
-            else:
-                self._tile_native(dev)
-                self._pages(dev)[:n, : spec.page_size] = pages.encode(values, spec)
-        dev.written.add_prefix(n)
+        if _native_ok(spec) and _native_ok(self.spec) and spec.page_size == self.spec.page_size:
+            if dev.native is not None and dev.native[1] > n:
+                self._tile_native(dev)  # the older write's tail must stay as the device has it
+            physical = pages.physical(values, spec)
+            dev.data[: n * spec.page_size].view(physical.dtype).reshape(physical.shape)[...] = physical
+            dev.native = (spec, n)
+        else:
+            self._tile_native(dev)
+            self._pages(dev)[:n, : spec.page_size] = pages.encode(values, spec)
+        self.written[coord] = self.written.get(coord, NOTHING).prefix(n)
         self.last_write[coord] = write
 
     def write_records(self, coords: list[Coord], num_pages: int, write: Write) -> None:
         """Metadata mode: ``write`` reached each of ``coords``, from page 0 to ``num_pages``, as
-        :meth:`write` records it with no values (one call for a run of devices, not one each)."""
-        devices = self.devices
-        for c in coords:
-            (devices.get(c) or self._device(c)).written.add_prefix(num_pages)
+        :meth:`write` records it with no values (one call for a run of devices, not one each).
+
+        Devices written alike share their written pages, so the new pages are worked out once per
+        distinct old value (a handful) and stored in passes made of C-level maps; a copy into pages
+        already written (every copy after the first into the same allocation) stores nothing."""
+        if self.with_data:  # a write of no values in data mode: the devices' memory as they have it now
+            for c in coords:
+                self._device(c)
+        written = self.written
+        olds = list(map(written.get, coords))
+        alike: dict[tuple, PageRanges] = {}  # devices that end up with the same pages share one value
+        new = {old: alike.setdefault((p := (old or NOTHING).prefix(num_pages)).ranges, p) for old in set(olds)}
+        if any(old is not pages for old, pages in new.items()):
+            if len(new) == 1:
+                written.update(dict.fromkeys(coords, next(iter(new.values()))))
+            else:
+                written.update(zip(coords, map(new.__getitem__, olds)))
         self.last_write.update(dict.fromkeys(coords, write))
 
     def _write_pages(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
-        dev = self._device(coord)
-        if self.with_data and values is not None and dev.data is not None:
+        if self.with_data and values is not None:
+            dev = self._device(coord)
             self._tile_native(dev)
             encoded = pages.encode(values, spec)
             index = np.asarray(write.pages, dtype=np.int64)
             self._pages(dev)[index, : spec.page_size] = encoded[index]
+        done = self.written.get(coord, NOTHING)
         for p in write.pages:
-            dev.written.add(p, p + 1)
+            done = done.plus(p, p + 1)
+        self.written[coord] = done
         self.last_write[coord] = write
 
     def read(self, coord: Coord, spec: TensorSpec, out: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
         """What a reader gets reading ``coord`` as ``spec``: a fresh copy (None in metadata mode),
         or, given ``out`` (an array of ``spec``'s logical shape and host dtype, a block of a
         composed result say), those values written into it and ``out`` returned."""
-        dev = self._device(coord)
-        if dev.data is None:
+        if not self.with_data:
             return None
+        dev = self._device(coord)
         if dev.native is not None and _same_rows(dev.native[0], spec) and spec.num_pages <= dev.native[1]:
             rows = spec.physical_shape[0]
             physical = dev.data[: spec.num_pages * spec.page_size].view(host_dtype(spec.dtype)).reshape(rows, -1)
@@ -361,21 +384,19 @@ class MeshBuffer:
         )
 
     def written_pages(self, coord: Coord) -> int:
-        dev = self.devices.get(coord)
-        return dev.written.count() if dev is not None else 0
+        return self.written.get(coord, NOTHING).count()
 
     def written_bytes(self, coord: Coord) -> int:
         """Bytes of data written to ``coord`` since allocation (pages x page size)."""
         return self.written_pages(coord) * self.spec.page_size
 
     def written_mask(self, coord: Coord, n: int) -> np.ndarray:
-        dev = self.devices.get(coord)
-        return dev.written.mask(n) if dev is not None else np.zeros(n, dtype=bool)
+        return self.written.get(coord, NOTHING).mask(n)
 
     def free(self) -> None:
         """Return every device's memory to the pool (for ``reuse``)."""
         for coord, dev in self.devices.items():
-            if dev.data is not None:
-                self._tile_native(dev)
-                self.pool.give(coord, dev.data, self.place)
+            self._tile_native(dev)
+            self.pool.give(coord, dev.data, self.place)
         self.devices.clear()
+        self.written.clear()

@@ -1,5 +1,9 @@
 """The step-by-step judge (meshspec/judge/findings.py; docs/semantics.md section 7)."""
 
+from pathlib import Path
+
+import pytest
+
 from conftest import make_scenario
 from meshspec.judge.findings import Judge, device_views
 from meshspec.runner import execute, run
@@ -66,3 +70,32 @@ def test_a_device_read_back_twice_gives_one_data_mismatch_at_the_first_read():
              {"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 1}}}]
     report = run(make_scenario(steps), "uniform-by-value")
     assert [(f.kind.value, f.device, f.step) for f in report.findings] == [("stale", (1, 3), 0), ("data_mismatch", (1, 3), 3)]
+
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_lying_devices_of_every_step_are_those_whose_view_is_a_finding(path, monkeypatch):
+    """_lying_devices keys devices by (recorded, spec, last write) to judge each key once: the
+    devices it gives must be exactly those whose own view is a finding (docs/semantics.md section 7),
+    after every step of every bundled scenario, under every profile."""
+    from meshspec.judge import findings
+    from meshspec.scenario.loader import load
+    from meshspec.sim.profiles import PROFILES
+    from meshspec.sim.tensor import DeviceTensor
+
+    checked = []
+
+    def step(self, tensors, events, names):
+        for t in tensors.values():
+            if isinstance(t, DeviceTensor) and t.freed_step is None:
+                want = [c for c in t.devices if findings._device_view(t, c).status.is_finding]
+                assert findings._lying_devices(t) == want, (self.step_index, t.name)
+                checked.append(bool(want))
+        return judge_step(self, tensors, events, names)
+
+    judge_step = Judge.step
+    monkeypatch.setattr(Judge, "step", step)
+    scenario = load(path)
+    for name in [*PROFILES, *scenario.profiles]:
+        run(scenario, name, trace=False)
+    assert checked

@@ -147,19 +147,36 @@ def test_metadata_mode_tracks_pages_without_bytes():
     buf = MeshBuffer(1, spec, (1, 2), 0, with_data=False)
     buf.write((0, 1), None, spec, Write(1, "h", spec, origin=(0, 0, 0, 0)))
     assert buf.written_pages((0, 1)) == 4 and buf.written_pages((0, 0)) == 0
-    assert buf.read((0, 1), spec) is None and buf.devices[(0, 1)].data is None
+    assert buf.read((0, 1), spec) is None and buf.devices == {}  # no device memory in metadata mode
 
 
 def test_page_ranges_merge():
     from meshspec.sim.device import PageRanges
 
-    r = PageRanges()
-    r.add(0, 4)
-    r.add(2, 6)
-    r.add(10, 12)
-    r.add(6, 10)
-    assert r.ranges == [(0, 12)] and r.count() == 12
+    r = PageRanges().plus(0, 4).plus(2, 6).plus(10, 12)
+    assert r.ranges == ((0, 6), (10, 12)) and r.count() == 8
+    r = r.plus(6, 10)
+    assert r.ranges == ((0, 12),) and r.count() == 12
     assert r.mask(14).tolist() == [True] * 12 + [False] * 2
+    assert r.plus(3, 9) is r and r.prefix(12) is r  # nothing new: the same value, shared by the devices that hold it
+
+
+def test_devices_written_alike_share_their_written_pages():
+    """write_records works out the new pages once per distinct old value: devices written alike
+    share one, a write into pages already written stores nothing new, and a device written less
+    keeps its own count."""
+    spec = make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE)  # 4 pages
+    half = make_spec((1, 1, 32, 64), DataType.BFLOAT16, Layout.TILE)  # 2 pages
+    buf = MeshBuffer(1, spec, (2, 2), 0, with_data=False)
+    buf.write_records([(0, 0), (0, 1)], 2, Write(1, "h", half, origin=(0, 0, 0, 0)))
+    buf.write_records([(0, 0), (0, 1), (1, 0)], 4, Write(2, "h", spec, origin=(0, 0, 0, 0)))
+    assert [buf.written_pages(c) for c in ((0, 0), (0, 1), (1, 0), (1, 1))] == [4, 4, 4, 0]
+    assert buf.written[(0, 0)] is buf.written[(0, 1)] is buf.written[(1, 0)]
+    before = buf.written[(0, 0)]
+    buf.write_records([(0, 0), (1, 0)], 3, Write(3, "h", spec, origin=(0, 0, 0, 0)))
+    assert buf.written[(0, 0)] is before and buf.last_write[(0, 0)].step == 3 and buf.last_write[(0, 1)].step == 2
+    buf.write_records([(1, 1)], 1, Write(4, "h", spec, origin=(0, 0, 0, 0)))
+    assert buf.written_pages((1, 1)) == 1 and buf.written_mask((1, 1), 4).tolist() == [True, False, False, False]
 
 
 def test_bfloat16_rounds_to_nearest_even():
