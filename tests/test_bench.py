@@ -60,3 +60,19 @@ def test_an_editable_install_is_told_from_its_command(tmp_path):
         command.write_text(f"#!{python}\nimport meshspec\n")
         assert b.editable_install(str(command)) is (answer == "True")
     assert b.editable_install(str(tmp_path / "missing")) is False
+
+
+def test_triples_run_the_short_commands_several_times_a_round_and_keep_their_median(tmp_path):
+    """The per-device row runs its two short commands three times a round, interleaved with the
+    others, and each round keeps the run of median wall time (bench/run.py, triples)."""
+    b = bench()
+    log = tmp_path / "log"
+    cmds = [[sys.executable, "-c", f"open({str(log)!r}, 'a').write({c!r})"] for c in "BSZ"]
+    bench_ = b.Bench(tmp_path, 1, 1, True, ["meshspec"], sys.executable)
+    big, small, base = b.triples(bench_, cmds, 2, runs=[1, 3, 3])
+    assert len(big) == len(small) == len(base) == 2
+    assert log.read_text() == "BSZSZSZ" + "SZSZSZB"  # round 2 starts one command later
+    times = iter([5.0, 0.9, 0.2, 0.5, 0.3, 0.7, 0.1])
+    b.measure = lambda cmd, cwd: b.Sample(next(times), 0.0, 0)
+    big, small, base = b.triples(bench_, cmds, 1, runs=[1, 3, 3])
+    assert (big[0].wall, small[0].wall, base[0].wall) == (5.0, 0.7, 0.2)  # medians of (0.9, 0.5, 0.7) and (0.2, 0.3, 0.1)
