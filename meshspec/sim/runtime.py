@@ -373,44 +373,29 @@ class Runtime:
         skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
         sizes: dict[Coord, int] = {}
         buffer, step, name = dev.buffer, self.step, host.name
-        src = dst = None  # the last shard spec and it in dst's memory (a mapper's shards share specs)
-        pages: Optional[tuple[int, ...]] = None
-        too_big = False
         on_cores = tuple(cores or ())
         records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
-        run: list[Coord] = []
-        write, size = None, 0
-
-        def record_run() -> None:
-            if run:
-                buffer.write_records(run, dst.num_pages, write)
-                sizes.update(dict.fromkeys(run, size))
-                run.clear()
-
-        for c, shard in shards.items():
-            if c == skipped:
-                continue
-            if shard.spec is not src:  # what follows depends on the spec only
-                record_run()
-                src, dst = shard.spec, in_memory(shard.spec, memory)
-                origin = (0,) * len(dst.shape)
-                if cores is not None:
-                    wanted = set(cores)
-                    pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
-                too_big = pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size
-                size = dst.buffer_bytes if pages is None else len(pages) * dst.page_size  # Write.content_bytes
-                write = Write(step, name, dst, shards, origin, host, pages, on_cores)  # one per spec: offsets and values are the shards'
-            if too_big:
+        written = shards if skipped not in shards else {c: s for c, s in shards.items() if c != skipped}
+        for src, coords in host.spec_runs(written):  # what follows depends on the spec only
+            dst = in_memory(src, memory)
+            pages: Optional[tuple[int, ...]] = None
+            if cores is not None:
+                wanted = set(cores)
+                pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
+            if pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size:
                 # only a record larger than its buffer gets here (the injected alter_shape fault): the
                 # device op's output would run past the buffer, which meshspec does not model
-                raise ResourceLimit(f"{dev.name} {fmt_coord(c)}: a write of {dst.num_pages} pages does not fit its buffer of "
+                raise ResourceLimit(f"{dev.name} {fmt_coord(coords[0])}: a write of {dst.num_pages} pages does not fit its buffer of "
                                     f"{buffer.spec.num_pages} (a record larger than its buffer: an injected alter_shape fault)")
+            size = dst.buffer_bytes if pages is None else len(pages) * dst.page_size  # Write.content_bytes
+            write = Write(step, name, dst, shards, (0,) * len(dst.shape), host, pages, on_cores)  # one per spec: offsets and values are the shards'
             if records_only:
-                run.append(c)
+                buffer.write_records(coords, dst.num_pages, write)
+                sizes.update(dict.fromkeys(coords, size))
                 continue
-            buffer.write(c, shard.values, dst, write)
-            sizes[c] = size
-        record_run()
+            for c in coords:
+                buffer.write(c, shards[c].values, dst, write)
+                sizes[c] = size
         self.log.append(("write", dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)

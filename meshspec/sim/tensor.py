@@ -8,6 +8,8 @@ where the two disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Optional, Union
 
 import numpy as np
@@ -76,8 +78,36 @@ class HostTensor:
     tensor; shards are keyed by coordinates of it (None: the scenario's mesh)."""
     mapper: Optional[object] = None
     """The mapper that made it (a MapperChoice), if any: as_tensor's cache file depends on it."""
+    _runs: Optional[tuple] = field(default=None, repr=False)
 
     storage = "host"
+
+    def spec_runs(self, shards: dict[Coord, HostShard]) -> list[tuple[TensorSpec, list[Coord]]]:
+        """``shards`` (this tensor's, or those a write of it gives) as runs of consecutive devices
+        whose shards share one spec object, in order: what a write works out once per spec. Kept
+        for this tensor's own shards (never changed in place), which every copy of it writes again.
+
+        >>> from meshspec.sim.spec import DataType, Layout, make_spec
+        >>> a, b = make_spec((32, 32), DataType.BFLOAT16, Layout.TILE), make_spec((32, 64), DataType.BFLOAT16, Layout.TILE)
+        >>> shards = {c: HostShard(c, s, None, None) for c, s in [((0, 0), a), ((0, 1), a), ((0, 2), b), ((0, 3), a)]}
+        >>> [(s is a, coords) for s, coords in HostTensor("h", 0, a, None, shards).spec_runs(shards)]
+        [(True, [(0, 0), (0, 1)]), (False, [(0, 2)]), (True, [(0, 3)])]
+        """
+        if self._runs is not None and self._runs[0] is shards:
+            return self._runs[1]
+        specs = list(map(attrgetter("spec"), shards.values()))
+        if specs and all(map(is_, specs, repeat(specs[0]))):  # one spec: a mapper's even shards
+            runs = [(specs[0], list(shards))]
+        else:
+            runs = []
+            for c, spec in zip(shards, specs):
+                if runs and runs[-1][0] is spec:
+                    runs[-1][1].append(c)
+                else:
+                    runs.append((spec, [c]))
+        if shards is self.shards:
+            self._runs = (shards, runs)
+        return runs
 
 
 class SharedTopology:

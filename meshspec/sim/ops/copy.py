@@ -57,27 +57,31 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
 
 
 def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord, HostShard]) -> None:
+    """The era's check of the source's shards against the destination, then each shard's fit in
+    the buffer. A mapper's shards share spec objects: each spec is checked once, at the first
+    shard that has it (the one the error names)."""
     dst = dev.record.spec
+    runs = host.spec_runs(shards)
     if rt.profile.copy_check is CopyCheck.EVERY_SHARD:
-        checked = list(shards.values())
+        checked = [shards[coords[0]] for _, coords in runs]
     else:
         checked = [next(iter(host.shards.values()))]
-    seen: set[int] = set()  # a mapper's shards share spec objects: each is checked once, at its first shard
+    seen: set[int] = set()
     for shard in checked:
         if id(shard.spec) not in seen:
             seen.add(id(shard.spec))
             same_spec(shard.spec, dst, host.name, dev.name, shard.coord)
     buf = dev.buffer.spec
     seen.clear()
-    for shard in shards.values():
-        if id(shard.spec) in seen:
+    for spec, coords in runs:
+        if id(spec) in seen:
             continue
-        seen.add(id(shard.spec))
-        packed_size_check(shard.spec, in_memory(shard.spec, buf.memory_config))
-        if shard.spec.page_size != buf.page_size or shard.spec.num_pages > buf.num_pages:
+        seen.add(id(spec))
+        packed_size_check(spec, in_memory(spec, buf.memory_config))
+        if spec.page_size != buf.page_size or spec.num_pages > buf.num_pages:
             raise TTFatal(
-                f"shard of {host.name} for device {fmt_coord(shard.coord)} is {shard.spec.describe()} "
-                f"({shard.spec.num_pages} pages of {shard.spec.page_size} B); the buffer of {dev.name} has "
+                f"shard of {host.name} for device {fmt_coord(shards[coords[0]].coord)} is {spec.describe()} "
+                f"({spec.num_pages} pages of {spec.page_size} B); the buffer of {dev.name} has "
                 f"{buf.num_pages} pages of {buf.page_size} B"
             )
 
