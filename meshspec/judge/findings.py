@@ -106,8 +106,9 @@ def _lying_devices(t: DeviceTensor) -> list[Coord]:
 
     The common case, every device recorded alike with one spec object, is keyed by the write
     alone: three look-ups a device, two identity scans of plain lists and no object made per
-    device (a 65,536-device step otherwise builds 65,536 key tuples, whose allocation on memory
-    the cache no longer holds is what made a device cost more on a larger mesh)."""
+    device. Otherwise each device's key tuple is made when it is used and freed at once: holding
+    65,536 of them (fresh memory the cache no longer holds) made a device cost more on a larger
+    mesh."""
     devices = t.devices
     if not devices:
         return []
@@ -121,11 +122,13 @@ def _lying_devices(t: DeviceTensor) -> list[Coord]:
         if not any(lie.values()):
             return []
         return list(devices) if all(lie.values()) else list(compress(devices, map(lie.__getitem__, writes)))
-    keys = list(zip(recorded, map(id, specs), writes))
-    lie_by: dict[tuple, bool] = {}
-    for key, s in dict(zip(keys, specs)).items():  # a spec of each key
-        lie_by[key] = _lies(t, key[0], s, key[2])
-    return list(compress(devices, map(lie_by.__getitem__, keys)))
+    # keyed by all three; the keys are made as they are used and dropped at once, never held
+    # one per device (specs are held by the list, so their ids stay theirs)
+    spec_of = dict(zip(map(id, specs), specs))
+    lie_by = {key: _lies(t, key[0], spec_of[key[1]], key[2]) for key in set(zip(recorded, map(id, specs), writes))}
+    if not any(lie_by.values()):
+        return []
+    return list(compress(devices, map(lie_by.__getitem__, zip(recorded, map(id, specs), writes))))
 
 
 def _lies(t: DeviceTensor, recorded: bool, spec: Optional[TensorSpec], last: Optional[Write]) -> bool:

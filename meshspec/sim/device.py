@@ -154,10 +154,11 @@ class PageRanges:
     (((0, 12),), True)
     """
 
-    __slots__ = ("ranges",)
+    __slots__ = ("ranges", "_count")
 
     def __init__(self, ranges: tuple[tuple[int, int], ...] = ()) -> None:
         self.ranges = ranges
+        self._count = sum(b - a for a, b in ranges)  # asked once per device of every view: counted once
 
     def plus(self, start: int, stop: int) -> "PageRanges":
         """These pages and ``[start, stop)``; ``self`` when they add nothing."""
@@ -180,7 +181,7 @@ class PageRanges:
         return self.plus(0, stop)
 
     def count(self) -> int:
-        return sum(b - a for a, b in self.ranges)
+        return self._count
 
     def mask(self, n: int) -> np.ndarray:
         """Written pages among the first ``n``, as a bool array."""
