@@ -78,7 +78,8 @@ class HostTensor:
     tensor; shards are keyed by coordinates of it (None: the scenario's mesh)."""
     mapper: Optional[object] = None
     """The mapper that made it (a MapperChoice), if any: as_tensor's cache file depends on it."""
-    _runs: Optional[tuple] = field(default=None, repr=False)
+    _runs: Optional[tuple] = field(default=None, init=False, repr=False)
+    """The shards' runs (:meth:`spec_runs`), with the shards dict they are of."""
 
     storage = "host"
 
