@@ -334,8 +334,8 @@ class MeshBuffer:
         self.last_write.update(dict.fromkeys(coords, write))
 
     def _write_pages(self, coord: Coord, values: Optional[np.ndarray], spec: TensorSpec, write: Write) -> None:
-        if self.with_data and values is not None:
-            dev = self._device(coord)
+        dev = self._device(coord) if self.with_data else None  # (data mode: its memory as it has it now, values or not)
+        if dev is not None and values is not None:
             self._tile_native(dev)
             encoded = pages.encode(values, spec)
             index = np.asarray(write.pages, dtype=np.int64)
