@@ -2,17 +2,19 @@
 per-device row), counted by cachegrind: deterministic, so a change to the per-device model can be
 judged on this noisy machine without wall-clock pairs.
 
-    python bench/cache.py                  # 2x4, 64x64, 256x256: about 20 minutes (256x256 runs 15)
+    python bench/cache.py                  # 2x4, 64x64, 256x256: 6 to 20 minutes (most of it 256x256)
     python bench/cache.py --meshes 2x4 64x64 128x128
 
 The cache simulated is this machine's: 48 KiB L1 data, 32 MiB last level (lscpu). Each mesh runs
 the bench's scenario (the seed with 20 copies and a readback, JSON out) under valgrind, with
 OPENBLAS_NUM_THREADS=1 and a fixed hash seed; the first mesh is the base subtracted from the others
-before dividing by their extra devices, as bench/run.py's row does with wall time::
+before dividing by their extra devices, as bench/run.py's row does with wall time. At f0daced,
+and after the judge stopped holding a key per device and written pages became shared values
+(2f32bbc)::
 
-    mesh       instructions/device  LL misses/device
-    64x64      601.9 k              117
-    256x256    605.6 k              763
+    mesh       instructions/device  LL misses/device      (2f32bbc)
+    64x64      601.9 k              117                   501.1 k   99
+    256x256    605.6 k              763                   502.3 k  484
 """
 
 from __future__ import annotations
