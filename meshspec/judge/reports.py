@@ -74,6 +74,15 @@ class DeviceJSON(Typed, open=True):
     status: Optional[str] = None
 
 
+class ValuesJSON(Typed, open=True):
+    """A host tensor's values as a report sums them up: diff compares the sha256 and shows the rest."""
+
+    shape: Optional[Ints] = None
+    dtype: Optional[str] = None
+    sha256: Optional[str] = None
+    first: Optional[list[Any]] = None
+
+
 class TensorJSON(Typed, open=True):
     name: str
     storage: Literal["device", "host", "deallocated"]
@@ -81,6 +90,8 @@ class TensorJSON(Typed, open=True):
     devices: list[DeviceJSON]
     address: Optional[Count] = None
     """A live device tensor's buffer address (the same on every device)."""
+    values: Optional[ValuesJSON] = None
+    """A host tensor holding one array: its values, summed up (null otherwise)."""
 
 
 class ErrorJSON(Typed, open=True):

@@ -57,6 +57,20 @@ def test_different_scenarios_or_meshes_are_refused():
         check_report({"format": "junk"}, "x.json")
 
 
+def test_a_tensor_s_values_that_are_not_a_summary_are_refused_by_name():
+    """diff compares the values' sha256: a report whose values are a number (found by
+    bench/fuzz.py) is one line naming the place, not an AttributeError."""
+    b = report("seed-uneven-copy", "current")
+    b["tensors"][1]["values"] = 1.5
+    with pytest.raises(DiffError, match=r"^b.json is not a valid meshspec.report/1 report: tensors\[1\].values: expected a mapping"):
+        check_report(b, "b.json")
+    b["tensors"][1]["values"] = {"sha256": 7}
+    with pytest.raises(DiffError, match=r"tensors\[1\].values.sha256: expected text"):
+        check_report(b, "b.json")
+    b["tensors"][1]["values"] = None  # a tensor with no single array
+    assert check_report(b, "b.json") is b
+
+
 def test_missing_tensor_is_a_difference():
     a = report("seed-uneven-copy", "current")
     b = json.loads(json.dumps(a))
