@@ -39,9 +39,10 @@ def execute(rt: Runtime, step: LoadedStep) -> None:
     rt.begin(step.index, step.op)
     try:
         OPS[step.op].run(rt, step.args)
-        if rt.capturing is not None and step.op not in TRACE_OPS and step.op not in UNTRACEABLE:
+        capture = rt.traces.get(rt.capturing) if rt.capturing is not None else None  # (a trace released mid-capture holds nothing)
+        if capture is not None and step.op not in TRACE_OPS and step.op not in UNTRACEABLE:
             name = getattr(step.args, "as_", None)
-            rt.traces[rt.capturing].append((step.op, step.args, rt.tensors.get(name) if name else None))
+            capture.append((step.op, step.args, rt.tensors.get(name) if name else None))
     finally:
         rt.end()
 

@@ -50,6 +50,9 @@ def end(rt: Runtime, a: TraceName) -> None:
     if rt.capturing != a.trace:
         raise TTFatal(f"end_trace_capture: no trace {a.trace} is being captured")
     rt.capturing = None
+    if a.trace not in rt.traces:  # released while it was captured (docs/semantics.md section 12)
+        raise TTFatal(f"Trace instance {a.trace} must exist on device 0's active sub-device manager 0 (release_trace released "
+                      "it while it was still being captured: ttnn 0.81.1 releases it without a word, and ending the capture fails)")
 
 
 def execute(rt: Runtime, a: TraceName) -> None:
