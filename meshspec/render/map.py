@@ -38,6 +38,7 @@ Host tensors: devices without a shard are drawn as ``empty``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from dataclasses import dataclass
@@ -136,12 +137,19 @@ def cells_of(tensor: TensorReport, mesh_shape: Shape) -> dict[Coord, Cell]:
     """Every device of the mesh as a cell; a device missing from ``tensor.devices`` (a host
     tensor's device without a shard) is ``empty``."""
     whole = whole_dims(tensor.devices)
-    out = {c: Cell(c, NONE, NONE, Kind.EMPTY) for c in coords(mesh_shape)}
+    out = dict(_empty_cells(tuple(mesh_shape)))
     for v in tensor.devices:
         shape = v.written_spec.shape if v.written_spec is not None else None
         recorded = fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE
         out[v.coord] = Cell(v.coord, slice_text(v.offset, shape, whole), recorded, v.status)
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _empty_cells(mesh_shape: Shape) -> dict[Coord, Cell]:
+    """Every device of the mesh as an empty cell, made once per mesh: cells are values, and the
+    maps of a tensor's many parts (get_device_tensors) each start from all of them."""
+    return {c: Cell(c, NONE, NONE, Kind.EMPTY) for c in coords(mesh_shape)}
 
 
 def replica_tones(cells: Iterable[Cell], tones: Sequence[str] = REPLICA_TONES) -> dict[str, str]:
@@ -197,7 +205,7 @@ def full_grid_width(ncols: int, inner: int) -> int:
 
 def fits_full(mesh_shape: Shape, cells: Iterable[Cell], width: int) -> bool:
     """Whether the full grid is drawn: at most MAX_FULL_DEVICES devices and no wider than ``width``."""
-    return _fits(mesh_shape, cell_width(cells), width)
+    return volume(mesh_shape) <= MAX_FULL_DEVICES and _fits(mesh_shape, cell_width(cells), width)
 
 
 def _fits(mesh_shape: Shape, inner: int, width: int) -> bool:
@@ -365,9 +373,10 @@ def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: 
     if tensor.storage == "deallocated":
         return Text("deallocated: no device holds it", style="dim")
     cells = cells_of(tensor, mesh_shape)
-    inner = cell_width(cells.values())
-    if _fits(mesh_shape, inner, width):
-        return _full(cells, mesh_shape, inner, styled)
+    if volume(mesh_shape) <= MAX_FULL_DEVICES:  # (only then the cells' text is worth measuring: a map per part of a 32x32 mesh measured a million)
+        inner = cell_width(cells.values())
+        if _fits(mesh_shape, inner, width):
+            return _full(cells, mesh_shape, inner, styled)
     return _compressed(cells, mesh_shape, width)
 
 

@@ -566,3 +566,17 @@ def test_after_a_reshape_a_tensor_is_drawn_on_the_shape_its_buffer_was_made_on()
     assert tensor(report, "d").grid == (8,)
     assert report.to_json()["meshes"][0] == {"name": "mesh_device", "shape": [4, 2], "parent": None, "offset": None, "at": None}
     assert "8 devices: 8 ok" in text
+
+
+def test_a_mesh_too_big_for_the_full_grid_never_measures_its_cells(mesh_32x32, monkeypatch):
+    """The full grid is for at most MAX_FULL_DEVICES devices: a larger mesh's map does not measure
+    the text of every cell (a map per part of a 32x32 get_device_tensors measured a million, 5.5 s;
+    found by bench/fuzz.py), and each map starts from the mesh's empty cells, made once."""
+    map_module._empty_cells.cache_clear()
+    monkeypatch.setattr(map_module, "cell_width", lambda cells: pytest.fail("measured the cells of a 1,024-device map"))
+    first = render(map_renderable(tensor(mesh_32x32, "dst"), mesh_32x32.mesh, width=120))
+    render(map_renderable(tensor(mesh_32x32, "src"), mesh_32x32.mesh, width=120))
+    assert "1 stale" in first
+    info = map_module._empty_cells.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    assert map_module.fits_full(mesh_32x32.mesh, [], 10_000) is False
