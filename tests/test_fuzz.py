@@ -25,6 +25,9 @@ def test_short_fuzz_campaign():
         ("meshspec: 1\nmesh: !!python/object/apply:os.system ['true']\nsteps: []\n", "could not determine a constructor"),
         ("meshspec: 1\nmesh: !!binary aGVsbG8=\nsteps: []\n", "mesh"),
         ("meshspec: 1\nmeshspec: 1\n", "duplicate key 'meshspec'"),
+        # an alias of an anchored key is the key's own node (bench/fuzz.py seed 2026: StopIteration)
+        ("meshspec: 1\n&a mesh: [1, 2]\n*a : [2, 4]\nsteps: []\n", "duplicate key 'mesh' (an alias of the key at line 2)"),
+        ("meshspec: 1\nmesh: [1, 2]\nmesh: [2, 4]\nsteps: []\n", "duplicate key 'mesh' (first at line 2)"),
     ],
 )
 def test_only_plain_yaml(text, message):

@@ -218,7 +218,7 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
                     build(v, depth + 1)
                 return loader.construct_object(node, deep=True)
             out: dict = {}
-            for key_node, value_node in node.value:
+            for i, (key_node, value_node) in enumerate(node.value):
                 if (key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value.isprintable()
                         and depth < MAX_DEPTH and count < MAX_NODES):
                     count += 1  # a plain word, as nearly every key is: no call (within the limits build checks)
@@ -234,8 +234,10 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
                     if split is not None:  # {shape: (1, 32, 32, 32)}: the pieces 32 and 32 are no keys
                         _join(node, split)
                         return build(node, depth)
-                    first = next(k for k, _ in node.value if k is not key_node and loader.construct_object(k, deep=True) == key)
-                    raise ScenarioError(f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", None, *_mark(key_node))
+                    # an alias of an earlier key (*a) is that key's own node: it has no place of its own
+                    first = next(k for k, _ in node.value[:i] if k is key_node or loader.construct_object(k, deep=True) == key)
+                    where = "an alias of the key" if first is key_node else "first"
+                    raise ScenarioError(f"duplicate key {key!r} ({where} at line {first.start_mark.line + 1})", None, *_mark(key_node))
                 out[key] = build(value_node, depth + 1)
             return out
         return loader.construct_object(node, deep=True)  # pragma: no cover - the composer makes only these three
