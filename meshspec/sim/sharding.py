@@ -24,6 +24,7 @@ fewer, and cores past the last shard hold none, but every core reserves a whole 
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -112,6 +113,7 @@ class ShardSpec:
         return {"grid": grid, "shape": list(self.shape), "orientation": self.orientation.value}
 
 
+@functools.lru_cache(maxsize=256)  # a shard's core is looked up in it once per shard
 def grid_cores(grid: tuple[CoreRange, ...], orientation: Orientation = Orientation.ROW_MAJOR) -> tuple[Core, ...]:
     """Every core of a CoreRangeSet, range by range; in a range row by row (``row_major``: x
     fastest) or column by column (``col_major``: y fastest).
@@ -156,7 +158,8 @@ def nd_as_2d(nd: ShardSpec, padded: tuple[int, ...], physical: tuple[int, int], 
     # round robin (or contiguous) becomes the 2-D spec only where it puts every page where that
     # spec does (observed: 2x2 block shards on a 2x2 grid convert, on an 8x8 or 4x2 grid they stay ND)
     page = tile if tile is not None else (1, sw if layout is not MemoryLayout.HEIGHT_SHARDED else width)
-    same = dict(core_pages(candidate, physical, page)) == {c: p for c, p in nd_core_pages(nd, padded, page) if p or c in dict(core_pages(candidate, physical, page))}
+    as_2d = dict(core_pages(candidate, physical, page))  # (made once: per ND core, it was quadratic in the grid's cores)
+    same = as_2d == {c: p for c, p in nd_core_pages(nd, padded, page) if p or c in as_2d}
     return candidate if same else None
 
 

@@ -63,3 +63,20 @@ def test_a_sharded_config_without_a_shard_spec_is_ttnns_error_then_what_it_means
 
     report = run_steps([{"allocate_tensor_on_device": {"as": "d", "shape": [1, 1, 32, 32], "memory_config": "L1_HEIGHT_SHARDED_MEMORY_CONFIG"}}])
     assert report.error.message.startswith("bad optional access (L1_HEIGHT_SHARDED_MEMORY_CONFIG is sharded but names no shard spec")
+
+
+def test_an_nd_spec_on_a_large_grid_is_converted_in_time_linear_in_its_cores(monkeypatch):
+    """nd_as_2d compares the ND placement with the 2-D one: the 2-D pages are worked out once, not
+    once per core of the ND grid, and a grid's cores once per grid, not once per shard (a 4x1001
+    grid took 9.7 s; found by bench/fuzz.py, seed 8)."""
+    from meshspec.sim import sharding
+
+    calls = []
+    core_pages = sharding.core_pages
+    monkeypatch.setattr(sharding, "core_pages", lambda *a: calls.append(a) or core_pages(*a))
+    sharding.grid_cores.cache_clear()
+    nd = sharding.ShardSpec(sharding.MemoryLayout.ND_SHARDED, (((0, 0), (3, 1000)),), (1, 1, 32, 64),
+                            sharding.Orientation.ROW_MAJOR, sharding.Distribution.ROUND_ROBIN_1D)
+    sharding.nd_as_2d(nd, (1, 1, 128, 64), (128, 64), (32, 32))
+    assert len(calls) == 1  # the comparison was reached, and made the 2-D placement once
+    assert sharding.grid_cores.cache_info().misses <= 2
