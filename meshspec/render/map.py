@@ -205,11 +205,16 @@ def full_grid_width(ncols: int, inner: int) -> int:
 
 def fits_full(mesh_shape: Shape, cells: Iterable[Cell], width: int) -> bool:
     """Whether the full grid is drawn: at most MAX_FULL_DEVICES devices and no wider than ``width``."""
-    return volume(mesh_shape) <= MAX_FULL_DEVICES and _fits(mesh_shape, cell_width(cells), width)
+    return _full_inner(mesh_shape, cells, width) is not None
 
 
-def _fits(mesh_shape: Shape, inner: int, width: int) -> bool:
-    return volume(mesh_shape) <= MAX_FULL_DEVICES and full_grid_width(mesh_shape[-1], inner) <= width
+def _full_inner(mesh_shape: Shape, cells: Iterable[Cell], width: int) -> Optional[int]:
+    """The full grid's cell width when it is drawn, else None. The cells' text is measured only
+    for a mesh small enough for the full grid: a map per part of a 32x32 mesh measured a million."""
+    if volume(mesh_shape) > MAX_FULL_DEVICES:
+        return None
+    inner = cell_width(cells)
+    return inner if full_grid_width(mesh_shape[-1], inner) <= width else None
 
 
 def glyph_row(cells: dict[Coord, Cell], row: Sequence[Coord]) -> str:
@@ -373,10 +378,9 @@ def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: 
     if tensor.storage == "deallocated":
         return Text("deallocated: no device holds it", style="dim")
     cells = cells_of(tensor, mesh_shape)
-    if volume(mesh_shape) <= MAX_FULL_DEVICES:  # (only then the cells' text is worth measuring: a map per part of a 32x32 mesh measured a million)
-        inner = cell_width(cells.values())
-        if _fits(mesh_shape, inner, width):
-            return _full(cells, mesh_shape, inner, styled)
+    inner = _full_inner(mesh_shape, cells.values(), width)
+    if inner is not None:
+        return _full(cells, mesh_shape, inner, styled)
     return _compressed(cells, mesh_shape, width)
 
 
