@@ -36,6 +36,23 @@ def test_only_plain_yaml(text, message):
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("meshspec: 1\n&a mesh: [1, 2]\n*a : [2, 4]\nsteps: []\n", (3, 1)),
+        ("meshspec: 1\n&a mesh: t3k\nsteps: []\nname: x\n*a :   t3k\n", (5, 1)),
+        # in a flow mapping the alias stands after the first pair: '*k' is the 16th character
+        ("meshspec: 1\nmesh: t3k\nsteps:\n  - {&k as: a, *k : b}\n", (4, 16)),
+    ],
+)
+def test_a_duplicate_alias_key_is_pointed_at_where_it_is_written(text, where):
+    """The composer gives an alias its anchor's node, marks included; the error must still name
+    the line the user wrote the alias on, not the anchor's."""
+    with pytest.raises(ScenarioError, match="an alias of the key at line") as err:
+        parse(text, "x.yaml")
+    assert (err.value.line, err.value.column) == where
+
+
 def test_billion_laughs_fails_fast():
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 10):

@@ -236,8 +236,12 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
                         return build(node, depth)
                     # an alias of an earlier key (*a) is that key's own node: it has no place of its own
                     first = next(k for k, _ in node.value[:i] if k is key_node or loader.construct_object(k, deep=True) == key)
-                    where = "an alias of the key" if first is key_node else "first"
-                    raise ScenarioError(f"duplicate key {key!r} ({where} at line {first.start_mark.line + 1})", None, *_mark(key_node))
+                    if first is key_node:
+                        at = _alias_key_at(node, i, text)
+                        raise ScenarioError(
+                            f"duplicate key {key!r} (an alias of the key at line {first.start_mark.line + 1})", None, *(at or _mark(key_node))
+                        )
+                    raise ScenarioError(f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", None, *_mark(key_node))
                 out[key] = build(value_node, depth + 1)
             return out
         return loader.construct_object(node, deep=True)  # pragma: no cover - the composer makes only these three
@@ -341,6 +345,27 @@ def _node_at(root: yaml.Node, loc: tuple, key: bool = False) -> yaml.Node:
 
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+_ANCHOR = re.compile(r"&([^\s,\[\]{}]+)")
+
+
+def _alias_key_at(mapping: yaml.MappingNode, i: int, text: str) -> Optional[tuple[int, int]]:
+    """Line and column of the alias written as the ``i``-th key of ``mapping``: the composer gives
+    an alias its anchor's own node, marks and all, so it is found in the text instead, as the
+    first ``*name`` used as a key after the key before it. ``&a mesh: t3k`` then ``*a : t3k``: the
+    second line. None when the text does not show it plainly (the caller points at the anchor)."""
+    anchor_at = mapping.value[i][0].start_mark.index
+    named = _ANCHOR.match(text, anchor_at)
+    if named is None:
+        return None
+    previous = mapping.value[i - 1][0].start_mark.index if i else mapping.start_mark.index
+    alias = re.compile(r"\*" + re.escape(named.group(1)) + r"[ \t]*:")
+    found = alias.search(text, max(previous, named.end()), mapping.end_mark.index)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start())
+    return line + 1, found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
 
 
 class _Split(NamedTuple):
