@@ -308,16 +308,21 @@ def small_case(i: int) -> str:
     )
 
 
+def bundled_suite(folder: Path, files: int = 200) -> Path:
+    """A project's suite: ``files`` files cycling through the bundled scenarios."""
+    folder.mkdir(exist_ok=True)
+    bundled = sorted((ROOT / "scenarios").glob("*.yaml"))
+    for i in range(files):
+        shutil.copy(bundled[i % len(bundled)], folder / f"{i:03d}-{bundled[i % len(bundled)].name}")
+    return folder
+
+
 def rows_check(b: Bench) -> None:
     small = b.work / "small"
     small.mkdir(exist_ok=True)
     for i in range(200):
         (small / f"small-{i:03d}.yaml").write_text(small_case(i))
-    suite = b.work / "suite"  # a project's suite: the bundled cases, 200 files
-    suite.mkdir(exist_ok=True)
-    bundled = sorted((ROOT / "scenarios").glob("*.yaml"))
-    for i in range(200):
-        shutil.copy(bundled[i % len(bundled)], suite / f"{i:03d}-{bundled[i % len(bundled)].name}")
+    suite = bundled_suite(b.work / "suite")
     check = [*b.meshspec, "check"]
     sa, sb = pairs([*check, str(small)], [*check, str(small / "small-000.yaml")], short_pairs(b), b.work)
     n = max(b.reps, 1)

@@ -76,3 +76,21 @@ def test_triples_run_the_short_commands_several_times_a_round_and_keep_their_med
     b.measure = lambda cmd, cwd: b.Sample(next(times), 0.0, 0)
     big, small, base = b.triples(bench_, cmds, 1, runs=[1, 3, 3])
     assert (big[0].wall, small[0].wall, base[0].wall) == (5.0, 0.7, 0.2)  # medians of (0.9, 0.5, 0.7) and (0.2, 0.3, 0.1)
+
+
+def test_xdist_phases_charge_each_process_its_own_loop():
+    """bench/xdist_phases.py: a worker's loop runs from its collection's end to its session's end,
+    the controller's (it collects nothing) from its start; CPU per test is that loop's CPU over
+    the tests the process ran (its own, for a worker)."""
+    bench()  # bench/run.py, which xdist_phases imports its suite from
+    spec = importlib.util.spec_from_file_location("xdist_phases", ROOT / "bench" / "xdist_phases.py")
+    phases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(phases)
+    run = {
+        "main": {"configured": (0.2, 0.2, 0), "loop-done": (3.4, 1.2, 100), "exited": (3.6, 1.4, 100), "end": (3.8, 0.0, 0)},
+        "gw0": {"configured": (0.4, 0.2, 0), "collected": (0.9, 0.6, 0), "loop-done": (3.0, 2.6, 40), "exited": (3.2, 2.8, 40)},
+    }
+    controller, worker, command = phases.table("-n 2", [run])
+    assert controller.split()[2] == "controller" and controller.endswith("  1.00 s    100  10.00 ms")  # (1.2 - 0.2) / 100
+    assert worker.split()[2] == "gw0" and worker.endswith("  2.00 s     40  50.00 ms")  # (2.6 - 0.6) / 40
+    assert command.endswith("ended at 3.80 s")
