@@ -422,11 +422,12 @@ def record(
     installed in the program's Python (the ttnn venv). For pytest: pytest --meshspec-record DIR."""
     import subprocess
 
-    from .bridge.launch import check_output_dir, exit_like, recorder_command
+    from .bridge.launch import check_output_dir, check_ttnn, exit_like, recorder_command
 
     try:
         check_output_dir(output, probe=False)
         command = recorder_command(output, list(ctx.args))
+        check_ttnn(command[0])
         check_output_dir(output)
     except MeshspecError as err:
         _err(str(err))

@@ -10,6 +10,7 @@ already has an option called ``--meshspec`` keeps it, and the plugin stays out o
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -76,10 +77,11 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_profile(config, profile)
     record = config.getoption("meshspec_record_dir")
     if record is not None:
-        from .bridge.launch import check_output_dir
+        from .bridge.launch import check_output_dir, check_ttnn
         from .errors import UsageError
 
         try:
+            check_ttnn(sys.executable)
             check_output_dir(record)
         except UsageError as err:
             raise pytest.UsageError(str(err).replace("--output", "--meshspec-record", 1)) from None

@@ -6,6 +6,7 @@ it, through its ``pytest11`` entry point.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -294,3 +295,15 @@ def test_2_13_a_project_s_own_meshspec_option_wins(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "ValueError" not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ttnn") is not None, reason="this Python has ttnn")
+def test_recording_without_ttnn_stops_the_session_with_one_line(pytester):
+    """--meshspec-record patches ttnn in the session's process: without ttnn, a usage error (not an
+    INTERNALERROR per test), and no folder made."""
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    result = run(pytester, "--meshspec-record", "rec")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: this Python (*) has no 'ttnn': record patches ttnn's calls*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert not (pytester.path / "rec").exists()

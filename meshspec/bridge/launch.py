@@ -83,6 +83,22 @@ def recorder_command(out: Path, argv: list[str]) -> list[str]:
     return [python, *options, "-m", "meshspec.bridge.record", str(out.resolve()), "--", *rest]
 
 
+def check_ttnn(python: str) -> None:
+    """``python`` (the program's interpreter) can import ttnn: the recorder patches ttnn's calls in
+    the program's own process, so without it there is nothing to record. Asked of the module
+    finder, not by importing ttnn (which takes seconds): checked before anything runs or is made."""
+    if Path(python).resolve() == Path(sys.executable).resolve():
+        import importlib.util
+
+        found = importlib.util.find_spec("ttnn") is not None
+    else:
+        code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('ttnn') is None)"
+        found = subprocess.run([python, "-c", code], capture_output=True).returncode == 0
+    if not found:
+        raise UsageError(f"this Python ({python}) has no 'ttnn': record patches ttnn's calls inside the program's own "
+                         "process; run it with the Python where ttnn is installed (hardware, or the mock on a CPU)")
+
+
 def exit_like(returncode: int) -> int:
     """The program's exit status as the shell saw it: a program killed by a signal is killed by
     it again here (the shell reports 128 + N, a CI job sees the signal); else its code."""

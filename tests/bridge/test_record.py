@@ -3,6 +3,7 @@ command it runs, the output directory it refuses, the names it takes from the ca
 the mapper forms it reads from ttnn's reprs. Recording real programs is in the ttnn tier
 (tests_ttnn/test_record.py)."""
 
+import importlib.util
 import sys
 import types
 from pathlib import Path
@@ -120,3 +121,14 @@ def test_an_unwritable_output_is_refused_before_the_program_runs(tmp_path):
     blocker.write_text("x")
     with pytest.raises(UsageError, match="cannot write there"):
         check_output_dir(blocker / "sub")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ttnn") is not None, reason="this Python has ttnn")
+def test_a_python_without_ttnn_is_refused_before_the_program_runs_or_a_folder_is_made(tmp_path):
+    """The recorder patches ttnn inside the program's process: with no ttnn there, record says so
+    in one line (exit 2), runs nothing and leaves no folder behind."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(f"open({str(tmp_path / 'ran')!r}, 'w')\n")
+    r = CliRunner().invoke(app, ["record", "-o", str(tmp_path / "rec"), "--", str(prog)])
+    assert r.exit_code == 2 and "has no 'ttnn'" in r.output and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "rec").exists() and not (tmp_path / "ran").exists()
