@@ -30,7 +30,8 @@ MORE = DATA / "tracer-more"
 GRAPH = DATA / "graph-example.json"
 GRAPH_MORE = DATA / "graph-more.json"
 ROW_MAJOR_2x4 = [[r, c] for r in range(2) for c in range(4)]
-NOT_A_STEP = "not a meshspec step; meshspec models where tensors are placed and what the runtime records, not compute"
+NOT_A_STEP = "no meshspec step models this call"
+NOT_MAPPED_YET = "meshspec runs {0} steps, but import does not map its calls yet: write the step by hand (meshspec explain {0})"
 
 
 def runs(imported: Imported, profile: str = "current"):
@@ -174,8 +175,9 @@ def test_an_ambiguous_argument_is_said_in_its_comment():
 def test_unmapped_tracer_calls_and_their_dependents_are_listed():
     imported = import_path(DATA / "tracer-unmapped")
     assert imported.unmapped == (
-        f"2_ttnn_add_20260101_000000_000002.json: ttnn.add ({NOT_A_STEP}; its result is an opaque step, as the trace recorded it)",
-        "7_ttnn_from_torch_20260101_000000_000007.json: ttnn.from_torch (memory_config HEIGHT_SHARDED: meshspec models interleaved memory only)",
+        f"2_ttnn_add_20260101_000000_000002.json: ttnn.add ({NOT_MAPPED_YET.format('add')}; its result is an opaque step, as the trace recorded it)",
+        "7_ttnn_from_torch_20260101_000000_000007.json: ttnn.from_torch (memory_config HEIGHT_SHARDED: import reads no shard spec (grid, shard shape, "
+        "orientation) from a trace, and a sharded step needs one: write its memory_config by hand (meshspec explain allocate_tensor_on_device))",
         "8_ttnn_from_device_20260101_000000_000008.json: ttnn.from_device (its input comes from 7_ttnn_from_torch_20260101_000000_000007.json (ttnn.from_torch), which was not imported)",
         "9_ttnn_to_torch_20260101_000000_000009.json: ttnn.to_torch (its input comes from 8_ttnn_from_device_20260101_000000_000008.json (ttnn.from_device), which was not imported)",
     )
@@ -188,10 +190,10 @@ def test_unmapped_tracer_calls_and_their_dependents_are_listed():
         {"to_torch": {"tensor": "dev0", "mesh_composer": {"concat": 3}}},
         {"deallocate": {"tensor": "dev0"}},
     ]
-    assert f"  # not imported: 2_ttnn_add_20260101_000000_000002.json: ttnn.add ({NOT_A_STEP}; its result is an opaque step, as the trace recorded it)\n  - opaque: {{call: ttnn.add," in imported.text
+    assert f"  # not imported: 2_ttnn_add_20260101_000000_000002.json: ttnn.add ({NOT_MAPPED_YET.format('add')}; its result is an opaque step, as the trace recorded it)\n  - opaque: {{call: ttnn.add," in imported.text
     assert "  # not imported: 9_ttnn_to_torch_20260101_000000_000009.json: ttnn.to_torch (its input comes from" in imported.text
-    assert "# 4 calls not imported: see the 'not imported' comments where they ran.\n" in imported.text
-    assert "4 not imported." in imported.scenario["description"]
+    assert "# 4 calls not imported (1 of them as an opaque step declaring what it returned): see the 'not imported' comments where they ran.\n" in imported.text
+    assert "4 not imported (1 of them as an opaque step declaring what it returned)." in imported.scenario["description"]
     report = runs(imported)
     assert tensor(report, "dev0")["storage"] == "deallocated"
     added = traced(DATA / "tracer-unmapped", "2")["return_value"]  # the opaque step's tensor has the records the trace gave it
@@ -303,7 +305,7 @@ def test_without_the_sidecar_a_host_result_is_joined_to_its_next_use_by_spec(tmp
 def test_unmapped_graph_nodes_and_their_dependents_are_listed():
     imported = import_path(DATA / "graph-unmapped.json")
     assert imported.unmapped == (
-        f"node 8: ttnn.matmul ({NOT_A_STEP})",
+        f"node 8: ttnn.matmul ({NOT_MAPPED_YET.format('matmul')})",
         "node 15: Tensor.cpu (its input comes from node 8 (ttnn.matmul), which was not imported)",
     )
     assert imported.scenario["steps"] == [
@@ -439,7 +441,7 @@ def test_two_runs_in_one_folder_and_nothing_to_import(tmp_path):
     (nothing / "1_ttnn_synchronize_device_x.json").write_text(json.dumps(sync))
     with pytest.raises(ScenarioError) as err:
         import_path(nothing)
-    one_line(err, "none of its 1 calls maps to a meshspec step (first: 1_ttnn_synchronize_device_x.json: ttnn.synchronize_device (not a meshspec step")
+    one_line(err, "none of its 1 calls maps to a meshspec step (first: 1_ttnn_synchronize_device_x.json: ttnn.synchronize_device (no meshspec step models this call")
 
 
 def test_a_sidecar_that_does_not_match_is_not_used(tmp_path):

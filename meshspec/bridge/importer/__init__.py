@@ -12,7 +12,7 @@ is plain data and text; nothing here writes a file (the CLI does)::
 
     imported = import_path(Path("generated/ttnn/reports/operation_parameters"))
     print(imported.text)             # the scenario, commented step by step
-    for line in imported.unmapped:   # "<file or node>: ttnn.add (not a meshspec step; ...)"
+    for line in imported.unmapped:   # "<file or node>: ttnn.foo (why)"
         print(line, file=sys.stderr)
 """
 
@@ -136,9 +136,13 @@ def _imported(path: Path, name: str, what: str, header: list[str], mesh: Any, ca
         first = built.unmapped[0] if built.unmapped else "the trace holds no calls"
         raise ScenarioError(f"none of its {calls} calls maps to a meshspec step (first: {first})", str(path))
     skipped = len(built.unmapped)
-    description = f"Imported from {what}: {len(steps)} steps from {calls} calls" + (f"; {skipped} not imported." if skipped else ".")
+    kept = ""
+    if built.opaque:
+        kept = " (1 of them as an opaque step declaring what it returned)" if built.opaque == 1 else \
+            f" ({built.opaque} of them as opaque steps declaring what they returned)"
+    description = f"Imported from {what}: {len(steps)} steps from {calls} calls" + (f"; {skipped} not imported{kept}." if skipped else ".")
     if skipped:
-        header.append(f"{skipped} call{'s' * (skipped != 1)} not imported: see the 'not imported' comments where they ran.")
+        header.append(f"{skipped} call{'s' * (skipped != 1)} not imported{kept}: see the 'not imported' comments where they ran.")
     scenario = {"meshspec": 1, "name": name, "description": description, "mesh": mesh, "steps": steps}
     return Imported(scenario, render(header, scenario, built.items), tuple(built.unmapped))
 

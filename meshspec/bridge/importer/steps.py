@@ -17,6 +17,7 @@ from typing import Any, Callable, Hashable, Optional
 
 from ...errors import TTFatal
 from ...sim.mapping import distribute
+from ...sim.ops import OPS
 from ...sim.mesh import coords as mesh_coords
 from ...sim.mesh import volume
 from ...sim.placement import Replicate, Shard
@@ -45,6 +46,8 @@ class Built:
     items: tuple[Item, ...]
     unmapped: tuple[str, ...]
     """One line per call not mapped: ``<source>: <op> (why)``."""
+    opaque: int = 0
+    """How many of those have their results declared as ``opaque`` steps."""
 
     @property
     def steps(self) -> list[dict]:
@@ -63,6 +66,8 @@ class Builder:
         """Tensors an unmapped call made -> that call, for the lines of the calls that need them."""
         self.counts = {"host": 0, "device": 0}
         self.dumped: set[str] = set()
+        self.opaque = 0
+        """Calls not mapped whose results are opaque steps (the trace showed enough of them)."""
         self._pending: list[Item] = []
         self._notes: list[str] = []
 
@@ -107,7 +112,7 @@ class Builder:
             if call.error is not None:
                 raise Unmappable(call.error)
             if handler is None:
-                raise Unmappable("not a meshspec step; meshspec models where tensors are placed and what the runtime records, not compute")
+                raise Unmappable(unmapped_op(call.op))
             check_meshes(call, self.mesh)
             step = handler(call, self)
         except (Unmappable, _Dependent) as err:
@@ -128,7 +133,9 @@ class Builder:
         line = f"{call.source}: {call.op} ({reason}{kept})"
         self.unmapped.append(line)
         comment = (f"not imported: {line}",)
-        if not steps:
+        if steps:
+            self.opaque += 1
+        else:
             self.items.append(Item(comment))
         for step in steps:
             self.items.append(Item(comment, in_order(step)))
@@ -201,7 +208,16 @@ def build(calls: list[Call], mesh: tuple[int, ...]) -> Built:
     b = Builder(mesh)
     for call in calls:
         b.add(call)
-    return Built(tuple(b.items), tuple(b.unmapped))
+    return Built(tuple(b.items), tuple(b.unmapped), b.opaque)
+
+
+def unmapped_op(op: str) -> str:
+    """Why a call with no handler is not mapped: a step meshspec runs that import does not map
+    yet (``ttnn.add``), or no step at all (``ttnn.synchronize_device``)."""
+    step = op.split(".")[-1]
+    if step in OPS and step != "opaque":
+        return f"meshspec runs {step} steps, but import does not map its calls yet: write the step by hand (meshspec explain {step})"
+    return "no meshspec step models this call"
 
 
 def check_meshes(call: Call, mesh: tuple[int, ...]) -> None:
@@ -240,7 +256,10 @@ def tensor_fields(t: Traced, shape: Optional[tuple[int, ...]] = None) -> dict:
 def memory_config(m: Memory) -> str:
     """``DRAM_MEMORY_CONFIG`` or ``L1_MEMORY_CONFIG``; a sharded config or another buffer type is unmappable."""
     if m.layout != "interleaved":
-        raise Unmappable(f"memory_config {m.layout.upper()}: meshspec models interleaved memory only")
+        raise Unmappable(
+            f"memory_config {m.layout.upper()}: import reads no shard spec (grid, shard shape, orientation) from a trace, "
+            "and a sharded step needs one: write its memory_config by hand (meshspec explain allocate_tensor_on_device)"
+        )
     if m.buffer not in MEMORY_CONFIGS:
         raise Unmappable(f"buffer type {m.buffer.upper()}: meshspec models DRAM and L1")
     return MEMORY_CONFIGS[m.buffer]
