@@ -101,14 +101,14 @@ def same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, co
     where = f"{src_name} shard for {fmt_coord(coord)}"
     if src.shape != dst.shape:
         raise TTFatal(
-            f"Host tensor has different shape: {where} is {list(src.shape)}, {dst_name} is {list(dst.shape)}"
+            f"Host tensor has different shape ({where} is {list(src.shape)}, {dst_name} is {list(dst.shape)})"
         )
     if src.dtype != dst.dtype:
-        raise TTFatal(f"Host tensor has different dtype: {where} is {src.dtype}, {dst_name} is {dst.dtype}")
+        raise TTFatal(f"Host tensor has different dtype ({where} is {src.dtype}, {dst_name} is {dst.dtype})")
     if src.layout != dst.layout or (src.layout is Layout.TILE and src.tile != dst.tile):
         raise TTFatal(
-            f"Host tensor has different page config: {where} is {src.layout} {list(src.tile)}, "
-            f"{dst_name} is {dst.layout} {list(dst.tile)}"
+            f"Host tensor has different page config ({where} is {src.layout} {list(src.tile)}, "
+            f"{dst_name} is {dst.layout} {list(dst.tile)})"
         )
 
 
