@@ -68,7 +68,8 @@ def _host_values(report, opts) -> list:
     shown = [t for t in report.tensors if t.storage == "host" and t.values is not None]
     if not shown:
         return []
-    n = max(opts.show_values, 4)
+    # --show-values N, as the device table takes it (4 without it); the report keeps the first 16
+    n = min(opts.show_values or 4, max(len(t.values["first"]) for t in shown))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, padding=(0, 1))
     for name in ("host tensor", "shape", "dtype", "sha256", f"first {n} values"):
         table.add_column(name, no_wrap=name != f"first {n} values")

@@ -128,6 +128,16 @@ def test_data_in_json_and_table():
     assert " 1024 " in row and "POISON POISON" in row and "never written since allocation" in row
 
 
+def test_show_values_counts_for_the_host_tensors_too():
+    """--show-values N prints N values in the host table as in the device table (4 without it; the
+    report keeps 16). The seed's source is arange: its first values are 0, 1, 2, ..."""
+    for n, shown in ((None, 4), (3, 3), (8, 8), (40, 16)):
+        res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--view", "data", *(["--show-values", str(n)] if n else []))
+        row = next(line for line in res.stdout.splitlines() if line.startswith("src "))
+        assert row.split()[4:] == [str(i) for i in range(shown)], (n, row)
+        assert f"first {shown} values" in res.stdout
+
+
 # -- exports ------------------------------------------------------------------------------------------
 def test_svg_and_html_exports(tmp_path):
     svg, html = tmp_path / "seed.svg", tmp_path / "seed.html"
