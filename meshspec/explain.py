@@ -7,6 +7,11 @@ does the README's step table (:func:`step_table`, kept current by tests/test_rea
 
 from __future__ import annotations
 
+import enum
+import types
+import typing
+from typing import Any, Optional
+
 from .errors import UsageError, did_you_mean
 from .kinds import KINDS, Kind
 
@@ -73,14 +78,61 @@ def step_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _shown(value: Any) -> str:
+    """A default as a scenario writes it: ``bfloat16``, ``[32, 32]``, ``arange``."""
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return str(value)
+
+
+def _form(tp: Any) -> tuple[str, Optional[type]]:
+    """What a field of type ``tp`` takes, in a scenario's words, and the typed record it holds
+    (whose own fields are listed under it), if any. ``Optional[Annotated[list[int], ...]]`` is
+    'a list of integers'; a tagged union says its forms as its error messages do."""
+    from .typed import Tagged, Typed
+
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Annotated:
+        tagged = next((m for m in tp.__metadata__ if isinstance(m, Tagged)), None)
+        return (tagged.expected, None) if tagged is not None else _form(args[0])
+    if origin in (typing.Union, types.UnionType):
+        forms = [_form(a) for a in args if a is not type(None)]
+        return (forms[0] if len(forms) == 1 else (" or ".join(f for f, _ in forms), None))
+    if origin is list:
+        inner, record = _form(args[0])
+        for one, many in (("an integer", "integers"), ("a number", "numbers"), ("a name", "names"), ("a mapping", "mappings"), ("a list", "lists")):
+            if inner.startswith(one):
+                return f"a list of {many}{inner[len(one):]}", record
+        return f"a list, each {inner}" if inner else "a list", record
+    if origin is typing.Literal:
+        return " or ".join(map(str, args)), None
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return " or ".join(str(m.value) for m in tp), None
+    if isinstance(tp, type) and issubclass(tp, Typed):
+        return "a mapping", tp
+    words = {int: "an integer", float: "a number", str: "a name", bool: "true or false"}
+    return words.get(tp, ""), None
+
+
+def _field_lines(record: type, indent: str, depth: int = 0) -> list[str]:
+    lines = []
+    for f in record.fields().values():
+        form, inner = _form(f.type)
+        state = "required" if f.required else ("optional" if f.default is None else f"default {_shown(f.default)}")
+        lines.append(f"{indent}{f.key}: {state}" + (f"; {form}" if form else ""))
+        if inner is not None and depth < 2:
+            lines += _field_lines(inner, indent + "  ", depth + 1)
+    return lines
+
+
 def _explain_step(name: str) -> str:
     from .sim.ops import OPS
 
     op = OPS[name]
     lines = [name, "", f"  {op.doc}", "", "ttnn", f"  {op.ttnn}", "", "fields"]
-    for f in op.args.fields().values():
-        default = "required" if f.required else f"default {f.default!r}"
-        lines.append(f"  {f.key}: {default}")
+    lines += _field_lines(op.args, "  ")
     uses = ", ".join(f"{u.field.rstrip('_')} ({u.kind.value} tensor)" for u in op.uses) or "no tensor"
     lines += ["", f"uses: {uses}"]
     if op.binds is not None:

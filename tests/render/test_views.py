@@ -206,6 +206,22 @@ def test_explain_stale_tells_the_seed_and_unknown_kinds_get_a_hint():
     assert res.exit_code == 2 and "did you mean 'stale'" in res.stderr
 
 
+def test_explain_a_step_says_each_field_as_a_scenario_writes_it():
+    """A field holding a mapping lists that mapping's own fields, and defaults are written as a
+    scenario writes them (bfloat16, [32, 32]), not as Python shows them (DataType.BFLOAT16)."""
+    fields = invoke("explain", "update_tensor_topology").stdout.split("fields\n")[1].split("\n\n")[0].splitlines()
+    assert fields == [
+        "  tensor: required; a name",
+        "  topology: required; a mapping",
+        "    distribution_shape: required; a list of integers",
+        "    placements: required; a list, each replicate (or R) or {shard: DIM}",
+        "    coords: required; a list of lists of integers",
+    ]
+    text = invoke("explain", "from_torch").stdout
+    assert "  dtype: default bfloat16; bfloat16 or float32" in text and "  tile: default [32, 32]" in text
+    assert "  mesh_mapper: optional; replicate, {shard: DIM}" in text and "DataType." not in text
+
+
 @pytest.mark.parametrize("system", ["n150", "t3k", "galaxy", "p150x4"])
 def test_init_writes_a_scenario_that_runs_clean(tmp_path, system):
     path = tmp_path / f"{system}.yaml"
