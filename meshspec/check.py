@@ -106,6 +106,8 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
         scenario = load(path, allow_outside_data=allow_outside_data)
     except MeshspecError as err:
         return [CaseResult(str(path), None, None, ERROR, (str(err),))]
+    except Exception as err:  # a bug in the loader must not stop the suite either
+        return [CaseResult(str(path), None, None, ERROR, (f"{path}: {_internal(err)}",))]
     missing = missing_profile(scenario, profile)
     if missing is not None:
         return [CaseResult(str(path), scenario.name, profile, ERROR, (str(missing),))]
@@ -114,9 +116,12 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
         try:
             out.append(check_scenario(scenario, p))
         except Exception as err:  # one scenario's failure must not stop the suite
-            what = "out of memory" if isinstance(err, MemoryError) else f"internal error: {type(err).__name__}: {err}"
-            out.append(CaseResult(str(path), scenario.name, p, ERROR, (f"{path}: {what}",)))
+            out.append(CaseResult(str(path), scenario.name, p, ERROR, (f"{path}: {_internal(err)}",)))
     return out
+
+
+def _internal(err: Exception) -> str:
+    return "out of memory" if isinstance(err, MemoryError) else f"internal error: {type(err).__name__}: {err}"
 
 
 def check_files(

@@ -193,6 +193,10 @@ class ScenarioFile(pytest.File):
         except MeshspecError as err:
             yield InvalidScenarioItem.from_parent(self, name="load", error=str(err))
             return
+        except Exception as err:  # a bug in meshspec's loader fails this file's item, not the session's collection
+            error = f"{self.path}: internal error: {type(err).__name__}: {err} (a bug in meshspec; please report it with the scenario)"
+            yield InvalidScenarioItem.from_parent(self, name="load", error=error)
+            return
         wanted = self.config.getoption("meshspec_profile_name")
         missing = missing_profile(scenario, wanted)
         if missing is not None:  # another file given defines it (else the session stopped at configure)

@@ -537,7 +537,7 @@ def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
                 hint = did_you_mean(key, keys) if isinstance(key, str) else ""
                 raise Invalid(
                     loc + (key,),
-                    f"unknown key {key!r} in {_where(loc) or 'the scenario'}{hint}; valid keys: {', '.join(keys)}",
+                    f"unknown key {'~ (null)' if key is None else repr(key)} in {_where(loc) or 'the scenario'}{hint}; valid keys: {', '.join(keys)}",
                     unknown_key=key,
                     record=cls,
                 )

@@ -314,6 +314,23 @@ def test_invalid_scenario_among_valid_ones(work):
     assert errs[0].get("message").startswith("s/bad.yaml:4:5: ")
 
 
+def test_a_bug_in_the_loader_is_one_files_error_not_the_suites(work, monkeypatch):
+    """Whatever goes wrong loading one file (here a loader that raises as a bug would), the other
+    files are still checked and the run ends with its summary and exit code 2."""
+    real = checks.load
+
+    def load(path, **kw):
+        if Path(path).name == "even-copy.yaml":
+            raise RuntimeError("boom")
+        return real(path, **kw)
+
+    monkeypatch.setattr(checks, "load", load)
+    results = [r for per in check_files(sorted(Path("s").glob("*.yaml"))) for r in per]
+    errors = [r for r in results if r.outcome == ERROR]
+    assert len(errors) == 1 and errors[0].details == ("s/even-copy.yaml: internal error: RuntimeError: boom",)
+    assert sum(r.outcome == PASS for r in results) == sum(len(_default_profiles_from_yaml(f)) for f in BUNDLED if f.name != "even-copy.yaml")
+
+
 def test_invalid_expect_block_is_an_error_with_position(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     # line 7 'expect:', 8 'profiles:', 9 the misspelt profile at column 5

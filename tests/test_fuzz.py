@@ -28,6 +28,10 @@ def test_short_fuzz_campaign():
         # an alias of an anchored key is the key's own node (bench/fuzz.py seed 2026: StopIteration)
         ("meshspec: 1\n&a mesh: [1, 2]\n*a : [2, 4]\nsteps: []\n", "duplicate key 'mesh' (an alias of the key at line 2)"),
         ("meshspec: 1\nmesh: [1, 2]\nmesh: [2, 4]\nsteps: []\n", "duplicate key 'mesh' (first at line 2)"),
+        # past Python's 4,300 digits (int() refuses; a hex one is made, then cannot be printed), no such day
+        ("meshspec: 1\nmesh: t3k\nname: " + "9" * 5000 + "\nsteps: []\n", "the integer 9999999999"),
+        ("meshspec: 1\nmesh: [2, 0x" + "f" * 5000 + "]\nsteps: []\n", "is 5,002 characters long; a scenario's numbers are far shorter"),
+        ("meshspec: 1\nmesh: t3k\nname: 2024-02-30\nsteps: []\n", "2024-02-30 reads as a timestamp in YAML, and is none (day is out of range for month)"),
     ],
 )
 def test_only_plain_yaml(text, message):

@@ -307,3 +307,16 @@ def test_recording_without_ttnn_stops_the_session_with_one_line(pytester):
     result.stderr.fnmatch_lines(["ERROR: this Python (*) has no 'ttnn': record patches ttnn's calls*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     assert not (pytester.path / "rec").exists()
+
+
+def test_a_bug_in_the_loader_fails_that_files_item_not_the_collection(pytester, scen, monkeypatch):
+    """A loader that raises as a bug would (not a ScenarioError) is one failing item naming the
+    file; the other scenarios are collected and pass."""
+    import meshspec.scenario.loader as loader
+
+    real = loader.load
+    monkeypatch.setattr(loader, "load", lambda path, **kw: (_ for _ in ()).throw(RuntimeError("boom")) if path.name == SEED_NAME else real(path, **kw))
+    result = run(pytester, "--meshspec", "scen")
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] == 1 and outcomes["passed"] > 20 and "error" not in outcomes
+    result.stdout.fnmatch_lines([f"*{SEED_NAME}: internal error: RuntimeError: boom (a bug in meshspec*"])

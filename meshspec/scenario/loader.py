@@ -202,11 +202,18 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
                 _check_text(node, file)
             if tag == _STR:
                 return node.value
-            if tag == _INT and _DECIMAL.fullmatch(node.value):
-                return int(node.value)
             if tag == _NULL:
                 return None
-            return loader.construct_object(node, deep=True)  # other ints, floats, bools, timestamps, ...
+            try:
+                if tag == _INT and _DECIMAL.fullmatch(node.value):
+                    value = int(node.value)
+                else:
+                    value = loader.construct_object(node, deep=True)  # other ints, floats, bools, timestamps, ...
+                if tag == _INT and isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+                    raise ValueError("too many digits")  # 0x followed by 5,000 f's: Python could not even print it
+                return value
+            except ValueError as err:  # a number past Python's 4,300 digits, a date with no such day
+                raise ScenarioError(_unreadable(node, tag, err), file, *_mark(node)) from None
         if isinstance(node, yaml.SequenceNode):
             items = [build(v, depth + 1) for v in node.value]
             return items if tag == _SEQ else loader.construct_object(node, deep=True)
@@ -252,6 +259,21 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
         # the recursive closure refers to itself: a reference cycle that would keep the loader and
         # every node of the file alive until the next collection (a suite of files piles them up)
         build = None  # type: ignore[assignment]
+
+
+MAX_INT_BITS = 1024
+"""Integers are refused past this many bits (about 308 decimal digits): the largest a scenario
+needs is a 64-bit fill value, and Python will not print one of over 4,300 digits."""
+
+
+def _unreadable(node: yaml.ScalarNode, tag: str, err: ValueError) -> str:
+    """Why a plain scalar YAML reads as a number or a date cannot be made one: ``2024-02-30`` is a
+    date with no such day; 5,000 nines are more digits than Python turns into an integer."""
+    text = printable(node.value[:40]) + ("..." if len(node.value) > 40 else "")
+    if tag == _INT:
+        return f"the integer {text} is {len(node.value):,} characters long; a scenario's numbers are far shorter"
+    kind = tag.rsplit(":", 1)[-1]
+    return f"{text} reads as a {kind} in YAML, and is none ({err}); quote it to keep it as text: '{text}'"
 
 
 def _check_text(node: yaml.ScalarNode, file: str) -> None:

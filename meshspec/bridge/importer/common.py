@@ -119,6 +119,8 @@ def load_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise ScenarioError(f"not valid JSON: {err.msg}", str(path), err.lineno, err.colno) from None
+    except ValueError as err:  # an integer past Python's 4,300 digits
+        raise ScenarioError(f"not a trace meshspec can read: {str(err).split(';')[0]}", str(path)) from None
     except RecursionError:
         raise ScenarioError("JSON nested too deep to read", str(path)) from None
 
