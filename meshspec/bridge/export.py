@@ -255,14 +255,20 @@ def update_topology(a, ctx):
 
 
 def opaque(a, ctx):
-    """The program's own line when it was recorded; else a call that makes the same records."""
-    if a.code:
+    """The program's own line when it was recorded and is plainly the step's call (the script runs
+    it: :func:`.code.usable`); else a call that makes the same records."""
+    from .code import usable
+
+    why = usable(a.code, a.call, list(a.uses)) if a.code else None
+    if a.code and why is None:
         return [f"# not modeled by meshspec ({a.call}): the program's own line", f"{ctx.var(a.as_)} = {_rename(a.code, a, ctx)}"]
     out = ctx.var(a.as_)
     head = [
         f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a",
         "# tensor with the records the real runtime gave its output (its values are not the call's).",
     ]
+    if why is not None:  # never the text itself: a newline in it would end the comment
+        head.insert(0, f"# the scenario's code for this step is not run here: {why}")
     recorded = a.recorded if a.recorded is not None else a.topology.coords
     if a.storage == "host" and len(recorded) == 1:  # one host buffer: a plain host tensor of zeros
         zeros = f"np.zeros({tuple(a.shape)}, dtype=np.float32)"
@@ -327,19 +333,30 @@ def reshape(a, ctx):
     return [f"{ctx.mesh(a.mesh_device)}.reshape(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
 
 
+def _in_files(name: str) -> str:
+    """A scenario's file name as one plain name inside the script's own temporary folder: in a
+    scenario, files live in the run, and a script must not write where the name points
+    (``/home/me/.bashrc``, ``../x``). The same name maps to the same file, so a load finds its dump.
+
+    >>> _in_files("/home/me/.bashrc"), _in_files("cache/w.bin"), _in_files("w.bin")
+    ('home_me_.bashrc', 'cache_w.bin', 'w.bin')
+    """
+    return re.sub(r"[^\w.-]+", "_", name).strip("._") or "file"
+
+
 def dump(a, ctx):
-    return [f"ttnn.dump_tensor(files / {a.file_name!r}, {ctx.var(a.tensor)})"]
+    return [f"ttnn.dump_tensor(files / {_in_files(a.file_name)!r}, {ctx.var(a.tensor)})"]
 
 
 def load(a, ctx):
     device = f", device={ctx.mesh(a.device)}" if a.device else ""
-    return [f"{ctx.var(a.as_)} = ttnn.load_tensor(files / {a.file_name!r}{device})"]
+    return [f"{ctx.var(a.as_)} = ttnn.load_tensor(files / {_in_files(a.file_name)!r}{device})"]
 
 
 def as_tensor(a, ctx):
     device = ctx.mesh(a.device) if a.device else "None"
     memory = _memory(a) if a.memory_config is not None else "None"
-    cache = f"files / {a.cache_file_name!r}" if a.cache_file_name is not None else "None"
+    cache = f"files / {_in_files(a.cache_file_name)!r}" if a.cache_file_name is not None else "None"
     return [
         f"{ctx.var(a.as_)} = as_tensor({_data(a, ctx)}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, "
         f"mapper={_mapper(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, cache_file_name={cache})"

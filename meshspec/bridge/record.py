@@ -259,7 +259,7 @@ class Recorder:
             fields["as"] = base if len(outputs) == 1 else f"{base}[{i}]"
             if i == 0:
                 step["fields"] = fields
-                code = _portable(step["source"], step["fields"]["uses"], base)
+                code = _portable(step["source"], step["fields"]["call"], step["fields"]["uses"])
                 if code:
                     fields["code"] = code
             else:
@@ -651,18 +651,12 @@ def _local_name(frame, obj) -> Optional[str]:
     return next((k for k, v in frame.f_globals.items() if v is obj and not k.startswith("_")), None)
 
 
-def _portable(source: str, uses: list, bound: str) -> Optional[str]:
-    """The program's statement for an opaque call, when it names nothing but ttnn, the tensors the
-    step uses and literals (an exported script can run it); else None."""
-    try:
-        node = ast.parse(source).body[0] if source else None
-    except SyntaxError:
-        return None
-    if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
-        return None
-    allowed = {"ttnn", *uses, *dir(__builtins__ if isinstance(__builtins__, dict) else __builtins__)}
-    names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
-    return source if names <= allowed else None
+def _portable(source: str, call: str, uses: list) -> Optional[str]:
+    """The program's statement for an opaque call, when an exported script may run it (it is the
+    step's own call on its tensors, literals and ttnn's constants: :func:`..code.usable`); else None."""
+    from .code import usable
+
+    return source if source and usable(source, call, uses) is None else None
 
 
 # -- running a program --------------------------------------------------------------------------

@@ -118,3 +118,55 @@ def test_a_description_with_backslashes_and_triple_quotes_exports_to_a_script_th
               "  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n", Path("d.yaml"))
     text = export(s)  # export compiles what it writes
     assert ast.get_docstring(ast.parse(text)).count("C:\\Users\\N150") == 1
+
+
+OPAQUE = (
+    "  - allocate_tensor_on_device: {{as: a, shape: [1, 1, 32, 32]}}\n"
+    "  - opaque: {{as: out, call: {call}, uses: [a], shape: [1, 1, 32, 32], code: {code},\n"
+    "      topology: {{distribution_shape: [2, 4], placements: [R, R], coords: [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]]}}}}\n"
+)
+
+
+@pytest.mark.parametrize("call, code, why", [
+    ("ttnn.add", "\"out = ttnn.add(a, a); ttnn.__dict__['__builtins__']['exec']('import os')\"", "it is 2 statements, not one"),
+    ("ttnn.add", "\"out = ttnn.add(a, ().__class__.__base__.__subclasses__())\"", "a call of an expression"),
+    ("ttnn.add", "\"out = ttnn.add(a, a)\\nimport os\"", "it is 2 statements, not one"),
+    ("ttnn.add", "\"out = ttnn.add(a, a\"", "it is not Python"),
+    ("ttnn.os.system", "\"out = ttnn.os.system('touch /tmp/owned')\"", "ttnn.os.system is not a ttnn op an exported script runs"),
+    ("ttnn.add", "\"out = ttnn.add(a, ttnn.subprocess.Popen(['touch', '/tmp/owned']))\"", "a call of ttnn.subprocess.Popen, not of a ttnn config class"),
+])
+def test_an_opaque_steps_code_is_run_only_when_it_is_plainly_the_steps_own_call(call, code, why):
+    """A scenario is text anyone can write, and the exported script runs on a machine with
+    hardware: its opaque code is written into the script only when it is one call of the step's
+    ttnn op on the step's tensors and ttnn's constants (meshspec/bridge/code.py). Else the script
+    makes a tensor with the recorded records and says why, never quoting the text."""
+    text = export(_scenario(OPAQUE.format(call=call, code=code)))
+    compile(text, "repro.py", "exec")  # it was an IndentationError or a SyntaxError for some
+    assert f"# the scenario's code for this step is not run here: {why}" in text
+    body = text.split("def repro", 1)[1]
+    assert "import os" not in body and "owned" not in text and "__subclasses__" not in text and "exec" not in body
+    assert "out = ttnn.allocate_tensor_on_device(" in text
+
+
+def test_an_opaque_steps_own_call_on_its_tensors_is_written_back():
+    code = "\"out = ttnn.experimental.all_gather_async(a, dim=3, memory_config=ttnn.MemoryConfig(ttnn.TensorMemoryLayout.INTERLEAVED), topology=ttnn.Topology.Linear)\""
+    text = export(_scenario(OPAQUE.format(call="ttnn.experimental.all_gather_async", code=code)))
+    assert "    out = ttnn.experimental.all_gather_async(a, dim=3, memory_config=ttnn.MemoryConfig(" in text
+
+
+def test_a_file_name_stays_inside_the_scripts_own_folder():
+    """In a scenario, dumped files live in the run; a script writes them into its temporary folder,
+    whatever path the scenario names (an absolute one, or one climbing out with ..)."""
+    text = export(_scenario(
+        "  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n"
+        "  - dump_tensor: {tensor: a, file_name: /root/.bashrc}\n"
+        "  - load_tensor: {file_name: /root/.bashrc, as: b}\n"
+        "  - dump_tensor: {tensor: a, file_name: ../../x.bin}\n"
+    ))
+    assert "ttnn.dump_tensor(files / 'root_.bashrc', a)" in text and "ttnn.load_tensor(files / 'root_.bashrc')" in text
+    assert "ttnn.dump_tensor(files / 'x.bin', a)" in text and "/root/" not in text.split("def repro", 1)[1]
+
+
+def test_an_opaque_call_name_is_a_dotted_name():
+    with pytest.raises(Exception, match="a dotted name such as ttnn.add"):
+        _scenario(OPAQUE.format(call="\"ttnn.add\\nimport os\"", code="x"))

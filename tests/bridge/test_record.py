@@ -84,10 +84,10 @@ def test_a_statement_over_several_lines_is_read_whole():
 
 
 def test_an_opaque_call_is_exported_as_the_programs_line_only_when_it_names_nothing_else():
-    assert record._portable("c = ttnn.add(a, b)", ["a", "b"], "c") == "c = ttnn.add(a, b)"
-    assert record._portable("c = ttnn.add(a, bias)", ["a"], "c") is None  # bias: a program variable
-    assert record._portable("c = my_add(a, b)", ["a", "b"], "c") is None
-    assert record._portable("c = ttnn.add(", ["a"], "c") is None
+    assert record._portable("c = ttnn.add(a, b)", "ttnn.add", ["a", "b"]) == "c = ttnn.add(a, b)"
+    assert record._portable("c = ttnn.add(a, bias)", "ttnn.add", ["a"]) is None  # bias: a program variable
+    assert record._portable("c = my_add(a, b)", "my_add", ["a", "b"]) is None
+    assert record._portable("c = ttnn.add(", "ttnn.add", ["a"]) is None
 
 
 def test_mapper_and_composer_configs_are_read_from_ttnn_reprs():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from ...typed import Length
+from ...typed import Length, Pattern
 from ..placement import Topology
 from ..runtime import Runtime
 from ..tensor import HostShard, HostTensor
@@ -25,7 +25,7 @@ from .topology import TopologyFields
 class Opaque(TensorFields):
     """``out = ttnn.<call>(...)``: the output as the real runtime recorded it."""
 
-    call: str
+    call: Annotated[str, Length(min=1, max=200), Pattern(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", "a dotted name such as ttnn.add")]
     """The ttnn function called, e.g. ``ttnn.add`` (what it computes is not modeled)."""
     uses: Names = []
     """The tensors the call took."""
