@@ -4,52 +4,93 @@ A regular file is written atomically (a temporary file beside it, then a rename)
 the old file or the new one, never half, and an interrupted write leaves no debris. A character
 device or a FIFO (``-o /dev/null``, ``-o /dev/stdout``, a named pipe) is written through: renaming
 over it would replace the device with a file. Anything else (a folder, a block device, a
-socket) is refused. No output ever goes over one of the run's inputs, nor over a file meshspec did
-not write: an existing file is replaced only when it is empty or begins as one of meshspec's own
-outputs does (:func:`written_by_meshspec`), so ``-o`` pointed at a user's test or notes by mistake
-loses nothing.
+socket) is refused.
+
+No output ever goes over one of the run's inputs, nor over anything meshspec cannot show it wrote
+as it is now: an existing file is replaced only when it is empty, or when this user's meshspec
+wrote exactly its bytes at that path (:func:`wrote_as_is`, from a small record per path kept under
+the user's state folder). A file you edited since, one written on another machine (a report
+captured on hardware looks like any other), or a file of yours that merely begins like a report
+is refused with exit 2 and left as it was. A read-only file is refused too, and a file replaced
+keeps its permissions.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-import re
 import stat
 import tempfile
 from pathlib import Path
 from typing import Iterable, Optional
 
 from .errors import UsageError
-from .text import WRITTEN_MARK, printable
+from .text import printable
 
 
-_OURS = re.compile(
-    rb"""\A(?:
-        meshspec[ ][^\n]*[ ][ ]mesh[ ]                           # a table or diff as text (its head line)
-      | \s*\[?\s*\{\s*"format":\s*"meshspec\.                    # a report, a list of them, a diff (JSON)
-      | <\?xml[^\n]*\n<testsuites[ ]name="meshspec"              # check --junit-xml
-      | \#![^\n]*\n"{3}[^\n]*\(written[ ]by[ ]`meshspec[ ]export`\)   # an exported script
-      | \#[ ]Imported[ ]by[ ]meshspec[ ]import[ ]                  # an imported scenario
-      | (?:<!DOCTYPE[ ]html>\n)?MARK                              # SVG and HTML
-    )""".replace(b"MARK", re.escape(WRITTEN_MARK.encode())),  # escaped: a literal under re.X
-    re.X,
-)
-"""How each kind of file meshspec writes begins."""
+def _state_folder() -> Path:
+    """Where meshspec remembers what it wrote: ``$MESHSPEC_STATE_DIR``, else
+    ``$XDG_STATE_HOME/meshspec/written``, else ``~/.local/state/meshspec/written``."""
+    given = os.environ.get("MESHSPEC_STATE_DIR")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "meshspec" / "written"
 
 
-def written_by_meshspec(path: Path) -> bool:
-    """Whether the regular file at ``path`` is empty or one meshspec wrote (its first bytes tell)::
+def _entry(path: Path) -> Path:
+    real = os.path.realpath(path)
+    return _state_folder() / hashlib.sha256(os.fsencode(real)).hexdigest()[:40]
 
-        meshspec seed-uneven-copy  mesh t3k (2x4) ...        a table     -> True
-        {"format": "meshspec.report/1", ...                   a report    -> True
-        import ttnn ...                                       the user's  -> False
-    """
+
+def _digest(path: Path) -> Optional[tuple[int, str]]:
+    h = hashlib.sha256()
+    size = 0
     try:
         with open(path, "rb") as f:
-            head = f.read(512)
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+                size += len(chunk)
     except OSError:
+        return None
+    return size, h.hexdigest()
+
+
+def wrote_as_is(path: Path) -> bool:
+    """Whether meshspec wrote exactly the bytes now at ``path``. Its record of the path holds what
+    it wrote (size, sha256) and the file as it left it (inode, modification time): the same file,
+    untouched, needs no reading; a file since touched or copied back is read and its sha256
+    compared; one of another size is not read at all::
+
+        meshspec run s.yaml -o r.json      r.json recorded      -> True
+        (r.json edited)                                         -> False
+        a report copied from the hardware host                  -> False
+    """
+    try:
+        size, digest, ino, mtime, _ = _entry(path).read_text(encoding="utf-8").split("\n", 4)
+        info = os.stat(path)
+    except (OSError, ValueError):
         return False
-    return not head or _OURS.match(head) is not None
+    if info.st_size != int(size):
+        return False
+    if (info.st_ino, info.st_mtime_ns) == (int(ino), int(mtime)):
+        return True
+    return _digest(path) == (int(size), digest)
+
+
+def _remember(path: Path, data: bytes) -> None:
+    """Record that meshspec wrote ``data`` at ``path``. Best effort: with no state folder, the file
+    is written all the same, and only a later run refuses to replace it."""
+    entry = _entry(path)
+    try:
+        info = os.stat(path)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".entry.", dir=entry.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{info.st_ino}\n{info.st_mtime_ns}\n{os.path.realpath(path)}\n")
+        os.replace(tmp, entry)
+    except OSError:
+        pass
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -80,11 +121,13 @@ def check_output(path: Path, protect: Iterable[Path] = ()) -> bool:
         raise UsageError(f"cannot write {printable(str(path))}: it is a folder; give a file name")
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise UsageError(f"cannot write {printable(str(path))}: it is not a regular file, a character device or a FIFO")
-    if info is not None and not written_by_meshspec(target):
+    if info is not None and info.st_size > 0 and not wrote_as_is(target):
         raise UsageError(
-            f"{printable(str(path))} exists and is not a file meshspec wrote; refusing to overwrite it "
-            "(remove it first, or choose another name)"
+            f"{printable(str(path))} exists, and meshspec did not write it as it is now (a file of yours, one written "
+            "elsewhere, or one changed since); refusing to overwrite it (remove it first, or choose another name)"
         )
+    if info is not None and (not info.st_mode & 0o222 or not os.access(target, os.W_OK)):
+        raise UsageError(f"{printable(str(path))} is read-only; refusing to replace it (make it writable first, or choose another name)")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"cannot write {printable(str(path))}: folder {printable(str(folder))} does not exist")
@@ -118,6 +161,7 @@ def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # replace what the link points at, not the link
     _atomic(target, data, path)
+    _remember(target, data)
 
 
 def _atomic(target: Path, data: bytes, shown: Path) -> None:
@@ -129,10 +173,15 @@ def _atomic(target: Path, data: bytes, shown: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        # mkstemp makes the file private (0600); give it the mode any new file would have
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        # mkstemp makes the file private (0600): a file replaced keeps its own mode (a private
+        # report stays private), a new one gets the mode any new file would have
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as err:
         _unlink(tmp)

@@ -18,6 +18,13 @@ def run_steps(steps, profile="current", mesh="t3k", **options):
 
 
 @pytest.fixture(autouse=True)
+def _own_state(tmp_path_factory, monkeypatch):
+    """What meshspec remembers of the files it wrote (files.py) goes to a folder of the test
+    session's, not the user's ~/.local/state: one per test, so no test sees another's outputs."""
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
 def _terminal_width(monkeypatch):
     """The CLI sizes a report to stdout by the terminal (COLUMNS, else the real terminal's width,
     else 120); tests expect 120 wherever they run: pytest-xdist sets COLUMNS=80 in its workers, and a

@@ -412,16 +412,18 @@ def test_output_replaces_only_a_file_meshspec_wrote(tmp_path, writer):
     head = written.splitlines()[0]  # the rest may differ run to run (JUnit's timings)
     out.write_bytes(b"")  # empty: nothing to lose
     assert invoke(*args, option, out).exit_code in (0, 1) and out.read_bytes().splitlines()[0] == head
-    out.write_bytes(written.replace(b"uniform-by-value", b"reference"))  # its own, changed: replaced
-    assert invoke(*args, option, out).exit_code in (0, 1) and b"uniform-by-value" in out.read_bytes()
-    mine = b"import ttnn\n\ndef test_my_model():\n    ...\n"
-    out.write_bytes(mine)
-    result = invoke(*args, option, out)
-    assert result.exit_code == 2
-    assert out.read_bytes() == mine
-    assert stderr_lines(result) == [
-        f"meshspec: {out} exists and is not a file meshspec wrote; refusing to overwrite it (remove it first, or choose another name)"
+    assert invoke(*args, option, out).exit_code in (0, 1)  # as meshspec wrote it: replaced
+    refused = [
+        f"meshspec: {out} exists, and meshspec did not write it as it is now (a file of yours, one written elsewhere, "
+        "or one changed since); refusing to overwrite it (remove it first, or choose another name)"
     ]
+    mine = b"import ttnn\n\ndef test_my_model():\n    ...\n"
+    edited = out.read_bytes() + b"# my notes: bug 1234\n"  # its own, edited since: the notes are the user's
+    for text in (mine, edited):
+        out.write_bytes(text)
+        result = invoke(*args, option, out)
+        assert result.exit_code == 2 and out.read_bytes() == text
+        assert stderr_lines(result) == refused
 
 
 def test_output_into_missing_folder_is_usage_error(tmp_path):
@@ -705,3 +707,39 @@ def test_one_scenario_runs_without_the_cycle_collector_and_several_keep_it(tmp_p
     assert gc_at_exit("run", SEED, SEED, "-o", tmp_path / "two.txt") == ["True", "50000"]
     assert gc_at_exit("check", SEED) == ["True", "50000"]  # a serial check turns it off while it runs files, and back on
     assert (tmp_path / "one.txt").read_text(encoding="utf-8").startswith("meshspec seed-uneven-copy")
+
+
+def test_a_replaced_output_keeps_its_permissions_and_a_read_only_one_is_refused(tmp_path):
+    """A private report stays private when replaced (it was written through a temporary file,
+    which the rename made 0644), and a read-only one is not replaced at all, root or not."""
+    out = tmp_path / "r.json"
+    assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1
+    out.chmod(0o600)
+    assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1
+    assert out.stat().st_mode & 0o777 == 0o600
+    out.chmod(0o444)
+    before = out.read_bytes()
+    result = invoke("run", SEED, "--profile", "reference", "--format", "json", "-o", out)
+    assert result.exit_code == 2 and out.read_bytes() == before
+    assert stderr_lines(result) == [f"meshspec: {out} is read-only; refusing to replace it (make it writable first, or choose another name)"]
+
+
+def test_an_output_meshspec_wrote_elsewhere_is_not_replaced(tmp_path, monkeypatch):
+    """What meshspec wrote is known from its own record of each path: a report that begins as
+    meshspec's do but was written on another machine (a hardware capture from an exported script,
+    say) is the user's."""
+    out = tmp_path / "real.json"
+    assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path / "another-machine"))
+    assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 2
+
+
+def test_an_output_touched_but_unchanged_is_still_meshspecs(tmp_path):
+    """A new modification time alone (touch, a copy back) does not make a file the user's: its
+    bytes are compared with what meshspec wrote."""
+    import os
+
+    out = tmp_path / "r.json"
+    assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1
+    os.utime(out, ns=(1, 1))
+    assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1

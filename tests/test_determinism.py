@@ -47,7 +47,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkey
     from meshspec.files import write_output
 
     target = tmp_path / "report.json"
-    target.write_text('{"format": "meshspec.report/1"}\n')  # one meshspec wrote: it may be replaced
+    write_output(target, '{"format": "meshspec.report/1"}\n')  # one meshspec wrote: it may be replaced
 
     def interrupted(src, dst):
         raise KeyboardInterrupt

@@ -261,9 +261,10 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
         build = None  # type: ignore[assignment]
 
 
-MAX_INT_BITS = 1024
-"""Integers are refused past this many bits (about 308 decimal digits): the largest a scenario
-needs is a 64-bit fill value, and Python will not print one of over 4,300 digits."""
+MAX_INT_BITS = 14_000
+"""Integers are refused past this many bits (about 4,200 decimal digits): Python will not print
+one of over 4,300, so an error naming it would itself fail. Below that, a fill too big for its
+dtype is ttnn's own error (torch.full's overflow), as 10**400 for float32 is."""
 
 
 def _unreadable(node: yaml.ScalarNode, tag: str, err: ValueError) -> str:

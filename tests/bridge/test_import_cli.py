@@ -36,8 +36,8 @@ def test_import_never_writes_over_its_input(tmp_path):
 
 
 def test_import_replaces_its_own_scenario_and_never_a_hand_written_one(tmp_path):
-    """files.py: an existing file is replaced only when meshspec wrote it (this one starts with
-    '# Imported by meshspec import'); a hand-written scenario at -o is left as it was."""
+    """files.py: an existing file is replaced only when meshspec wrote it as it is now; a
+    hand-written scenario at -o is left as it was."""
     out = tmp_path / "imported.yaml"
     for _ in range(2):
         r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json"), "-o", str(out)])
@@ -47,7 +47,7 @@ def test_import_replaces_its_own_scenario_and_never_a_hand_written_one(tmp_path)
     out.write_text(mine)
     r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json"), "-o", str(out)])
     assert r.exit_code == 2 and out.read_text() == mine
-    assert "exists and is not a file meshspec wrote; refusing to overwrite it" in r.stderr
+    assert "exists, and meshspec did not write it as it is now" in r.stderr and "refusing to overwrite it" in r.stderr
 
 
 def test_a_path_that_is_neither_format_is_one_line(tmp_path):
