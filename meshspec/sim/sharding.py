@@ -326,7 +326,10 @@ def grid_error(shard: ShardSpec, dram: bool, worker_grid: tuple[int, int], dram_
     """The real library's words for a grid core the device has no bank for, raised when the
     buffer is allocated (buffer.cpp:259/272, ttnn 0.81.1), or None. L1 banks are the worker
     grid's cores; DRAM banks are cores (x, 0) for x below the bank count."""
-    for x, y in grid_cores(shard.grid):
+    # range by range, row by row, as grid_cores lists them; lazily: a grid of 4096x4096 cores
+    # names its first core with no bank at once, where listing them all took 2 GB
+    cores = ((x, y) for (x0, y0), (x1, y1) in shard.grid for y in range(y0, y1 + 1) for x in range(x0, x1 + 1))
+    for x, y in cores:
         if dram:
             if y != 0:
                 return (f"Invalid DRAM shard grid: shard core ({x}, {y}) is not on row 0. DRAM banks are 1D (bank_id == logical "

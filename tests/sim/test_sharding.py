@@ -80,3 +80,25 @@ def test_an_nd_spec_on_a_large_grid_is_converted_in_time_linear_in_its_cores(mon
     sharding.nd_as_2d(nd, (1, 1, 128, 64), (128, 64), (32, 32))
     assert len(calls) == 1  # the comparison was reached, and made the 2-D placement once
     assert sharding.grid_cores.cache_info().misses <= 2
+
+
+def test_a_grid_past_meshspecs_limit_is_refused_where_it_is_written():
+    """meshspec takes core grids of up to 65,536 cores (sim/ops/fields.py MAX_GRID_CORES; a chip
+    has 8x8 to 12x10 worker cores): [[0, 0], [4095, 4095]] took 58 s and 5 GB as an ND spec."""
+    from meshspec.errors import ScenarioError
+    from meshspec.scenario.loader import parse
+
+    text = ("meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device:\n      as: a\n      shape: [1, 1, 32, 32]\n"
+            "      memory_config: {buffer_type: l1, nd_shard_spec: {shard_shape: [32, 32], grid: [[[0, 0], [4095, 4095]]]}}\n")
+    with pytest.raises(ScenarioError, match=r"a grid of 16,777,216 cores; meshspec takes up to 65,536") as err:
+        parse(text, "g.yaml")
+    assert err.value.line == 7
+
+
+def test_a_grid_beyond_the_workers_names_its_first_core_with_no_bank():
+    """The first core with no L1 bank, in the order grid_cores lists them (x fastest): (8, 0) on a
+    Wormhole's 8x8 worker grid, found without listing the grid's other cores."""
+    from meshspec.sim.sharding import MemoryLayout, ShardSpec, grid_error
+
+    shard = ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (255, 255)),), (32, 32))
+    assert grid_error(shard, False, (8, 8), 12).startswith("Invalid shard grid: shard core (8, 0) has no L1 bank on this device, which has 64")

@@ -61,11 +61,26 @@ Core = Annotated[list[Annotated[int, Range(ge=0, le=4096)]], Length(min=2, max=2
 CoreRangeItem = Annotated[list[Core], Length(min=2, max=2), Check(_core_range)]
 """``[[x0, y0], [x1, y1]]``: ``ttnn.CoreRange(CoreCoord(x0, y0), CoreCoord(x1, y1))``, inclusive."""
 
+MAX_GRID_CORES = 65_536
+"""meshspec's limit on a core grid's cores (a chip's worker grid is 8x8 to 12x10, sim/mesh.py):
+a grid of [[0, 0], [4095, 4095]] named its first core with no bank after listing 16 million."""
+
+
+def _grid_size(grid: list) -> list:
+    n = sum((x1 - x0 + 1) * (y1 - y0 + 1) for (x0, y0), (x1, y1) in grid)
+    if n > MAX_GRID_CORES:
+        raise ValueError(f"a grid of {n:,} cores; meshspec takes up to {MAX_GRID_CORES:,} (a chip's worker grid is 8x8 to 12x10 cores)")
+    return grid
+
+
+CoreGrid = Annotated[list[CoreRangeItem], Length(min=1), Check(_grid_size)]
+"""A CoreRangeSet: its core ranges."""
+
 
 class ShardSpecFields(Typed):
     """``ttnn.ShardSpec(CoreRangeSet([...]), shape, orientation)``."""
 
-    grid: Annotated[list[CoreRangeItem], Length(min=1)]
+    grid: CoreGrid
     """A CoreRangeSet: its core ranges, ``[[[0, 0], [3, 0]]]`` for the four cores (0,0) to (3,0)."""
     shape: Annotated[list[Annotated[int, Range(ge=0, le=2**31)]], Length(min=2, max=2)]
     """The shard's (height, width) in elements."""
@@ -76,7 +91,7 @@ class NdShardSpecFields(Typed):
     """``ttnn.NdShardSpec(ttnn.Shape(shard_shape), CoreRangeSet, orientation, distribution)``."""
 
     shard_shape: Annotated[list[Annotated[int, Range(ge=1, le=2**31)]], Length(min=1, max=8)]
-    grid: Annotated[list[CoreRangeItem], Length(min=1)]
+    grid: CoreGrid
     orientation: Orientation = Orientation.ROW_MAJOR
     distribution: Distribution = Distribution.ROUND_ROBIN_1D
 
@@ -107,7 +122,7 @@ class CreateShardedFields(Typed):
 
     shape: Annotated[list[Dim], Length(min=2, max=8)]
     core_grid: Optional[CoreGridFields] = None
-    core_range_set: Optional[Annotated[list[CoreRangeItem], Length(min=1)]] = None
+    core_range_set: Optional[CoreGrid] = None
     """A CoreRangeSet instead of a CoreGrid (only with use_height_and_width_as_shard_shape)."""
     strategy: Literal["height", "width", "block"]
     orientation: Optional[Orientation] = None
