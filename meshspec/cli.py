@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
+from .text import printable
 from .errors import MeshspecError, UsageError
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
@@ -50,7 +51,8 @@ def _main(
 
 
 def _err(message: str) -> None:
-    typer.echo(f"meshspec: {message}", err=True)
+    """One line to stderr; what a terminal would act on (from a file name, a trace's op name) escaped."""
+    typer.echo(f"meshspec: {printable(message)}", err=True)
 
 
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -275,7 +277,7 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
 
     from .judge.diff import check_report
     from .runner import run
-    from .text import printable
+    from .text import printable, printable_data
     from .scenario.loader import load
     from .sim.profiles import get_profile
 
@@ -298,7 +300,7 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             except (ValueError, RecursionError) as err:  # integers past 4,300 digits; nesting past Python's limit
                 why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(";")[0]
                 raise UsageError(f"{shown}: not a report: {why}") from None
-            sides.append(check_report(data, shown))
+            sides.append(check_report(printable_data(data), shown))  # a report is a file anyone can write
         return sides[0], sides[1], printable(str(sources[0])), printable(str(sources[1]))
     if len(sources) != 1:
         raise UsageError(f"diff takes one scenario or two reports, got {len(sources)} paths")

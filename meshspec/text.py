@@ -27,6 +27,22 @@ def printable(text: str) -> str:
     return "".join(out)
 
 
+def printable_data(value):
+    """``value`` (JSON data read from a file: a saved report) with :func:`printable` applied to
+    every string, keys included, so a tensor named ``"\x1b[31mRED"`` cannot act on the terminal.
+
+    >>> printable_data({"name": "a\x1b[2J", "steps": [1, "b\x07"]})
+    {'name': 'a\\x1b[2J', 'steps': [1, 'b\\x07']}
+    """
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [printable_data(v) for v in value]
+    if isinstance(value, dict):
+        return {printable_data(k): printable_data(v) for k, v in value.items()}
+    return value
+
+
 def flow(value) -> str:
     """``value`` (plain data) as one line of flow-style YAML, as a scenario writes it: what every
     scenario meshspec writes (hunt, record, import) and every hint that says what to write use.
