@@ -31,8 +31,8 @@ def printable_data(value):
     """``value`` (JSON data read from a file: a saved report) with :func:`printable` applied to
     every string, keys included, so a tensor named ``"\x1b[31mRED"`` cannot act on the terminal.
 
-    >>> printable_data({"name": "a\x1b[2J", "steps": [1, "b\x07"]})
-    {'name': 'a\\x1b[2J', 'steps': [1, 'b\\x07']}
+    >>> printable_data({"name": "a\\x1b[2J", "steps": [1, "b\\x07"]})
+    {'name': 'a\\\\x1b[2J', 'steps': [1, 'b\\\\x07']}
     """
     if isinstance(value, str):
         return printable(value)
