@@ -1090,3 +1090,13 @@ def test_a_socket_or_fifo_named_as_a_scenario_is_refused_without_waiting(tmp_pat
         assert read_regular(tmp_path / "s.yaml", 100) == b"meshspec: 1\n" and read_regular(tmp_path / "s.yaml", 5) is None
     finally:
         server.close()
+
+
+def test_a_fill_value_written_as_1e5_is_the_number_as_a_data_fill_is():
+    """YAML 1.1 reads 1e5 (no dot) as text; full's fill_value takes it as the number it plainly
+    is, as from_torch's data: {fill: 1e5} does (sim/ops/fields.py FillValue)."""
+    steps = "steps:\n  - full: {as: f, shape: [1, 1, 32, 32], fill_value: 1e5}\n  - from_torch: {as: h, shape: [1, 1, 32, 32], data: {fill: 1e5}}\n"
+    scenario = parse("meshspec: 1\nmesh: t3k\n" + steps, "f.yaml")
+    assert scenario.steps[0].args.fill_value == 1e5 and scenario.steps[1].args.data.fill == 1e5
+    with pytest.raises(ScenarioError, match="fill_value: expected an integer or a number, got '1e5x'"):
+        parse("meshspec: 1\nmesh: t3k\nsteps:\n  - full: {as: f, shape: [1, 1, 32, 32], fill_value: 1e5x}\n", "f.yaml")

@@ -29,7 +29,7 @@ from ..values import generate
 from .base import Op, TensorKind, Use
 from .allocate import allocation
 from .device_tensors import default_topology
-from .fields import As, MemoryConfig, MeshName, Name, TensorFields, memory_of
+from .fields import As, FillValue, MemoryConfig, MeshName, Name, TensorFields, memory_of
 
 
 class Empty(TensorFields):
@@ -51,7 +51,7 @@ class Filled(TensorFields):
 class Full(Filled):
     """``ttnn.full(shape, fill_value, dtype, layout, device=None, memory_config=None)``."""
 
-    fill_value: Union[int, float]
+    fill_value: FillValue
 
 
 class Like(Typed):
@@ -68,7 +68,7 @@ class Like(Typed):
 class FullLike(Like):
     """``ttnn.full_like(tensor, fill_value, ...)``."""
 
-    fill_value: Union[int, float]
+    fill_value: FillValue
 
 
 def empty(rt: Runtime, a: Empty) -> None:

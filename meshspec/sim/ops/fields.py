@@ -256,8 +256,12 @@ def _number_text(v: object) -> object:
     return v
 
 
+FillValue = Annotated[Union[int, float], Before(_number_text)]
+"""A fill value: a number, 1e5 (which YAML 1.1 reads as text) included."""
+
+
 class FillData(Typed):
-    fill: Annotated[Union[int, float], Before(_number_text)]
+    fill: FillValue
 
 
 class RandomData(Typed):
