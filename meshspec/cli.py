@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
-from .text import printable
+from .text import printable, shorten_values
 from .errors import MeshspecError, UsageError
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
@@ -52,7 +52,7 @@ def _main(
 
 def _err(message: str) -> None:
     """One line to stderr; what a terminal would act on (from a file name, a trace's op name) escaped."""
-    typer.echo(f"meshspec: {printable(message)}", err=True)
+    typer.echo(f"meshspec: {shorten_values(printable(message))}", err=True)
 
 
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]

@@ -30,14 +30,14 @@ class ScenarioError(MeshspecError):
         self.column = column
 
     def __str__(self) -> str:
-        from .text import printable
+        from .text import printable, shorten_values
 
         where = printable(self.file) if self.file else "<scenario>"
         if self.line is not None:
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        return f"{where}: {self.message}"
+        return f"{where}: {shorten_values(self.message)}"
 
 
 class StepInputError(MeshspecError):

@@ -3,6 +3,7 @@ and plain data as the one-line YAML a scenario writes (:func:`flow`)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 
@@ -25,6 +26,21 @@ def printable(text: str) -> str:
         else:
             out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii"))
     return "".join(out)
+
+
+_LONG_QUOTED = re.compile(r"""(['"])([^'"\n]{200,})\1""")
+
+
+def shorten_values(message: str) -> str:
+    """``message`` with every quoted value of 200 characters or more cut to its first 60: an error
+    names the bad value, and a 1 MB one made a 1 MB line.
+
+    >>> shorten_values("unknown dtype '" + "x" * 5000 + "'; expected bfloat16")
+    "unknown dtype 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (5,000 characters); expected bfloat16"
+    """
+    if len(message) < 200:
+        return message
+    return _LONG_QUOTED.sub(lambda m: f"{m[1]}{m[2][:60]}...{m[1]} ({len(m[2]):,} characters)", message)
 
 
 def printable_data(value):

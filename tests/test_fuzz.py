@@ -121,3 +121,13 @@ def test_data_files_stay_in_the_scenario_folder(tmp_path):
 def test_oversize_shapes_are_refused_before_allocating():
     text = "meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {as: d, shape: [1099511627776, 1099511627776]}\n"
     assert outcome(text) == "error"
+
+
+def test_a_huge_bad_value_is_named_in_a_short_line():
+    """An error names the bad value; one of a million characters is cut to its first 60 with its
+    length (text.py shorten_values), not echoed whole in a 1 MB line."""
+    text = "meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32], dtype: " + "x" * 1_000_000 + "}\n"
+    with pytest.raises(ScenarioError) as err:
+        parse(text, "long.yaml")
+    line = str(err.value)
+    assert len(line) < 400 and "'" + "x" * 60 + "...' (1,000,000 characters); expected one of bfloat16" in line
