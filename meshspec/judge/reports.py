@@ -116,6 +116,7 @@ class ReportJSON(Typed, open=True):
     scenario: Optional[str]
     profile: Optional[str] = None
     mesh: Ints
+    steps_run: Optional[Count] = None
     error: Optional[ErrorJSON] = None
     tensors: list[TensorJSON]
     findings: list[FindingJSON] = []
@@ -140,7 +141,24 @@ def validate_report(data: Any, label: str) -> dict:
         validate(ReportJSON, data)
     except Invalid as err:
         raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: {err.message} (meshspec schema --report prints the format)") from None
+    twice = _repeated(t["name"] for t in data["tensors"])
+    if twice is not None:
+        raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: tensor {twice!r} is listed twice")
+    for t in data["tensors"]:
+        twice = _repeated(tuple(d["coord"]) for d in t["devices"])
+        if twice is not None:
+            raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: tensor {t['name']!r} lists device ({','.join(map(str, twice))}) twice")
     return data
+
+
+def _repeated(items) -> Any:
+    """The first item seen twice, or None: a report names each tensor once, and each device of a tensor once."""
+    seen = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return None
 
 
 def report_schema() -> dict:

@@ -183,3 +183,20 @@ def test_a_refused_step_is_the_same_when_one_message_begins_the_other():
     real = json.loads(json.dumps(sim))
     real["error"] = dict(sim["error"], message=words[: len(words) // 2])
     assert diff_reports(sim, real).equal
+
+
+def test_a_report_that_names_a_tensor_or_device_twice_is_no_report():
+    """A report lists each tensor once and each device of a tensor once, and steps_run is a count:
+    a malformed one is refused in one line, not compared (it was 'equal')."""
+    good = report("even-copy", "reference")
+    bad = json.loads(json.dumps(good))
+    bad["tensors"].append(bad["tensors"][0])
+    with pytest.raises(DiffError, match="tensor 'dst' is listed twice"):
+        check_report(bad, "b.json")
+    bad = json.loads(json.dumps(good))
+    bad["tensors"][0]["devices"].append(bad["tensors"][0]["devices"][0])
+    with pytest.raises(DiffError, match=r"tensor 'dst' lists device \(0,0\) twice"):
+        check_report(bad, "b.json")
+    with pytest.raises(DiffError, match="steps_run: expected an integer, got true"):
+        check_report({**good, "steps_run": True}, "b.json")
+    assert check_report(good, "a.json") is good
