@@ -131,3 +131,9 @@ def test_a_huge_bad_value_is_named_in_a_short_line():
         parse(text, "long.yaml")
     line = str(err.value)
     assert len(line) < 400 and "'" + "x" * 60 + "...' (1,000,000 characters); expected one of bfloat16" in line
+
+
+def test_a_file_of_too_many_values_without_aliases_does_not_blame_aliases():
+    text = "meshspec: 1\nmesh: t3k\nsteps:\n" + "  - cpu: {tensor: a}\n" * 70_000
+    with pytest.raises(ScenarioError, match=r"the file holds more than 200,000 values; a scenario needs far fewer$"):
+        parse(text, "many.yaml")

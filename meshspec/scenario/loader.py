@@ -188,9 +188,9 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
         nonlocal count
         count += 1
         if count > MAX_NODES:
+            aliased = " (aliases counted each time they are used)" if "*" in text else ""  # an alias is written *name
             raise ScenarioError(
-                f"the file expands to more than {MAX_NODES:,} values (aliases counted each time they are used); "
-                "a scenario needs far fewer",
+                f"the file {'expands to' if aliased else 'holds'} more than {MAX_NODES:,} values{aliased}; a scenario needs far fewer",
                 file,
                 *_mark(node),
             )
