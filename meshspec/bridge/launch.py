@@ -24,8 +24,11 @@ LONE_OPTIONS = {"-u", "-O", "-OO", "-B", "-b", "-bb", "-d", "-E", "-I", "-q", "-
 def check_output_dir(out: Path, probe: bool = True) -> None:
     """DIR is new, or an empty directory, and can be written: a recording never writes over another
     or over a file, and fails here rather than in the middle of the program."""
+    if out.is_symlink() and not out.exists():
+        raise UsageError(f"--output {out}: a symbolic link to nothing ({os.readlink(out)}); give a new directory")
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--output {out}: a file, not a directory; give a new directory")
+        what = "a file, not a directory" if out.is_file() else "not a directory"
+        raise UsageError(f"--output {out}: {what}; give a new directory")
     if out.is_dir() and any(out.iterdir()):
         held = [n for n in (SCENARIO, REPORT) if (out / n).exists()]
         what = f"already holds {' and '.join(held)}" if held else "is not empty"

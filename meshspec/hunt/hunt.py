@@ -193,7 +193,7 @@ def prepare(out: Path) -> dict:
     """Make sure ``out`` can take a hunt's files before any search: a folder (made if missing)
     that can be written; returns its index (empty for a new folder)."""
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: is a file, not a folder")
+        raise UsageError(f"--out {out}: {'is a file' if out.is_file() else 'is not a folder'}; give a folder (new, or one hunt wrote)")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -132,3 +132,11 @@ def test_a_python_without_ttnn_is_refused_before_the_program_runs_or_a_folder_is
     r = CliRunner().invoke(app, ["record", "-o", str(tmp_path / "rec"), "--", str(prog)])
     assert r.exit_code == 2 and "has no 'ttnn'" in r.output and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "rec").exists() and not (tmp_path / "ran").exists()
+
+
+def test_an_output_that_is_a_dangling_link_or_a_device_is_named_as_such(tmp_path):
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere" / "x")
+    with pytest.raises(UsageError, match=r"a symbolic link to nothing \(.*nowhere/x\); give a new directory"):
+        check_output_dir(tmp_path / "link")
+    with pytest.raises(UsageError, match="/dev/null: not a directory; give a new directory"):
+        check_output_dir(Path("/dev/null"))
