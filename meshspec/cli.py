@@ -51,8 +51,9 @@ def _main(
 
 
 def _err(message: str) -> None:
-    """One line to stderr; what a terminal would act on (from a file name, a trace's op name) escaped."""
-    typer.echo(f"meshspec: {shorten_values(printable(message))}", err=True)
+    """One line to stderr; what a terminal would act on (from a file name, a trace's op name) and
+    a newline in a value escaped, so the line stays one."""
+    typer.echo(f"meshspec: {shorten_values(printable(message)).replace(chr(10), chr(92) + 'n')}", err=True)
 
 
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]

@@ -3,6 +3,7 @@ call on stderr, a bad path one line, and never a write over what it read."""
 
 from pathlib import Path
 
+import yaml
 from typer.testing import CliRunner
 
 from meshspec.cli import app
@@ -54,3 +55,24 @@ def test_a_path_that_is_neither_format_is_one_line(tmp_path):
     (tmp_path / "x.txt").write_text("hello")
     r = CliRunner().invoke(app, ["import", str(tmp_path / "x.txt")])
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "x.txt" in r.stderr
+
+
+def test_a_hostile_op_name_in_a_trace_is_escaped_and_not_imported(tmp_path):
+    """A trace is a file anyone can write: an op name with a terminal's title sequence and a
+    newline is printed escaped on one line, and is no opaque step (a call is a dotted name)."""
+    import json
+    import shutil
+
+    trace = tmp_path / "trace"
+    shutil.copytree(DATA / "tracer-unmapped", trace)
+    add = next(trace.glob("2_*"))
+    data = json.loads(add.read_text())
+    data["operation_name"] = "ttnn.add\x1b]0;OWNED\x07\nsteps: []"
+    add.write_text(json.dumps(data))
+    r = CliRunner().invoke(app, ["import", str(trace), "-o", str(tmp_path / "out.yaml")])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.stderr.splitlines() if "2_ttnn_add" in x)
+    assert line.endswith("ttnn.add\\x1b]0;OWNED\\x07\\nsteps: [] (no meshspec step models this call)")  # and no opaque step kept
+    assert "\x1b" not in r.stderr
+    steps = yaml.safe_load((tmp_path / "out.yaml").read_text())["steps"]
+    assert [s["opaque"]["call"] for s in steps if "opaque" in s] == ["ttnn.from_device"]  # its input lost: declared as traced

@@ -12,6 +12,7 @@ own line.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional
 
@@ -159,6 +160,8 @@ class Builder:
 
 def opaque(call: Call, t: Traced, uses: list[str], mesh: tuple[int, ...]) -> dict:
     """An ``opaque`` step declaring ``t`` as the trace recorded it: spec, storage and topology."""
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", call.op):  # as an opaque step's call must be
+        raise Unmappable("the trace's name for the call is no dotted name")
     dist = t.distribution
     if dist is None or volume(dist.shape) > volume(mesh) or (t.mesh is not None and tuple(t.mesh) != tuple(mesh)):
         raise Unmappable("its topology is not recorded, or not on the scenario's mesh")
