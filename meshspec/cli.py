@@ -13,7 +13,6 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
-from .text import printable, shorten_values
 from .errors import MeshspecError, UsageError
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
@@ -53,6 +52,8 @@ def _main(
 def _err(message: str) -> None:
     """One line to stderr; what a terminal would act on (from a file name, a trace's op name) and
     a newline in a value escaped, so the line stays one."""
+    from .text import printable, shorten_values  # here: --help loads no more than it needs
+
     typer.echo(f"meshspec: {shorten_values(printable(message)).replace(chr(10), chr(92) + 'n')}", err=True)
 
 
