@@ -57,24 +57,21 @@ def _digest(path: Path) -> Optional[tuple[int, str]]:
 
 
 def wrote_as_is(path: Path) -> bool:
-    """Whether meshspec wrote exactly the bytes now at ``path``. Its record of the path holds what
-    it wrote (size, sha256) and the file as it left it (inode, modification time): the same file,
-    untouched, needs no reading; a file since touched or copied back is read and its sha256
-    compared; one of another size is not read at all::
+    """Whether meshspec wrote exactly the bytes now at ``path``: its record of the path holds their
+    size and sha256, and the file is read and hashed when its size is the same (its inode and
+    modification time prove nothing: ``cp -p`` and ``rsync -t --inplace`` keep them through an
+    edit)::
 
         meshspec run s.yaml -o r.json      r.json recorded      -> True
         (r.json edited)                                         -> False
         a report copied from the hardware host                  -> False
     """
     try:
-        size, digest, ino, mtime, _ = _entry(path).read_text(encoding="utf-8").split("\n", 4)
-        info = os.stat(path)
+        size, digest, _ = _entry(path).read_text(encoding="utf-8").split("\n", 2)
+        if os.stat(path).st_size != int(size):
+            return False
     except (OSError, ValueError):
         return False
-    if info.st_size != int(size):
-        return False
-    if (info.st_ino, info.st_mtime_ns) == (int(ino), int(mtime)):
-        return True
     return _digest(path) == (int(size), digest)
 
 
@@ -83,11 +80,10 @@ def _remember(path: Path, data: bytes) -> None:
     is written all the same, and only a later run refuses to replace it."""
     entry = _entry(path)
     try:
-        info = os.stat(path)
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".entry.", dir=entry.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{info.st_ino}\n{info.st_mtime_ns}\n{os.path.realpath(path)}\n")
+            f.write(f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n")
         os.replace(tmp, entry)
     except OSError:
         pass

@@ -743,3 +743,20 @@ def test_an_output_touched_but_unchanged_is_still_meshspecs(tmp_path):
     assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1
     os.utime(out, ns=(1, 1))
     assert invoke("run", SEED, "--format", "json", "-o", out).exit_code == 1
+
+
+def test_an_output_edited_in_place_with_its_time_kept_is_the_users(tmp_path):
+    """An edit of the same size that keeps the file's inode and modification time (cp -p over it,
+    rsync -t --inplace) is still an edit: the bytes are what is compared."""
+    import os
+
+    out = tmp_path / "r.txt"
+    assert invoke("run", SEED, "-o", out).exit_code == 1
+    before = os.stat(out)
+    data = out.read_bytes()
+    edited = b"M" + data[1:]  # 'meshspec ...' -> 'Meshspec ...': one byte, the same size
+    with open(out, "r+b") as f:
+        f.write(edited)
+    os.utime(out, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(out).st_ino == before.st_ino and os.stat(out).st_mtime_ns == before.st_mtime_ns
+    assert invoke("run", SEED, "-o", out).exit_code == 2 and out.read_bytes() == edited

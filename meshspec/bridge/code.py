@@ -8,11 +8,14 @@ written into a script only when it is plainly the step's own call, on the step's
 
 - one statement, ``[names =] CALL``, where CALL calls exactly the step's ``call``, a ttnn op
   (``ttnn.add``, ``ttnn.experimental.all_gather_async``; not one that reads or writes files);
-- its arguments are the step's tensors (``uses``), literals, ttnn's constants (``ttnn.bfloat16``,
-  ``ttnn.Topology.Linear``), ttnn's config classes built from the same (``ttnn.MemoryConfig(...)``),
-  lists, tuples and dicts of these, arithmetic on literals, and attributes or items of the tensors
-  (``a.shape[-1]``);
-- no name or attribute with two underscores on each side, and no other call.
+- its first argument is one of the step's tensors (``uses``): an op on tensors, not a call that
+  takes a path or a config (``ttnn.save_config_to_json_file``);
+- its arguments are the step's tensors, number and boolean literals (no text: no path can be
+  spelt), ttnn's constants (``ttnn.bfloat16``, ``ttnn.Topology.Linear``), ttnn's config classes
+  built from the same (``ttnn.MemoryConfig(...)``), lists, tuples and dicts of these, arithmetic
+  on literals, and attributes or items of the tensors (``a.shape[-1]``);
+- no name or attribute with two underscores on each side, no other call, and ASCII only (Python
+  reads a fullwidth ``ｅｘｅｃ`` as ``exec``).
 
 Anything else (``exec``, ``ttnn.os.system(...)``, a second statement, a lambda) is not written:
 the script makes a tensor with the recorded records instead, as for a call with no line.
@@ -51,6 +54,8 @@ def ttnn_op(dotted: str) -> bool:
 
 def usable(code: str, call: str, uses: list[str]) -> Optional[str]:
     """None when ``code`` may be written into an exported script as the step's call; else why not."""
+    if not code.isascii():  # Python folds lookalike letters (NFKC): a fullwidth 'ｅｘｅｃ' would be the builtin exec
+        return "it is not ASCII"
     try:
         tree = ast.parse(code)
     except SyntaxError as err:
@@ -70,6 +75,8 @@ def usable(code: str, call: str, uses: list[str]) -> Optional[str]:
         return f"it does not call {call}, the step's call"
     if not ttnn_op(call):
         return f"{call} is not a ttnn op an exported script runs from a scenario's text"
+    if not value.args or not isinstance(value.args[0], ast.Name) or value.args[0].id not in uses:
+        return "its first argument is not one of the step's tensors"  # an op on tensors, not a file or a config
     bad = next((why for node in [*value.args, *(k.value for k in value.keywords)] if (why := _argument(node, set(uses)))), None)
     if bad is None and any(k.arg is not None and _dunder(k.arg) for k in value.keywords):
         bad = "a keyword with double underscores"
@@ -101,7 +108,7 @@ def _dunder(name: str) -> bool:
 def _argument(node: ast.expr, uses: set[str]) -> Optional[str]:  # noqa: C901 - one branch per kind of node
     """None when ``node`` is an argument the script may evaluate; else what it holds instead."""
     if isinstance(node, ast.Constant):
-        return None
+        return "a text literal (no path or name is spelt in a script's call)" if isinstance(node.value, (str, bytes)) else None
     if isinstance(node, ast.Name):
         return None if node.id in uses else f"the name {node.id!r}, not one of the step's tensors"
     if isinstance(node, ast.Attribute):

@@ -170,3 +170,19 @@ def test_a_file_name_stays_inside_the_scripts_own_folder():
 def test_an_opaque_call_name_is_a_dotted_name():
     with pytest.raises(Exception, match="a dotted name such as ttnn.add"):
         _scenario(OPAQUE.format(call="\"ttnn.add\\nimport os\"", code="x"))
+
+
+@pytest.mark.parametrize("call, code, uses, why", [
+    # a call on a path or a config, not on the step's tensors (ttnn/__init__.py exports these)
+    ("ttnn.save_config_to_json_file", "\"out = ttnn.save_config_to_json_file('/tmp/owned')\"", "[a]", "its first argument is not one of the step's tensors"),
+    ("ttnn.add", "\"out = ttnn.add(a, '/tmp/owned')\"", "[a]", "a text literal"),
+    # Python reads a fullwidth name as the ASCII one: the tensor 'exec' would be the builtin exec
+    ("ttnn.add", "\"out = ttnn.add(a, ｅｘｅｃ)\"", "[a, exec]", "it is not ASCII"),
+])
+def test_an_opaque_call_on_anything_but_the_steps_tensors_is_not_run(call, code, uses, why):
+    steps = OPAQUE.format(call=call, code=code).replace("uses: [a]", f"uses: {uses}")
+    if "exec" in uses:
+        steps = "  - allocate_tensor_on_device: {as: exec, shape: [1, 1, 32, 32]}\n" + steps
+    text = export(_scenario(steps))
+    assert f"# the scenario's code for this step is not run here: {why}" in text
+    assert "owned" not in text and "ｅｘｅｃ" not in text
