@@ -12,6 +12,7 @@ torch). Each step is emitted by the function :data:`EMITTERS` names for its op; 
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -116,6 +117,18 @@ def _memory_config(config) -> str:
     return f"ttnn.MemoryConfig(ttnn.TensorMemoryLayout.{config.memory_layout.name}, {BUFFERS[config.buffer_type]}{shard})"
 
 
+def _number(v) -> str:
+    """A number as Python source: ``float('nan')``, ``float('inf')`` and ``-float('inf')`` for what
+    repr writes as bare names (``nan``: a NameError, or a tensor of that name, in the script).
+
+    >>> _number(float("nan")), _number(float("-inf")), _number(2**31 + 1), _number(0.5)
+    ("float('nan')", "-float('inf')", '2147483649', '0.5')
+    """
+    if isinstance(v, float) and not math.isfinite(v):
+        return "float('nan')" if math.isnan(v) else ("float('inf')" if v > 0 else "-float('inf')")
+    return repr(v)
+
+
 def _data(a, ctx: Context) -> str:
     """numpy code for a step's host data (the values meshspec makes: docs/semantics.md section 8)."""
     shape = tuple(a.shape)
@@ -125,7 +138,7 @@ def _data(a, ctx: Context) -> str:
     if data in ("zeros", "ones"):
         return f"np.{data}({shape}, dtype=np.float32)"
     if isinstance(data, f.FillData):
-        return f"np.full({shape}, {data.fill!r}, dtype=np.float64)"
+        return f"np.full({shape}, {_number(data.fill)}, dtype=np.float64)"
     if isinstance(data, f.RandomData):
         return f"random({shape}, {data.random})"
     return f"np.load(here / {data.file!r})"
@@ -292,7 +305,7 @@ def _rename(code: str, a, ctx) -> str:
 def _creation(name: str, fill: bool = False):
     def emit(a, ctx):
         device = ctx.mesh(a.device) if getattr(a, "device", None) else "None"
-        value = f", fill_value={a.fill_value!r}" if fill else ""
+        value = f", fill_value={_number(a.fill_value)}" if fill else ""
         # memory_config=None is refused ("incompatible function arguments"): left out, ttnn's default
         memory = f", memory_config={_memory(a)}" if a.memory_config is not None else ""
         return [
@@ -305,7 +318,7 @@ def _creation(name: str, fill: bool = False):
 
 def _like(name: str, fill: bool = False):
     def emit(a, ctx):
-        args = [ctx.var(a.tensor)] + ([f"fill_value={a.fill_value!r}"] if fill else [])
+        args = [ctx.var(a.tensor)] + ([f"fill_value={_number(a.fill_value)}"] if fill else [])
         if a.dtype is not None:
             args.append(f"dtype={DTYPES[DataType(a.dtype)]}")
         if a.layout is not None:
@@ -399,7 +412,7 @@ EMITTERS: dict[str, Emitter] = {
     "slice": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.slice({ctx.var(a.tensor)}, {list(a.starts)}, {list(a.ends)}"
                              + (f", {list(a.steps)})" if a.steps else ")")],
     "concat": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.concat({_tensors(a.tensors, ctx)}, {a.dim})"],
-    "pad": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.pad({ctx.var(a.tensor)}, {[tuple(p) for p in a.padding]}, {float(a.value)!r})"],
+    "pad": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.pad({ctx.var(a.tensor)}, {[tuple(p) for p in a.padding]}, {_number(float(a.value))})"],
     "begin_trace_capture": lambda a, ctx: [f"{ctx.var(a.trace)} = ttnn.begin_trace_capture(mesh_device, cq_id=0)"],
     "end_trace_capture": lambda a, ctx: [f"ttnn.end_trace_capture(mesh_device, {ctx.var(a.trace)}, cq_id=0)"],
     "execute_trace": lambda a, ctx: [f"ttnn.execute_trace(mesh_device, {ctx.var(a.trace)}, cq_id=0, blocking=True)"],

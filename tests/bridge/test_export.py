@@ -186,3 +186,21 @@ def test_an_opaque_call_on_anything_but_the_steps_tensors_is_not_run(call, code,
     text = export(_scenario(steps))
     assert f"# the scenario's code for this step is not run here: {why}" in text
     assert "owned" not in text and "ｅｘｅｃ" not in text
+
+
+def test_a_non_finite_fill_is_written_as_python_that_means_it():
+    """repr(float('nan')) is the bare name nan: a NameError in the script, or a tensor of that name."""
+    text = export(_scenario(
+        "  - full: {as: f, shape: [1, 1, 32, 32], fill_value: .nan}\n"
+        "  - from_torch: {as: h, shape: [1, 1, 32, 32], dtype: float32, data: {fill: -.inf}}\n"
+    ))
+    assert "fill_value=float('nan')" in text and "np.full((1, 1, 32, 32), -float('inf'), dtype=np.float64)" in text
+    compile(text, "repro.py", "exec")
+
+
+def test_a_pad_value_no_float_can_hold_is_refused_where_it_is_written():
+    from meshspec.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="pad.value: an integer of 401 digits is too large for a float"):
+        _scenario("  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n"
+                  "  - pad: {as: p, tensor: a, padding: [[0, 0], [0, 32]], value: 1" + "0" * 400 + "}\n")

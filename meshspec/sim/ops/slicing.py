@@ -19,7 +19,7 @@ from typing import Annotated, Optional, Union
 import numpy as np
 
 from ...errors import TTFatal
-from ...typed import Length, Range, Typed
+from ...typed import Check, Length, Range, Typed
 from ..placement import Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
@@ -50,13 +50,22 @@ class Concat(Typed):
     as_: As
 
 
+def _a_float(v: Union[int, float]) -> Union[int, float]:
+    """ttnn.pad takes its value as a C++ float: an integer a double cannot hold is no value."""
+    try:
+        float(v)
+    except OverflowError:
+        raise ValueError(f"an integer of {len(str(v)):,} digits is too large for a float (ttnn.pad takes its value as one)") from None
+    return v
+
+
 class Pad(Typed):
     """``ttnn.pad(tensor, padding, value)``: ``padding`` a [front, back] pair per dim, for the last
     dims when shorter than the rank."""
 
     tensor: Name
     padding: Annotated[list[Annotated[list[Annotated[int, Range(ge=0, le=2**31)]], Length(min=2, max=2)]], Length(min=1, max=8)]
-    value: Union[int, float] = 0.0
+    value: Annotated[Union[int, float], Check(_a_float)] = 0.0
     as_: As
 
 
