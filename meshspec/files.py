@@ -160,6 +160,13 @@ def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
     _remember(target, data)
 
 
+def replace_entry(path: Path, text: str) -> None:
+    """Write ``text`` as the file ``path`` names, atomically, replacing whatever entry is there (a
+    symbolic link too) rather than writing through it: for a folder's own files (hunt's), where a
+    link planted under one of their names must not carry the write elsewhere."""
+    _atomic(Path(path), text.encode("utf-8"), path)
+
+
 def _atomic(target: Path, data: bytes, shown: Path) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     try:

@@ -57,3 +57,17 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_debris(tmp_path, monkey
         write_output(target, "new report\n" * 1000)
     assert target.read_text() == '{"format": "meshspec.report/1"}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_a_folders_own_file_replaces_a_link_planted_under_its_name(tmp_path):
+    """hunt writes its folder's files with files.replace_entry: a symbolic link put under one of
+    their names is replaced by the file, and what it pointed at is left as it was."""
+    from meshspec.files import replace_entry
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    link = tmp_path / "hunt" / "found-1.yaml"
+    link.parent.mkdir()
+    link.symlink_to(victim)
+    replace_entry(link, "meshspec: 1\n")
+    assert not link.is_symlink() and link.read_text() == "meshspec: 1\n" and victim.read_text() == "mine\n"

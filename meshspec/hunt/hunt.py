@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..files import replace_entry
+
 from ..errors import UsageError
 from ..report import HUNT_FORMAT
 from .programs import RULE_OPS, VOCABULARY, MeshSpec, Program, generate
@@ -229,7 +231,7 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
         if old is not None and old["steps_after"] <= len(f.program.steps):
             mine.append(old)  # the folder's program is as small: kept
             continue
-        (out / f.file).write_text(scenario_text(f, target, seed, f.file[:-5]), encoding="utf-8")
+        replace_entry(out / f.file, scenario_text(f, target, seed, f.file[:-5]))
         entries[f.file] = _entry(f, target)
         mine.append(entries[f.file])
     known = {c["file"]: c for c in index.get("crashes", [])}
@@ -237,12 +239,11 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
         program = c.pop("program")
         fault = (f"; with meshspec.sim.faults.Fault(kind={c['fault'][0]}, step={c['fault'][1]}, coord={tuple(c['fault'][2])}) injected"
                  if c["fault"] else "")
-        (out / c["file"]).write_text(program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}"),
-                                     encoding="utf-8")
+        replace_entry(out / c["file"], program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}"))
         known[c["file"]] = c
     index["found"] = sorted(entries.values(), key=lambda e: e["file"])
     index["crashes"] = sorted(known.values(), key=lambda c: c["file"])
-    (out / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
     return mine, crash_rows
 
 
@@ -304,8 +305,8 @@ def merge(folders: list[Path], out: Path) -> list[dict]:
     copied = [(e, f) for e, f in best.values() if f != out] + [(c, f) for c, f in crashes.values() if f != out]
     _claim(out, index, [e["file"] for e, _ in copied])
     for e, folder in copied:
-        (out / e["file"]).write_text((folder / e["file"]).read_text(encoding="utf-8"), encoding="utf-8")
+        replace_entry(out / e["file"], (folder / e["file"]).read_text(encoding="utf-8"))
     kept = sorted((e for e, _ in best.values()), key=lambda e: e["file"])
     index.update(found=kept, crashes=sorted((c for c, _ in crashes.values()), key=lambda c: c["file"]))
-    (out / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
     return kept
