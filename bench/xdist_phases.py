@@ -95,7 +95,7 @@ def table(label: str, runs: list[dict]) -> list[str]:
         per_test = f"{loop_cpu / tests * 1e3:6.2f} ms" if tests else "     -   "
         name = "controller" if proc == "main" and label.endswith("2") else proc
         rows.append(
-            f"{label:6} {name:10} " + " ".join(f"{x:7.2f} s" for x in at)
+            f"{label:6} {name:10} " + " ".join("        -" if x != x else f"{x:7.2f} s" for x in at)  # x != x: NaN, a phase it has not
             + f" {med(proc, 'exited', 1):7.2f} s {loop_cpu:7.2f} s {tests:6.0f} {per_test}"
         )
     rows.append(f"{label:6} {'command':10} {'':39} ended at {med('main', 'end', 0):.2f} s")
