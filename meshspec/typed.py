@@ -538,7 +538,7 @@ def _validate_record(cls: type[Typed], value: Any, loc: tuple) -> Typed:
                 raise Invalid(
                     loc + (key,),
                     f"unknown key {'~ (null)' if key is None else repr(key)} in {_where(loc) or 'the scenario'}{hint}; valid keys: {', '.join(keys)}",
-                    unknown_key=key,
+                    unknown_key="~" if key is None else key,  # never None: None says the key is known
                     record=cls,
                 )
     values = {}

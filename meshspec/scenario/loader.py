@@ -358,7 +358,8 @@ def _node_at(root: yaml.Node, loc: tuple, key: bool = False) -> yaml.Node:
     for i, part in enumerate(loc):
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
-                if k.value == part or (not isinstance(part, str) and k.value == str(part).lower()):
+                if k.value == part or (not isinstance(part, str) and k.value == str(part).lower()) or (
+                        part is None and k.tag == _NULL):  # ~, null or nothing: the key None
                     node = k if key and i == len(loc) - 1 else v
                     break
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):

@@ -1100,3 +1100,13 @@ def test_a_fill_value_written_as_1e5_is_the_number_as_a_data_fill_is():
     assert scenario.steps[0].args.fill_value == 1e5 and scenario.steps[1].args.data.fill == 1e5
     with pytest.raises(ScenarioError, match="fill_value: expected an integer or a number, got '1e5x'"):
         parse("meshspec: 1\nmesh: t3k\nsteps:\n  - full: {as: f, shape: [1, 1, 32, 32], fill_value: 1e5x}\n", "f.yaml")
+
+
+@pytest.mark.parametrize("text, where", [
+    ("meshspec: 1\nmesh: t3k\nsteps: []\n~: 1\n", (4, 1)),
+    ("meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32], null: 3}\n", (4, 63)),
+])
+def test_a_null_key_is_named_as_yaml_writes_it_and_pointed_at(text, where):
+    with pytest.raises(ScenarioError, match=r"unknown key ~ \(null\) in ") as err:
+        parse(text, "n.yaml")
+    assert (err.value.line, err.value.column) == where
