@@ -74,4 +74,5 @@ def flow(value) -> str:
 
 WRITTEN_MARK = "<!-- written by meshspec -->"
 """The first line of an SVG, the second (after the doctype) of an HTML page, that meshspec writes:
-how files.py knows them as its own (it replaces no file meshspec did not write)."""
+a reader of the file sees what made it. (Whether meshspec may replace a file is files.py's record
+of what it wrote, not this mark.)"""

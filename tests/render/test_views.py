@@ -143,7 +143,7 @@ def test_svg_and_html_exports(tmp_path):
     svg, html = tmp_path / "seed.svg", tmp_path / "seed.html"
     res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--svg", svg, "--html", html)
     assert res.exit_code == 1
-    # meshspec's mark first (files.py replaces only files it wrote), then the picture
+    # meshspec's mark first (a reader sees what made the file), then the picture
     assert svg.read_text().startswith(f"{WRITTEN_MARK}\n<svg") and "stale" in svg.read_text()
     page = html.read_text()
     assert page.startswith(f"<!DOCTYPE html>\n{WRITTEN_MARK}\n<html")  # after the doctype: no quirks mode
