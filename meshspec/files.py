@@ -75,6 +75,19 @@ def wrote_as_is(path: Path) -> bool:
     return _digest(path) == (int(size), digest)
 
 
+def _unrecorded_hint() -> str:
+    """Why meshspec may have no record even of a file it wrote: its state folder cannot be written."""
+    folder = _state_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError:
+        return f"; meshspec keeps its record of what it wrote in {printable(str(folder))}, which it cannot write: set MESHSPEC_STATE_DIR"
+    return ""
+
+
 def _remember(path: Path, data: bytes) -> None:
     """Record that meshspec wrote ``data`` at ``path``. Best effort: with no state folder, the file
     is written all the same, and only a later run refuses to replace it."""
@@ -121,6 +134,7 @@ def check_output(path: Path, protect: Iterable[Path] = ()) -> bool:
         raise UsageError(
             f"{printable(str(path))} exists, and meshspec did not write it as it is now (a file of yours, one written "
             "elsewhere, or one changed since); refusing to overwrite it (remove it first, or choose another name)"
+            + _unrecorded_hint()
         )
     if info is not None and (not info.st_mode & 0o222 or not os.access(target, os.W_OK)):
         raise UsageError(f"{printable(str(path))} is read-only; refusing to replace it (make it writable first, or choose another name)")

@@ -760,3 +760,16 @@ def test_an_output_edited_in_place_with_its_time_kept_is_the_users(tmp_path):
     os.utime(out, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert os.stat(out).st_ino == before.st_ino and os.stat(out).st_mtime_ns == before.st_mtime_ns
     assert invoke("run", SEED, "-o", out).exit_code == 2 and out.read_bytes() == edited
+
+
+def test_with_no_state_folder_to_write_the_refusal_says_so(tmp_path, monkeypatch):
+    """meshspec writes the output all the same, but keeps no record of it: the next run's refusal
+    says where the record should have been and how to give one."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(blocker / "state"))  # under a file: cannot be made
+    out = tmp_path / "r.txt"
+    assert invoke("run", SEED, "-o", out).exit_code == 1 and out.exists()
+    result = invoke("run", SEED, "-o", out)
+    assert result.exit_code == 2
+    assert stderr_lines(result)[0].endswith(f"; meshspec keeps its record of what it wrote in {blocker / 'state'}, which it cannot write: set MESHSPEC_STATE_DIR")
