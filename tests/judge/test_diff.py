@@ -200,3 +200,16 @@ def test_a_report_that_names_a_tensor_or_device_twice_is_no_report():
     with pytest.raises(DiffError, match="steps_run: expected an integer, got true"):
         check_report({**good, "steps_run": True}, "b.json")
     assert check_report(good, "a.json") is good
+
+
+def test_a_saved_report_cannot_act_on_the_terminal(tmp_path):
+    """A report is a file anyone can write: a tensor named with an escape sequence is printed
+    escaped by diff, with colours or without (cli.py, text.printable_data)."""
+    good = report("even-copy", "reference")
+    bad = json.loads(json.dumps(good))
+    bad["tensors"][0]["name"] = "\x1b[31mRED"
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(good))
+    b.write_text(json.dumps(bad))
+    out = CliRunner().invoke(app, ["diff", str(a), str(b), "--no-color"]).stdout
+    assert "\x1b" not in out and "\\x1b[31mRED" in out
