@@ -95,11 +95,14 @@ def _remember(path: Path, data: bytes) -> None:
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".entry.", dir=entry.parent)
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n")
         os.replace(tmp, entry)
     except OSError:
-        pass
+        _unlink(tmp)  # a full disk: no half record left behind
 
 
 def _same_file(a: Path, b: Path) -> bool:
