@@ -51,11 +51,13 @@ class Concat(Typed):
 
 
 def _a_float(v: Union[int, float]) -> Union[int, float]:
-    """ttnn.pad takes its value as a C++ float: an integer a double cannot hold is no value."""
+    """ttnn.pad's binding takes its value as a C++ float: an integer no double holds is refused
+    before anything runs (docs/semantics.md section 12; observed in the mock)."""
     try:
         float(v)
     except OverflowError:
-        raise ValueError(f"an integer of {len(str(v)):,} digits is too large for a float (ttnn.pad takes its value as one)") from None
+        raise ValueError(f"an integer of {len(str(v)):,} digits is too large for a float: ttnn 0.81.1 refuses it "
+                         "('ttnn.pad(): incompatible function arguments')") from None
     return v
 
 
