@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .errors import MeshspecError, UsageError, did_you_mean, one_of
+from .errors import MeshspecError, UsageError, did_you_mean, internal_error, one_of
 from .judge.expect import check, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
 from .runner import missing_profile, run
@@ -121,7 +121,7 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
 
 
 def _internal(err: Exception) -> str:
-    return "out of memory" if isinstance(err, MemoryError) else f"internal error: {type(err).__name__}: {err}"
+    return "out of memory" if isinstance(err, MemoryError) else internal_error(err)
 
 
 def check_files(

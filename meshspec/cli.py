@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
-from .errors import MeshspecError, UsageError
+from .errors import REPORT_IT, MeshspecError, UsageError, internal_error
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
@@ -54,7 +54,8 @@ def _err(message: str) -> None:
     a newline in a value escaped, so the line stays one."""
     from .text import printable, shorten_values  # here: --help loads no more than it needs
 
-    typer.echo(f"meshspec: {shorten_values(printable(message)).replace(chr(10), chr(92) + 'n')}", err=True)
+    line = shorten_values(printable(message)).replace("\n", "\\n")
+    typer.echo(f"meshspec: {line}", err=True)
 
 
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -752,7 +753,7 @@ def main() -> None:
             sys.exit(EXIT_USAGE)
         if os.environ.get("MESHSPEC_DEBUG"):
             raise
-        _err(f"internal error: {type(err).__name__}: {err} (a bug in meshspec; please report it with the scenario, MESHSPEC_DEBUG=1 shows the traceback)")
+        _err(f"{internal_error(err)} ({REPORT_IT}, MESHSPEC_DEBUG=1 shows the traceback)")
         sys.exit(EXIT_INTERNAL)
     if _signalled:  # a command that stopped on an interrupt exits as the signal says
         sys.exit(128 + _signalled[0])

@@ -15,6 +15,14 @@ class MeshspecError(Exception):
     """Root of every error meshspec raises on purpose."""
 
 
+def internal_error(err: BaseException) -> str:
+    """The words for an exception meshspec did not raise on purpose (a bug): what, and its message."""
+    return f"internal error: {type(err).__name__}: {err}"
+
+
+REPORT_IT = "a bug in meshspec; please report it with the scenario"
+
+
 class UsageError(MeshspecError):
     """A command-line value is wrong."""
 

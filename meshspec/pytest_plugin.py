@@ -194,8 +194,9 @@ class ScenarioFile(pytest.File):
             yield InvalidScenarioItem.from_parent(self, name="load", error=str(err))
             return
         except Exception as err:  # a bug in meshspec's loader fails this file's item, not the session's collection
-            error = f"{self.path}: internal error: {type(err).__name__}: {err} (a bug in meshspec; please report it with the scenario)"
-            yield InvalidScenarioItem.from_parent(self, name="load", error=error)
+            from .errors import REPORT_IT, internal_error
+
+            yield InvalidScenarioItem.from_parent(self, name="load", error=f"{self.path}: {internal_error(err)} ({REPORT_IT})")
             return
         wanted = self.config.getoption("meshspec_profile_name")
         missing = missing_profile(scenario, wanted)

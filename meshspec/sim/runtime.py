@@ -376,11 +376,11 @@ class Runtime:
         on_cores = tuple(cores or ())
         records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
         written = shards if skipped not in shards else {c: s for c, s in shards.items() if c != skipped}
+        wanted = set(on_cores)
         for src, coords in host.spec_runs(written):  # what follows depends on the spec only
             dst = in_memory(src, memory)
             pages: Optional[tuple[int, ...]] = None
             if cores is not None:
-                wanted = set(cores)
                 pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
             if pages is None and dst.num_pages > buffer.spec.num_pages and dst.page_size <= buffer.spec.aligned_page_size:
                 # only a record larger than its buffer gets here (the injected alter_shape fault): the

@@ -27,7 +27,7 @@ import enum
 import functools
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterator, Optional
 
 Core = tuple[int, int]
 """A logical core ``(x, y)``."""
@@ -121,13 +121,17 @@ def grid_cores(grid: tuple[CoreRange, ...], orientation: Orientation = Orientati
     >>> grid_cores((((0, 0), (1, 1)),), Orientation.COL_MAJOR)
     ((0, 0), (0, 1), (1, 0), (1, 1))
     """
-    out: list[Core] = []
+    return tuple(iter_grid_cores(grid, orientation))
+
+
+def iter_grid_cores(grid: tuple[CoreRange, ...], orientation: Orientation = Orientation.ROW_MAJOR) -> Iterator[Core]:
+    """:func:`grid_cores` one core at a time: a check that stops at the first bad core of a large
+    grid never lists the rest."""
     for (x0, y0), (x1, y1) in grid:
         if orientation is Orientation.ROW_MAJOR:
-            out += [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
+            yield from ((x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1))
         else:
-            out += [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
-    return tuple(out)
+            yield from ((x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1))
 
 
 def nd_as_2d(nd: ShardSpec, padded: tuple[int, ...], physical: tuple[int, int], tile: Optional[tuple[int, int]]) -> Optional[ShardSpec]:
@@ -326,10 +330,7 @@ def grid_error(shard: ShardSpec, dram: bool, worker_grid: tuple[int, int], dram_
     """The real library's words for a grid core the device has no bank for, raised when the
     buffer is allocated (buffer.cpp:259/272, ttnn 0.81.1), or None. L1 banks are the worker
     grid's cores; DRAM banks are cores (x, 0) for x below the bank count."""
-    # range by range, row by row, as grid_cores lists them; lazily: a grid of 4096x4096 cores
-    # names its first core with no bank at once, where listing them all took 2 GB
-    cores = ((x, y) for (x0, y0), (x1, y1) in shard.grid for y in range(y0, y1 + 1) for x in range(x0, x1 + 1))
-    for x, y in cores:
+    for x, y in iter_grid_cores(shard.grid):  # lazily: a large grid's first core with no bank ends it
         if dram:
             if y != 0:
                 return (f"Invalid DRAM shard grid: shard core ({x}, {y}) is not on row 0. DRAM banks are 1D (bank_id == logical "

@@ -19,6 +19,7 @@ from typing import Any, Callable, Hashable, Optional
 from ...errors import TTFatal
 from ...sim.mapping import distribute
 from ...sim.ops import OPS
+from ...sim.ops.opaque import CALL_NAME
 from ...sim.mesh import coords as mesh_coords
 from ...sim.mesh import volume
 from ...sim.placement import Replicate, Shard
@@ -160,7 +161,7 @@ class Builder:
 
 def opaque(call: Call, t: Traced, uses: list[str], mesh: tuple[int, ...]) -> dict:
     """An ``opaque`` step declaring ``t`` as the trace recorded it: spec, storage and topology."""
-    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", call.op):  # as an opaque step's call must be
+    if not re.fullmatch(CALL_NAME, call.op):  # as an opaque step's call must be
         raise Unmappable("the trace's name for the call is no dotted name")
     dist = t.distribution
     if dist is None or volume(dist.shape) > volume(mesh) or (t.mesh is not None and tuple(t.mesh) != tuple(mesh)):

@@ -22,10 +22,15 @@ from .fields import As, Names, TensorFields
 from .topology import TopologyFields
 
 
+CALL_NAME = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
+"""What an opaque step's call is: a dotted name (``ttnn.add``, ``Tensor.to``); import checks a
+trace's op names by it too."""
+
+
 class Opaque(TensorFields):
     """``out = ttnn.<call>(...)``: the output as the real runtime recorded it."""
 
-    call: Annotated[str, Length(min=1, max=200), Pattern(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", "a dotted name such as ttnn.add")]
+    call: Annotated[str, Length(min=1, max=200), Pattern(CALL_NAME, "a dotted name such as ttnn.add")]
     """The ttnn function called, e.g. ``ttnn.add`` (what it computes is not modeled)."""
     uses: Names = []
     """The tensors the call took."""
