@@ -54,3 +54,12 @@ def run_mock(args: list[str], system: str | None, cwd: Path, timeout: int = 180)
     env = os.environ | {"TT_METAL_MOCK_CLUSTER_DESC_PATH": str(cluster_for(system)), "TT_LOGGER_LEVEL": "FATAL"}
     cmd = args if args[0] != "python" else [sys.executable, *args[1:]]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def mock_json(program: str, system: str, cwd: Path):
+    """Run ``program`` (Python source) on the real ttnn in the mock; the JSON it prints last."""
+    import json
+
+    result = run_mock(["python", "-c", program], system, cwd)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])

@@ -1,9 +1,7 @@
 """Traces on the real library (docs/semantics.md section 12): what releasing a trace while it is
 being captured does in ttnn 0.81.1, which meshspec's end_trace_capture reproduces."""
 
-import json
-
-from conftest import run_mock
+from conftest import mock_json
 
 PROGRAM = """
 import json, ttnn
@@ -29,9 +27,7 @@ def test_a_trace_released_while_captured_fails_where_the_capture_ends(tmp_path):
     from meshspec.runner import run
     from meshspec.scenario.loader import parse
 
-    result = run_mock(["python", "-c", PROGRAM], "t3k", tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    real = json.loads(result.stdout.strip().splitlines()[-1])
+    real = mock_json(PROGRAM, "t3k", tmp_path)
     assert real["release"] == "ok"
     info = real["end"].split("info:\n", 1)[1].split("\n", 1)[0]  # TT_FATAL's own words, without file and backtrace
     assert info == "Trace instance 0 must exist on device 0's active sub-device manager 0"

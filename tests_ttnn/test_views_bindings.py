@@ -1,9 +1,7 @@
 """What ttnn 0.81.1's bindings refuse before a device op runs (docs/semantics.md section 12): the
 mock runs no device kernel, but a binding's refusal comes first, so the mock shows it."""
 
-import json
-
-from conftest import run_mock
+from conftest import mock_json
 
 PROGRAM = """
 import json, ttnn
@@ -23,9 +21,7 @@ def test_pad_refuses_a_value_no_float_holds_as_meshspec_does(tmp_path):
     from meshspec.errors import ScenarioError
     from meshspec.scenario.loader import parse
 
-    result = run_mock(["python", "-c", PROGRAM], "n150", tmp_path)
-    assert result.returncode == 0, result.stderr[-2000:]
-    real = json.loads(result.stdout.strip().splitlines()[-1])
+    real = mock_json(PROGRAM, "n150", tmp_path)
     assert real == "ttnn.pad(): incompatible function arguments."
     try:
         parse("meshspec: 1\nmesh: n150\nsteps:\n  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n"
