@@ -1,16 +1,26 @@
-"""The command line: thin typer commands over :mod:`meshspec.runner`.
+"""The command line: thin argparse commands over :mod:`meshspec.runner`.
 
-Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage. The report goes to
-stdout (or ``--output``); diagnostics go to stderr, one line each.
+Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage, 3 a bug in meshspec. The
+report goes to stdout (or ``--output``); diagnostics go to stderr, one line each.
+
+Each command is a function of the parsed options that returns its exit code, declared with
+:func:`command` and the options it takes (:func:`arg`); the first line of its docstring is its
+line in ``meshspec -h``. :func:`app` parses and dispatches (what the tests call);
+:func:`main` is the console entry point around it (signals, the cycle collector, a bug as one line).
+
+argparse, not typer: typer's import is 241 M of the 273 M instructions of ``meshspec --help``
+and 101 M of the seed's run (README, dependencies; bench/run.py's start-up rows).
 """
 
+from __future__ import annotations
+
+import argparse
 import contextlib
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
-
-import typer
+from typing import Callable, Optional
 
 from . import __version__
 from .errors import REPORT_IT, MeshspecError, UsageError, internal_error
@@ -19,34 +29,188 @@ from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
 from .sim.profiles import PROFILES
 
-app = typer.Typer(
-    name="meshspec",
-    help="Reproduce and diagnose TT-NN mesh spec mismatches on a simulated device mesh.",
-    context_settings={"help_option_names": ["-h", "--help"]},
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # plain click help and usage errors: a usage error is a short plain message, not a drawn box
-    rich_markup_mode=None,
-)
+DESCRIPTION = "Reproduce and diagnose TT-NN mesh spec mismatches on a simulated device mesh."
+FORMATS, VIEWS, UNINITIALIZED = ([c.value for c in choices] for choices in (Format, View, Uninitialized))
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"meshspec {__version__}")
-        raise typer.Exit()
+# -- declaring commands --------------------------------------------------------------------------
+def arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
+    """One option or argument of a command, as ``argparse.ArgumentParser.add_argument`` takes it."""
+    return flags, options
 
 
-@app.callback()
-def _main(
-    version: Annotated[
-        Optional[bool],
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
-    ] = None,
-) -> None:
-    """Reproduce and diagnose TT-NN mesh spec mismatches on a simulated device mesh."""
+COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], tuple]] = {}
+"""Each command's function and its arguments, in the order ``meshspec -h`` lists them."""
+
+
+def command(*arguments: tuple[tuple[str, ...], dict], name: Optional[str] = None):
+    """Register a command: ``name`` (default: the function's), the arguments it takes."""
+
+    def register(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name or func.__name__] = (func, arguments)
+        return func
+
+    return register
+
+
+def count(least: int) -> Callable[[str], int]:
+    """A whole number of at least ``least``, as an option's type."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value}: at least {least}")
+        return value
+
+    return parse
+
+
+FORMAT = arg("-f", "--format", dest="fmt", choices=FORMATS, default="table", help="Output format.")
+OUTPUT = arg("-o", "--output", type=Path, metavar="FILE", help="Write to FILE instead of stdout.")
+NO_COLOR = arg("--no-color", action="store_true", help="Plain text even on a terminal.")
+ALLOW_OUTSIDE = arg("--allow-outside-data", action="store_true", help="Let scenarios read data files outside their own folder.")
+
+
+# -- parsing -------------------------------------------------------------------------------------
+class _Usage(Exception):
+    """A usage error, as one line, and the command whose ``-h`` lists the options."""
+
+    def __init__(self, message: str, prog: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, with each option's default where it has one worth saying."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings and "default" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line: the option, the bad value, what it takes::
+
+        meshspec: --view 'bogus': not one of table, map, data ('meshspec run -h' lists the options)
+    """
+
+    def error(self, message: str):  # argparse's own words, rephrased to name the option first
+        raise _Usage(self.rephrase(message), self.prog)
+
+    def rephrase(self, message: str) -> str:
+        from .errors import did_you_mean
+
+        m = re.fullmatch(r"argument (\S+): (.*)", message, re.S)
+        if m is None:
+            required = re.fullmatch(r"the following arguments are required: (.*)", message)
+            if required:
+                names = [n.split("/") for n in required.group(1).split(", ")]
+                helps = [(self._action(n[0]).help or "").rstrip(".") for n in names if self._action(n[0]) is not None]
+                missing = " and ".join(max(n, key=len) for n in names)
+                return f"{missing} missing" + (f": {'; '.join(h for h in helps if h)}" if any(helps) else "")
+            return message
+        names, said = m.groups()
+        action = self._action(names.split("/")[0])
+        option = max(names.split("/"), key=len)
+        choices = [str(c) for c in (getattr(action, "choices", None) or ())]
+        if said.startswith("expected one argument"):
+            help_text = (action.help or "").rstrip(".") if action is not None else ""
+            return f"{option} needs a value" + (f": {help_text}" if help_text else "") + (f" (one of: {', '.join(choices)})" if choices else "")
+        bad = re.fullmatch(r"invalid choice: (.*?) \(choose from .*\)", said, re.S)
+        if bad:
+            value = bad.group(1).strip("'")
+            if isinstance(action, argparse._SubParsersAction):
+                return f"no command {value!r}{did_you_mean(value, choices)}; the commands are {', '.join(choices)}"
+            return f"{option} {value!r}: not one of {', '.join(choices)}{did_you_mean(value, choices)}"
+        given = re.fullmatch(r"ignored explicit argument (.*)", said)
+        if given:
+            return f"{option} takes no value (given {given.group(1)})"
+        return f"{option} {said}"
+
+    def _action(self, name: str) -> Optional[argparse.Action]:
+        for action in self._actions:
+            if name in action.option_strings or name in (action.metavar, action.dest):
+                return action
+        return None
+
+
+def _prog() -> str:
+    """The program as it was started: ``python -m meshspec`` or ``meshspec``."""
+    return "python -m meshspec" if Path(sys.argv[0]).name == "__main__.py" else "meshspec"
+
+
+def parser() -> _Parser:
+    """The whole command line, built from :data:`COMMANDS`."""
+    top = _Parser(prog=_prog(), description=DESCRIPTION, formatter_class=_Help, allow_abbrev=False)
+    top.add_argument("--version", action="version", version=f"meshspec {__version__}", help="Show the version and exit.")
+    commands = top.add_subparsers(title="commands", metavar="COMMAND", dest="command", parser_class=_Parser)
+    for name, (func, arguments) in COMMANDS.items():
+        doc = (func.__doc__ or "").strip()
+        sub = commands.add_parser(name, help=doc.split("\n")[0], description=doc, formatter_class=_Help, allow_abbrev=False)
+        for flags, options in arguments:
+            sub.add_argument(*flags, **options)
+        sub.set_defaults(func=func)
+    return top
+
+
+def _sub(top: _Parser, name: str) -> _Parser:
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[name]
+
+
+def _listed(sub: _Parser) -> Optional[str]:
+    """The dest of the command's list argument (SCENARIO...), which words after an option join."""
+    return next((a.dest for a in sub._actions if not a.option_strings and a.nargs in ("+", "*")), None)
+
+
+def app(argv: list[str]) -> int:
+    """Parse ``argv`` (the words after ``meshspec``) and run the command; its exit code. A usage
+    error or a MeshspecError is one line on stderr and exit 2; a bug in meshspec propagates."""
+    empty = _empty_argument(argv)
+    if empty is not None:
+        _err(empty)
+        return EXIT_USAGE
+    top = parser()
+    if not argv:  # meshspec alone: the help, on stderr (it was not asked for)
+        top.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        try:
+            options, extra = top.parse_known_args(argv)
+        except SystemExit as done:  # -h or --version, printed
+            return done.code if isinstance(done.code, int) else 0
+        if options.command is None:
+            top.error(f"no option {extra[0]!r}" + _near(extra[0], top) if extra else "give a command")
+        sub = _sub(top, options.command)
+        listed = _listed(sub)
+        if listed is not None:  # words after an option join the list, as in `run a.yaml -p x b.yaml`
+            words = [w for w in extra if not w.startswith("-") or w == "-"]
+            setattr(options, listed, [*(getattr(options, listed) or []), *map(Path, words)])
+            extra = [w for w in extra if w not in words]
+        if extra:
+            sub.error(f"no option {extra[0]!r} here" + _near(extra[0], sub))
+    except _Usage as usage:
+        _err(f"{usage} ('{usage.prog} -h' lists the options)")
+        return EXIT_USAGE
+    try:
+        return options.func(options)
+    except MeshspecError as err:
+        _err(str(err))
+        return EXIT_USAGE
+
+
+def _near(word: str, sub: _Parser) -> str:
+    from .errors import did_you_mean
+
+    return did_you_mean(word.split("=")[0], [o for a in sub._actions for o in a.option_strings])
 
 
 def _err(message: str) -> None:
@@ -55,15 +219,8 @@ def _err(message: str) -> None:
     from .text import printable, shorten_values  # here: --help loads no more than it needs
 
     line = shorten_values(printable(message)).replace("\n", "\\n")
-    typer.echo(f"meshspec: {line}", err=True)
-
-
-FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of stdout.")]
-NoColorOption = Annotated[bool, typer.Option("--no-color", help="Plain text even on a terminal.")]
-AllowOutsideOption = Annotated[
-    bool, typer.Option("--allow-outside-data", help="Let scenarios read data files outside their own folder.")
-]
+    sys.stderr.write(f"meshspec: {line}\n")
+    sys.stderr.flush()
 
 
 def _use_color(no_color: bool, output: Optional[Path]) -> bool:
@@ -72,104 +229,282 @@ def _use_color(no_color: bool, output: Optional[Path]) -> bool:
     return sys.stdout.isatty()
 
 
-@app.command()
-def run(
-    scenarios: Annotated[list[Path], typer.Argument(help="Scenario YAML file(s).", show_default=False)],
-    profile: Annotated[
-        Optional[str],
-        typer.Option(
-            "--profile", "-p", help=f"Runtime profile: {', '.join(PROFILES)}, one the scenario defines, or 'all' to compare them. Overrides the scenario's."
-        ),
-    ] = None,
-    fmt: FormatOption = Format.TABLE,
-    view: Annotated[View, typer.Option("--view", help="table: per-device tables; map: the mesh as a grid; data: what a reader gets back.")] = View.TABLE,
-    trace: Annotated[bool, typer.Option("--trace", help="Add a step trace: what each step wrote, recorded and revealed.")] = False,
-    device: Annotated[
-        Optional[str], typer.Option("--device", help="Draw this device of each sharded tensor core by core, e.g. 1,3.", show_default=False)
-    ] = None,
-    show_values: Annotated[int, typer.Option("--show-values", min=0, help="With the data view: print the first N values of each device.")] = 0,
-    output: OutputOption = None,
-    no_data: Annotated[
-        bool, typer.Option("--no-data", help="Metadata mode: shapes, records and written pages only (no buffers; any mesh size).")
-    ] = False,
-    uninitialized: Annotated[
-        Uninitialized, typer.Option("--uninitialized", help="What never-written device memory holds.")
-    ] = Uninitialized.POISON,
-    max_memory: Annotated[
-        Optional[str], typer.Option("--max-memory", help="Memory a data-mode run may use, e.g. 8G or 512M (default: half the RAM).")
-    ] = None,
-    allow_outside_data: AllowOutsideOption = False,
-    svg: Annotated[Optional[Path], typer.Option("--svg", help="Also save what was printed as SVG.")] = None,
-    html: Annotated[Optional[Path], typer.Option("--html", help="Also save what was printed as HTML.")] = None,
-    no_color: NoColorOption = False,
-) -> None:
+# -- the commands --------------------------------------------------------------------------------
+@command(
+    arg("scenarios", nargs="+", type=Path, metavar="SCENARIO", help="Scenario YAML file(s)."),
+    arg("-p", "--profile", metavar="NAME",
+        help=f"Runtime profile: {', '.join(PROFILES)}, one the scenario defines, or 'all' to compare them. Overrides the scenario's."),
+    FORMAT,
+    arg("--view", choices=VIEWS, default="table", help="table: per-device tables; map: the mesh as a grid; data: what a reader gets back."),
+    arg("--trace", action="store_true", help="Add a step trace: what each step wrote, recorded and revealed."),
+    arg("--device", metavar="COORD", help="Draw this device of each sharded tensor core by core, e.g. 1,3."),
+    arg("--show-values", type=count(0), default=0, metavar="N", help="With the data view: print the first N values of each device."),
+    OUTPUT,
+    arg("--no-data", action="store_true", help="Metadata mode: shapes, records and written pages only (no buffers; any mesh size)."),
+    arg("--uninitialized", choices=UNINITIALIZED, default="poison", help="What never-written device memory holds."),
+    arg("--max-memory", metavar="SIZE", help="Memory a data-mode run may use, e.g. 8G or 512M (default: half the RAM)."),
+    ALLOW_OUTSIDE,
+    arg("--svg", type=Path, metavar="FILE", help="Also save what was printed as SVG."),
+    arg("--html", type=Path, metavar="FILE", help="Also save what was printed as HTML."),
+    NO_COLOR,
+)
+def run(a: argparse.Namespace) -> int:
     """Run scenario(s) on a simulated mesh; flag every device whose record disagrees with what was written."""
     from .errors import ScenarioError
     from .render import Options, export, render
     from .runner import run_paths
 
-    if fmt is Format.JSON and (svg or html):
-        _err("--svg and --html save the table format as printed; drop --format json (or save the JSON with --output)")
-        raise typer.Exit(EXIT_USAGE)
-    compare = profile == "all"
-    data = view is View.DATA or show_values > 0
+    fmt, view = Format(a.fmt), View(a.view)
+    if fmt is Format.JSON and (a.svg or a.html):
+        raise UsageError("--svg and --html save the table format as printed; drop --format json (or save the JSON with --output)")
+    compare = a.profile == "all"
     options: dict = {
-        "data": data,
-        "show_values": show_values,
-        "uninitialized": uninitialized.value,
-        "allow_outside_data": allow_outside_data,
+        "data": view is View.DATA or a.show_values > 0,
+        "show_values": a.show_values,
+        "uninitialized": a.uninitialized,
+        "allow_outside_data": a.allow_outside_data,
     }
-    if no_data:
+    if a.no_data:
         options["with_data"] = False
-    try:
-        if max_memory is not None:
-            options["max_memory"] = parse_bytes(max_memory)
-        if device is not None:
-            options["device"] = _device_option(device)
-        inputs = _check_outputs((("--output", output), ("--svg", svg), ("--html", html)), scenarios)
-    except UsageError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    if show_values and view is not View.DATA:
+    if a.max_memory is not None:
+        options["max_memory"] = parse_bytes(a.max_memory)
+    if a.device is not None:
+        options["device"] = _device_option(a.device)
+    inputs = _check_outputs((("--output", a.output), ("--svg", a.svg), ("--html", a.html)), a.scenarios)
+    if a.show_values and view is not View.DATA:
         view = View.DATA
-    try:
-        from .check import check_profile_option
+    from .check import check_profile_option
 
-        check_profile_option(profile, scenarios)  # names 'all' among the choices
-        if len(scenarios) == 1:
-            _one_pass_memory()
-        if compare:
-            with _run_progress(scenarios) as on_step:
-                results = run_paths(scenarios, "all", on_step=on_step, **options)
-        else:
-            with _run_progress(scenarios) as on_step:
-                results = run_paths(scenarios, profile, on_step=on_step, **options)
-    except UsageError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
+    check_profile_option(a.profile, a.scenarios)  # names 'all' among the choices
+    if len(a.scenarios) == 1:
+        _one_pass_memory()
+    with _run_progress(a.scenarios) as on_step:
+        results = run_paths(a.scenarios, "all" if compare else a.profile, on_step=on_step, **options)
     reports = [r for r in results if not isinstance(r, ScenarioError)]
-    failures = list(dict.fromkeys(str(r) for r in results if isinstance(r, ScenarioError)))
-    for failure in failures:
+    for failure in dict.fromkeys(str(r) for r in results if isinstance(r, ScenarioError)):
         _err(failure)
     code = max(EXIT_USAGE if isinstance(r, ScenarioError) else r.exit_code for r in results)
-    if device is not None and reports and not any(t.cores for r in reports for t in r.tensors):
-        _err(f"--device {device}: no tensor of this run is sharded, so there is no core view to draw "
+    if a.device is not None and reports and not any(t.cores for r in reports for t in r.tensors):
+        _err(f"--device {a.device}: no tensor of this run is sharded, so there is no core view to draw "
              "(--device draws each sharded tensor's device core by core)")
     if reports:
-        opts = Options(view=view, trace=trace, color=_use_color(no_color, output), width=_width(output), show_values=show_values)
-        shown = results if fmt is Format.JSON and (len(scenarios) > 1 or compare) else reports
-        text = render(shown, fmt, opts, compare=compare)
-        try:
-            _emit(text, output, inputs)
-            for path, kind in ((svg, "svg"), (html, "html")):
-                if path is not None:
-                    _emit(export(path, reports, opts, kind, compare=compare), path, inputs)
-        except MeshspecError as err:
-            _err(str(err))
-            raise typer.Exit(EXIT_USAGE) from None
-    raise typer.Exit(code)
+        opts = Options(view=view, trace=a.trace, color=_use_color(a.no_color, a.output), width=_width(a.output), show_values=a.show_values)
+        shown = results if fmt is Format.JSON and (len(a.scenarios) > 1 or compare) else reports
+        _emit(render(shown, fmt, opts, compare=compare), a.output, inputs)
+        for path, kind in ((a.svg, "svg"), (a.html, "html")):
+            if path is not None:
+                _emit(export(path, reports, opts, kind, compare=compare), path, inputs)
+    return code
 
 
+@command(
+    arg("sources", nargs="+", type=Path, metavar="SOURCE",
+        help="A scenario (run under two profiles), or EXPECTED.json ACTUAL.json (two saved reports)."),
+    arg("--expected", metavar="PROFILE", help="Profile of the expected side (scenario mode)."),
+    arg("--actual", metavar="PROFILE", help="Profile of the actual side (scenario mode; default: the scenario's, else current)."),
+    FORMAT,
+    arg("--all", dest="show_all", action="store_true", help="Show devices that agree too."),
+    OUTPUT,
+    NO_COLOR,
+    ALLOW_OUTSIDE,
+)
+def diff(a: argparse.Namespace) -> int:
+    """Expected vs actual per-device records; exit 1 when they differ."""
+    from .judge.diff import diff_reports
+    from .render import Options, render_diff
+
+    exp, act, exp_label, act_label = _diff_sides(a.sources, a.expected, a.actual, a.allow_outside_data)
+    result = diff_reports(exp, act, exp_label, act_label)
+    opts = Options(color=_use_color(a.no_color, a.output), width=_width(a.output))
+    _emit(render_diff(result, Format(a.fmt), opts, show_all=a.show_all), a.output, a.sources)
+    return result.exit_code
+
+
+@command(
+    arg("paths", nargs="+", type=Path, metavar="PATH", help="Scenario files or folders (searched for *.yaml)."),
+    arg("-p", "--profile", metavar="NAME",
+        help="A profile name, or 'all'. Default: the profiles each scenario's expect block names, else its own."),
+    arg("--junit-xml", type=Path, metavar="FILE", help="Also write JUnit XML to FILE."),
+    arg("-j", "--jobs", type=count(1), default=1, metavar="N", help="Worker processes."),
+    arg("--shard", dest="shard_spec", metavar="K/N", help="K/N: run every N-th scenario starting at the K-th (1-based), for CI matrices."),
+    ALLOW_OUTSIDE,
+)
+def check(a: argparse.Namespace) -> int:
+    """Run scenarios as CI checks against their expect blocks: PASS / FAIL / ERROR per case."""
+    from . import check as checks
+    from .render.check import junit_xml as to_junit
+    from .render.check import result_line
+    from .report import summarize
+
+    files = every_file = checks.collect(a.paths)
+    checks.check_profile_option(a.profile, files)
+    if a.shard_spec:
+        files = checks.shard(files, *checks.parse_shard(a.shard_spec))
+    jobs = _cap_jobs(a.jobs, len(files))
+    inputs = _check_outputs((("--junit-xml", a.junit_xml),), every_file)
+    results = [r for per_file in _with_progress(checks.check_files, files, a.profile, jobs, a.allow_outside_data) for r in per_file]
+    summary = summarize(results)
+    _stdout("\n".join([*map(result_line, results), summary.line()]) + "\n")  # one write, not one a case
+    if a.junit_xml is not None:
+        _emit(to_junit(results), a.junit_xml, inputs)
+    return summary.exit_code
+
+
+@command()
+def systems(a: argparse.Namespace) -> int:
+    """List the known systems and their mesh shapes."""
+    from .sim.mesh import volume
+
+    lines = []
+    for name, system in SYSTEMS.items():
+        n = volume(system.shape)
+        shape = "x".join(map(str, system.shape))
+        lines.append(f"{name:<9} {shape:<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {system.arch:<11}  {system.note}\n")
+    _stdout("".join(lines))
+    return 0
+
+
+@command(
+    arg("scenario", type=Path, metavar="SCENARIO", help="The scenario to export."),
+    arg("--to", default="ttnn", choices=("ttnn",), help="What to export to: ttnn (a Python script on the real ttnn API)."),
+    OUTPUT,
+    ALLOW_OUTSIDE,
+)
+def export(a: argparse.Namespace) -> int:
+    """Write the scenario as a standalone ttnn script that reports what the real runtime records."""
+    from .bridge.export import export as to_script
+    from .scenario.loader import load
+
+    scenario = load(a.scenario, allow_outside_data=a.allow_outside_data)
+    # the script finds the scenario's .npy files where they are now, relative to itself
+    where = Path(os.path.relpath(a.scenario.resolve().parent, a.output.resolve().parent)) if a.output is not None else Path(".")
+    _emit(to_script(scenario, data_dir=str(where)), a.output, _inputs([a.scenario]))
+    return 0
+
+
+@command(
+    arg("path", type=Path, metavar="PATH", help="A tracer folder (pytest --trace-params) or a graph capture .json."),
+    OUTPUT,
+    name="import",
+)
+def import_(a: argparse.Namespace) -> int:
+    """Turn ttnn's operation-tracer output or a graph capture into a scenario; a line per call not imported."""
+    from .bridge.importer import import_path
+
+    imported = import_path(a.path)
+    for line in imported.unmapped:
+        _err(f"not imported: {line}")
+    _emit(imported.text, a.output, [a.path, *sorted(a.path.iterdir())] if a.path.is_dir() else [a.path])
+    return 0
+
+
+@command(
+    arg("-o", "--output", type=Path, required=True, metavar="DIR", help="A new directory for scenario.yaml, report.json and data files."),
+    arg("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM", help="python prog.py ARGS... (or prog.py ARGS...)."),
+)
+def record(a: argparse.Namespace) -> int:
+    """Run a ttnn program with ttnn's calls recorded: meshspec record -o DIR -- python prog.py ARGS...
+
+    The program runs as it would (its output and exit code unchanged); DIR gets scenario.yaml (a
+    step per call, opaque steps for calls meshspec does not model), its data files, and
+    report.json (what the real runtime recorded, after every step in its steps). meshspec must be
+    installed in the program's Python (the ttnn venv). For pytest: pytest --meshspec-record DIR."""
+    import subprocess
+
+    from .bridge.launch import check_output_dir, check_ttnn, exit_like, recorder_command
+
+    check_output_dir(a.output, probe=False)
+    program = recorder_command(a.output, list(a.program))
+    check_ttnn(program[0])
+    check_output_dir(a.output)
+    return exit_like(subprocess.run(program).returncode)
+
+
+@command(
+    arg("folders", nargs="*", type=Path, metavar="FOLDER", help="With --merge: the hunt folders to merge."),
+    arg("-p", "--profile", metavar="NAME", help="The profile to hunt: one of meshspec's or one --profiles defines."),
+    arg("--against", metavar="NAME", help="The profile it is compared with (default reference)."),
+    arg("--mesh", action="append", metavar="MESH", help="A system (t3k, galaxy, ...) or a shape (2x4); repeat for several."),
+    arg("--ops", metavar="OPS", help="Comma-separated ops the programs use (default: all hunt writes)."),
+    arg("--time", dest="time_budget", metavar="TIME", help="How long to search, e.g. 60s or 2m (default 60s)."),
+    arg("--examples", type=count(1), metavar="N", help="Programs to try instead of a time (deterministic)."),
+    arg("--seed", type=count(0), default=0, metavar="N", help="The seed: the same programs on every machine."),
+    arg("--shard", dest="shard_spec", metavar="K/N", help="K/N: the K-th of N disjoint slices of the programs."),
+    arg("--fault", metavar="FAULT", help="Inject a fault into the hunted profile: skip_write, drop_record or alter_shape."),
+    arg("--profiles", dest="profiles_file", type=Path, metavar="FILE", help="A scenario file whose profiles: block defines user profiles."),
+    arg("--merge", action="store_true", help="Merge the hunt folders given into --out (deduplicated) instead of hunting."),
+    arg("--out", type=Path, metavar="DIR", help="The folder the scenarios and hunt.json go to."),
+    FORMAT,
+)
+def hunt(a: argparse.Namespace) -> int:
+    """Find new mismatches: random programs run under two profiles, each disagreement shrunk to a scenario."""
+    from .hunt import cli as hunting
+
+    if a.folders and not a.merge:
+        raise UsageError(f"{a.folders[0]}: hunt takes folders only with --merge")
+    text, code = hunting.main(a.profile, a.against, a.mesh, a.ops, a.time_budget, a.examples, a.seed, a.shard_spec, a.fault,
+                              a.profiles_file, list(a.folders or []) if a.merge else None, a.out, a.fmt == "json")
+    _stdout(text)
+    return code
+
+
+@command(
+    arg("scenario", nargs="?", type=Path, metavar="SCENARIO", help="Also show the profiles this scenario defines."),
+    FORMAT,
+)
+def profiles(a: argparse.Namespace) -> int:
+    """Every profile's rules side by side, what each choice means, and its source."""
+    import json
+
+    from .render.profiles import profiles_data, profiles_text
+    from .scenario.loader import load
+
+    shown = list(PROFILES.values()) + (list(load(a.scenario).profiles.values()) if a.scenario is not None else [])
+    _stdout(json.dumps(profiles_data(shown), indent=2) + "\n" if a.fmt == "json" else profiles_text(shown))
+    return 0
+
+
+@command(arg("name", nargs="?", metavar="NAME", help="A finding kind (e.g. stale), a status, or a step (e.g. to_torch)."))
+def explain(a: argparse.Namespace) -> int:
+    """Explain a finding kind or a step; with no name, list what can be explained."""
+    from .explain import choices_text
+    from .explain import explain as text_of
+
+    _stdout(text_of(a.name) if a.name is not None else choices_text())
+    return 0
+
+
+@command(
+    arg("file", type=Path, metavar="FILE", help="Scenario file to create."),
+    arg("-s", "--system", default="t3k", metavar="SYSTEM", help=f"System: {' '.join(SYSTEMS)}."),
+)
+def init(a: argparse.Namespace) -> int:
+    """Write a commented starter scenario (never over an existing file)."""
+    from .files import write_new
+    from .starter import starter
+
+    write_new(a.file, starter(a.system, str(a.file)))
+    _stdout(f"wrote {a.file}; run it with: meshspec run {a.file}\n")
+    return 0
+
+
+@command(arg("--report", action="store_true", help="The schema of saved reports (meshspec.report/1) instead."))
+def schema(a: argparse.Namespace) -> int:
+    """Print the JSON Schema of scenario format 1 (for editors: yaml-language-server), or of reports."""
+    from .render.json import dumps
+
+    if a.report:
+        from .judge.reports import report_schema
+
+        _stdout(dumps(report_schema()))
+        return 0
+    from .scenario.schema import json_schema
+
+    _stdout(dumps(json_schema()))
+    return 0
+
+
+# -- helpers -------------------------------------------------------------------------------------
 def _device_option(text: str) -> tuple[int, ...]:
     """``--device 1,3`` (or ``(1,3)``, ``1 3``) as a coordinate."""
     cleaned = text.strip().strip("()[]").replace(" ", ",")
@@ -230,51 +565,6 @@ def parse_bytes(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-def _order(result, scenarios: list[Path]) -> int:
-    """Keep --profile all output grouped by scenario, in the order given."""
-    path = getattr(result, "path", None) or getattr(result, "file", None)
-    for i, s in enumerate(scenarios):
-        if str(s) == str(path):
-            return i
-    return len(scenarios)
-
-
-@app.command()
-def diff(
-    sources: Annotated[
-        list[Path],
-        typer.Argument(help="A scenario (run under two profiles), or EXPECTED.json ACTUAL.json (two saved reports).", show_default=False),
-    ],
-    expected: Annotated[Optional[str], typer.Option("--expected", help="Profile of the expected side (scenario mode).")] = None,
-    actual: Annotated[
-        Optional[str], typer.Option("--actual", help="Profile of the actual side (scenario mode; default: the scenario's, else current).")
-    ] = None,
-    fmt: FormatOption = Format.TABLE,
-    show_all: Annotated[bool, typer.Option("--all", help="Show devices that agree too.")] = False,
-    output: OutputOption = None,
-    no_color: NoColorOption = False,
-    allow_outside_data: AllowOutsideOption = False,
-) -> None:
-    """Expected vs actual per-device records; exit 1 when they differ."""
-    from .judge.diff import diff_reports
-    from .render import Options, render_diff
-
-    try:
-        exp, act, exp_label, act_label = _diff_sides(sources, expected, actual, allow_outside_data)
-        result = diff_reports(exp, act, exp_label, act_label)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    opts = Options(color=_use_color(no_color, output), width=_width(output))
-    text = render_diff(result, fmt, opts, show_all=show_all)
-    try:
-        _emit(text, output, sources)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    raise typer.Exit(result.exit_code)
-
-
 def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False):
     import json
 
@@ -318,214 +608,6 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
     exp_p = get_profile(expected or "reference", scenario.profiles).name
     act_p = get_profile(actual or scenario.profile or "current", scenario.profiles).name
     return run(scenario, exp_p).to_json(), run(scenario, act_p).to_json(), exp_p, act_p
-
-
-@app.command()
-def check(
-    paths: Annotated[list[Path], typer.Argument(help="Scenario files or folders (searched for *.yaml).", show_default=False)],
-    profile: Annotated[
-        Optional[str],
-        typer.Option("--profile", "-p", help="A profile name, or 'all'. Default: the profiles each scenario's expect block names, else its own."),
-    ] = None,
-    junit_xml: Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write JUnit XML to FILE.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
-    shard_spec: Annotated[
-        Optional[str], typer.Option("--shard", help="K/N: run every N-th scenario starting at the K-th (1-based), for CI matrices.")
-    ] = None,
-    allow_outside_data: AllowOutsideOption = False,
-) -> None:
-    """Run scenarios as CI checks against their expect blocks: PASS / FAIL / ERROR per case."""
-    from . import check as checks
-    from .render.check import junit_xml as to_junit
-    from .render.check import result_line
-    from .report import summarize
-
-    try:
-        files = every_file = checks.collect(paths)
-        checks.check_profile_option(profile, files)
-        if shard_spec:
-            files = checks.shard(files, *checks.parse_shard(shard_spec))
-        jobs = _cap_jobs(jobs, len(files))
-        inputs = _check_outputs((("--junit-xml", junit_xml),), every_file)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    results = [r for per_file in _with_progress(checks.check_files, files, profile, jobs, allow_outside_data) for r in per_file]
-    summary = summarize(results)
-    typer.echo("\n".join([*map(result_line, results), summary.line()]))  # one write, not one a case
-    if junit_xml is not None:
-        try:
-            _emit(to_junit(results), junit_xml, inputs)
-        except MeshspecError as err:
-            _err(str(err))
-            raise typer.Exit(EXIT_USAGE) from None
-    raise typer.Exit(summary.exit_code)
-
-
-@app.command()
-def systems() -> None:
-    """List the known systems and their mesh shapes."""
-    from .sim.mesh import volume
-
-    for name, system in SYSTEMS.items():
-        n = volume(system.shape)
-        shape = "x".join(map(str, system.shape))
-        typer.echo(f"{name:<9} {shape:<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {system.arch:<11}  {system.note}")
-
-
-@app.command()
-def export(
-    scenario: Annotated[Path, typer.Argument(help="The scenario to export.", show_default=False)],
-    to: Annotated[str, typer.Option("--to", help="What to export to: ttnn (a Python script on the real ttnn API).")] = "ttnn",
-    output: OutputOption = None,
-    allow_outside_data: AllowOutsideOption = False,
-) -> None:
-    """Write the scenario as a standalone ttnn script that reports what the real runtime records."""
-    from .bridge.export import export as to_script
-    from .scenario.loader import load
-
-    try:
-        if to != "ttnn":
-            raise UsageError(f"--to {to!r}: one of ttnn")
-        scenario_ = load(scenario, allow_outside_data=allow_outside_data)
-        # the script finds the scenario's .npy files where they are now, relative to itself
-        where = Path(os.path.relpath(scenario.resolve().parent, output.resolve().parent)) if output is not None else Path(".")
-        _emit(to_script(scenario_, data_dir=str(where)), output, _inputs([scenario]))
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-
-
-@app.command(name="import")
-def import_(
-    path: Annotated[Path, typer.Argument(help="A tracer folder (pytest --trace-params) or a graph capture .json.", show_default=False)],
-    output: OutputOption = None,
-) -> None:
-    """Turn ttnn's operation-tracer output or a graph capture into a scenario; a line per call not imported."""
-    from .bridge.importer import import_path
-
-    try:
-        imported = import_path(path)
-        for line in imported.unmapped:
-            _err(f"not imported: {line}")
-        _emit(imported.text, output, [path, *sorted(path.iterdir())] if path.is_dir() else [path])
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-
-
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def record(
-    ctx: typer.Context,
-    output: Annotated[Path, typer.Option("--output", "-o", help="A new directory for scenario.yaml, report.json and data files.", show_default=False)],
-) -> None:
-    """Run a ttnn program with ttnn's calls recorded: meshspec record -o DIR -- python prog.py ARGS...
-
-    The program runs as it would (its output and exit code unchanged); DIR gets scenario.yaml (a
-    step per call, opaque steps for calls meshspec does not model), its data files, and
-    report.json (what the real runtime recorded, after every step in its steps). meshspec must be
-    installed in the program's Python (the ttnn venv). For pytest: pytest --meshspec-record DIR."""
-    import subprocess
-
-    from .bridge.launch import check_output_dir, check_ttnn, exit_like, recorder_command
-
-    try:
-        check_output_dir(output, probe=False)
-        command = recorder_command(output, list(ctx.args))
-        check_ttnn(command[0])
-        check_output_dir(output)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    raise typer.Exit(exit_like(subprocess.run(command).returncode))
-
-
-@app.command()
-def hunt(
-    profile: Annotated[Optional[str], typer.Option("--profile", "-p", help="The profile to hunt: one of meshspec's or one --profiles defines.")] = None,
-    against: Annotated[Optional[str], typer.Option("--against", help="The profile it is compared with (default reference).")] = None,
-    mesh: Annotated[Optional[list[str]], typer.Option("--mesh", help="A system (t3k, galaxy, ...) or a shape (2x4); repeat for several.")] = None,
-    ops: Annotated[Optional[str], typer.Option("--ops", help="Comma-separated ops the programs use (default: all hunt writes).")] = None,
-    time_budget: Annotated[Optional[str], typer.Option("--time", help="How long to search, e.g. 60s or 2m (default 60s).")] = None,
-    examples: Annotated[Optional[int], typer.Option("--examples", min=1, help="Programs to try instead of a time (deterministic).")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="The seed: the same programs on every machine.")] = 0,
-    shard_spec: Annotated[Optional[str], typer.Option("--shard", help="K/N: the K-th of N disjoint slices of the programs.")] = None,
-    fault: Annotated[Optional[str], typer.Option("--fault", help="Inject a fault into the hunted profile: skip_write, drop_record or alter_shape.")] = None,
-    profiles_file: Annotated[Optional[Path], typer.Option("--profiles", help="A scenario file whose profiles: block defines user profiles.")] = None,
-    folders: Annotated[Optional[list[Path]], typer.Argument(help="With --merge: the hunt folders to merge.", show_default=False)] = None,
-    merge: Annotated[bool, typer.Option("--merge", help="Merge the hunt folders given into --out (deduplicated) instead of hunting.")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="The folder the scenarios and hunt.json go to.")] = None,
-    fmt: FormatOption = Format.TABLE,
-) -> None:
-    """Find new mismatches: random programs run under two profiles, each disagreement shrunk to a scenario."""
-    from .hunt import cli as hunting
-
-    try:
-        if folders and not merge:
-            raise UsageError(f"{folders[0]}: hunt takes folders only with --merge")
-        text, code = hunting.main(profile, against, mesh, ops, time_budget, examples, seed, shard_spec, fault, profiles_file,
-                                  list(folders or []) if merge else None, out, fmt is Format.JSON)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    typer.echo(text, nl=False)
-    raise typer.Exit(code)
-
-
-@app.command()
-def profiles(
-    scenario: Annotated[Optional[Path], typer.Argument(help="Also show the profiles this scenario defines.", show_default=False)] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
-) -> None:
-    """Every profile's rules side by side, what each choice means, and its source."""
-    import json
-
-    from .render.profiles import profiles_data, profiles_text
-    from .scenario.loader import load
-    from .sim.profiles import PROFILES
-
-    try:
-        if fmt not in ("table", "json"):
-            raise UsageError(f"--format {fmt!r}: one of table, json")
-        shown = list(PROFILES.values()) + (list(load(scenario).profiles.values()) if scenario is not None else [])
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    typer.echo(json.dumps(profiles_data(shown), indent=2) if fmt == "json" else profiles_text(shown), nl=fmt == "json")
-
-
-@app.command()
-def explain(
-    name: Annotated[Optional[str], typer.Argument(help="A finding kind (e.g. stale), a status, or a step (e.g. to_torch).", show_default=False)] = None,
-) -> None:
-    """Explain a finding kind or a step; with no name, list what can be explained."""
-    from .explain import choices_text
-    from .explain import explain as text_of
-
-    try:
-        typer.echo(text_of(name) if name is not None else choices_text(), nl=False)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-
-
-@app.command()
-def init(
-    file: Annotated[Path, typer.Argument(help="Scenario file to create.", show_default=False)],
-    system: Annotated[str, typer.Option("--system", "-s", help=f"System: {' '.join(SYSTEMS)}.")] = "t3k",
-) -> None:
-    """Write a commented starter scenario (never over an existing file)."""
-    from .starter import starter
-
-    try:
-        text = starter(system, str(file))
-        from .files import write_new
-
-        write_new(file, text)
-    except MeshspecError as err:
-        _err(str(err))
-        raise typer.Exit(EXIT_USAGE) from None
-    typer.echo(f"wrote {file}; run it with: meshspec run {file}")
 
 
 def _cap_jobs(jobs: int, files: int) -> int:
@@ -583,23 +665,6 @@ def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs:
         if serial:
             gc.enable()
     return out
-
-
-@app.command()
-def schema(
-    report: Annotated[bool, typer.Option("--report", help="The schema of saved reports (meshspec.report/1) instead.")] = False,
-) -> None:
-    """Print the JSON Schema of scenario format 1 (for editors: yaml-language-server), or of reports."""
-    from .render.json import dumps
-
-    if report:
-        from .judge.reports import report_schema
-
-        sys.stdout.write(dumps(report_schema()))
-        return
-    from .scenario.schema import json_schema
-
-    sys.stdout.write(dumps(json_schema()))
 
 
 def _one_pass_memory() -> None:
@@ -662,36 +727,8 @@ def _inputs(paths: list[Path]) -> list[Path]:
     return [p for path in paths for p in [path, *referenced_files(path)]]
 
 
-EXIT_INTERNAL = 3
-
-
-def _usage_line(err) -> str:
-    """click's usage error as one line, naming the command whose ``-h`` lists the options. An
-    option given without its value (which click reports with no command) also gets its help::
-
-        meshspec: Option '-p' requires an argument: Runtime profile: current, ... ('meshspec run -h' lists the options)
-    """
-    message = err.format_message()
-    where = getattr(getattr(err, "ctx", None), "command_path", None)
-    option = getattr(err, "option_name", None)
-    if where is None or option:
-        group = typer.main.get_command(app)
-        name = next((a for a in sys.argv[1:] if a in getattr(group, "commands", {})), None)
-        command = group.commands[name] if name else None
-        # the program as click names it: as it was started
-        prog = "python -m meshspec" if Path(sys.argv[0]).name == "__main__.py" else Path(sys.argv[0]).name
-        where = where or (f"{prog} {name}" if name else prog)
-        param = next((p for p in getattr(command, "params", ()) if option in getattr(p, "opts", ())), None)
-        help_text = getattr(param, "help", None)
-        if help_text and message.endswith("requires an argument."):
-            choices = [str(getattr(c, "value", c)) for c in getattr(getattr(param, "type", None), "choices", ())]
-            message = f"{message[:-1]}: {help_text.rstrip('.')}" + (f" (one of: {', '.join(choices)})." if choices else ".")
-    return f"{message} ('{where} -h' lists the options)"
-
-
 def _empty_argument(args: list[str]) -> Optional[str]:
-    """The message for an empty argument, or None. click makes ``''`` a ``Path('')``, which is the
-    current folder: ``meshspec run "$FILE"`` with FILE unset would say '.: is a folder'::
+    """The message for an empty argument, or None. ``Path('')`` is the current folder: ``meshspec run "$FILE"`` with FILE unset would say '.: is a folder'::
 
         meshspec: argument 2 is empty (''), after 'run': give a file or a value (an unset shell variable?)
     """
@@ -714,7 +751,7 @@ def _interrupt(signum: int, frame) -> None:
     raise KeyboardInterrupt
 
 
-def main() -> None:
+def main(argv: Optional[list[str]] = None) -> None:
     """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
     (set MESHSPEC_DEBUG=1 to see it). An interrupt (SIGINT, SIGTERM) exits 130 or 143."""
     import gc
@@ -729,32 +766,15 @@ def main() -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
-    empty = _empty_argument(sys.argv[1:])
-    if empty is not None:
-        _err(empty)
-        sys.exit(EXIT_USAGE)
     try:
-        code = app(standalone_mode=False)  # usage errors come back as exceptions, to print as one line
-    except SystemExit:
-        if _signalled:
-            sys.exit(128 + _signalled[0])
-        raise
+        code = app(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
-        sys.exit(128 + (_signalled[0] if _signalled else signal.SIGINT))
+        code = 128 + (_signalled[0] if _signalled else signal.SIGINT)
     except Exception as err:
-        kinds = {k.__name__ for k in type(err).__mro__}
-        if "Abort" in kinds:  # the command line's own word for an interrupt
-            sys.exit(128 + (_signalled[0] if _signalled else signal.SIGINT))
-        if "NoArgsIsHelpError" in kinds:  # meshspec alone: the help, as asked
-            sys.stderr.write(err.format_message() + "\n")  # type: ignore[attr-defined]
-            sys.exit(EXIT_USAGE)
-        if "UsageError" in kinds:  # a bad option or argument: click's four lines made one
-            _err(_usage_line(err))
-            sys.exit(EXIT_USAGE)
         if os.environ.get("MESHSPEC_DEBUG"):
             raise
         _err(f"{internal_error(err)} ({REPORT_IT}, MESHSPEC_DEBUG=1 shows the traceback)")
-        sys.exit(EXIT_INTERNAL)
+        code = EXIT_INTERNAL
     if _signalled:  # a command that stopped on an interrupt exits as the signal says
-        sys.exit(128 + _signalled[0])
-    sys.exit(code if isinstance(code, int) else 0)  # typer.Exit(n) comes back as n
+        code = 128 + _signalled[0]
+    sys.exit(code)

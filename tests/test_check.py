@@ -1,6 +1,6 @@
 """``meshspec check`` (issue 3, section 3): scenarios as CI checks.
 
-Through typer's CliRunner on ``meshspec.cli.app`` and through the functions in ``meshspec.check``.
+Through ``meshspec.cli.app`` (tests/cli_runner.py) and through the functions in ``meshspec.check``.
 Every CLI run happens in a tmp folder (``monkeypatch.chdir``) with relative paths, so the expected
 lines below are written by hand: ``PASS  s/seed.yaml [current]``.
 
@@ -23,12 +23,11 @@ from meshspec.scenario.loader import defined_profiles as _defined
 
 from meshspec.sim.profiles import PROFILES
 import yaml
-from typer.testing import CliRunner
 
 import meshspec.check as checks
 from meshspec.check import check_file, check_files, collect, parse_shard, profiles_for, shard
 from meshspec.report import ERROR, FAIL, PASS, CaseResult, Summary, summarize
-from meshspec.cli import app
+from cli_runner import invoke as run_cli
 from meshspec.errors import UsageError
 from meshspec.render.check import junit_xml, result_line
 from meshspec.scenario.loader import load
@@ -60,16 +59,11 @@ EIGHT = "[[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]]"
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def make_runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()  # stdout and stderr always separate
 
 
 def invoke(*args):
-    result = make_runner().invoke(app, ["check", *[str(a) for a in args]])
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
+    result = run_cli(["check", *args])
+    assert result.exception is None, (
         f"meshspec crashed: {result.exception!r}\n{result.output}"
     )
     assert "Traceback" not in result.output
@@ -397,7 +391,7 @@ def test_run_of_a_profile_one_file_defines_runs_that_file_and_names_the_other(tm
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "own.yaml", "meshspec: 1\nprofiles:\n  mine: {base: uniform-by-value}\n" + SEED_STEPS)
     write(tmp_path / "plain.yaml", "meshspec: 1\n" + SEED_STEPS)
-    result = make_runner().invoke(app, ["run", "own.yaml", "plain.yaml", "--profile", "mine"])
+    result = run_cli(["run", "own.yaml", "plain.yaml", "--profile", "mine"])
     assert result.exit_code == 2
     assert "profile mine" in result.stdout  # own.yaml ran
     assert err_lines(result) == [err_lines(result)[0]] and err_lines(result)[0].startswith("meshspec: plain.yaml: does not define profile 'mine'")

@@ -1,11 +1,8 @@
-"""``meshspec run`` through typer's CliRunner (issue 2, section 4).
+"""``meshspec run`` through ``meshspec.cli.app`` in this process (tests/cli_runner.py) and, where
+the console entry point itself is what is tested, as a subprocess (issue 2, section 4).
 
 Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage. The report goes to stdout
 (or ``--output``); diagnostics go to stderr as one line each, never a traceback.
-
-The installed typer (0.29) vendors click and its CliRunner always keeps stdout and stderr apart
-(``result.stdout`` / ``result.stderr``; ``mix_stderr`` no longer exists), so the helper below falls
-back to the plain constructor.
 """
 
 from __future__ import annotations
@@ -19,10 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import meshspec
-from meshspec.cli import app
+from cli_runner import invoke as run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
@@ -37,17 +33,12 @@ BAD_SCENARIO = "meshspec: 1\nmesh: t3k\nsteps:\n  - cpux: {tensor: a}\n"
 BAD_LINE, BAD_COL = 4, 5
 
 
-def make_runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2 style
-    except TypeError:
-        return CliRunner()  # stdout and stderr are always separate
 
 
 def invoke(*args, env=None):
-    result = make_runner().invoke(app, [str(a) for a in args], env=env)
-    # typer.Exit becomes SystemExit; anything else is a crash of meshspec
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
+    result = run_cli(args, env=env)
+    # an exception out of the command line is a crash of meshspec
+    assert result.exception is None, (
         f"meshspec crashed: {result.exception!r}\n{result.output}"
     )
     assert "Traceback" not in result.output
@@ -495,7 +486,7 @@ def test_table_clean_summary():
     assert result.stdout.rstrip().splitlines()[-1].strip() == "no findings"
 
 
-def test_no_color_env_under_cli_runner():
+def test_no_color_env_in_process():
     # "stale": the seed under uniform-by-value (docs/semantics.md section 1)
     result = invoke("run", SEED, "--profile", "uniform-by-value", env={"NO_COLOR": "1"})
     assert result.exit_code == 1
@@ -556,23 +547,38 @@ def test_no_color_on_a_terminal():
 
 
 def test_a_bad_option_is_one_line_naming_the_value_and_where_to_look():
-    # click prints usage, a hint and the error on four lines; the console entry point makes one
+    # argparse prints usage and the error on two lines; meshspec makes one: the option, the bad
+    # value, what it takes, and which command's -h lists the options
     import subprocess
     import sys
 
     for args, said in [
-        (["run", "--view", "bogus", "x.yaml"], "meshspec: Invalid value for '--view': 'bogus' is not one of 'table', 'map', 'data'. ('meshspec run -h' lists the options)"),
-        (["check", "-j", "0", "scenarios"], "meshspec: Invalid value for '--jobs' / '-j': 0 is not in the range x>=1. ('meshspec check -h' lists the options)"),
-        (["bogus"], "meshspec: No such command 'bogus'. ('meshspec -h' lists the options)"),
-        # an option without its value: click names no command; meshspec adds it and the option's help
-        (["run", "x.yaml", "--format"], "meshspec: Option '--format' requires an argument: Output format (one of: table, json). "
-                                         "('meshspec run -h' lists the options)"),
-        (["check", "scenarios", "-p"], "meshspec: Option '-p' requires an argument: A profile name, or 'all'. Default: the profiles "
-                                        "each scenario's expect block names, else its own. ('meshspec check -h' lists the options)"),
+        (["run", "--view", "bogus", "x.yaml"], "meshspec: --view 'bogus': not one of table, map, data ('meshspec run -h' lists the options)"),
+        (["run", "x.yaml", "--view", "mapp"],
+         "meshspec: --view 'mapp': not one of table, map, data (did you mean 'map'?) ('meshspec run -h' lists the options)"),
+        (["check", "-j", "0", "scenarios"], "meshspec: --jobs 0: at least 1 ('meshspec check -h' lists the options)"),
+        (["check", "-j", "two", "scenarios"], "meshspec: --jobs 'two': not a whole number ('meshspec check -h' lists the options)"),
+        (["bogus"], "meshspec: no command 'bogus'; the commands are run, diff, check, systems, export, import, record, hunt, "
+                    "profiles, explain, init, schema ('meshspec -h' lists the options)"),
+        (["chek", "scenarios"], "meshspec: no command 'chek' (did you mean 'check'?); the commands are run, diff, check, systems, "
+                                "export, import, record, hunt, profiles, explain, init, schema ('meshspec -h' lists the options)"),
+        # an option without its value: its help and choices are said too
+        (["run", "x.yaml", "--format"], "meshspec: --format needs a value: Output format (one of: table, json) ('meshspec run -h' lists the options)"),
+        (["check", "scenarios", "-p"], "meshspec: --profile needs a value: A profile name, or 'all'. Default: the profiles "
+                                       "each scenario's expect block names, else its own ('meshspec check -h' lists the options)"),
+        (["run", "x.yaml", "--profil", "current"], "meshspec: no option '--profil' here (did you mean '--profile'?) ('meshspec run -h' lists the options)"),
+        (["run"], "meshspec: SCENARIO missing: Scenario YAML file(s) ('meshspec run -h' lists the options)"),
     ]:
         res = subprocess.run([sys.executable, "-m", "meshspec", *args], capture_output=True, text=True, cwd=REPO, check=False)
-        said = said.replace("('meshspec", "('python -m meshspec")  # click names the program as it was started
+        said = said.replace("('meshspec", "('python -m meshspec")  # the program named as it was started
         assert res.returncode == 2 and res.stderr == said + "\n" and res.stdout == "", args
+
+
+def test_words_after_an_option_join_the_files(tmp_path):
+    # `meshspec run a.yaml -p current b.yaml` runs both, as `check a b -p x` does
+    result = invoke("run", SEED, "-p", "current", EVEN, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert [r["scenario"] for r in json.loads(result.stdout)] == ["seed-uneven-copy", "even-copy"]
 
 
 def test_an_empty_argument_is_named_not_read_as_the_current_folder(tmp_path):

@@ -4,9 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +34,7 @@ def test_every_bundled_scenario_reports_the_same_under_any_string_hash_seed():
 
 
 def test_check_output_is_identical_for_every_jobs_count():
-    outs = {j: CliRunner().invoke(app, ["check", str(ROOT / "scenarios"), "--profile", "all", "-j", str(j)]).stdout for j in (1, 2, 3)}
+    outs = {j: invoke(["check", str(ROOT / "scenarios"), "--profile", "all", "-j", str(j)]).stdout for j in (1, 2, 3)}
     assert outs[1] == outs[2] == outs[3]
 
 

@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -13,7 +12,7 @@ def test_readme_picture_is_current(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.chdir(ROOT)
     fresh = tmp_path / "seed.svg"
-    CliRunner().invoke(app, ["run", "scenarios/seed-uneven-copy.yaml", "--view", "map", "--profile", "all", "--svg", str(fresh)])
+    invoke(["run", "scenarios/seed-uneven-copy.yaml", "--view", "map", "--profile", "all", "--svg", str(fresh)])
     committed = ROOT / "docs" / "seed-map-all-profiles.svg"
     assert fresh.read_text() == committed.read_text(), "run docs/make-pictures.sh and commit the result"
     assert "docs/seed-map-all-profiles.svg" in (ROOT / "README.md").read_text()

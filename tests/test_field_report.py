@@ -19,10 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from typer.testing import CliRunner
 
+from cli_runner import invoke as run_cli
 from conftest import make_scenario, run_steps
-from meshspec.cli import app
 from meshspec.errors import ScenarioError
 from meshspec.runner import run
 from meshspec.scenario.loader import load, parse
@@ -33,7 +32,7 @@ EIGHT = {"from_torch": {"as": "src", "shape": [1, 8, 32, 32], "mesh_mapper": {"s
 
 
 def invoke(*args, **kw):
-    return CliRunner().invoke(app, [str(a) for a in args], **kw)
+    return run_cli(args, **kw)
 
 
 def scenario_file(tmp_path, steps, name="s.yaml", mesh="t3k", **top):

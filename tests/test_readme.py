@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
 
@@ -62,7 +61,7 @@ def test_readme_commands_run(command, tmp_path, monkeypatch):
     argv = shlex.split(command)[1:]
     argv = [str(tmp_path / a) if a.endswith(".xml") else a for a in argv]
     monkeypatch.chdir(ROOT)
-    res = CliRunner().invoke(app, argv)
+    res = invoke(argv)
     assert res.exit_code in (0, 1), (command, res.stdout, res.stderr)
     assert "Traceback" not in res.stdout + res.stderr
 
@@ -105,7 +104,7 @@ def test_readme_output_is_what_meshspec_prints(command, shown, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(ROOT)
-    printed = CliRunner().invoke(app, shlex.split(command)[1:]).stdout.split("\n")
+    printed = invoke(shlex.split(command)[1:]).stdout.split("\n")
     at = 0
     for line in shown:
         if line == "...":

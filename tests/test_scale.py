@@ -4,10 +4,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from conftest import make_scenario, run_steps
-from meshspec.cli import app, parse_bytes
+from cli_runner import invoke
+from meshspec.cli import parse_bytes
 from meshspec.errors import UsageError
 from meshspec.sim.profiles import PROFILES, get_profile
 from meshspec.runner import execute, run
@@ -70,11 +70,11 @@ def test_parse_bytes():
 
 def test_cli_no_data_and_max_memory():
     seed = str(SCENARIOS[[p.stem for p in SCENARIOS].index("seed-uneven-copy")])
-    res = CliRunner().invoke(app, ["run", seed, "--no-data"])
+    res = invoke(["run", seed, "--no-data"])
     assert res.exit_code == 1 and "stale" in res.stdout
-    res = CliRunner().invoke(app, ["run", seed, "--max-memory", "1K"])
+    res = invoke(["run", seed, "--max-memory", "1K"])
     assert "--no-data" in res.stdout
-    assert CliRunner().invoke(app, ["run", seed, "--max-memory", "huge"]).exit_code == 2
+    assert invoke(["run", seed, "--max-memory", "huge"]).exit_code == 2
 
 
 SEED = [

@@ -1,4 +1,4 @@
-"""``meshspec hunt`` behind the typer command: options checked and turned into a hunt, a progress
+"""``meshspec hunt`` behind its command: options checked and turned into a hunt, a progress
 bar on a terminal, the folder written, the summary rendered."""
 
 from __future__ import annotations

@@ -6,10 +6,9 @@ import ast
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from meshspec.bridge.export import EMITTERS, export
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.scenario.loader import load, parse
 from meshspec.sim.ops import OPS
 
@@ -81,10 +80,10 @@ def test_data_files_are_read_relative_to_the_script(tmp_path):
 
 def test_cli_writes_the_script_and_refuses_an_unknown_target(tmp_path):
     out = tmp_path / "repro.py"
-    r = CliRunner().invoke(app, ["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "-o", str(out)])
+    r = invoke(["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "-o", str(out)])
     assert r.exit_code == 0, r.output
     compile(out.read_text(), str(out), "exec")
-    r = CliRunner().invoke(app, ["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "--to", "jax"])
+    r = invoke(["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "--to", "jax"])
     assert r.exit_code == 2 and "--to 'jax'" in r.output and "ttnn" in r.output
 
 
@@ -97,7 +96,7 @@ def test_the_script_run_without_ttnn_says_so_in_one_line(tmp_path):
     if importlib.util.find_spec("ttnn") is not None:
         pytest.skip("this Python has ttnn: the script would run for real (the ttnn tier runs it)")
     out = tmp_path / "repro.py"
-    r = CliRunner().invoke(app, ["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "-o", str(out)])
+    r = invoke(["export", str(ROOT / "scenarios" / "seed-uneven-copy.yaml"), "-o", str(out)])
     assert r.exit_code == 0, r.output
     res = subprocess.run([sys.executable, str(out)], capture_output=True, text=True, check=False)
     assert res.returncode == 1 and res.stdout == ""
@@ -109,7 +108,7 @@ def test_export_never_writes_over_the_scenario(tmp_path):
     scenario = tmp_path / "s.yaml"
     scenario.write_text((ROOT / "scenarios" / "seed-uneven-copy.yaml").read_text())
     before = scenario.read_bytes()
-    r = CliRunner().invoke(app, ["export", str(scenario), "-o", str(scenario)])
+    r = invoke(["export", str(scenario), "-o", str(scenario)])
     assert r.exit_code == 2 and "refusing to overwrite" in r.output and scenario.read_bytes() == before
 
 

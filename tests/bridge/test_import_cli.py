@@ -4,9 +4,8 @@ call on stderr, a bad path one line, and never a write over what it read."""
 from pathlib import Path
 
 import yaml
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.runner import run
 from meshspec.scenario.loader import load
 
@@ -15,7 +14,7 @@ DATA = Path(__file__).parent / "data"
 
 def test_import_writes_a_scenario_that_runs_and_names_what_it_left_out(tmp_path):
     out = tmp_path / "imported.yaml"
-    r = CliRunner().invoke(app, ["import", str(DATA / "tracer-unmapped"), "-o", str(out)])
+    r = invoke(["import", str(DATA / "tracer-unmapped"), "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert "meshspec: not imported: 2_ttnn_add_20260101_000000_000002.json: ttnn.add (meshspec runs add steps, but import does not map its calls yet" in r.stderr
     assert r.stderr.count("not imported:") == 4
@@ -24,7 +23,7 @@ def test_import_writes_a_scenario_that_runs_and_names_what_it_left_out(tmp_path)
 
 
 def test_import_of_a_graph_capture_to_stdout():
-    r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json")])
+    r = invoke(["import", str(DATA / "graph-example.json")])
     assert r.exit_code == 0 and r.stderr == ""
     assert "- copy_host_to_device_tensor: {src: host0, dst: dev0}" in r.stdout
 
@@ -32,7 +31,7 @@ def test_import_of_a_graph_capture_to_stdout():
 def test_import_never_writes_over_its_input(tmp_path):
     target = DATA / "graph-example.json"
     before = target.read_bytes()
-    r = CliRunner().invoke(app, ["import", str(target), "-o", str(target)])
+    r = invoke(["import", str(target), "-o", str(target)])
     assert r.exit_code == 2 and target.read_bytes() == before
 
 
@@ -41,19 +40,19 @@ def test_import_replaces_its_own_scenario_and_never_a_hand_written_one(tmp_path)
     hand-written scenario at -o is left as it was."""
     out = tmp_path / "imported.yaml"
     for _ in range(2):
-        r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json"), "-o", str(out)])
+        r = invoke(["import", str(DATA / "graph-example.json"), "-o", str(out)])
         assert r.exit_code == 0, r.output
         assert out.read_text().startswith("# Imported by meshspec import from a ttnn graph capture")
     mine = "meshspec: 1\nmesh: t3k\nsteps: []\n"
     out.write_text(mine)
-    r = CliRunner().invoke(app, ["import", str(DATA / "graph-example.json"), "-o", str(out)])
+    r = invoke(["import", str(DATA / "graph-example.json"), "-o", str(out)])
     assert r.exit_code == 2 and out.read_text() == mine
     assert "exists, and meshspec did not write it as it is now" in r.stderr and "refusing to overwrite it" in r.stderr
 
 
 def test_a_path_that_is_neither_format_is_one_line(tmp_path):
     (tmp_path / "x.txt").write_text("hello")
-    r = CliRunner().invoke(app, ["import", str(tmp_path / "x.txt")])
+    r = invoke(["import", str(tmp_path / "x.txt")])
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "x.txt" in r.stderr
 
 
@@ -69,7 +68,7 @@ def test_a_hostile_op_name_in_a_trace_is_escaped_and_not_imported(tmp_path):
     data = json.loads(add.read_text())
     data["operation_name"] = "ttnn.add\x1b]0;OWNED\x07\nsteps: []"
     add.write_text(json.dumps(data))
-    r = CliRunner().invoke(app, ["import", str(trace), "-o", str(tmp_path / "out.yaml")])
+    r = invoke(["import", str(trace), "-o", str(tmp_path / "out.yaml")])
     assert r.exit_code == 0, r.output
     line = next(x for x in r.stderr.splitlines() if "2_ttnn_add" in x)
     assert line.endswith("ttnn.add\\x1b]0;OWNED\\x07\\nsteps: [] (no meshspec step models this call)")  # and no opaque step kept

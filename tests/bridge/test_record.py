@@ -9,11 +9,10 @@ import types
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from meshspec.bridge import calls, record
 from meshspec.bridge.launch import check_output_dir, recorder_command
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.errors import UsageError
 
 
@@ -47,7 +46,7 @@ def test_a_recording_never_writes_over_files(tmp_path):
         check_output_dir(tmp_path)
     with pytest.raises(UsageError, match="a file, not a directory"):
         check_output_dir(tmp_path / "scenario.yaml")
-    r = CliRunner().invoke(app, ["record", "-o", str(tmp_path), "--", "python", "x.py"])
+    r = invoke(["record", "-o", str(tmp_path), "--", "python", "x.py"])
     assert r.exit_code == 2 and "already holds scenario.yaml" in r.output
     assert (tmp_path / "scenario.yaml").read_text() == "mine\n"
 
@@ -129,7 +128,7 @@ def test_a_python_without_ttnn_is_refused_before_the_program_runs_or_a_folder_is
     in one line (exit 2), runs nothing and leaves no folder behind."""
     prog = tmp_path / "prog.py"
     prog.write_text(f"open({str(tmp_path / 'ran')!r}, 'w')\n")
-    r = CliRunner().invoke(app, ["record", "-o", str(tmp_path / "rec"), "--", str(prog)])
+    r = invoke(["record", "-o", str(tmp_path / "rec"), "--", str(prog)])
     assert r.exit_code == 2 and "has no 'ttnn'" in r.output and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "rec").exists() and not (tmp_path / "ran").exists()
 

@@ -106,15 +106,14 @@ def test_a_file_hunt_did_not_write_is_never_overwritten(tmp_path):
 
 
 def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
-    from typer.testing import CliRunner
+    
+    from cli_runner import invoke
 
-    from meshspec.cli import app
-
-    r = CliRunner().invoke(app, ["hunt", "-p", "current", "--examples", "10", "--out", str(tmp_path / "h"), "--format", "json"])
+    r = invoke(["hunt", "-p", "current", "--examples", "10", "--out", str(tmp_path / "h"), "--format", "json"])
     data = json.loads(r.stdout)
     assert r.exit_code == 1 and data["found"], r.output  # 1: disagreements found (0: none, 3: meshspec crashed)
     assert data["tried"] == 10 and all((tmp_path / "h" / e["file"]).exists() for e in data["found"])
-    r = CliRunner().invoke(app, ["hunt", "--merge", str(tmp_path / "h"), "--out", str(tmp_path / "m"), "--format", "json"])
+    r = invoke(["hunt", "--merge", str(tmp_path / "h"), "--out", str(tmp_path / "m"), "--format", "json"])
     merged = json.loads(r.stdout)
     assert r.exit_code == 1 and merged["merged"] == 1 and "tried" not in merged and len(merged["found"]) == len(data["found"])
     for args, words in (([], "hunt needs --profile NAME (the profile to hunt: e.g. current"),
@@ -122,7 +121,7 @@ def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
                         (["-p", "current", "--examples", "3"], "--out DIR"), (["-p", "current", "--time", "1x", "--out", "o"], "--time"),
                         (["-p", "current", "--mesh", "t3kk", "--examples", "2", "--out", "o"], "did you mean 't3k'"),
                         (["-p", "current", "--ops", "nope", "--examples", "2", "--out", "o"], "--ops 'nope'")):
-        r = CliRunner().invoke(app, ["hunt", *args])
+        r = invoke(["hunt", *args])
         assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, r.output
 
 
@@ -227,12 +226,11 @@ def test_the_rules_no_op_exercises_are_named(tmp_path):
 
 
 def test_an_out_folder_that_cannot_be_written_fails_before_the_search(tmp_path):
-    from typer.testing import CliRunner
-
-    from meshspec.cli import app
+    
+    from cli_runner import invoke
 
     # /proc takes no new folder, for root too (a chmod does not stop root)
-    r = CliRunner().invoke(app, ["hunt", "-p", "current", "--time", "1h", "--out", "/proc/meshspec-hunt-out"])
+    r = invoke(["hunt", "-p", "current", "--time", "1h", "--out", "/proc/meshspec-hunt-out"])
     assert r.exit_code == 2 and "/proc/meshspec-hunt-out" in r.output and len(r.output.strip().splitlines()) == 1
 
 

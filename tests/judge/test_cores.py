@@ -3,9 +3,8 @@ docs/semantics.md section 11)."""
 
 from pathlib import Path
 
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.runner import run
 from meshspec.scenario.loader import load
 
@@ -35,17 +34,17 @@ def test_interleaved_tensors_have_no_core_view():
 
 
 def test_the_cli_draws_the_grid_and_refuses_a_bad_coordinate():
-    r = CliRunner().invoke(app, ["run", str(SCENARIOS / "partial-core-write.yaml"), "--device", "1,3", "--no-color"])
+    r = invoke(["run", str(SCENARIOS / "partial-core-write.yaml"), "--device", "1,3", "--no-color"])
     assert "kv on device (1,3): 2 cores (1 ok, 1 stale)" in r.stdout
-    r = CliRunner().invoke(app, ["run", str(SCENARIOS / "partial-core-write.yaml"), "--device", "one"])
+    r = invoke(["run", str(SCENARIOS / "partial-core-write.yaml"), "--device", "one"])
     assert r.exit_code == 2 and "--device 'one': a device coordinate such as 1,3" in r.output
 
 
 def test_the_cli_says_when_no_tensor_has_a_core_view():
     """An interleaved run has nothing for --device to draw: said on stderr, the report as ever."""
-    r = CliRunner().invoke(app, ["run", str(SCENARIOS / "seed-uneven-copy.yaml"), "--device", "0,1", "--no-color"])
+    r = invoke(["run", str(SCENARIOS / "seed-uneven-copy.yaml"), "--device", "0,1", "--no-color"])
     assert r.exit_code == 1  # the seed's findings, as without --device
     assert "--device 0,1: no tensor of this run is sharded, so there is no core view to draw" in r.stderr
     assert "dst" in r.stdout
-    r = CliRunner().invoke(app, ["run", str(SCENARIOS / "partial-core-write.yaml"), "--device", "1,3", "--no-color"])
+    r = invoke(["run", str(SCENARIOS / "partial-core-write.yaml"), "--device", "1,3", "--no-color"])
     assert "no core view" not in r.stderr

@@ -4,9 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.judge.diff import DiffError, check_report, diff_reports
 from meshspec.runner import run
 from meshspec.scenario.loader import load
@@ -79,36 +78,35 @@ def test_missing_tensor_is_a_difference():
     assert [(x.tensor, x.field, x.expected, x.actual) for x in d.differences] == [("src", "present", True, False)]
 
 
-runner = CliRunner()
 
 
 def test_cli_scenario_mode_table_and_json():
-    res = runner.invoke(app, ["diff", str(SEED)])
+    res = invoke(["diff", str(SEED)])
     assert res.exit_code == 1
     out = res.stdout
     assert "expected reference  actual uniform-by-value" in out
     assert "(1,3)   no -> yes" in out and "0 -> 2048" in out
     assert "7 devices agree" in out and "3 differences in 1 tensor" in out
     assert "(1,2)" not in out.split("7 devices agree")[0]  # agreeing devices are folded
-    res = runner.invoke(app, ["diff", str(SEED), "--all"])
+    res = invoke(["diff", str(SEED), "--all"])
     assert "(1,2)" in res.stdout and "agree" not in res.stdout
-    res = runner.invoke(app, ["diff", str(SEED), "--format", "json"])
+    res = invoke(["diff", str(SEED), "--format", "json"])
     data = json.loads(res.stdout)
     assert data["format"] == "meshspec.diff/1" and data["equal"] is False
     assert {"tensor": "dst", "device": [1, 3], "field": "recorded", "expected": False, "actual": True} in data["differences"]
-    res = runner.invoke(app, ["diff", str(SEED), "--expected", "reference", "--actual", "current"])
+    res = invoke(["diff", str(SEED), "--expected", "reference", "--actual", "current"])
     assert res.exit_code == 0 and "equal: no differences" in res.stdout
 
 
 def test_cli_report_mode(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path, profile in ((a, "reference"), (b, "uniform-by-value")):
-        res = runner.invoke(app, ["run", str(SEED), "-p", profile, "-f", "json", "-o", str(path)])
+        res = invoke(["run", str(SEED), "-p", profile, "-f", "json", "-o", str(path)])
         assert res.exit_code in (0, 1)
-    res = runner.invoke(app, ["diff", str(a), str(b), "-f", "json"])
+    res = invoke(["diff", str(a), str(b), "-f", "json"])
     assert res.exit_code == 1
     assert [d["device"] for d in json.loads(res.stdout)["differences"]] == [None, [1, 3], [1, 3]]
-    assert runner.invoke(app, ["diff", str(a), str(a)]).exit_code == 0
+    assert invoke(["diff", str(a), str(a)]).exit_code == 0
 
 
 @pytest.mark.parametrize(
@@ -121,18 +119,18 @@ def test_cli_report_mode(tmp_path):
 def test_cli_bad_reports(tmp_path, content, message):
     bad = tmp_path / "bad.json"
     bad.write_text(content)
-    res = runner.invoke(app, ["diff", str(bad), str(bad)])
+    res = invoke(["diff", str(bad), str(bad)])
     assert res.exit_code == 2 and message in res.stderr and "Traceback" not in res.stderr
 
 
 def test_cli_usage_errors(tmp_path):
-    assert runner.invoke(app, ["diff", str(SEED), "--expected", "nope"]).exit_code == 2
-    assert runner.invoke(app, ["diff", str(SEED), str(SEED), str(SEED)]).exit_code == 2
+    assert invoke(["diff", str(SEED), "--expected", "nope"]).exit_code == 2
+    assert invoke(["diff", str(SEED), str(SEED), str(SEED)]).exit_code == 2
     a = tmp_path / "a.json"
-    runner.invoke(app, ["run", str(SEED), "-f", "json", "-o", str(a)])
+    invoke(["run", str(SEED), "-f", "json", "-o", str(a)])
     other = tmp_path / "b.json"
-    runner.invoke(app, ["run", str(SCENARIOS / "even-copy.yaml"), "-f", "json", "-o", str(other)])
-    res = runner.invoke(app, ["diff", str(a), str(other)])
+    invoke(["run", str(SCENARIOS / "even-copy.yaml"), "-f", "json", "-o", str(other)])
+    res = invoke(["diff", str(a), str(other)])
     assert res.exit_code == 2 and "different scenarios" in res.stderr
 
 
@@ -211,5 +209,5 @@ def test_a_saved_report_cannot_act_on_the_terminal(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(good))
     b.write_text(json.dumps(bad))
-    out = CliRunner().invoke(app, ["diff", str(a), str(b), "--no-color"]).stdout
+    out = invoke(["diff", str(a), str(b), "--no-color"]).stdout
     assert "\x1b" not in out and "\\x1b[31mRED" in out

@@ -7,20 +7,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_runner import invoke as run_cli
 
 from meshspec.sim.profiles import PROFILES
-from meshspec.cli import app
 from meshspec.runner import run
 from meshspec.scenario.loader import load
 from meshspec.text import WRITTEN_MARK
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-runner = CliRunner()
 
 
 def invoke(*args):
-    return runner.invoke(app, [str(a) for a in args])
+    return run_cli(args)
 
 
 # -- trace (docs/semantics.md section 6, the current library's gap) ----------------------------------

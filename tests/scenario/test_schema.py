@@ -7,9 +7,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.scenario.schema import json_schema
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
@@ -17,7 +16,7 @@ SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.y
 
 @pytest.fixture(scope="module")
 def validator():
-    schema = json.loads(CliRunner().invoke(app, ["schema"]).stdout)
+    schema = json.loads(invoke(["schema"]).stdout)
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -42,7 +41,7 @@ def test_invalid_documents_fail_the_schema(validator, doc):
 
 
 def test_schema_is_deterministic_and_titled():
-    a, b = CliRunner().invoke(app, ["schema"]).stdout, CliRunner().invoke(app, ["schema"]).stdout
+    a, b = invoke(["schema"]).stdout, invoke(["schema"]).stdout
     assert a == b
     assert json_schema()["title"] == "meshspec scenario (format 1)"
     assert "allocate_tensor_on_device" in a and "mesh_mapper" in a

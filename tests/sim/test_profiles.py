@@ -1,9 +1,8 @@
 """Profiles as named rules (meshspec/sim/profiles.py; docs/semantics.md section 6)."""
 
 import pytest
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.errors import UsageError
 from meshspec.sim.profiles import PROFILES, RULES, define
 
@@ -33,7 +32,7 @@ def test_bad_rules_and_choices_are_named(changes, words):
 
 
 def test_profiles_command_lists_rules_by_profile(tmp_path):
-    res = CliRunner().invoke(app, ["profiles"])
+    res = invoke(["profiles"])
     assert res.exit_code == 0
     header = res.stdout.splitlines()[0].split()
     assert header == ["rule", *PROFILES]
@@ -48,6 +47,6 @@ def test_profiles_command_shows_a_scenarios_own(tmp_path):
         "meshspec: 1\nmesh: t3k\nprofiles:\n  mine: {base: current, copy: exact}\n"
         "steps:\n  - allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}\n"
     )
-    res = CliRunner().invoke(app, ["profiles", str(path)])
+    res = invoke(["profiles", str(path)])
     assert res.exit_code == 0 and res.stdout.splitlines()[0].split()[-1] == "mine"
     assert "mine: current with copy exact (changes current)" in res.stdout

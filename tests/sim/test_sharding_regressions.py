@@ -4,9 +4,8 @@ script's report) or from ttnn's own page-mapping call."""
 
 from pathlib import Path
 
-from typer.testing import CliRunner
 
-from meshspec.cli import app
+from cli_runner import invoke
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
 
@@ -80,5 +79,5 @@ def test_a_malformed_memory_config_in_a_report_is_one_line(tmp_path):
     bad["tensors"][0]["devices"][0]["spec"]["memory_config"] = "garbage"
     (tmp_path / "a.json").write_text(json.dumps(good))
     (tmp_path / "b.json").write_text(json.dumps(bad))
-    r = CliRunner().invoke(app, ["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    r = invoke(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
     assert r.exit_code == 2 and "spec.memory_config: expected a mapping" in r.output
