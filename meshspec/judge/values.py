@@ -14,7 +14,6 @@ for a bfloat16 tensor, ``...numpy().tobytes()`` of the tensor itself otherwise.
 from __future__ import annotations
 
 import hashlib
-import threading
 from typing import Optional
 
 import numpy as np
@@ -97,6 +96,8 @@ class Digests:
         key = id(values)
         if key in self.done or key in self._early:
             return
+        import threading  # here: only a large source is hashed early
+
         out: list[str] = []
 
         def run() -> None:
