@@ -81,13 +81,14 @@ def test_no_import_cycles():
 PURE = {"meshspec.errors", "meshspec.text", "meshspec.frozen", "meshspec.kinds", "meshspec.sim", "meshspec.sim.mesh", "meshspec.sim.placement", "meshspec.sim.spec"}
 #: layer -> the meshspec modules (or packages) it may import.
 LAYERS = {
-    "meshspec.sim": {"meshspec.sim", "meshspec.errors", "meshspec.text", "meshspec.typed", "meshspec.frozen"},
+    "meshspec.sim": {"meshspec.sim", "meshspec.errors", "meshspec.text", "meshspec.typed", "meshspec.frozen", "meshspec.lazy"},
     "meshspec.typed": {"meshspec.errors", "meshspec.text"},  # text: a leaf (printable, flow)
     "meshspec.kinds": {"meshspec.frozen"},
     "meshspec.frozen": set(),
+    "meshspec.lazy": set(),
     "meshspec.report": PURE,
     "meshspec.render": PURE | {"meshspec.render", "meshspec.report"},
-    "meshspec.scenario": PURE | {"meshspec.scenario", "meshspec.sim", "meshspec.typed"},
+    "meshspec.scenario": PURE | {"meshspec.scenario", "meshspec.sim", "meshspec.typed", "meshspec.lazy"},
     "meshspec.judge": PURE | {"meshspec.judge", "meshspec.report", "meshspec.sim", "meshspec.scenario", "meshspec.typed"},
     "meshspec.bridge": PURE | {"meshspec.bridge", "meshspec.scenario", "meshspec.sim", "meshspec.typed", "meshspec.report"},
 }

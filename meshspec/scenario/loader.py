@@ -444,7 +444,6 @@ def _join(node: yaml.MappingNode, split: _Split) -> None:
 
 
 # -- validation errors -> one line ---------------------------------------------------------------
-_ARGS_OF = {op.args: name for name, op in OPS.items()}
 
 
 def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: str = "") -> ScenarioError:
@@ -458,7 +457,7 @@ def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: s
     if err.loc == ("meshspec",) and err.unknown_key is None:  # the version key left out
         message = "the format version is missing: a scenario starts with the line 'meshspec: 1'"
     if err.unknown_key is not None:
-        op = _ARGS_OF.get(err.record) if err.record is not None else None
+        op = next((name for name, o in OPS.items() if o.args is err.record), None) if err.record is not None else None
         hint = OPS[op].hint(err.unknown_key) if op is not None else None
         if hint is not None:
             message = f"unknown key {err.unknown_key!r} in {_where(err.loc[:-1])}: {hint}"

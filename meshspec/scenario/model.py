@@ -14,6 +14,7 @@ Step names are the ttnn function names, so a scenario reads like the code it rep
 from typing import Annotated, Any, Literal, Optional, Union
 
 from ..kinds import FINDINGS, STATUSES
+from ..lazy import Lazy
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, MemoryConfig, Name
@@ -32,8 +33,9 @@ def _step_type(op: str, args: type[Typed]) -> type[Typed]:
     return type(f"Step_{op}", (Typed,), {"__annotations__": {op: args}, "__module__": __name__, "op": op})
 
 
-#: One single-key type per op, ``{op: args}``, derived from the op registry.
-STEP_TYPES: dict[str, type[Typed]] = {name: _step_type(name, op.args) for name, op in OPS.items()}
+#: One single-key type per op, ``{op: args}``, derived from the op registry; made when a scenario
+#: first uses the op (with it, the op's module is imported).
+STEP_TYPES: Lazy[str, type[Typed]] = Lazy(OPS, lambda name: _step_type(name, OPS[name].args))
 
 Step = Annotated[Any, Tagged(_step_tag, STEP_TYPES, "a mapping with one op, like {from_torch: {...}}")]
 

@@ -49,3 +49,37 @@ def test_a_ttnn_mesh_argument_hint_names_the_steps_own_spelling():
     assert OPS["to_device"].hint("mesh_device") == "to_device names its mesh device `device:`"
     assert OPS["allocate_tensor_on_device"].hint("device") == "allocate_tensor_on_device names its mesh device `mesh_device:`"
     assert "runs where its tensors are" in OPS["neg"].hint("mesh_device")
+
+
+def test_the_registry_table_names_every_op_each_module_defines_and_no_other():
+    # meshspec/sim/ops/__init__.py lists the ops by name so that a run imports only the modules its
+    # ops need; the table must say what the modules define, module by module, in README order
+    import importlib
+    import pkgutil
+
+    import meshspec.sim.ops as ops
+    from meshspec.sim.ops import MODULES, Op
+
+    defined: dict[str, list[str]] = {}
+    for info in pkgutil.iter_modules(ops.__path__):
+        module = importlib.import_module(f"meshspec.sim.ops.{info.name}")
+        for value in vars(module).values():
+            for op in value if isinstance(value, tuple) else (value,):
+                if isinstance(op, Op) and op.run.__module__ == module.__name__ and op.name not in defined.get(info.name, []):
+                    defined.setdefault(info.name, []).append(op.name)
+    assert {m: sorted(n) for m, n in defined.items()} == {m: sorted(n) for m, n in MODULES.items()}
+    assert [OPS[name].run.__module__ for name in OPS] == [f"meshspec.sim.ops.{m}" for m, names in MODULES.items() for _ in names]
+
+
+def test_a_run_imports_the_modules_of_its_own_ops_only():
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path; from meshspec.runner import run_paths; "
+            "run_paths([Path('scenarios/seed-uneven-copy.yaml')], None); "
+            "print(' '.join(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('meshspec.sim.ops.'))))")
+    from pathlib import Path
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2])
+    # the seed's four ops, what they share (base, fields, mappers) and the runner's trace check
+    assert out.stdout.split() == ["allocate", "base", "copy", "fields", "from_torch", "mappers", "to_torch", "trace"]

@@ -3,48 +3,64 @@
 :data:`OPS` is the only list of ops. The scenario model's step union, the loader's name checks,
 the runner's touched sets, the schema, ``meshspec explain`` and the README's step table are all
 derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
+
+The names are a table (:data:`MODULES`) and an op's module is imported when the op is first looked
+up (:class:`meshspec.lazy.Lazy`): a run imports the modules of the ops its scenario uses. Each op
+is defined once, in its module; ``tests/sim/test_ops.py`` checks the table against those
+definitions.
 """
 
 from __future__ import annotations
 
-from . import (
-    allocate, cache, collectives, copy, cpu, creation, deallocate, device_tensors, elementwise, from_torch, host_alloc, host_shards, opaque,
-    partial, slicing,
-    submesh, to_device, to_torch, topology, trace, views,
-)
+import importlib
+
+from ...lazy import Lazy
 from .base import Op, TensorKind, Use
 
-#: Op name -> op, in the order the README lists them.
-OPS: dict[str, Op] = {
-    op.name: op
-    for op in (
-        allocate.OP,
-        from_torch.OP,
-        to_device.OP,
-        to_device.TO,
-        copy.OP,
-        partial.OP,
-        cpu.OP,
-        to_torch.OP,
-        deallocate.OP,
-        device_tensors.GET,
-        device_tensors.COMBINE,
-        host_shards.FROM_HOST_SHARDS,
-        host_shards.DISTRIBUTE_TENSOR,
-        host_shards.AGGREGATE_TENSOR,
-        host_alloc.ALLOCATE_ON_HOST,
-        host_alloc.COPY_DEVICE_TO_HOST,
-        topology.OP,
-        *creation.OPS,
-        *submesh.OPS,
-        *cache.OPS,
-        *views.OPS,
-        *slicing.OPS,
-        *collectives.OPS,
-        *elementwise.OPS,
-        *trace.OPS,
-        opaque.OP,
-    )
+#: Module of meshspec/sim/ops -> the ops it defines, in the order the README lists them.
+MODULES: dict[str, tuple[str, ...]] = {
+    "allocate": ("allocate_tensor_on_device",),
+    "from_torch": ("from_torch",),
+    "to_device": ("to_device", "to"),
+    "copy": ("copy_host_to_device_tensor",),
+    "partial": ("copy_host_to_device_tensor_partial",),
+    "cpu": ("cpu",),
+    "to_torch": ("to_torch",),
+    "deallocate": ("deallocate",),
+    "device_tensors": ("get_device_tensors", "combine_device_tensors"),
+    "host_shards": ("from_host_shards", "distribute_tensor", "aggregate_tensor"),
+    "host_alloc": ("allocate_tensor_on_host", "copy_device_to_host_tensor"),
+    "topology": ("update_tensor_topology",),
+    "creation": ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"),
+    "submesh": ("create_submesh", "create_submeshes", "MeshDevice.reshape"),
+    "cache": ("dump_tensor", "load_tensor", "as_tensor"),
+    "views": ("squeeze", "unsqueeze", "reshape", "view", "permute"),
+    "slicing": ("slice", "concat", "pad"),
+    "collectives": (
+        "all_gather", "all_gather_async", "all_reduce", "all_reduce_async", "reduce_scatter", "reduce_scatter_minimal_async",
+    ),
+    "elementwise": (
+        "neg", "exp", "relu", "gelu", "add", "sub", "mul", "matmul", "linear", "sum", "max", "transpose", "typecast",
+        "to_layout", "tilize", "untilize", "clone", "reallocate", "to_memory_config",
+    ),
+    "trace": ("begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"),
+    "opaque": ("opaque",),
 }
 
-__all__ = ["OPS", "Op", "TensorKind", "Use"]
+_MODULE_OF = {name: module for module, names in MODULES.items() for name in names}
+
+
+def _load(name: str) -> Op:
+    """The op ``name``, from its module (imported now if it was not)."""
+    module = importlib.import_module(f"{__name__}.{_MODULE_OF[name]}")
+    for value in vars(module).values():
+        for op in value if isinstance(value, tuple) else (value,):
+            if isinstance(op, Op) and op.name == name:
+                return op
+    raise LookupError(f"meshspec/sim/ops/{_MODULE_OF[name]}.py defines no op {name!r}")
+
+
+#: Op name -> op, in the order the README lists them; a module is imported at its first op's look-up.
+OPS: Lazy[str, Op] = Lazy(_MODULE_OF, _load)
+
+__all__ = ["MODULES", "OPS", "Op", "TensorKind", "Use"]
