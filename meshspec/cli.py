@@ -4,12 +4,9 @@ Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage, 3 a bug i
 report goes to stdout (or ``--output``); diagnostics go to stderr, one line each.
 
 Each command is a function of the parsed options that returns its exit code, declared with
-:func:`command` and the options it takes (:func:`arg`); the first line of its docstring is its
-line in ``meshspec -h``. :func:`app` parses and dispatches (what the tests call);
-:func:`main` is the console entry point around it (signals, the cycle collector, a bug as one line).
-
-argparse, not typer: typer's import is 241 M of the 273 M instructions of ``meshspec --help``
-and 101 M of the seed's run (README, dependencies; bench/run.py's start-up rows).
+:func:`~meshspec.argv.command` and the options it takes (the grammar and its one-line usage errors
+are :mod:`meshspec.argv`). :func:`app` parses and dispatches (what the tests call); :func:`main` is
+the console entry point around it (signals, the cycle collector, a bug as one line).
 """
 
 from __future__ import annotations
@@ -17,12 +14,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from . import __version__
+from .argv import Done, Usage, arg, columns, command, count, parse, parser
 from .errors import REPORT_IT, MeshspecError, UsageError, internal_error
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
@@ -30,45 +27,11 @@ from .sim.modes import Uninitialized
 from .sim.profiles import PROFILES
 
 DESCRIPTION = "Reproduce and diagnose TT-NN mesh spec mismatches on a simulated device mesh."
+VERSION = f"meshspec {__version__}"
 FORMATS, VIEWS, UNINITIALIZED = ([c.value for c in choices] for choices in (Format, View, Uninitialized))
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
-
-
-# -- declaring commands --------------------------------------------------------------------------
-def arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
-    """One option or argument of a command, as ``argparse.ArgumentParser.add_argument`` takes it."""
-    return flags, options
-
-
-COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], tuple]] = {}
-"""Each command's function and its arguments, in the order ``meshspec -h`` lists them."""
-
-
-def command(*arguments: tuple[tuple[str, ...], dict], name: Optional[str] = None):
-    """Register a command: ``name`` (default: the function's), the arguments it takes."""
-
-    def register(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        COMMANDS[name or func.__name__] = (func, arguments)
-        return func
-
-    return register
-
-
-def count(least: int) -> Callable[[str], int]:
-    """A whole number of at least ``least``, as an option's type."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{value}: at least {least}")
-        return value
-
-    return parse
 
 
 FORMAT = arg("-f", "--format", dest="fmt", choices=FORMATS, default="table", help="Output format.")
@@ -77,121 +40,7 @@ NO_COLOR = arg("--no-color", action="store_true", help="Plain text even on a ter
 ALLOW_OUTSIDE = arg("--allow-outside-data", action="store_true", help="Let scenarios read data files outside their own folder.")
 
 
-# -- parsing -------------------------------------------------------------------------------------
-class _Usage(Exception):
-    """A usage error, as one line, and the command whose ``-h`` lists the options."""
-
-    def __init__(self, message: str, prog: str) -> None:
-        super().__init__(message)
-        self.prog = prog
-
-
-def columns(fallback: int) -> int:
-    """The terminal's width as ``shutil.get_terminal_size`` finds it (``COLUMNS``, then stdout's
-    terminal, else ``fallback``), without importing shutil: argparse makes a help formatter for
-    every option it is given, each of which would import it (7 M instructions, the compression
-    modules with it) on a run that prints no help."""
-    try:
-        if int(os.environ["COLUMNS"]) > 0:
-            return int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        pass
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or fallback
-    except (AttributeError, ValueError, OSError):
-        return fallback
-
-
-class _Help(argparse.HelpFormatter):
-    """argparse's help, with each option's default where it has one worth saying."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: Optional[int] = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, columns(80) - 2 if width is None else width)
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings and "default" not in text:
-            text += " (default: %(default)s)"
-        return text
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line: the option, the bad value, what it takes::
-
-        meshspec: --view 'bogus': not one of table, map, data ('meshspec run -h' lists the options)
-    """
-
-    def error(self, message: str):  # argparse's own words, rephrased to name the option first
-        raise _Usage(self.rephrase(message), self.prog)
-
-    def rephrase(self, message: str) -> str:
-        from .errors import did_you_mean
-
-        m = re.fullmatch(r"argument (\S+): (.*)", message, re.S)
-        if m is None:
-            required = re.fullmatch(r"the following arguments are required: (.*)", message)
-            if required:
-                names = [n.split("/") for n in required.group(1).split(", ")]
-                helps = [(self._action(n[0]).help or "").rstrip(".") for n in names if self._action(n[0]) is not None]
-                missing = " and ".join(max(n, key=len) for n in names)
-                return f"{missing} missing" + (f": {'; '.join(h for h in helps if h)}" if any(helps) else "")
-            return message
-        names, said = m.groups()
-        action = self._action(names.split("/")[0])
-        option = max(names.split("/"), key=len)
-        choices = [str(c) for c in (getattr(action, "choices", None) or ())]
-        if said.startswith("expected one argument"):
-            help_text = (action.help or "").rstrip(".") if action is not None else ""
-            return f"{option} needs a value" + (f": {help_text}" if help_text else "") + (f" (one of: {', '.join(choices)})" if choices else "")
-        bad = re.fullmatch(r"invalid choice: (.*?) \(choose from .*\)", said, re.S)
-        if bad:
-            value = bad.group(1).strip("'")
-            if isinstance(action, argparse._SubParsersAction):
-                return f"no command {value!r}{did_you_mean(value, choices)}; the commands are {', '.join(choices)}"
-            return f"{option} {value!r}: not one of {', '.join(choices)}{did_you_mean(value, choices)}"
-        given = re.fullmatch(r"ignored explicit argument (.*)", said)
-        if given:
-            return f"{option} takes no value (given {given.group(1)})"
-        return f"{option} {said}"
-
-    def _action(self, name: str) -> Optional[argparse.Action]:
-        for action in self._actions:
-            if name in action.option_strings or name in (action.metavar, action.dest):
-                return action
-        return None
-
-
-def _prog() -> str:
-    """The program as it was started: ``python -m meshspec`` or ``meshspec``."""
-    return "python -m meshspec" if Path(sys.argv[0]).name == "__main__.py" else "meshspec"
-
-
-def parser(only: Optional[str] = None) -> _Parser:
-    """The command line, built from :data:`COMMANDS`: every command, with the options of ``only``
-    (of every command when None). A run parses one command's options; adding the other sixty
-    cost 2.7 ms of every start."""
-    top = _Parser(prog=_prog(), description=DESCRIPTION, formatter_class=_Help, allow_abbrev=False)
-    top.add_argument("--version", action="version", version=f"meshspec {__version__}", help="Show the version and exit.")
-    commands = top.add_subparsers(title="commands", metavar="COMMAND", dest="command", parser_class=_Parser)
-    for name, (func, arguments) in COMMANDS.items():
-        doc = (func.__doc__ or "").strip()
-        sub = commands.add_parser(name, help=doc.split("\n")[0], description=doc, formatter_class=_Help, allow_abbrev=False)
-        for flags, options in arguments if only in (None, name) else ():
-            sub.add_argument(*flags, **options)
-        sub.set_defaults(func=func)
-    return top
-
-
-def _sub(top: _Parser, name: str) -> _Parser:
-    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
-    return commands.choices[name]
-
-
-def _listed(sub: _Parser) -> Optional[str]:
-    """The dest of the command's list argument (SCENARIO...), which words after an option join."""
-    return next((a.dest for a in sub._actions if not a.option_strings and a.nargs in ("+", "*")), None)
-
-
+# -- parsing and dispatch ------------------------------------------------------------------------
 def app(argv: list[str]) -> int:
     """Parse ``argv`` (the words after ``meshspec``) and run the command; its exit code. A usage
     error or a MeshspecError is one line on stderr and exit 2; a bug in meshspec propagates."""
@@ -199,26 +48,14 @@ def app(argv: list[str]) -> int:
     if empty is not None:
         _err(empty)
         return EXIT_USAGE
-    top = parser(only=next((word for word in argv if not word.startswith("-")), ""))  # the command is the first word
     if not argv:  # meshspec alone: the help, on stderr (it was not asked for)
-        top.print_help(sys.stderr)
+        parser(DESCRIPTION, VERSION).print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        try:
-            options, extra = top.parse_known_args(argv)
-        except SystemExit as done:  # -h or --version, printed
-            return done.code if isinstance(done.code, int) else 0
-        if options.command is None:
-            top.error(f"no option {extra[0]!r}" + _near(extra[0], top) if extra else "give a command")
-        sub = _sub(top, options.command)
-        listed = _listed(sub)
-        if listed is not None:  # words after an option join the list, as in `run a.yaml -p x b.yaml`
-            words = [w for w in extra if not w.startswith("-") or w == "-"]
-            setattr(options, listed, [*(getattr(options, listed) or []), *map(Path, words)])
-            extra = [w for w in extra if w not in words]
-        if extra:
-            sub.error(f"no option {extra[0]!r} here" + _near(extra[0], sub))
-    except _Usage as usage:
+        options = parse(argv, DESCRIPTION, VERSION)
+    except Done as done:
+        return done.code
+    except Usage as usage:
         _err(f"{usage} ('{usage.prog} -h' lists the options)")
         return EXIT_USAGE
     try:
@@ -226,12 +63,6 @@ def app(argv: list[str]) -> int:
     except MeshspecError as err:
         _err(str(err))
         return EXIT_USAGE
-
-
-def _near(word: str, sub: _Parser) -> str:
-    from .errors import did_you_mean
-
-    return did_you_mean(word.split("=")[0], [o for a in sub._actions for o in a.option_strings])
 
 
 def _err(message: str) -> None:
@@ -420,7 +251,7 @@ def import_(a: argparse.Namespace) -> int:
 
 
 @command(
-    arg("-o", "--output", type=Path, required=True, metavar="DIR", help="A new directory for scenario.yaml, report.json and data files."),
+    arg("-o", "--output", type=Path, metavar="DIR", help="A new directory for scenario.yaml, report.json and data files (required)."),
     arg("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM", help="python prog.py ARGS... (or prog.py ARGS...)."),
 )
 def record(a: argparse.Namespace) -> int:
@@ -432,8 +263,11 @@ def record(a: argparse.Namespace) -> int:
     installed in the program's Python (the ttnn venv). For pytest: pytest --meshspec-record DIR."""
     import subprocess
 
-    from .bridge.launch import check_output_dir, check_ttnn, exit_like, recorder_command
+    from .bridge.launch import USAGE, check_output_dir, check_ttnn, exit_like, recorder_command
 
+    if a.output is None:
+        where = " (the -o after the program is the program's own)" if any(w in ("-o", "--output") or w.startswith("--output=") for w in a.program) else ""
+        raise UsageError(f"--output DIR missing{where}: record's own options go before the program: {USAGE}")
     check_output_dir(a.output, probe=False)
     program = recorder_command(a.output, list(a.program))
     check_ttnn(program[0])
@@ -449,7 +283,7 @@ def record(a: argparse.Namespace) -> int:
     arg("--ops", metavar="OPS", help="Comma-separated ops the programs use (default: all hunt writes)."),
     arg("--time", dest="time_budget", metavar="TIME", help="How long to search, e.g. 60s or 2m (default 60s)."),
     arg("--examples", type=count(1), metavar="N", help="Programs to try instead of a time (deterministic)."),
-    arg("--seed", type=count(0), default=0, metavar="N", help="The seed: the same programs on every machine."),
+    arg("--seed", type=count(), default=0, metavar="N", help="The seed: the same programs on every machine."),
     arg("--shard", dest="shard_spec", metavar="K/N", help="K/N: the K-th of N disjoint slices of the programs."),
     arg("--fault", metavar="FAULT", help="Inject a fault into the hunted profile: skip_write, drop_record or alter_shape."),
     arg("--profiles", dest="profiles_file", type=Path, metavar="FILE", help="A scenario file whose profiles: block defines user profiles."),
@@ -718,6 +552,8 @@ def _stdout(text: str) -> None:
     """Print ``text``; what the stream's encoding cannot hold (a lone surrogate from a file name
     that is not UTF-8) is written as an escape rather than failing the run."""
     stream = sys.stdout
+    if stream is None:  # started with stdout closed (`>&-`): nothing can be shown, nothing to fail over
+        return
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
         stream.write(text)
@@ -747,17 +583,23 @@ def _inputs(paths: list[Path]) -> list[Path]:
 
 
 def _empty_argument(args: list[str]) -> Optional[str]:
-    """The message for an empty argument, or None. ``Path('')`` is the current folder: ``meshspec run "$FILE"`` with FILE unset would say '.: is a folder'::
+    """The message for an empty argument (``''``, or an option written ``--out=``), or None.
+    ``Path('')`` is the current folder: ``meshspec run "$FILE"`` with FILE unset would say '.: is a
+    folder', and ``hunt --out=`` would write into the current folder. A recorded program's own
+    arguments (after ``record ... --``) are its business::
 
         meshspec: argument 2 is empty (''), after 'run': give a file or a value (an unset shell variable?)
     """
-    if "" not in args:
-        return None
-    from .text import printable
+    words = args[: args.index("--")] if "record" in args and "--" in args else args
+    for at, word in enumerate(words):
+        if word == "":
+            from .text import printable
 
-    at = args.index("")
-    after = f", after {printable(args[at - 1])!r}" if at else ""
-    return f"argument {at + 1} is empty (''){after}: give a file or a value (an unset shell variable?)"
+            after = f", after {printable(words[at - 1])!r}" if at else ""
+            return f"argument {at + 1} is empty (''){after}: give a file or a value (an unset shell variable?)"
+        if word.startswith("-") and word.endswith("=") and word.count("=") == 1 and len(word) > 2:
+            return f"argument {at + 1} ({word!r}) gives {word[:-1]} an empty value: give a file or a value (an unset shell variable?)"
+    return None
 
 
 _signalled: list[int] = []

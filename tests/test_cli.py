@@ -779,3 +779,58 @@ def test_with_no_state_folder_to_write_the_refusal_says_so(tmp_path, monkeypatch
     result = invoke("run", SEED, "-o", out)
     assert result.exit_code == 2
     assert stderr_lines(result)[0].endswith(f"; meshspec keeps its record of what it wrote in {blocker / 'state'}, which it cannot write: set MESHSPEC_STATE_DIR")
+
+
+@pytest.mark.parametrize("args, said", [
+    # '--' ends the options even after one (a file whose name starts with '-')
+    (["run", "SEED", "-p", "current", "--", "-dash.yaml"], "meshspec: -dash.yaml: no such file"),
+    # a value that begins with '-': named, with the form that takes it
+    (["run", "SEED", "--device", "-1,3"],
+     "meshspec: --device needs a value; '-1,3' looks like an option: write --device=-1,3 ('meshspec run -h' lists the options)"),
+    # an unknown option is named before the file it left missing
+    (["run", "--bogus"], "meshspec: no option '--bogus' here ('meshspec run -h' lists the options)"),
+    (["run", "-dash.yaml"], "meshspec: no option '-dash.yaml' here; a file whose name starts with '-' goes after -- "
+                            "(or write ./-dash.yaml) ('meshspec run -h' lists the options)"),
+    (["run", "--version"], "meshspec: --version is meshspec's own option: meshspec --version ('meshspec run -h' lists the options)"),
+    # a word too many is an argument, not an option
+    (["init", "x.yaml", "y.yaml"], "meshspec: unexpected argument 'y.yaml': init takes FILE ('meshspec init -h' lists the options)"),
+    (["systems", "extra"], "meshspec: unexpected argument 'extra': systems takes no arguments ('meshspec systems -h' lists the options)"),
+    # an option of the command written before it
+    (["--no-color", "run", "SEED"], "meshspec: --no-color is an option of run: put it after 'run' ('meshspec run -h' lists the options)"),
+    (["-f", "json", "run", "SEED"],
+     "meshspec: -f is not an option of meshspec itself: put it after the command, e.g. meshspec run -f json ('meshspec -h' lists the options)"),
+    # a bad value is shown once, as typed (a backslash is not doubled again)
+    (["run", "SEED", "--format", "a\\b"], "meshspec: --format 'a\\\\b': not one of table, json ('meshspec run -h' lists the options)"),
+    # an empty value written with '=' is the current folder to a Path: refused like ''
+    (["hunt", "--out=", "-p", "current"],
+     "meshspec: argument 2 ('--out=') gives --out an empty value: give a file or a value (an unset shell variable?)"),
+    # record's own options go before the program
+    (["record", "python", "prog.py", "-o", "D"],
+     "meshspec: --output DIR missing (the -o after the program is the program's own): record's own options go before the "
+     "program: meshspec record -o DIR -- python prog.py ARGS...  (or -m MODULE, -c CODE; for pytest: pytest --meshspec-record DIR)"),
+])
+def test_each_way_a_command_line_goes_wrong_is_one_line_that_says_what_to_write(args, said, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*[str(SEED) if a == "SEED" else a for a in args])
+    assert result.exit_code == 2 and stderr_lines(result) == [said], result.output
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_negative_hunt_seed_is_a_seed(tmp_path):
+    result = invoke("hunt", "--seed", "-5", "-p", "uniform-by-value", "--examples", "2", "--out", tmp_path / "h", "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    assert json.loads(result.stdout)["tried"] == 2
+
+
+def test_help_says_defaults_limits_and_paragraphs():
+    text = invoke("hunt", "-h").stdout
+    assert "(default: 0)" in text and "(at least 1)" in text  # --seed's 0 is a default worth saying; --examples' limit
+    assert "-f, --format {table,json}" in text  # the value written once
+    record = invoke("record", "-h").stdout
+    assert "ARGS...\n\nThe program runs as it would" in record  # the docstring's paragraphs stay apart
+    assert "\n  COMMAND\n" not in invoke("-h").stdout  # the command list without argparse's extra line
+
+
+def test_a_closed_stdout_is_nothing_to_print_to_not_a_crash():
+    proc = subprocess.run(f"{sys.executable} -m meshspec systems >&-", shell=True, capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0 and proc.stderr == ""
