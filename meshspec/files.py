@@ -103,6 +103,9 @@ def _remember(path: Path, data: bytes) -> None:
         os.replace(tmp, entry)
     except OSError:
         _unlink(tmp)  # a full disk: no half record left behind
+    except BaseException:  # an interrupt (SIGINT, SIGTERM) mid-record leaves no temporary file either
+        _unlink(tmp)
+        raise
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -192,10 +195,12 @@ def _private_file(folder: Path, prefix: str, suffix: str = "") -> tuple[int, str
     3% of the seed's (bench/run.py's start-up rows)."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        path = os.path.abspath(os.path.join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}"))
+        # eight characters, as mkstemp's: a temporary name longer than the target's by no more than
+        # mkstemp's, so a target name near the 255-byte limit is as writable as it was
+        path = os.path.abspath(os.path.join(folder, f"{prefix}{os.urandom(4).hex()}{suffix}"))
         try:
             return os.open(path, flags, 0o600), path
-        except FileExistsError:  # 2**48 names: another run's file of the same name, once in an age
+        except FileExistsError:  # 2**32 names: another run's file of the same name, rarely
             continue
     raise FileExistsError(errno.EEXIST, f"no unused temporary name in {folder}")
 

@@ -60,7 +60,7 @@ def check_ops(ops: Optional[list[str]]) -> tuple[str, ...]:
     if bad:
         from ..errors import did_you_mean
 
-        raise UsageError(f"--ops {bad[0]!r}: hunt writes {', '.join(VOCABULARY)}{did_you_mean(bad[0], list(VOCABULARY))}")
+        raise UsageError(f"--ops {bad[0]!r}: not an op hunt writes{did_you_mean(bad[0], list(VOCABULARY))}; it writes {', '.join(VOCABULARY)}")
     if "from_torch" not in ops:
         raise UsageError("--ops: include from_torch (nothing reaches a device without a host tensor)")
     return tuple(ops)

@@ -457,7 +457,10 @@ def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: s
     if err.loc == ("meshspec",) and err.unknown_key is None:  # the version key left out
         message = "the format version is missing: a scenario starts with the line 'meshspec: 1'"
     if err.unknown_key is not None:
-        op = next((name for name, o in OPS.items() if o.args is err.record), None) if err.record is not None else None
+        # the step's own key names the op (ones and zeros share one arguments model: the first op
+        # with that model would name the wrong one); a record met elsewhere, any op that has it
+        named = [p for p in err.loc if isinstance(p, str) and p in OPS and OPS[p].args is err.record]
+        op = named[-1] if named else next((n for n, o in OPS.items() if o.args is err.record), None) if err.record is not None else None
         hint = OPS[op].hint(err.unknown_key) if op is not None else None
         if hint is not None:
             message = f"unknown key {err.unknown_key!r} in {_where(err.loc[:-1])}: {hint}"

@@ -120,7 +120,10 @@ def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
                         (["--examples", "3"], "and --out DIR (the folder the scenarios go to); e.g. meshspec hunt --profile"),
                         (["-p", "current", "--examples", "3"], "--out DIR"), (["-p", "current", "--time", "1x", "--out", "o"], "--time"),
                         (["-p", "current", "--mesh", "t3kk", "--examples", "2", "--out", "o"], "did you mean 't3k'"),
-                        (["-p", "current", "--ops", "nope", "--examples", "2", "--out", "o"], "--ops 'nope'")):
+                        (["-p", "current", "--ops", "nope", "--examples", "2", "--out", "o"], "--ops 'nope'"),
+                        # the did-you-mean comes before the long list of ops, which is shortened after it
+                        (["-p", "current", "--ops", "from_torh,zeros", "--examples", "2", "--out", "o"],
+                         "--ops 'from_torh': not an op hunt writes (did you mean 'from_torch'?); it writes from_torch, ")):
         r = invoke(["hunt", *args])
         assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, r.output
 
