@@ -224,6 +224,20 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
     for f in found:
         f.file = file_name(f.signature, target)
     _claim(out, index, [f.file for f in found] + [c["file"] for c in crash_rows])
+    created: list[Path] = []  # files this hunt adds: removed again if the folder's index cannot follow
+    try:
+        mine = _write_files(found, crash_rows, target, seed, out, index, created)
+    except BaseException:  # a full disk, an interrupt: no file the index does not know is left behind
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
+    return mine, crash_rows
+
+
+def _write_files(found: list[Found], crash_rows: list[dict], target: Target, seed: int, out: Path, index: dict,
+                 created: list[Path]) -> list[dict]:
+    """Write the scenario files and then the index; each new file's path goes into ``created`` before
+    it is written."""
     entries = {e["file"]: e for e in index["found"]}
     mine = []
     for f in found:
@@ -231,6 +245,7 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
         if old is not None and old["steps_after"] <= len(f.program.steps):
             mine.append(old)  # the folder's program is as small: kept
             continue
+        _add(created, out / f.file)
         replace_entry(out / f.file, scenario_text(f, target, seed, f.file[:-5]))
         entries[f.file] = _entry(f, target)
         mine.append(entries[f.file])
@@ -239,12 +254,18 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
         program = c.pop("program")
         fault = (f"; with meshspec.sim.faults.Fault(kind={c['fault'][0]}, step={c['fault'][1]}, coord={tuple(c['fault'][2])}) injected"
                  if c["fault"] else "")
+        _add(created, out / c["file"])
         replace_entry(out / c["file"], program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}"))
         known[c["file"]] = c
     index["found"] = sorted(entries.values(), key=lambda e: e["file"])
     index["crashes"] = sorted(known.values(), key=lambda c: c["file"])
     replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
-    return mine, crash_rows
+    return mine
+
+
+def _add(created: list[Path], path: Path) -> None:
+    if not path.exists():
+        created.append(path)
 
 
 def _entry(f: Found, target: Target) -> dict:

@@ -267,3 +267,28 @@ def test_mesh_and_time_options_say_what_is_wrong():
     with pytest.raises(UsageError, match="give more than 0"):
         parse_time("0s")
     assert parse_mesh("2x4") == ([2, 4], (2, 4)) and parse_time("2m") == 120
+
+
+def test_a_hunt_whose_index_cannot_be_written_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
+    # a full disk after some scenarios were written: they go again, so the next hunt into the
+    # folder is not refused over files its index does not list
+    from cli_runner import invoke
+
+    from meshspec.errors import UsageError
+    from meshspec.hunt import hunt as hunting
+
+    args = ["hunt", "-p", "uniform-by-value", "--examples", "20", "--out", str(tmp_path / "h"), "--format", "json"]
+    real = hunting.replace_entry
+
+    def full(path, text):
+        if path.name == hunting.INDEX:
+            raise UsageError(f"cannot write {path}: No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(hunting, "replace_entry", full)
+    failed = invoke(args)
+    assert failed.exit_code == 2 and "No space left on device" in failed.stderr
+    assert sorted(p.name for p in (tmp_path / "h").iterdir()) == []
+    monkeypatch.setattr(hunting, "replace_entry", real)
+    again = invoke(args)
+    assert again.exit_code == 1 and json.loads(again.stdout)["found"], again.output
