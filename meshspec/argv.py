@@ -153,17 +153,15 @@ def _prog() -> str:
     return "python -m meshspec" if started.name == "__main__.py" and started.parent.name == "meshspec" else "meshspec"
 
 
-def parser(description: str, version: str, only: Optional[str] = None) -> _Parser:
-    """The command line: every command of :data:`COMMANDS`, with the arguments of ``only`` (of every
-    command when None). A run parses one command's options; adding the other sixty cost 2.7 ms of
-    every start."""
+def parser(description: str, version: str) -> _Parser:
+    """The command line: every command of :data:`COMMANDS` with its arguments."""
     top = _Parser(prog=_prog(), description=description, formatter_class=_Help, allow_abbrev=False)
     top.add_argument("--version", action="version", version=version, help="Show the version and exit.")
     commands = top.add_subparsers(title="commands", metavar="COMMAND", dest="command", parser_class=_Parser)
     for name, (func, arguments) in COMMANDS.items():
         doc = (func.__doc__ or "").strip()
         sub = commands.add_parser(name, help=doc.split("\n")[0], description=doc, formatter_class=_Help, allow_abbrev=False)
-        for flags, options in arguments if only in (None, name) else ():
+        for flags, options in arguments:
             sub.add_argument(*flags, **options)
         sub.set_defaults(func=func)
     return top
@@ -172,8 +170,7 @@ def parser(description: str, version: str, only: Optional[str] = None) -> _Parse
 def parse(argv: list[str], description: str, version: str) -> argparse.Namespace:
     """The options of ``argv`` (the words after ``meshspec``), ``func`` the command to run; raises
     :class:`Usage` for a mistake, :class:`Done` when help or the version was printed."""
-    name = next((w for w in argv if w in COMMANDS), None)
-    top = parser(description, version, only=name or "")
+    top = parser(description, version)
     try:
         try:
             options, extra = top.parse_known_args(argv)

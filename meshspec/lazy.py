@@ -1,8 +1,9 @@
 """A mapping whose keys are known up front and whose values are made when first asked for.
 
-The op registry is one: its 70 names are a table, and an op's module is imported when a scenario
+The op registry is one: its 69 names are a table, and an op's module is imported when a scenario
 first uses the op, so a run of the seed imports the modules of its four ops, not all twenty-one
-(bench/run.py's start-up rows; 9% of the seed's instructions were the other modules)::
+(the other modules were 24 M of the seed's 737 M instructions, a whole process counted by
+valgrind; bench/run.py's start-up rows)::
 
     squares = Lazy(range(4), lambda k: k * k)
     list(squares)      # [0, 1, 2, 3]: no value made yet

@@ -444,8 +444,6 @@ def _join(node: yaml.MappingNode, split: _Split) -> None:
 
 
 # -- validation errors -> one line ---------------------------------------------------------------
-
-
 def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: str = "") -> ScenarioError:
     """The validation error as ``file:line:column: message``; an unknown key that is a real ttnn
     argument of the step's call says what to write instead, and one that is a piece of a Python
@@ -457,15 +455,19 @@ def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: s
     if err.loc == ("meshspec",) and err.unknown_key is None:  # the version key left out
         message = "the format version is missing: a scenario starts with the line 'meshspec: 1'"
     if err.unknown_key is not None:
-        # the step's own key names the op (ones and zeros share one arguments model: the first op
-        # with that model would name the wrong one); a record met elsewhere, any op that has it
-        named = [p for p in err.loc if isinstance(p, str) and p in OPS and OPS[p].args is err.record]
-        op = named[-1] if named else next((n for n, o in OPS.items() if o.args is err.record), None) if err.record is not None else None
+        op = _op_of(err) if err.record is not None else None
         hint = OPS[op].hint(err.unknown_key) if op is not None else None
         if hint is not None:
             message = f"unknown key {err.unknown_key!r} in {_where(err.loc[:-1])}: {hint}"
     line, col = _mark(_node_at(root, err.loc, key=err.unknown_key is not None))
     return ScenarioError(message, file, line, col)
+
+
+def _op_of(err: Invalid) -> Optional[str]:
+    """The op whose arguments ``err`` is in: the step's own key (``ones`` and ``zeros`` share one
+    arguments model, so the model alone would name the wrong one), else any op with that model."""
+    named = [p for p in err.loc if isinstance(p, str) and p in OPS and OPS[p].args is err.record]
+    return named[-1] if named else next((name for name, op in OPS.items() if op.args is err.record), None)
 
 
 def _rejoined(err: Invalid, data: Any, root: yaml.Node, text: str) -> Optional[Invalid]:
