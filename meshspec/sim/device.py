@@ -14,6 +14,7 @@ written with is then one copy, and gives what the tiled bytes would give.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
@@ -176,6 +177,8 @@ class PageRanges:
     def prefix(self, stop: int) -> "PageRanges":
         """``plus(0, stop)``: what every write but a partial one does (a write starts at page 0)."""
         r = self.ranges
+        if not r and stop > 0:  # a device's first write: one shared value per page count
+            return _first_pages(stop)
         if len(r) == 1 and r[0][0] == 0 and stop <= r[0][1]:
             return self
         return self.plus(0, stop)
@@ -195,6 +198,12 @@ NOTHING = PageRanges()
 """No page written."""
 
 
+@functools.lru_cache(maxsize=1024)
+def _first_pages(stop: int) -> PageRanges:
+    """``[0, stop)``: what a first write leaves, made once per page count (a value: shared)."""
+    return PageRanges(((0, stop),))
+
+
 def _fresh(values: np.ndarray, memory: np.ndarray, out: Optional[np.ndarray]) -> np.ndarray:
     """``values`` as a read's result: written into ``out`` when given, else an array that shares
     no bytes with the device's ``memory`` (copied when it is a view of them)."""
@@ -202,11 +211,6 @@ def _fresh(values: np.ndarray, memory: np.ndarray, out: Optional[np.ndarray]) ->
         out[...] = values
         return out
     return values.copy() if np.may_share_memory(values, memory) else values
-
-
-def _native_ok(spec: TensorSpec) -> bool:
-    """Specs whose pages are plain rows of their physical array once untiled (no block floats)."""
-    return not spec.dtype.is_block_float and spec.page_size == spec.aligned_page_size
 
 
 def _same_rows(a: TensorSpec, b: TensorSpec) -> bool:
@@ -300,7 +304,7 @@ class MeshBuffer:
             return
         contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
         dev = self._device(coord, contiguous)
-        if _native_ok(spec) and _native_ok(self.spec) and spec.page_size == self.spec.page_size:
+        if spec.pages_are_rows and self.spec.pages_are_rows and spec.page_size == self.spec.page_size:
             if dev.native is not None and dev.native[1] > n:
                 self._tile_native(dev)  # the older write's tail must stay as the device has it
             physical = pages.physical(values, spec)

@@ -64,7 +64,7 @@ class DataType(_NameEnum):
 
     @property
     def is_block_float(self) -> bool:
-        return self in (DataType.BFLOAT8_B, DataType.BFLOAT4_B)
+        return self is DataType.BFLOAT8_B or self is DataType.BFLOAT4_B
 
     @property
     def element_bytes(self) -> int:
@@ -226,6 +226,12 @@ class TensorSpec:
     def allocated_bytes(self) -> int:
         """Bytes the buffer occupies on a device: ``num_pages * aligned_page_size``."""
         return self.num_pages * self.aligned_page_size
+
+    @cached_property
+    def pages_are_rows(self) -> bool:
+        """Whether its pages, untiled, are plain rows of its physical array: no block floats, and
+        no padding between pages (a device keeps such a write as rows, meshspec/sim/device.py)."""
+        return not self.dtype.is_block_float and self.page_size == self.aligned_page_size
 
     @property
     def volume(self) -> int:
