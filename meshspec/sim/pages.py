@@ -32,10 +32,10 @@ def physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
 
 def logical_from_physical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """Inverse of :func:`physical`: crop the physical array back to the logical shape (a view)."""
+    if not spec.cropped:  # tile-aligned: nothing to crop
+        return physical.reshape(spec.shape)
     padded = spec.padded_shape
     lifted = (1,) * (len(padded) - len(spec.shape)) + spec.shape
-    if padded == lifted:  # tile-aligned: nothing to crop
-        return physical.reshape(spec.shape)
     arr = physical.reshape(padded)[tuple(slice(0, s) for s in lifted)]
     return arr.reshape(spec.shape)
 

@@ -233,9 +233,14 @@ class TensorSpec:
         no padding between pages (a device keeps such a write as rows, meshspec/sim/device.py)."""
         return not self.dtype.is_block_float and self.page_size == self.aligned_page_size
 
-    @property
+    @cached_property
     def volume(self) -> int:
         return math.prod(self.shape)
+
+    @cached_property
+    def cropped(self) -> bool:
+        """Whether its physical array holds padding past the logical shape (a read crops it)."""
+        return self.padded_shape != (1,) * (len(self.padded_shape) - len(self.shape)) + self.shape
 
     def with_memory(self, memory: BufferType, shard: Optional[ShardSpec] = None) -> "TensorSpec":
         """This spec in another memory config: ``memory``, sharded by ``shard`` or interleaved
