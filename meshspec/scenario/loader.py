@@ -49,8 +49,19 @@ class LoadedStep(Frozen):
 
     @cached_property
     def touched(self) -> tuple[str, ...]:
-        """The tensors the step names (:meth:`Op.touched`): what the runner judges after it."""
+        """The tensors the step names (:meth:`Op.touched`): what the runner judges after it. A step
+        the loader made holds it already (:func:`_loaded_step`); one built otherwise finds it here."""
         return OPS[self.op].touched(self.args, self.names)
+
+
+def _loaded_step(index: int, step: Typed, line: int, names: tuple, touched: tuple) -> LoadedStep:
+    """A validated step as the runner takes it, its touched tensors given as the cached property
+    would keep them, so the runner reads a plain attribute: the property's first read (its lock
+    and its call) cost more than finding them here (a check of a small scenario: 22 K instructions less)."""
+    op = step_op(step)
+    loaded = LoadedStep(index, op, getattr(step, op), line, names)
+    loaded.__dict__["touched"] = touched
+    return loaded
 
 
 class LoadedScenario(Frozen):
@@ -87,6 +98,7 @@ MAX_NODES = 200_000
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it: ~15x faster
 
 
@@ -102,17 +114,24 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         """A node's tag from its kind and text alone: the same answer as PyYAML's, remembered per
-        plain text (a suite's files repeat their keys and values)."""
-        if kind is yaml.ScalarNode:
+        plain text (a suite's files repeat their keys and values). Called for every node, so kept
+        lean: the node classes are module globals, not attributes of yaml, and the search of the
+        resolvers is a function of its own (a generator here makes ``value`` a cell at every call):
+        20 K instructions less a small scenario (83 nodes)."""
+        if kind is _ScalarNode:
             if not implicit[0]:
                 return _STR
             tag = _RESOLVED.get(value)
-            if tag is None:
-                tag = next((t for t, regexp in self._implicit.get(value[:1], ()) if regexp.match(value)), _STR)
-                if len(_RESOLVED) < 10_000:
-                    _RESOLVED[value] = tag
-            return tag
-        return _SEQ if kind is yaml.SequenceNode else _MAP
+            return tag if tag is not None else _resolve_plain(value)
+        return _SEQ if kind is _SequenceNode else _MAP
+
+
+def _resolve_plain(value: str) -> str:
+    """The tag of plain scalar text, as PyYAML's resolvers (meshspec's) say; remembered."""
+    tag = next((t for t, regexp in _Loader._implicit.get(value[:1], ()) if regexp.match(value)), _STR)
+    if len(_RESOLVED) < 10_000:
+        _RESOLVED[value] = tag
+    return tag
 
 
 _RESOLVED: dict[str, str] = {}
@@ -173,6 +192,11 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _STR, _BOOL, _NULL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
 _SEQ, _MAP = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_DECIMALS: dict[str, int] = {}
+"""Decimal integer text -> its value, remembered as :data:`_RESOLVED` is (a suite's files repeat
+their shapes and dims): taken where it stands in :func:`_construct`, instead of a call, a regular
+expression and int() (94 K instructions less a small scenario, whose 20 integers are all known)."""
+_KEY_TYPES = (str, int, float, bool, type(None))
 
 
 def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> Any:
@@ -181,8 +205,15 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
     booleans, nulls, lists and mappings are built here (PyYAML's constructor costs a dozen Python
     calls a value); any other tag, and a mapping with a merge key, is left to PyYAML's own.
     ``text``: the document's source, where a duplicate key may be a piece of a Python value
-    (:func:`_python_split`), which is then read whole."""
+    (:func:`_python_split`), which is then read whole.
+
+    Most of a scenario's values are plain words and integers: a list's or mapping's own are taken
+    where they stand, counted and limited as ``build`` would, without a call to it (with the merge
+    key search below, the walk of a small scenario went from 400 K instructions to 175 K)."""
     count = 0
+    # a merge key is the plain scalar << or one tagged merge (a tag is written with a "!"): in a
+    # source with neither, no mapping is searched for one (4 K instructions a mapping, 50 K a small scenario)
+    merges = not text or "<<" in text or "!" in text
 
     def build(node: yaml.Node, depth: int) -> Any:
         nonlocal count
@@ -197,7 +228,7 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
         if depth > MAX_DEPTH:
             raise ScenarioError(f"nesting deeper than {MAX_DEPTH} levels; a scenario needs about 8", file, *_mark(node))
         tag = node.tag
-        if isinstance(node, yaml.ScalarNode):
+        if isinstance(node, _ScalarNode):
             if not node.value.isprintable():
                 _check_text(node, file)
             if tag == _STR:
@@ -207,6 +238,8 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
             try:
                 if tag == _INT and _DECIMAL.fullmatch(node.value):
                     value = int(node.value)
+                    if len(node.value) < 20 and len(_DECIMALS) < 10_000:
+                        _DECIMALS[node.value] = value  # the next one written so is taken where it stands
                 else:
                     value = loader.construct_object(node, deep=True)  # other ints, floats, bools, timestamps, ...
                 if tag == _INT and isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
@@ -214,41 +247,55 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
                 return value
             except ValueError as err:  # a number past Python's 4,300 digits, a date with no such day
                 raise ScenarioError(_unreadable(node, tag, err), file, *_mark(node)) from None
-        if isinstance(node, yaml.SequenceNode):
-            items = [build(v, depth + 1) for v in node.value]
+        inline = depth < MAX_DEPTH  # a child's own depth is within the limit
+        if isinstance(node, _SequenceNode):
+            items = []
+            for item in node.value:
+                if type(item) is _ScalarNode and inline and count < MAX_NODES:
+                    if item.tag == _STR and item.value.isprintable():
+                        count += 1
+                        items.append(item.value)
+                        continue
+                    if item.tag == _INT and item.value in _DECIMALS:
+                        count += 1
+                        items.append(_DECIMALS[item.value])
+                        continue
+                items.append(build(item, depth + 1))
             return items if tag == _SEQ else loader.construct_object(node, deep=True)
-        if isinstance(node, yaml.MappingNode):
-            if tag != _MAP or any(k.tag == _MERGE for k, _ in node.value):
+        if isinstance(node, _MappingNode):
+            if tag != _MAP or (merges and any(k.tag == _MERGE for k, _ in node.value)):
                 for k, v in node.value:  # checked as the fast path checks, built by PyYAML's rules
                     if k.tag != _MERGE:  # a merge key is no value of its own
                         build(k, depth + 1)
                     build(v, depth + 1)
                 return loader.construct_object(node, deep=True)
             out: dict = {}
-            for i, (key_node, value_node) in enumerate(node.value):
-                if (key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value.isprintable()
-                        and depth < MAX_DEPTH and count < MAX_NODES):
-                    count += 1  # a plain word, as nearly every key is: no call (within the limits build checks)
+            for key_node, value_node in node.value:
+                if (key_node.tag == _STR and type(key_node) is _ScalarNode and key_node.value.isprintable()
+                        and inline and count < MAX_NODES):
+                    count += 1  # a plain word, as nearly every key is
                     key = key_node.value
                 else:
                     key = build(key_node, depth + 1)
-                if not isinstance(key, (str, int, float, bool, type(None))):
-                    raise ScenarioError(
-                        f"a mapping key must be a plain word or number, got {type(key).__name__} {key!r}", None, *_mark(key_node)
-                    )
+                    if not isinstance(key, _KEY_TYPES):
+                        raise ScenarioError(
+                            f"a mapping key must be a plain word or number, got {type(key).__name__} {key!r}", None, *_mark(key_node)
+                        )
                 if key in out:
                     split = _python_split(node, text)
                     if split is not None:  # {shape: (1, 32, 32, 32)}: the pieces 32 and 32 are no keys
                         _join(node, split)
                         return build(node, depth)
-                    # an alias of an earlier key (*a) is that key's own node: it has no place of its own
-                    first = next(k for k, _ in node.value[:i] if k is key_node or loader.construct_object(k, deep=True) == key)
-                    if first is key_node:
-                        at = _alias_key_at(node, i, text)
-                        raise ScenarioError(
-                            f"duplicate key {key!r} (an alias of the key at line {first.start_mark.line + 1})", None, *(at or _mark(key_node))
-                        )
-                    raise ScenarioError(f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", None, *_mark(key_node))
+                    raise _duplicate_key(loader, node, len(out), key, text)  # every key before it is in out, once
+                if type(value_node) is _ScalarNode and inline and count < MAX_NODES:
+                    if value_node.tag == _STR and value_node.value.isprintable():
+                        count += 1
+                        out[key] = value_node.value
+                        continue
+                    if value_node.tag == _INT and value_node.value in _DECIMALS:
+                        count += 1
+                        out[key] = _DECIMALS[value_node.value]
+                        continue
                 out[key] = build(value_node, depth + 1)
             return out
         return loader.construct_object(node, deep=True)  # pragma: no cover - the composer makes only these three
@@ -259,6 +306,20 @@ def _construct(loader: _Loader, root: yaml.Node, file: str, text: str = "") -> A
         # the recursive closure refers to itself: a reference cycle that would keep the loader and
         # every node of the file alive until the next collection (a suite of files piles them up)
         build = None  # type: ignore[assignment]
+
+
+def _duplicate_key(loader: _Loader, mapping: yaml.MappingNode, i: int, key: Any, text: str) -> ScenarioError:
+    """The error for the ``i``-th key of ``mapping``, which repeats an earlier one. (Its own function:
+    a generator in ``build`` would make every local it names a cell, slower to use at every key.)"""
+    key_node = mapping.value[i][0]
+    # an alias of an earlier key (*a) is that key's own node: it has no place of its own
+    first = next(k for k, _ in mapping.value[:i] if k is key_node or loader.construct_object(k, deep=True) == key)
+    if first is key_node:
+        at = _alias_key_at(mapping, i, text)
+        return ScenarioError(
+            f"duplicate key {key!r} (an alias of the key at line {first.start_mark.line + 1})", None, *(at or _mark(key_node))
+        )
+    return ScenarioError(f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", None, *_mark(key_node))
 
 
 MAX_INT_BITS = 14_000
@@ -516,15 +577,15 @@ DISTRIBUTE = "distribute"
 """``with ttnn.distribute(mapper_or_composer):``, spelt ``- distribute: {mesh_mapper: M, steps: [...]}``."""
 
 
-def _expand_distribute(data: Any, root: yaml.Node, file: str) -> None:
+def _expand_distribute(data: Any, steps_node: yaml.Node, file: str) -> None:
     """Replace each ``distribute`` block by its steps, in place (data and nodes alike, so every
     later message still names the line and column in the file): a from_torch inside without a
     mesh_mapper gets the block's (``ttnn.distribute`` patches ``ttnn.from_torch`` with it as a
     keyword default, ``ttnn/distributed/distributed.py``), a to_torch without a mesh_composer the
-    block's composer. Steps inside are numbered with the others, in order."""
+    block's composer. Steps inside are numbered with the others, in order. ``steps_node``: the
+    node of the top-level ``steps``, whose items are replaced."""
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         return
-    steps_node = _node_at(root, ("steps",))
     if not isinstance(steps_node, yaml.SequenceNode):
         return
     items, nodes = _flatten(data["steps"], list(steps_node.value), None, file)
@@ -620,12 +681,15 @@ def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict,
     return own, profile
 
 
-def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
+def _check_steps_shape(data: Any, steps_node: yaml.Node, root: yaml.Node, file: str) -> None:
     """Each step must be a mapping with exactly one known op (checked first for clear messages)."""
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         return
-    steps_node = _node_at(root, ("steps",))
     for i, item in enumerate(data["steps"]):
+        if isinstance(item, dict) and len(item) == 1:
+            op = next(iter(item))
+            if op in OPS and item[op] is not None:
+                continue  # the place of a message is found only for a step that is wrong (5 K a small scenario)
         node = steps_node.value[i] if isinstance(steps_node, yaml.SequenceNode) else root
         line, col = _mark(node)
         if not isinstance(item, dict) or len(item) != 1:
@@ -636,7 +700,6 @@ def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
                 line,
                 col,
             )
-        op = next(iter(item))
         if op not in OPS:
             raise ScenarioError(
                 f"steps[{i}]: unknown step {op!r}{did_you_mean(op, list(OPS))}; {one_of(list(OPS))}",
@@ -644,8 +707,7 @@ def _check_steps_shape(data: Any, root: yaml.Node, file: str) -> None:
                 line,
                 col,
             )
-        if item[op] is None:
-            raise ScenarioError(f"steps[{i}].{op}: needs arguments, e.g. {{tensor: t}}", file, line, col)
+        raise ScenarioError(f"steps[{i}].{op}: needs arguments, e.g. {{tensor: t}}", file, line, col)
 
 
 class _Bound(NamedTuple):
@@ -665,29 +727,59 @@ class _Bound(NamedTuple):
         return "the scenario's mesh" if self.step < 0 else f"since step {self.step} ({self.op})"
 
 
-def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> list[tuple]:
+def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> tuple[list[tuple], list[tuple], list[str], set[str]]:
     """Every tensor (and mesh device) a step uses is bound by an earlier step, and of the kind the
     op needs. A name means one thing at a time, as a Python variable does: the step that bound it
     last says what. ``parts[0]`` needs ``parts`` bound to a list; how long the list is, the run says.
-    Returns each step's names (:meth:`Op.names_used`), which the runner needs again."""
+
+    Returns, per step, the names it uses (:meth:`Op.names_used`) and the tensors it touches
+    (:meth:`Op.touched`), which the runner needs again; and every name a step binds, in step
+    order, and those bound to a list, which ``expect`` may name (:func:`_check_expect`)."""
     bound: dict[str, _Bound] = {ROOT_MESH: _Bound(TensorKind.MESH, False, -1, "")}
     names: list[tuple] = []
+    touched: list[tuple] = []
+    defined: list[str] = []
+    lists: set[str] = set()
     for i, step in enumerate(scenario.steps):
         name_of_op = step_op(step)
         op = OPS[name_of_op]
-        args = step_args(step)
-        used = op.names_used(args)
-        names.append(tuple(used))
+        args = getattr(step, name_of_op)
+        used = tuple(op.names_used(args))
+        many_fields = _LIST_FIELDS.get(name_of_op)
+        if many_fields is None:
+            many_fields = _list_fields(op)
         for field, name, want in used:
-            many = next((u.many for u in op.uses if u.field == field), False)
+            had = bound.get(name)
+            if had is not None and not had.many and field not in many_fields and (
+                    had.kind is want or (want is TensorKind.ANY and had.kind is not TensorKind.MESH)):
+                continue  # one thing of the kind wanted, in a field of one name: what _misnamed passes (26 K a small scenario)
             node_of = lambda f=field: _node_at(root, ("steps", i, name_of_op, *f.split(".")))  # noqa: E731 - found only for a mistake
-            message = _misnamed(name, want, many, bound, name_of_op, node_of)
+            message = _misnamed(name, want, field in many_fields, bound, name_of_op, node_of)
             if message is not None:
                 raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: {message}", file, *_mark(node_of()))
         new = op.bound(args)
         if new is not None:
             bound[new] = _Bound(op.bound_kind(args), op.binds.many, i, name_of_op)  # type: ignore[union-attr]
-    return names
+            if new:
+                defined.append(new)
+            if op.binds.many:  # type: ignore[union-attr]
+                lists.add(new)
+        names.append(used)
+        touched.append(op.touched(args, used))
+    return names, touched, defined, lists
+
+
+_LIST_FIELDS: dict[str, frozenset[str]] = {}
+"""Op name -> the fields of its uses that take a list of names (derived from the registry)."""
+
+
+def _list_fields(op) -> frozenset[str]:
+    """The fields of ``op``'s uses that take a list of names, remembered in :data:`_LIST_FIELDS`."""
+    first: dict[str, bool] = {}
+    for u in op.uses:
+        first.setdefault(u.field, u.many)  # the first use of a field says (as a search of op.uses would)
+    fields = _LIST_FIELDS[op.name] = frozenset(f for f, many in first.items() if many)
+    return fields
 
 
 def _misnamed(name: str, want: TensorKind, many: bool, bound: dict[str, _Bound], op: str, node_of) -> Optional[str]:
@@ -790,13 +882,14 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
     return resolved
 
 
-def _check_expect(scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: str, own: tuple = ()) -> None:
-    """Names in ``expect`` must exist: profiles, tensors defined by a step, coordinates on the mesh."""
+def _check_expect(
+    scenario: Scenario, mesh_shape: Shape, root: yaml.Node, file: str, defined: list[str], lists: set[str], own: tuple = ()
+) -> None:
+    """Names in ``expect`` must exist: profiles, tensors defined by a step (``defined``, ``lists``:
+    as :func:`_check_names` found them, not asked of every op again: 26 K instructions a small
+    scenario), coordinates on the mesh."""
     expect = scenario.expect
     assert expect is not None
-    defined = [OPS[step_op(s)].bound(step_args(s)) for s in scenario.steps]
-    defined = [n for n in defined if n]
-    lists = {OPS[step_op(s)].bound(step_args(s)) for s in scenario.steps if (b := OPS[step_op(s)].binds) is not None and b.many}
 
     def known(name: str) -> bool:  # parts[3] is known when parts is a list a step binds (the run says how long)
         base, index = _split_index(name)
@@ -915,21 +1008,21 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         else:
             msg = f"meshspec: the format version is the number 1, got {version!r}"
         raise ScenarioError(msg, file, line, col)
-    _expand_distribute(data, root, file)
-    _check_steps_shape(data, root, file)
+    steps_node = _node_at(root, ("steps",))  # found once (8 K instructions): distribute blocks replace its items, never the node
+    _expand_distribute(data, steps_node, file)
+    _check_steps_shape(data, steps_node, root, file)
     try:
         scenario = validate(Scenario, data)
     except Invalid as err:
         raise _invalid(err, root, file, data, text) from None
     own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
-    names = _check_names(scenario, root, file)
+    names, touched, defined, lists = _check_names(scenario, root, file)
     if scenario.expect is not None:
-        _check_expect(scenario, mesh_shape, root, file, tuple(own))
+        _check_expect(scenario, mesh_shape, root, file, defined, lists, tuple(own))
     files = _check_data_files(scenario, root, path, file, allow_outside_data)
-    steps_node = _node_at(root, ("steps",))
     steps = tuple(
-        LoadedStep(i, step_op(s), step_args(s), _mark(steps_node.value[i])[0], names[i]) for i, s in enumerate(scenario.steps)
+        _loaded_step(i, s, steps_node.value[i].start_mark.line + 1, names[i], touched[i]) for i, s in enumerate(scenario.steps)
     )
     return LoadedScenario(
         path=path,
@@ -950,20 +1043,19 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
 def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenario:
     """Read and parse a scenario file."""
     path = path if isinstance(path, Path) else Path(path)  # a copy of a Path would parse its text again
-    not_regular = ScenarioError("is not a regular file (a pipe or device?); give a scenario .yaml file", str(path))
     try:
         try:
             fd = os.open(path, os.O_RDONLY | NONBLOCK)  # what it is, from the open file (a FIFO opens without waiting)
         except OSError as err:
             if err.errno == errno.ENXIO:  # a socket cannot be opened at all
-                raise not_regular from None
+                raise _not_regular(path) from None
             raise
         try:
             info = os.fstat(fd)
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError
             if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-                raise not_regular
+                raise _not_regular(path)
             if info.st_size > MAX_FILE_BYTES:
                 raise ScenarioError(f"file is {info.st_size} bytes; scenarios are limited to {MAX_FILE_BYTES} bytes", str(path))
             raw = read_all(fd, info.st_size, MAX_FILE_BYTES)
@@ -981,6 +1073,11 @@ def load(path: Path | str, *, allow_outside_data: bool = False) -> LoadedScenari
     except OSError as err:
         raise ScenarioError(f"cannot read: {err.strerror}", str(path)) from None
     return parse(text, path, allow_outside_data=allow_outside_data)
+
+
+def _not_regular(path: Path) -> ScenarioError:
+    """Made when raised, not beforehand in case (an error made and dropped at every load was 5 K instructions)."""
+    return ScenarioError("is not a regular file (a pipe or device?); give a scenario .yaml file", str(path))
 
 
 def defined_profiles(path: Path | str) -> list[str]:

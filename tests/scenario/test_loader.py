@@ -848,6 +848,33 @@ def test_fast_construction_and_resolution_are_pyyaml_s():
     assert got["merged"] == {"p": 1, "q": 3}
 
 
+def test_integers_read_again_are_read_as_the_first_time():
+    # decimals are remembered once read (loader._DECIMALS); other spellings, and long ones, are not
+    from meshspec.scenario import loader as L
+
+    text = "a: [32, 007, 0x20, 1_000, -0, +4, 00, 123456789012345678901234567890]\nb: {c: 32, d: 007}\n"
+
+    def read():
+        fast = L._Loader(text)
+        return L._construct(fast, fast.get_single_node(), "x.yaml", text)
+
+    first, second = read(), read()
+    assert first == second == {"a": [32, 7, 32, 1000, 0, 4, 0, 123456789012345678901234567890], "b": {"c": 32, "d": 7}}
+
+
+@pytest.mark.parametrize("key", ["<<", "!!merge x", "!<tag:yaml.org,2002:merge> x"])
+def test_a_merge_key_however_written_merges(key):
+    # a source with no "<<" and no "!" is not searched for merge keys (loader._construct): these have one
+    s = parse(dedent(f"""
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: &a {{as: d, shape: [1, 1, 32, 32]}}
+          - allocate_tensor_on_device: {{{key}: *a, as: e}}
+        """))
+    assert [st.args.as_ for st in s.steps] == ["d", "e"] and list(s.steps[1].args.shape) == [1, 1, 32, 32]
+
+
 # -- profiles of a scenario's own (docs/semantics.md section 6) ---------------------------------------
 def test_a_scenario_defines_profiles_and_uses_them():
     from meshspec.runner import run

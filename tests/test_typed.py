@@ -1,0 +1,109 @@
+"""meshspec/typed.py: a record's quick walk (by its given keys) and the declared-order walk give
+the same record, and the same first error whatever order the keys come in."""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from typing import Annotated, Literal, Optional
+
+import pytest
+
+from meshspec.typed import Alias, Invalid, Length, Pattern, Range, Typed, _plan, _validate_record, as_dict, given, validate
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Inner(Typed):
+    n: Annotated[int, Range(ge=1, le=9)]
+
+
+class Rec(Typed):
+    name: Annotated[str, Length(min=1), Pattern(r"[a-z]+", "a lower-case word")]
+    dims: Annotated[list[Annotated[int, Range(ge=1)]], Length(min=1, max=3)]
+    as_: Annotated[Optional[str], Alias("as")] = None
+    kind: Optional[Literal["a", "b"]] = None
+    color: Color = Color.RED
+    inner: Optional[Inner] = None
+    tags: list[str] = []
+
+
+class Open(Typed, open=True):
+    a: int = 0
+
+
+GOOD = [
+    {"name": "x", "dims": [1, 2]},
+    {"dims": [3], "name": "abc", "as": "t", "kind": "b", "color": "blue", "inner": {"n": 9}, "tags": ["q"]},
+    {"name": "x", "dims": [1], "as": None, "inner": None, "kind": None},
+]
+
+
+def slow(cls: type[Typed], value: dict) -> Typed:
+    _plan(cls)
+    return _validate_record(cls, value, ())
+
+
+@pytest.mark.parametrize("value", GOOD)
+def test_the_quick_walk_makes_the_record_the_declared_walk_makes(value):
+    quick, walked = validate(Rec, value), slow(Rec, value)
+    assert quick == walked and as_dict(quick) == as_dict(walked)
+    assert given(quick) == given(walked)
+    assert list(vars(quick)) == list(vars(walked))  # fields in declared order, then what was given
+
+
+def test_each_record_gets_its_own_copy_of_a_list_default():
+    a, b = validate(Rec, GOOD[0]), validate(Rec, GOOD[0])
+    assert a.tags == [] and a.tags is not b.tags and a.tags is not Rec.fields()["tags"].default
+
+
+BAD = {"name": "X", "dims": [0], "kind": "c", "color": "green", "inner": {"n": 10}}
+"""Every value wrong: the error is the first field's in declared order (name), in any key order."""
+
+
+@pytest.mark.parametrize("keys", list(itertools.permutations(BAD))[::7])
+def test_the_first_error_is_the_first_in_declared_order_whatever_the_key_order(keys):
+    with pytest.raises(Invalid) as info:
+        validate(Rec, {k: BAD[k] for k in keys})
+    assert info.value.loc == ("name",) and "'X' is not a lower-case word" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "value, loc, words",
+    [
+        ({"dims": [1], "bogus": 1, "name": "x"}, ("bogus",), "unknown key 'bogus'"),
+        ({"dims": [0], "name": "x"}, ("dims", 0), "0 is below the smallest allowed, 1"),
+        ({"dims": [True], "name": "x"}, ("dims", 0), "expected an integer, got true"),
+        ({"dims": [], "name": "x"}, ("dims",), "expected 1 to 3 items, got 0"),
+        ({"dims": [1], "name": ""}, ("name",), "expected at least 1 item"),
+        ({"dims": [1], "name": "x", "kind": "c"}, ("kind",), "unknown value 'c'"),
+        ({"dims": [1], "name": "x", "color": "green"}, ("color",), "unknown value 'green'"),
+        ({"dims": [1], "name": "x", "inner": {"n": 10}}, ("inner", "n"), "10 is above the largest allowed, 9"),
+        ({"dims": [1, "x"], "name": "x", "as": 3}, ("dims", 1), "expected an integer"),
+        ({"name": "x"}, ("dims",), "required key is missing"),
+    ],
+)
+def test_errors_say_what_the_declared_walk_says(value, loc, words):
+    for walk in (lambda v: validate(Rec, v), lambda v: slow(Rec, v)):
+        with pytest.raises(Invalid) as info:
+            walk(value)
+        assert info.value.loc == loc and words in info.value.message
+
+
+def test_an_error_after_the_quick_walk_gave_up_is_not_chained_to_its_first():
+    with pytest.raises(Invalid) as info:
+        validate(Rec, {"kind": "c", "name": "X", "dims": [1]})  # kind fails first, name is said
+    assert info.value.loc == ("name",) and info.value.__context__ is None
+
+
+def test_words_of_literals_and_enums_are_taken_as_before():
+    r = validate(Rec, {"name": "x", "dims": [1], "kind": "a", "color": "blue"})
+    assert r.kind == "a" and r.color is Color.BLUE
+    assert validate(Rec, {"name": "x", "dims": [1], "color": Color.BLUE}).color is Color.BLUE
+
+
+def test_an_open_record_ignores_keys_it_does_not_declare():
+    assert validate(Open, {"a": 2, "b": 3}).a == 2 and given(validate(Open, {"a": 2, "b": 3})) == {"a"}
