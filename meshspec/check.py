@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import MeshspecError, UsageError, did_you_mean, internal_error, one_of
-from .judge.expect import check, named_profiles, names_tensors
+from .judge.expect import check_report, named_profiles, names_tensors
 from .report import ERROR, FAIL, PASS, CaseResult
 from .runner import missing_profile, run
 from .scenario.loader import LoadedScenario, load
@@ -95,7 +95,7 @@ def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
     if report.error is not None and report.error.source == "meshspec":  # the run is incomplete: no verdict
         why = f"meshspec stopped at step {report.error.step} ({report.error.op}): {report.error.message}"
         return CaseResult(str(scenario.path), scenario.name, profile, ERROR, (why,), seconds)
-    result = report.expect if report.expect is not None else check(report.to_json(), None)
+    result = report.expect if report.expect is not None else check_report(report, None)
     outcome = PASS if result.passed else FAIL
     return CaseResult(str(scenario.path), scenario.name, profile, outcome, result.mismatches, seconds)
 

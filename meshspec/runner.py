@@ -12,7 +12,7 @@ from typing import Optional
 
 
 from .errors import Crash, ResourceLimit, ScenarioError, StepInputError, TTFatal
-from .judge.expect import check as check_expect
+from .judge.expect import check_report
 from .judge.findings import Judge
 from .sim.tensor import DeviceTensor
 from .judge.trace import record_changes, snapshot, touches
@@ -165,7 +165,7 @@ def run(
     )
     if scenario.expect is None:
         return report
-    return report.replace(expect=check_expect(report.to_json(), scenario.expect))
+    return report.replace(expect=check_report(report, scenario.expect))
 
 
 def _trace_row(step: LoadedStep, mentioned, names, rt: Runtime, records: dict, entries, now, seen: set, failure) -> StepTrace:

@@ -1,7 +1,7 @@
 """Check a run against a scenario's ``expect`` block.
 
-Works on the report's JSON form (``meshspec.report/1``), the one view every consumer shares.
-Rules:
+Works on the report's JSON form (``meshspec.report/1``), the one view every consumer shares
+(:func:`check_report`: on the entries of it that an expect block reads). Rules:
 
 - the profile's entry (or ``default``) is used; with neither, the run must be clean (no findings,
   no error);
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Union
 
-from ..report import ExpectResult
+from ..report import ExpectResult, Report
 from ..scenario.model import DeviceExpect, ErrorMatch, Expect, FindingExpect, ProfileExpect, TensorExpect
 from ..sim.mesh import fmt_coord, parse_coord
 from ..sim.spec import BufferType, memory_config_json
@@ -53,8 +53,20 @@ def names_tensors(expect: Optional[Expect]) -> bool:
 
 def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
     """Every way ``report`` (report JSON) differs from ``expect`` under the report's profile."""
-    profile = report["profile"]
-    entry = profile_entry(expect, profile, (report.get("profile_rules") or {}).get("base"))
+    return _check(report, expect, profile_entry(expect, report["profile"], (report.get("profile_rules") or {}).get("base")))
+
+
+def check_report(report: Report, expect: Optional[Expect]) -> ExpectResult:
+    """:func:`check` of a run's report, made into JSON only as far as ``expect`` reads it: its
+    error, its findings and the tensors the expectations name (:meth:`Report.checked_json`). Made
+    into whole JSON (readbacks, meshes, summary, every tensor) and checked, a small scenario's
+    report cost 133,000 instructions; this, 85,000."""
+    entry = profile_entry(expect, report.profile, (report.profile_rules or {}).get("base"))
+    return _check(report.checked_json(_tensors_read(expect, entry)), expect, entry)
+
+
+def _check(report: dict, expect: Optional[Expect], entry: Optional[ProfileExpect]) -> ExpectResult:
+    """:func:`check` with the profile's entry found."""
     out: list[str] = []
     out += _check_error(report, entry.error if entry else None)
     if entry is None:
@@ -62,18 +74,40 @@ def check(report: dict, expect: Optional[Expect]) -> ExpectResult:
     elif entry.findings is not None:
         out += _check_findings(report["findings"], entry.findings)
     tensors = _merged_tensors(expect, entry)
-    by_name = {t["name"]: t for t in report["tensors"]}
-    by_name["__metadata__"] = report.get("metadata_mode")  # type: ignore[assignment]
-    for name, te in tensors.items():
-        out += _check_tensor(name, by_name.get(name), te, by_name)
-    return ExpectResult(profile, tuple(out))
+    if tensors:
+        by_name = {t["name"]: t for t in report["tensors"]}
+        by_name["__metadata__"] = report.get("metadata_mode")  # type: ignore[assignment]
+        for name, te in tensors.items():
+            out += _check_tensor(name, by_name.get(name), te, by_name)
+    return ExpectResult(report["profile"], tuple(out))
+
+
+def _tensor_sources(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> list[dict[str, TensorExpect]]:
+    """The tensor expectations that hold under ``entry``: the top level's, then the profile's own
+    (those given)."""
+    return [source for source in ((expect.tensors if expect else None), (entry.tensors if entry else None)) if source]
+
+
+def _tensors_read(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> set[str]:
+    """The tensors an expectation reads: those it names and those whose values it compares with."""
+    names: set[str] = set()
+    for source in _tensor_sources(expect, entry):
+        for name, te in source.items():
+            names.add(name)
+            equals = te.values.equals if te.values is not None else None
+            if equals is not None:
+                names.add(equals if isinstance(equals, str) else equals.tensor)
+    return names
 
 
 def _merged_tensors(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> dict[str, TensorExpect]:
     """Top-level tensor expectations with the profile's on top, key by key (and device by device):
     a profile adds to or overrides what holds for every profile, it does not drop it."""
+    sources = _tensor_sources(expect, entry)
+    if not sources:  # the usual case
+        return {}
     out: dict[str, dict] = {}
-    for source in ((expect.tensors if expect else None) or {}, (entry.tensors if entry else None) or {}):
+    for source in sources:
         for name, te in source.items():
             merged = out.setdefault(name, {})
             fields = as_dict(te, only_given=True)
@@ -111,14 +145,20 @@ PATTERN_KEYS = ("kind", "tensor", "device", "step")
 
 
 def _key_of(finding: dict, keys: tuple[str, ...]) -> tuple:
-    return tuple(tuple(finding[k]) if k == "device" and finding[k] is not None else finding[k] for k in keys)
+    # (a list, not a generator, made into the tuple: 2,300 of its 7,800 instructions)
+    return tuple([tuple(finding[k]) if k == "device" and finding[k] is not None else finding[k] for k in keys])
 
 
 def _pattern_key(pattern: FindingExpect) -> tuple[tuple[str, ...], tuple]:
-    """The keys a pattern gives and its values on them (a pattern matches every finding equal there)."""
-    keys = tuple(k for k in PATTERN_KEYS if getattr(pattern, k) is not None)
-    values = tuple(tuple(pattern.device) if k == "device" else getattr(pattern, k) for k in keys)
-    return keys, values
+    """The keys a pattern gives and its values on them (a pattern matches every finding equal there).
+    One pass over the keys (two generators took 14,600 instructions a pattern, this 6,400)."""
+    keys, values = [], []
+    for k in PATTERN_KEYS:
+        value = getattr(pattern, k)
+        if value is not None:
+            keys.append(k)
+            values.append(tuple(value) if k == "device" else value)
+    return tuple(keys), tuple(values)
 
 
 def _fmt_pattern(p: FindingExpect) -> str:

@@ -1,5 +1,7 @@
 """The expect block: loading it (names checked with file:line:column) and checking a run against it."""
 
+from pathlib import Path
+
 import pytest
 
 from conftest import make_scenario
@@ -123,3 +125,34 @@ def test_run_json_shows_the_expect_result():
     data = r.to_json()["expect"]
     assert data["passed"] is False and data["mismatches"][0].startswith("unexpected finding: stale dst (1,3)")
     assert make_scenario([{"from_torch": {"as": "h", "shape": [2]}}]).expect is None
+
+
+BUNDLED = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("index", range(len(BUNDLED)), ids=[p.stem for p in BUNDLED])
+def test_a_report_is_checked_as_its_whole_json_is(index):
+    """check_report makes JSON of only what an expect block reads (Report.checked_json): under
+    every profile of every bundled scenario, with the tensors reported or not, its entries are the
+    whole JSON's and it finds the same mismatches, in the same order, as check of the whole JSON,
+    against the scenario's own expect block (which passes), none (a clean run expected) and the
+    next scenario's (tensors and findings it does not have)."""
+    from meshspec.judge.expect import check_report
+    from meshspec.scenario.loader import load
+    from meshspec.sim.profiles import PROFILES
+
+    scenario, other = load(BUNDLED[index]), load(BUNDLED[(index + 1) % len(BUNDLED)])
+    for profile in [*PROFILES, *scenario.profiles]:
+        for tensors in (True, False):
+            report = run(scenario, profile, trace=False, tensors=tensors)
+            whole = report.to_json()
+            part = report.checked_json({t.name for t in report.tensors})
+            assert part == {key: whole[key] for key in part}
+            for expect in (scenario.expect, None, other.expect):
+                assert check_report(report, expect) == check(whole, expect), (profile, tensors)
+
+
+def test_checked_json_holds_the_tensors_named_only():
+    report = seed("")
+    assert [t["name"] for t in report.checked_json({"src", "elsewhere"})["tensors"]] == ["src"]
+    assert report.checked_json(set())["tensors"] == []

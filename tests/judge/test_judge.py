@@ -99,3 +99,27 @@ def test_the_lying_devices_of_every_step_are_those_whose_view_is_a_finding(path,
     for name in [*PROFILES, *scenario.profiles]:
         run(scenario, name, trace=False)
     assert checked
+
+
+def test_same_page_shape_is_the_pages_compared():
+    # _status compares what pages two specs hold; equal shapes and layouts skip working them out,
+    # which must answer as working them out does, for every pair (views, other ranks, layouts)
+    from itertools import product
+
+    from meshspec.judge.findings import _pages, _same_page_shape
+    from meshspec.sim.spec import DataType, Layout, make_spec
+
+    shapes = [(32,), (64,), (32, 32), (1, 32, 32), (2, 16, 32), (1, 2, 1, 32, 32), (2, 32, 32), (1, 1, 64, 32)]
+    specs = [make_spec(s, DataType.BFLOAT16, layout) for s, layout in product(shapes, Layout)]
+    for a, b in product(specs, repeat=2):
+        assert _same_page_shape(a, b) == (_pages(a) == _pages(b)), (a.describe(), b.describe())
+
+
+def test_held_by_all_tells_every_none_or_some():
+    from meshspec.judge.findings import _held_by_all
+
+    devices = ((0, 0), (0, 1), (1, 0), (1, 1))
+    assert _held_by_all(frozenset(devices + ((2, 0),)), devices) is True
+    assert _held_by_all(frozenset({(2, 0)}), devices) is False
+    assert _held_by_all(frozenset(), devices) is False
+    assert _held_by_all(frozenset(devices[1:]), devices) is None
