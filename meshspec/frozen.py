@@ -108,7 +108,16 @@ class Frozen:
         return f"{type(self).__name__}({', '.join(f'{n}={v!r}' for n, v in zip(self._fields, self._values()))})"
 
     def replace(self, **changes: Any) -> "Frozen":
-        """A copy with ``changes`` (as ``dataclasses.replace``)."""
+        """A copy with ``changes`` (as ``dataclasses.replace``). A class with no ``__init__`` of its
+        own (nothing to check) is copied without a call by keyword: a run's report took 52 K
+        instructions to replace its expect result, a tenth of a small scenario's check."""
+        cls = type(self)
+        if cls.__init__ is Frozen.__init__ and changes.keys() <= self._field_set:
+            new = object.__new__(cls)
+            values = new.__dict__
+            values.update(zip(self._fields, self._values()))  # the fields only: not what a method cached beside them
+            values.update(changes)
+            return new
         values = dict(zip(self._fields, self._values()))
         values.update(changes)
-        return type(self)(**values)
+        return cls(**values)

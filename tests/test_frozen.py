@@ -76,3 +76,28 @@ def test_immutable_and_replace_copies():
         del a.x
     b = a.replace(y=7)
     assert (a.y, b.y, b.x) == (2, 7, 1) and type(b) is Point
+
+
+def test_replace_checks_fields_and_keeps_a_class_own_init():
+    """replace copies a plain class's values without a call (meshspec/frozen.py), but still
+    refuses a field the class has not, and a class with its own __init__ still checks its values."""
+    from meshspec.sim.faults import Fault
+
+    a = Point(1, 2)
+    with pytest.raises(TypeError, match="no field 'w'"):
+        a.replace(w=3)
+    b = a.replace(x=5)
+    assert b == Point(5, 2) and hash(b) == hash(Point(5, 2)) and a == Point(1, 2)
+    fault = Fault("skip_write", 2, (0, 1))
+    with pytest.raises(ValueError, match="unknown fault 'nope'"):
+        fault.replace(kind="nope")
+    assert fault.replace(step=3) == Fault("skip_write", 3, (0, 1))
+
+
+def test_replace_leaves_what_a_method_cached_behind():
+    """Profile.rules() caches its answer beside the fields: a replaced profile works its own out."""
+    from meshspec.sim.profiles import PROFILES
+
+    p = PROFILES["uniform-by-value"]
+    assert p.rules()["composer"] == "legacy"
+    assert p.replace(composer=type(p.composer)("current")).rules()["composer"] == "current"
