@@ -63,6 +63,10 @@ def recorder_command(out: Path, argv: list[str]) -> list[str]:
     options: list[str] = []
     while rest and rest[0].startswith("-") and rest[0] not in ("-m", "-c"):
         opt = rest.pop(0)
+        if opt == "--":  # python's own end of options: the script comes next (python -- prog.py)
+            if rest and rest[0].startswith("-"):
+                raise UsageError(f"{first} -- {rest[0]}: a script named like an option is not one record runs; {USAGE}")
+            break
         if opt in VALUED_OPTIONS or (opt[:2] in VALUED_OPTIONS and len(opt) == 2):
             if not rest:
                 raise UsageError(f"{first} {opt} takes a value: {USAGE}")

@@ -115,6 +115,19 @@ def test_interpreter_options_are_passed_on_and_others_refused(tmp_path):
         recorder_command(tmp_path / "o", ["python", "--weird", str(prog)])
 
 
+def test_python_s_own_end_of_options_is_taken(tmp_path):
+    """``python -- prog.py`` runs prog.py (python's -- ends its options): record runs it so, and
+    the recorder is given the script, not the --."""
+    prog = tmp_path / "p.py"
+    prog.write_text("")
+    cmd = recorder_command(tmp_path / "o", ["python", "-u", "--", str(prog), "x"])
+    assert cmd[1:] == ["-u", "-m", "meshspec.bridge.record", str(tmp_path / "o"), "--", str(prog), "x"]
+    with pytest.raises(UsageError, match="python -- missing.py: no such file|missing.py: no such file"):
+        recorder_command(tmp_path / "o", ["python", "--", "missing.py"])
+    with pytest.raises(UsageError, match="a script named like an option"):
+        recorder_command(tmp_path / "o", ["python", "--", "-m", "pkg"])
+
+
 def test_an_unwritable_output_is_refused_before_the_program_runs(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
