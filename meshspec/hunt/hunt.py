@@ -299,9 +299,21 @@ def read_index(folder: Path) -> dict:
     return data
 
 
+def _merged_index(folder: Path) -> dict:
+    """A hunt folder's index, once its every scenario file is there (a folder to merge)."""
+    if not (folder / INDEX).is_file():
+        raise UsageError(f"{folder}: not a hunt folder (no {INDEX})")
+    data = read_index(folder)
+    for e in data["found"]:
+        if not (folder / e["file"]).is_file():
+            raise UsageError(f"{folder / INDEX}: names {e['file']}, which is not in {folder}")
+    return data
+
+
 def merge(folders: list[Path], out: Path) -> list[dict]:
     """Join hunt folders into ``out`` (its own entries included): per signature and profile pair,
     the smallest scenario (fewest steps), its file copied; crashes kept."""
+    given = [(folder, _merged_index(folder)) for folder in folders]  # all read first: a bad one leaves no --out behind
     index = prepare(out)
     best: dict[tuple, tuple[dict, Path]] = {}
     crashes: dict[str, tuple[dict, Path]] = {c["file"]: (c, out) for c in index["crashes"]}
@@ -311,13 +323,8 @@ def merge(folders: list[Path], out: Path) -> list[dict]:
 
     for e in index["found"]:
         best[key(e)] = (e, out)
-    for folder in folders:
-        if not (folder / INDEX).is_file():
-            raise UsageError(f"{folder}: not a hunt folder (no {INDEX})")
-        data = read_index(folder)
+    for folder, data in given:
         for e in data["found"]:
-            if not (folder / e["file"]).is_file():
-                raise UsageError(f"{folder / INDEX}: names {e['file']}, which is not in {folder}")
             if key(e) not in best or e["steps_after"] < best[key(e)][0]["steps_after"]:
                 best[key(e)] = (e, folder)
         for c in data["crashes"]:

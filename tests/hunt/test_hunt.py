@@ -168,6 +168,13 @@ def test_merge_refuses_an_index_naming_a_missing_file(tmp_path):
     _index(tmp_path / "a", [ENTRY])
     with pytest.raises(UsageError, match="hunt-a.yaml, which is not in"):
         merge([tmp_path / "a"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # refused before --out was made
+
+
+def test_merge_of_a_folder_that_is_no_hunt_leaves_no_out_folder(tmp_path):
+    with pytest.raises(UsageError, match="nosuch: not a hunt folder"):
+        merge([tmp_path / "nosuch"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_profiles_pairs_never_share_a_file_and_a_rerun_keeps_the_smaller_program(tmp_path):
