@@ -49,7 +49,8 @@ def app(argv: list[str]) -> int:
         _err(empty)
         return EXIT_USAGE
     if not argv:  # meshspec alone: the help, on stderr (it was not asked for)
-        parser(DESCRIPTION, VERSION).print_help(sys.stderr)
+        if sys.stderr is not None:
+            parser(DESCRIPTION, VERSION).print_help(sys.stderr)
         return EXIT_USAGE
     try:
         options = parse(argv, DESCRIPTION, VERSION)
@@ -71,14 +72,22 @@ def _err(message: str) -> None:
     from .text import printable, shorten_values  # here: --help loads no more than it needs
 
     line = shorten_values(printable(message)).replace("\n", "\\n")
-    sys.stderr.write(f"meshspec: {line}\n")
-    sys.stderr.flush()
+    try:
+        sys.stderr.write(f"meshspec: {line}\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError):  # stderr closed (2>&-) or full: the exit code still says what happened
+        pass
 
 
 def _use_color(no_color: bool, output: Optional[Path]) -> bool:
     if no_color or output is not None or os.environ.get("NO_COLOR"):
         return False
-    return sys.stdout.isatty()
+    return _terminal(sys.stdout)
+
+
+def _terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal; a stream the process started without (``2>&-``) is None."""
+    return stream is not None and stream.isatty()
 
 
 # -- the commands --------------------------------------------------------------------------------
@@ -131,7 +140,7 @@ def run(a: argparse.Namespace) -> int:
     if len(a.scenarios) == 1:
         _one_pass_memory()
     with _run_progress(a.scenarios) as on_step:
-        results = run_paths(a.scenarios, "all" if compare else a.profile, on_step=on_step, **options)
+        results = run_paths(a.scenarios, a.profile, on_step=on_step, **options)
     reports = [r for r in results if not isinstance(r, ScenarioError)]
     for failure in dict.fromkeys(str(r) for r in results if isinstance(r, ScenarioError)):
         _err(failure)
@@ -379,7 +388,7 @@ LARGE_RUN_ELEMENTS = 1 << 26
 @contextlib.contextmanager
 def _run_progress(scenarios: list[Path]):
     """A step progress bar on stderr for large runs on a terminal; nothing when piped."""
-    if not sys.stderr.isatty() or _elements(scenarios) < LARGE_RUN_ELEMENTS:
+    if not _terminal(sys.stderr) or _elements(scenarios) < LARGE_RUN_ELEMENTS:
         yield None
         return
     from rich.console import Console
@@ -492,7 +501,7 @@ def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs:
     import gc
 
     bar = None
-    if len(files) >= 10 and sys.stderr.isatty():
+    if len(files) >= 10 and _terminal(sys.stderr):
         from rich.console import Console
         from rich.progress import Progress
 
@@ -586,11 +595,11 @@ def _empty_argument(args: list[str]) -> Optional[str]:
     """The message for an empty argument (``''``, or an option written ``--out=``), or None.
     ``Path('')`` is the current folder: ``meshspec run "$FILE"`` with FILE unset would say '.: is a
     folder', and ``hunt --out=`` would write into the current folder. A recorded program's own
-    arguments (after ``record ... --``) are its business::
+    arguments (from the first word after ``record``'s own options, or after ``--``) are its business::
 
         meshspec: argument 2 is empty (''), after 'run': give a file or a value (an unset shell variable?)
     """
-    words = args[: args.index("--")] if "record" in args and "--" in args else args
+    words = _record_own(args) if next((w for w in args if not w.startswith("-")), None) == "record" else args
     for at, word in enumerate(words):
         if word == "":
             from .text import printable
@@ -600,6 +609,15 @@ def _empty_argument(args: list[str]) -> Optional[str]:
         if word.startswith("-") and word.endswith("=") and word.count("=") == 1 and len(word) > 2:
             return f"argument {at + 1} ({word!r}) gives {word[:-1]} an empty value: give a file or a value (an unset shell variable?)"
     return None
+
+
+def _record_own(args: list[str]) -> list[str]:
+    """The words of a ``record`` command line before the program: its own options and their values."""
+    start = args.index("record") + 1
+    for at in range(start, len(args)):
+        if args[at] == "--" or (not args[at].startswith("-") and args[at - 1] not in ("-o", "--output")):
+            return args[:at]
+    return args
 
 
 _signalled: list[int] = []

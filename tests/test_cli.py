@@ -834,3 +834,22 @@ def test_help_says_defaults_limits_and_paragraphs():
 def test_a_closed_stdout_is_nothing_to_print_to_not_a_crash():
     proc = subprocess.run(f"{sys.executable} -m meshspec systems >&-", shell=True, capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0 and proc.stderr == ""
+
+
+def test_a_closed_stderr_keeps_a_usage_error_s_exit_code():
+    """A usage error with stderr closed still exits 2 (1 would read as findings in CI)."""
+    for redirect in ("2>&-", "2>/dev/full"):
+        proc = subprocess.run(f"{sys.executable} -m meshspec run nosuch.yaml {redirect}", shell=True, capture_output=True, text=True, cwd=REPO)
+        assert proc.returncode == 2 and proc.stdout == "", redirect
+
+
+def test_a_recorded_program_s_own_empty_arguments_are_its_business():
+    """An empty word after record's own options belongs to the program (python -c '', --name=);
+    one among record's own options is still named."""
+    from meshspec.cli import _empty_argument
+
+    assert _empty_argument(["record", "-o", "D", "python", "prog.py", "--name="]) is None
+    assert _empty_argument(["record", "--output", "D", "python", "-c", ""]) is None
+    assert _empty_argument(["record", "-o", "D", "--", "python", "-c", ""]) is None
+    assert "argument 3 is empty (''), after '-o'" in _empty_argument(["record", "-o", "", "python", "p.py"])
+    assert "gives --output an empty value" in _empty_argument(["record", "--output=", "python", "p.py"])

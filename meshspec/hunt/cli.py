@@ -101,7 +101,7 @@ class _bar:
     def __init__(self, seconds: Optional[float], examples: Optional[int]) -> None:
         self.total = examples
         self.seconds = seconds
-        self.live = sys.stderr.isatty()
+        self.live = sys.stderr is not None and sys.stderr.isatty()  # (None: started with 2>&-)
 
     def __enter__(self):
         if not self.live:
