@@ -11,6 +11,7 @@ first file is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -223,21 +224,14 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
                            "fault": list(fault) if fault else None, "program": program})
     for f in found:
         f.file = file_name(f.signature, target)
-    _claim(out, index, [f.file for f in found] + [c["file"] for c in crash_rows])
-    created: list[Path] = []  # files this hunt adds: removed again if the folder's index cannot follow
-    try:
-        mine = _write_files(found, crash_rows, target, seed, out, index, created)
-    except BaseException:  # a full disk, an interrupt: no file the index does not know is left behind
-        for path in created:
-            path.unlink(missing_ok=True)
-        raise
-    return mine, crash_rows
+    names = [f.file for f in found] + [c["file"] for c in crash_rows]
+    _claim(out, index, names)
+    with _adding(out, names):
+        return _write_files(found, crash_rows, target, seed, out, index), crash_rows
 
 
-def _write_files(found: list[Found], crash_rows: list[dict], target: Target, seed: int, out: Path, index: dict,
-                 created: list[Path]) -> list[dict]:
-    """Write the scenario files and then the index; each new file's path goes into ``created`` before
-    it is written."""
+def _write_files(found: list[Found], crash_rows: list[dict], target: Target, seed: int, out: Path, index: dict) -> list[dict]:
+    """Write the scenario files and then the index."""
     entries = {e["file"]: e for e in index["found"]}
     mine = []
     for f in found:
@@ -245,7 +239,6 @@ def _write_files(found: list[Found], crash_rows: list[dict], target: Target, see
         if old is not None and old["steps_after"] <= len(f.program.steps):
             mine.append(old)  # the folder's program is as small: kept
             continue
-        _add(created, out / f.file)
         replace_entry(out / f.file, scenario_text(f, target, seed, f.file[:-5]))
         entries[f.file] = _entry(f, target)
         mine.append(entries[f.file])
@@ -254,7 +247,6 @@ def _write_files(found: list[Found], crash_rows: list[dict], target: Target, see
         program = c.pop("program")
         fault = (f"; with meshspec.sim.faults.Fault(kind={c['fault'][0]}, step={c['fault'][1]}, coord={tuple(c['fault'][2])}) injected"
                  if c["fault"] else "")
-        _add(created, out / c["file"])
         replace_entry(out / c["file"], program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}"))
         known[c["file"]] = c
     index["found"] = sorted(entries.values(), key=lambda e: e["file"])
@@ -263,9 +255,18 @@ def _write_files(found: list[Found], crash_rows: list[dict], target: Target, see
     return mine
 
 
-def _add(created: list[Path], path: Path) -> None:
-    if not path.exists():
-        created.append(path)
+@contextlib.contextmanager
+def _adding(out: Path, names: list[str]):
+    """``names`` are about to be written into ``out``, then its index: if that fails part way (a
+    full disk, an interrupt), the ones that were not there before are removed again, so the index
+    still lists every file in the folder and the next hunt into it is not refused."""
+    new = [out / n for n in names if not (out / n).exists()]
+    try:
+        yield
+    except BaseException:
+        for path in new:
+            path.unlink(missing_ok=True)
+        raise
 
 
 def _entry(f: Found, target: Target) -> dict:
@@ -331,10 +332,12 @@ def merge(folders: list[Path], out: Path) -> list[dict]:
             if (folder / c["file"]).is_file():
                 crashes.setdefault(c["file"], (c, folder))
     copied = [(e, f) for e, f in best.values() if f != out] + [(c, f) for c, f in crashes.values() if f != out]
-    _claim(out, index, [e["file"] for e, _ in copied])
-    for e, folder in copied:
-        replace_entry(out / e["file"], (folder / e["file"]).read_text(encoding="utf-8"))
+    names = [e["file"] for e, _ in copied]
+    _claim(out, index, names)
     kept = sorted((e for e, _ in best.values()), key=lambda e: e["file"])
-    index.update(found=kept, crashes=sorted((c for c, _ in crashes.values()), key=lambda c: c["file"]))
-    replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
+    with _adding(out, names):
+        for e, folder in copied:
+            replace_entry(out / e["file"], (folder / e["file"]).read_text(encoding="utf-8"))
+        index.update(found=kept, crashes=sorted((c for c, _ in crashes.values()), key=lambda c: c["file"]))
+        replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
     return kept

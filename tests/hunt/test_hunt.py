@@ -299,3 +299,23 @@ def test_a_hunt_whose_index_cannot_be_written_leaves_the_folder_as_it_was(tmp_pa
     monkeypatch.setattr(hunting, "replace_entry", real)
     again = invoke(args)
     assert again.exit_code == 1 and json.loads(again.stdout)["found"], again.output
+
+
+def test_a_merge_whose_index_cannot_be_written_leaves_the_out_folder_as_it_was(tmp_path, monkeypatch):
+    # as a hunt's write: the files a merge copied go again when its index cannot follow them
+    from meshspec.hunt import hunt as hunting
+
+    assert _hunt("current", 20, tmp_path / "a")  # something to copy
+    real = hunting.replace_entry
+
+    def full(path, text):
+        if path.name == hunting.INDEX:
+            raise UsageError(f"cannot write {path}: No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(hunting, "replace_entry", full)
+    with pytest.raises(UsageError, match="No space left on device"):
+        merge([tmp_path / "a"], tmp_path / "m")
+    assert list((tmp_path / "m").iterdir()) == []
+    monkeypatch.setattr(hunting, "replace_entry", real)
+    assert merge([tmp_path / "a"], tmp_path / "m")  # not refused over files its index does not list
