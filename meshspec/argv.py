@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional
 
-from .errors import did_you_mean
+from .errors import did_you_mean, one_of
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -125,8 +125,8 @@ class _Help(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises :class:`Usage` with argparse's own message; :func:`parse`
-    rephrases it, knowing the words the user typed."""
+    """An ArgumentParser that raises :class:`_Raw` with argparse's own message; :func:`parse`
+    rephrases it into a :class:`Usage`, knowing the words the user typed."""
 
     def error(self, message: str):
         raise _Raw(message, self)
@@ -246,7 +246,7 @@ def _rephrase(message: str, parser: _Parser, argv: list[str]) -> str:
         if given is not None and given.split("=", 1)[0] not in parser.options():
             return f"{option} needs a value; {given!r} looks like an option: write {option}={given}"
         help_text = (action.help or "").rstrip(".") if action is not None else ""
-        return f"{option} needs a value" + (f": {help_text}" if help_text else "") + (f" (one of: {', '.join(choices)})" if choices else "")
+        return f"{option} needs a value" + (f": {help_text}" if help_text else "") + (f" ({one_of(choices)})" if choices else "")
     bad = re.fullmatch(r"invalid choice: (.*?) \(choose from .*\)", said, re.S)
     if bad:
         value = _typed(bad.group(1))

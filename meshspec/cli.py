@@ -307,7 +307,7 @@ def hunt(a: argparse.Namespace) -> int:
     if a.folders and not a.merge:
         raise UsageError(f"{a.folders[0]}: hunt takes folders only with --merge")
     text, code = hunting.main(a.profile, a.against, a.mesh, a.ops, a.time_budget, a.examples, a.seed, a.shard_spec, a.fault,
-                              a.profiles_file, list(a.folders or []) if a.merge else None, a.out, a.fmt == "json")
+                              a.profiles_file, a.folders if a.merge else None, a.out, a.fmt == "json")
     _stdout(text)
     return code
 
@@ -630,7 +630,7 @@ def _interrupt(signum: int, frame) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main() -> None:
     """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
     (set MESHSPEC_DEBUG=1 to see it). An interrupt (SIGINT, SIGTERM) exits 130 or 143."""
     import gc
@@ -646,7 +646,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
     try:
-        code = app(sys.argv[1:] if argv is None else argv)
+        code = app(sys.argv[1:])
     except KeyboardInterrupt:
         code = 128 + (_signalled[0] if _signalled else signal.SIGINT)
     except Exception as err:

@@ -33,8 +33,6 @@ BAD_SCENARIO = "meshspec: 1\nmesh: t3k\nsteps:\n  - cpux: {tensor: a}\n"
 BAD_LINE, BAD_COL = 4, 5
 
 
-
-
 def invoke(*args, env=None):
     result = run_cli(args, env=env)
     # an exception out of the command line is a crash of meshspec
