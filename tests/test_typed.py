@@ -9,7 +9,7 @@ from typing import Annotated, Literal, Optional
 
 import pytest
 
-from meshspec.typed import Alias, Invalid, Length, Pattern, Range, Typed, _plan, _validate_record, as_dict, given, validate
+from meshspec.typed import Alias, Check, Invalid, Length, Pattern, Range, Typed, _plan, _validate_record, as_dict, given, validate
 
 
 class Color(str, enum.Enum):
@@ -107,3 +107,37 @@ def test_words_of_literals_and_enums_are_taken_as_before():
 
 def test_an_open_record_ignores_keys_it_does_not_declare():
     assert validate(Open, {"a": 2, "b": 3}).a == 2 and given(validate(Open, {"a": 2, "b": 3})) == {"a"}
+
+
+CALLS: list = []
+
+
+def _counted(value):
+    CALLS.append(value)
+    return value
+
+
+class Leaf(Typed):
+    v: Annotated[int, Check(_counted)]
+    bad: int = 0
+
+
+class Mid(Typed):
+    leaf: Leaf
+
+
+class Top(Typed, open=True):
+    mid: Mid
+    w: Annotated[int, Check(_counted)] = 0
+
+
+def test_each_field_is_validated_once_on_an_error_and_on_an_open_record_s_extra_keys():
+    """The quick walk hands what it validated, and the error it met, to the declared-order walk:
+    a nested error costs one validation per field, not one per level of nesting (2^depth)."""
+    CALLS.clear()
+    with pytest.raises(Invalid, match="bad: expected an integer"):
+        validate(Top, {"w": 5, "mid": {"leaf": {"v": 1, "bad": "x"}}})
+    assert sorted(CALLS) == [1, 5]
+    CALLS.clear()
+    top = validate(Top, {"mid": {"leaf": {"v": 2}}, "extra": 1, "w": 3})  # an open record: extra keys are not its business
+    assert sorted(CALLS) == [2, 3] and given(top) == frozenset({"mid", "w"}) and top.w == 3
