@@ -56,8 +56,8 @@ class LoadedStep(Frozen):
 
 def _loaded_step(index: int, step: Typed, line: int, names: tuple, touched: tuple) -> LoadedStep:
     """A validated step as the runner takes it, its touched tensors given as the cached property
-    would keep them, so the runner reads a plain attribute: the property's first read (its lock
-    and its call) cost more than finding them here (a check of a small scenario: 22 K instructions less)."""
+    would keep them, so the runner reads a plain attribute: the property's first read (its call,
+    and before Python 3.12 its lock) cost more than finding them here (a check of a small scenario: 22 K instructions less)."""
     op = step_op(step)
     loaded = LoadedStep(index, op, getattr(step, op), line, names)
     loaded.__dict__["touched"] = touched
@@ -745,9 +745,7 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> tuple[list[t
         op = OPS[name_of_op]
         args = getattr(step, name_of_op)
         used = tuple(op.names_used(args))
-        many_fields = _LIST_FIELDS.get(name_of_op)
-        if many_fields is None:
-            many_fields = _list_fields(op)
+        many_fields = op.list_fields
         for field, name, want in used:
             had = bound.get(name)
             if had is not None and not had.many and field not in many_fields and (
@@ -767,19 +765,6 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> tuple[list[t
         names.append(used)
         touched.append(op.touched(args, used))
     return names, touched, defined, lists
-
-
-_LIST_FIELDS: dict[str, frozenset[str]] = {}
-"""Op name -> the fields of its uses that take a list of names (derived from the registry)."""
-
-
-def _list_fields(op) -> frozenset[str]:
-    """The fields of ``op``'s uses that take a list of names, remembered in :data:`_LIST_FIELDS`."""
-    first: dict[str, bool] = {}
-    for u in op.uses:
-        first.setdefault(u.field, u.many)  # the first use of a field says (as a search of op.uses would)
-    fields = _LIST_FIELDS[op.name] = frozenset(f for f, many in first.items() if many)
-    return fields
 
 
 def _misnamed(name: str, want: TensorKind, many: bool, bound: dict[str, _Bound], op: str, node_of) -> Optional[str]:

@@ -358,10 +358,8 @@ class MeshBuffer:
             return None
         dev = self._device(coord)
         if dev.native is not None and _same_rows(dev.native[0], spec) and spec.num_pages <= dev.native[1]:
-            rows = dev.data[: spec.buffer_bytes].view(host_dtype(spec.dtype))
-            if not spec.cropped:  # the rows are the values (no padding to crop): one reshape
-                return _fresh(rows.reshape(spec.shape), dev.data, out)
-            return _fresh(pages.logical_from_physical(rows.reshape(spec.physical_shape[0], -1), spec), dev.data, out)
+            rows = dev.data[: spec.buffer_bytes].view(host_dtype(spec.dtype))  # the physical rows, flat
+            return _fresh(pages.logical_from_physical(rows, spec), dev.data, out)
         self._tile_native(dev)
         if spec.page_size <= self.spec.page_size and spec.num_pages <= self.spec.num_pages:
             # pages lie at the buffer's page stride, a narrower one in the first bytes of each (as

@@ -22,16 +22,17 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
 def physical(values: np.ndarray, spec: TensorSpec) -> np.ndarray:
     """Pad ``values`` (logical shape) with zeros to the spec's 2-D physical shape."""
+    if not spec.cropped:  # tile-aligned: the values are the physical rows
+        return values.reshape(spec.physical_shape)
     padded = spec.padded_shape
     lifted = (1,) * (len(padded) - len(spec.shape)) + spec.shape  # rank < 2 in TILE: as rank 2
-    arr = values.reshape(lifted)
-    if padded != lifted:
-        arr = np.pad(arr, [(0, p - s) for s, p in zip(lifted, padded)])
+    arr = np.pad(values.reshape(lifted), [(0, p - s) for s, p in zip(lifted, padded)])
     return arr.reshape(spec.physical_shape)
 
 
 def logical_from_physical(physical: np.ndarray, spec: TensorSpec) -> np.ndarray:
-    """Inverse of :func:`physical`: crop the physical array back to the logical shape (a view)."""
+    """Inverse of :func:`physical`: crop the physical array (2-D, or its rows flat) back to the
+    logical shape (a view)."""
     if not spec.cropped:  # tile-aligned: nothing to crop
         return physical.reshape(spec.shape)
     padded = spec.padded_shape

@@ -118,6 +118,14 @@ class Op(Frozen):
     def _use_fields(self) -> frozenset[str]:
         return frozenset(u.field for u in self.uses)
 
+    @cached_property
+    def list_fields(self) -> frozenset[str]:
+        """The fields of its uses that take a list of names (the first use of a field says)."""
+        first: dict[str, bool] = {}
+        for u in self.uses:
+            first.setdefault(u.field, u.many)
+        return frozenset(f for f, many in first.items() if many)
+
     def bound(self, args: Any) -> Optional[str]:
         """The name ``args`` binds, if any."""
         return getattr(args, self.binds.field) if self.binds is not None else None
