@@ -22,7 +22,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from .errors import UsageError
 from .text import printable
@@ -92,18 +92,26 @@ def _remember(path: Path, data: bytes) -> None:
     """Record that meshspec wrote ``data`` at ``path``. Best effort: with no state folder, the file
     is written all the same, and only a later run refuses to replace it."""
     entry = _entry(path)
+    record = f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n"
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = _private_file(entry.parent, ".entry.")
+        _replace(entry, record.encode("utf-8"), ".entry.")
     except OSError:
         return
+
+
+def _replace(target: Path, data: bytes, prefix: str, suffix: str = "", mode: Optional[Callable[[], int]] = None) -> None:
+    """Write ``data`` into a private temporary file beside ``target`` (made with ``mode()``, if
+    given), then rename it over ``target``: a reader finds the old bytes or the new, never half.
+    On any failure (OSError, a full disk, an interrupt) the temporary file goes, and it is raised."""
+    fd, tmp = _private_file(target.parent, prefix, suffix)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n")
-        os.replace(tmp, entry)
-    except OSError:
-        _unlink(tmp)  # a full disk: no half record left behind
-    except BaseException:  # an interrupt (SIGINT, SIGTERM) mid-record leaves no temporary file either
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode())
+        os.replace(tmp, target)
+    except BaseException:
         _unlink(tmp)
         raise
 
@@ -206,30 +214,21 @@ def _private_file(folder: Path, prefix: str, suffix: str = "") -> tuple[int, str
 
 
 def _atomic(target: Path, data: bytes, shown: Path) -> None:
-    folder = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = _private_file(folder, f".{target.name}.", ".tmp")
+        _replace(target, data, f".{target.name}.", ".tmp", lambda: _mode_of(target))
     except OSError as err:
         raise UsageError(f"cannot write {printable(str(shown))}: {err.strerror}") from None
+
+
+def _mode_of(target: Path) -> int:
+    """The temporary file is private (0600): a file replaced keeps its own mode (a private report
+    stays private), a new one gets the mode any new file would have."""
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        # the temporary file is private (0600): a file replaced keeps its own mode (a private
-        # report stays private), a new one gets the mode any new file would have
-        try:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as err:
-        _unlink(tmp)
-        raise UsageError(f"cannot write {printable(str(shown))}: {err.strerror}") from None
-    except BaseException:  # an interrupt (SIGINT, SIGTERM) mid-write leaves no debris
-        _unlink(tmp)
-        raise
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_new(path: Path, text: str) -> None:
