@@ -276,6 +276,21 @@ def test_mesh_and_time_options_say_what_is_wrong():
     assert parse_mesh("2x4") == ([2, 4], (2, 4)) and parse_time("2m") == 120
 
 
+def _index_cannot_be_written(monkeypatch):
+    """A full disk when hunt writes a folder's index (its scenario files go through); returns the real writer."""
+    from meshspec.hunt import hunt as hunting
+
+    real = hunting.replace_entry
+
+    def full(path, text):
+        if path.name == hunting.INDEX:
+            raise UsageError(f"cannot write {path}: No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(hunting, "replace_entry", full)
+    return real
+
+
 def test_a_hunt_whose_index_cannot_be_written_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
     # a full disk after some scenarios were written: they go again, so the next hunt into the
     # folder is not refused over files its index does not list
@@ -285,14 +300,7 @@ def test_a_hunt_whose_index_cannot_be_written_leaves_the_folder_as_it_was(tmp_pa
     from meshspec.hunt import hunt as hunting
 
     args = ["hunt", "-p", "uniform-by-value", "--examples", "20", "--out", str(tmp_path / "h"), "--format", "json"]
-    real = hunting.replace_entry
-
-    def full(path, text):
-        if path.name == hunting.INDEX:
-            raise UsageError(f"cannot write {path}: No space left on device")
-        return real(path, text)
-
-    monkeypatch.setattr(hunting, "replace_entry", full)
+    real = _index_cannot_be_written(monkeypatch)
     failed = invoke(args)
     assert failed.exit_code == 2 and "No space left on device" in failed.stderr
     assert sorted(p.name for p in (tmp_path / "h").iterdir()) == []
@@ -306,14 +314,7 @@ def test_a_merge_whose_index_cannot_be_written_leaves_the_out_folder_as_it_was(t
     from meshspec.hunt import hunt as hunting
 
     assert _hunt("current", 20, tmp_path / "a")  # something to copy
-    real = hunting.replace_entry
-
-    def full(path, text):
-        if path.name == hunting.INDEX:
-            raise UsageError(f"cannot write {path}: No space left on device")
-        return real(path, text)
-
-    monkeypatch.setattr(hunting, "replace_entry", full)
+    real = _index_cannot_be_written(monkeypatch)
     with pytest.raises(UsageError, match="No space left on device"):
         merge([tmp_path / "a"], tmp_path / "m")
     assert list((tmp_path / "m").iterdir()) == []
