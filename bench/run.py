@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -331,18 +332,38 @@ def rows_check(b: Bench) -> None:
     sa, sb = pairs([*check, str(suite), *every, "-j", "2"], [*check, str(suite), *every, "-j", "1"], n, b.work)
     b.rows.append(faster_row("meshspec check, 200 bundled files under every profile: -j 2 vs -j 1", sa, sb))
     pytest = [b.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--meshspec", str(suite), "--meshspec-profile", "all"]
-    sa, sb = pairs([*pytest, "-n", "2"], [*pytest, "-n", "0"], n, b.work)
-    b.rows.append(faster_row("pytest --meshspec, the same files and profiles: -n 2 vs -n 0", sa, sb))
+    ma, mb = pairs([*pytest, "-n", "2"], [*pytest, "-n", "0"], n, b.work)
+    b.rows.append(faster_row("pytest --meshspec, the same files and profiles: -n 2 vs -n 0", ma, mb))
     # The same count of tests that do nothing: what pytest-xdist itself costs a test on this
     # machine, which an item must outweigh (at half its cost on each of two workers) to gain
-    empty = b.work / "empty-tests"
-    empty.mkdir(exist_ok=True)
-    for i in range(200):
-        (empty / f"test_{i:03d}.py").write_text("".join(f"def test_{k}():\n    pass\n\n\n" for k in range(7)))
+    empty = plain_tests(b.work / "empty-tests", "pass")
     plain = [b.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(empty)]
-    sa, sb = pairs([*plain, "-n", "2"], [*plain, "-n", "0"], n, b.work)
-    row = faster_row("  pytest-xdist alone: 1,400 tests that do nothing, -n 2 vs -n 0", sa, sb)
+    ea, eb = pairs([*plain, "-n", "2"], [*plain, "-n", "0"], n, b.work)
+    row = faster_row("  pytest-xdist alone: 1,400 tests that do nothing, -n 2 vs -n 0", ea, eb)
     b.rows.append(replace(row, target="(context: xdist's own cost)", ok=None))
+    # Tests that each burn the CPU time a meshspec item adds to an empty test at -n 0 (this run's
+    # medians): what xdist makes of any test that costs what meshspec's do
+    ms = max((statistics.median(s.cpu for s in mb) - statistics.median(s.cpu for s in eb)) / collected(pytest, b.work) * 1e3, 0.0)
+    burn = plain_tests(b.work / "burn-tests", f"_burn({ms / 1e3!r})")
+    plain = [b.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(burn)]
+    sa, sb = pairs([*plain, "-n", "2"], [*plain, "-n", "0"], n, b.work)
+    row = faster_row(f"  pytest-xdist alone: 1,400 tests of {ms:.2f} ms CPU (a meshspec item's, at -n 0), -n 2 vs -n 0", sa, sb)
+    b.rows.append(replace(row, target="(context: xdist at meshspec's cost)", ok=None))
+
+
+def collected(pytest: list[str], cwd: Path) -> int:
+    """How many tests ``pytest`` collects (the summary line of ``--collect-only``, given a ``-q`` already)."""
+    out = subprocess.run([*pytest, "--collect-only"], cwd=cwd, capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"^(\d+) tests? collected", out, re.M).group(1))
+
+
+def plain_tests(folder: Path, body: str) -> Path:
+    """200 files of 7 plain tests each, every test's body ``body`` (``_burn(s)`` spins ``s`` seconds of CPU)."""
+    folder.mkdir(exist_ok=True)
+    head = "import time\n\n\ndef _burn(s):\n    end = time.process_time() + s\n    while time.process_time() < end:\n        pass\n\n\n"
+    for i in range(200):
+        (folder / f"test_{i:03d}.py").write_text(head + "".join(f"def test_{k}():\n    {body}\n\n\n" for k in range(7)))
+    return folder
 
 
 def rows_table(b: Bench) -> None:

@@ -94,3 +94,17 @@ def test_xdist_phases_charge_each_process_its_own_loop():
     assert controller.split()[2] == "controller" and controller.endswith("  1.00 s    100  10.00 ms")  # (1.2 - 0.2) / 100
     assert worker.split()[2] == "gw0" and worker.endswith("  2.00 s     40  50.00 ms")  # (2.6 - 0.6) / 40
     assert command.endswith("ended at 3.80 s")
+
+
+def test_collected_reads_pytest_s_count(tmp_path):
+    b = bench()
+    tests = b.plain_tests(tmp_path / "t", "_burn(0.0001)")
+    assert len(list(tests.glob("test_*.py"))) == 200
+    assert b.collected([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests / "test_000.py")], tmp_path) == 7
+
+
+def test_plain_tests_burn_the_cpu_time_asked(tmp_path):
+    b = bench()
+    tests = b.plain_tests(tmp_path / "t", "_burn(0.05)")
+    s = b.measure([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests / "test_000.py")], tmp_path)
+    assert s.cpu >= 7 * 0.05  # seven tests of 50 ms each, and pytest's own start-up
