@@ -212,7 +212,7 @@ def test_explain_a_step_says_each_field_as_a_scenario_writes_it():
         "  tensor: required; a name",
         "  topology: required; a mapping",
         "    distribution_shape: required; a list of integers",
-        "    placements: required; a list, each replicate (or R) or {shard: DIM}",
+        "    placements: required; a list, each replicate (or R) or {shard: DIM} (or S(DIM))",
         "    coords: required; a list of lists of integers",
     ]
     text = invoke("explain", "from_torch").stdout

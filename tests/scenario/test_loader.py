@@ -1137,3 +1137,49 @@ def test_a_null_key_is_named_as_yaml_writes_it_and_pointed_at(text, where):
     with pytest.raises(ScenarioError, match=r"unknown key ~ \(null\) in ") as err:
         parse(text, "n.yaml")
     assert (err.value.line, err.value.column) == where
+
+
+# -- placements as they are printed ---------------------------------------------------------------
+def _topology_of(placements: str) -> dict:
+    from meshspec.runner import run
+
+    scenario = parse(dedent(f"""
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {{as: a, shape: [1, 8, 32, 64], mesh_mapper: {{placements: {placements}, mesh_shape: [1, 8]}}}}
+          - update_tensor_topology: {{tensor: a, topology: {{distribution_shape: [1, 8], placements: {placements}, coords: [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]]}}}}
+        """), FILE)
+    (tensor,) = run(scenario).to_json()["tensors"]
+    return tensor["topology"]
+
+
+def test_placements_paste_in_as_tables_and_ttnn_print_them():
+    """A table prints a topology's placements as ``[R, S(1)]`` (meshspec/sim/placement.py, the
+    str of Replicate and Shard); ttnn prints ``[PlacementReplicate(), PlacementShard(1)]``
+    (docs/semantics.md section 4). Both paste into a scenario unchanged and mean what the
+    scenario's own spelling means."""
+    from meshspec.sim.placement import Replicate, Shard
+
+    printed = "[" + ", ".join(str(p) for p in (Replicate(), Shard(dim=1))) + "]"
+    assert printed == "[R, S(1)]"
+    want = {"distribution_shape": [1, 8], "placements": ["R", {"shard": 1}],
+            "coords": [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]]}
+    assert _topology_of("[replicate, {shard: 1}]") == want
+    assert _topology_of(printed) == want
+    assert _topology_of("[PlacementReplicate(), PlacementShard(1)]") == want
+    assert _topology_of("[R, S(-1)]")["placements"] == ["R", {"shard": -1}]  # kept as given, as ttnn keeps it
+
+
+@pytest.mark.parametrize("bad", ["S(x)", "S(1", "Shard(1)", "PlacementShard()"])
+def test_a_misprinted_placement_is_refused_where_it_is(bad):
+    err = parse_error(f"""
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - from_torch: {{as: a, shape: [1, 8, 32, 64], mesh_mapper: {{placements: [R, "{bad}"]}}}}
+        """)
+    # line 4: "  - from_torch: {" 1-17, "as: a, " 18-24, "shape: [1, 8, 32, 64], " 25-47,
+    # "mesh_mapper: {" 48-61, "placements: [" 62-74, "R, " 75-77, the bad value at 78
+    msg = message_at(err, 4, 78)
+    assert f"unknown value '{bad}'" in msg and "{shard: DIM} (or S(DIM))" in msg

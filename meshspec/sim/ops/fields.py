@@ -5,6 +5,7 @@ These are the typed forms of ttnn's own arguments (``TensorSpec`` fields, ``mesh
 (meshspec/typed.py): an unknown key or a wrong type is refused where the scenario says it.
 """
 
+import re
 from typing import Annotated, Literal, Optional, Union
 
 from ...errors import TTFatal
@@ -288,10 +289,43 @@ class ShardPlacement(Typed):
     shard: int
 
 
-PlacementItem = tagged(
-    {"Name": Literal["replicate", "R"], "Shard": ShardPlacement}, by_key("shard"), "replicate (or R) or {shard: DIM}"
-)
-"""A placement: ``replicate`` (``R``, as reports print it) or ``{shard: DIM}``."""
+_PRINTED_PLACEMENT = re.compile(r"\s*(?:S|PlacementShard)\(\s*(-?\d+)\s*\)\s*|\s*(PlacementReplicate\(\s*\))\s*")
+
+
+def _printed_placement(raw: object) -> object:
+    """A placement as meshspec's tables print it (``S(1)``) or as ttnn's repr does
+    (``PlacementShard(1)``, ``PlacementReplicate()``), as the scenario form it stands for; any
+    other value as it is.
+
+    >>> _printed_placement("S(-1)"), _printed_placement("PlacementReplicate()"), _printed_placement("R")
+    ({'shard': -1}, 'replicate', 'R')
+    """
+    if isinstance(raw, str) and "(" in raw and (m := _PRINTED_PLACEMENT.fullmatch(raw)):
+        return "replicate" if m.group(2) else {"shard": int(m.group(1))}
+    return raw
+
+
+PlacementItem = Annotated[
+    tagged(
+        {"Name": Literal["replicate", "R"], "Shard": ShardPlacement},
+        by_key("shard"),
+        "replicate (or R) or {shard: DIM} (or S(DIM))",
+    ),
+    Before(_printed_placement),
+    Schema(
+        {
+            "anyOf": [
+                {"enum": ["replicate", "R"]},
+                {"type": "object", "properties": {"shard": {"type": "integer"}}, "required": ["shard"], "additionalProperties": False},
+                {"type": "string", "pattern": "^(?:" + _PRINTED_PLACEMENT.pattern + ")$", "description": "as printed: S(1), PlacementShard(1), PlacementReplicate()"},
+            ]
+        },
+        replace=True,
+    ),
+]
+"""A placement: ``replicate`` or ``{shard: DIM}``; also as tables print them (``R``, ``S(1)``) and
+as ttnn prints them (``PlacementReplicate()``, ``PlacementShard(1)``), so a printed topology
+pastes in unchanged."""
 Offset = Annotated[list[Annotated[int, Range(ge=0)]], Length(min=1, max=4)]
 
 
