@@ -289,7 +289,7 @@ class Runtime:
             raise ResourceLimit(
                 f"{what()} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
                 "(--max-memory; default half the machine's RAM); run with --no-data (records and written pages only, "
-                "every finding but data_mismatch) or use a smaller shape"
+                "the same findings, data_mismatch judged from written pages, not values) or use a smaller shape"
             )
         self._reserved += nbytes
 
