@@ -12,6 +12,7 @@ first file is written.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import random
@@ -192,9 +193,11 @@ def _profile_block(p, target: Target) -> dict:
 
 
 # -- the folder ------------------------------------------------------------------------------
-def prepare(out: Path) -> dict:
+def prepare(out: Path, target: Optional[Target] = None) -> dict:
     """Make sure ``out`` can take a hunt's files before any search: a folder (made if missing)
-    that can be written; returns its index (empty for a new folder)."""
+    that can be written and, for ``target``, holds no file of a name its hunt may write that hunt
+    did not write (found after the search, the whole search would be lost); returns its index
+    (empty for a new folder)."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: {'is a file' if out.is_file() else 'is not a folder'}; give a folder (new, or one hunt wrote)")
     try:
@@ -203,15 +206,19 @@ def prepare(out: Path) -> dict:
         raise UsageError(f"--out {out}: {err.strerror or err}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise UsageError(f"--out {out}: this user cannot write there")
-    return read_index(out) if (out / INDEX).exists() else {"format": FORMAT, "found": [], "crashes": []}
+    index = read_index(out) if (out / INDEX).exists() else {"format": FORMAT, "found": [], "crashes": []}
+    if target is not None:
+        mine = sorted(p.name for prefix in ("hunt", "crash") for p in out.glob(f"{prefix}-{glob.escape(target.label)}-*.yaml"))
+        _claim(out, index, mine, " (a name this hunt may write)")
+    return index
 
 
-def _claim(out: Path, index: dict, names: list[str]) -> None:
+def _claim(out: Path, index: dict, names: list[str], why: str = "") -> None:
     """Refuse, before anything is written, any name that is a file hunt did not write there."""
     ours = {e["file"] for e in index["found"]} | {c["file"] for c in index.get("crashes", [])}
     theirs = [n for n in names if (out / n).exists() and n not in ours]
     if theirs:
-        raise UsageError(f"{out / theirs[0]}: exists and is not one of this folder's hunt files ({INDEX}); choose another --out")
+        raise UsageError(f"{out / theirs[0]}: exists and is not one of this folder's hunt files ({INDEX}){why}; choose another --out")
 
 
 def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Optional[list] = None) -> tuple[list[dict], list[dict]]:

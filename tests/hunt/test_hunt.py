@@ -105,6 +105,29 @@ def test_a_file_hunt_did_not_write_is_never_overwritten(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [mine.name]  # refused before anything was written
 
 
+def test_a_file_of_a_name_the_hunt_may_write_is_refused_before_the_search(tmp_path, monkeypatch):
+    """Found after the search, a foreign file of a name the hunt wants threw the whole search away
+    (a minute by default): it is refused first, and no search runs."""
+    from cli_runner import invoke
+
+    import meshspec.hunt.hunt as hunting
+
+    out = tmp_path / "h"
+    out.mkdir()
+    mine = out / "hunt-current-vs-reference-stale-copy-to-torch.yaml"
+    mine.write_text("a scenario of my own\n")
+    searched = []
+    monkeypatch.setattr(hunting, "hunt", lambda *a, **k: searched.append(1) or [])
+    r = invoke(["hunt", "-p", "current", "--examples", "5", "--out", str(out)])
+    assert r.exit_code == 2 and not searched
+    assert r.stderr.strip().endswith(
+        f"{mine}: exists and is not one of this folder's hunt files (hunt.json) (a name this hunt may write); choose another --out")
+    assert mine.read_text() == "a scenario of my own\n" and sorted(p.name for p in out.iterdir()) == [mine.name]
+    # a name another target's hunt writes is no obstacle
+    r = invoke(["hunt", "-p", "uniform-by-value", "--examples", "5", "--out", str(out)])
+    assert r.exit_code in (0, 1) and searched == [1]
+
+
 def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
     
     from cli_runner import invoke
