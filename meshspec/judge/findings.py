@@ -644,6 +644,8 @@ class Judge:
                 continue
             why = _readback_difference(shard, origin)
             if why:  # (a device is named for a mismatch only: naming each device read cost 6,000 instructions)
+                if origin.step != step:  # read into a host tensor earlier (cpu), composed here
+                    why += f" (read into {name} by step {origin.step}, {self.ops.get(origin.step)}, and composed here)"
                 self._mismatch(label, c, step, f"{label} {fmt_coord(c)}: {why}", shard.spec, origin.written_bytes)
         for c, w in host.unread.items():
             msg = f"{label} {fmt_coord(c)}: written by step {w.step} but left out of the readback"

@@ -43,6 +43,21 @@ def test_a_read_back_host_tensor_still_carries_the_stale_device():
     assert out.devices[0].status.value == "stale" and "composed from 1 bad shard" in out.devices[0].detail
 
 
+def test_a_stale_read_into_a_host_tensor_names_the_step_that_read_it():
+    # section 7: a cpu() read of the stale (1,3) is composed a step later; the data_mismatch is
+    # found where it is composed (step 4) and says which step read the device (step 3, cpu), as
+    # the stale host shard under it does
+    steps = [*STALE_READ[:3], {"cpu": {"tensor": "dst", "as": "h"}},
+             {"to_torch": {"tensor": "h", "mesh_composer": {"concat": 1}, "as": "out"}}]
+    report = run(make_scenario(steps), "uniform-by-value")
+    (mismatch,) = [f for f in report.findings if f.kind.value == "data_mismatch"]
+    assert (mismatch.tensor, mismatch.device, mismatch.step) == ("dst", (1, 3), 4)
+    assert mismatch.message.endswith("never written since allocation (read into h by step 3, cpu, and composed here)")
+    direct = run(make_scenario(STALE_READ), "uniform-by-value")  # read and composed at one step: said once
+    assert [f.message for f in direct.findings if f.kind.value == "data_mismatch"] == [
+        "dst (1,3): read back 1024 values from device memory never written since allocation"]
+
+
 def test_a_readback_where_every_device_lies_compares_each_finding_once(monkeypatch):
     # A readback of a tensor never written, on a 32x32 mesh: each of the 1,024 devices gives a
     # data_mismatch (one a device: the first reason found). Each new finding was compared with
