@@ -50,21 +50,26 @@ def choices_text() -> str:
 
 def field_words(op) -> list[str]:
     """The step's fields as the README lists them: ``as``, tensor fields, ``src`` (host), ..."""
-    from .sim.ops.fields import TensorFields
+    from .sim.ops.fields import PrintedSpec, TensorFields
 
     kinds = {u.field: u.kind.value for u in op.uses}
     if op.binds is not None:
         kinds.setdefault(op.binds.field, "")
+    printed = issubclass(op.args, PrintedSpec)
     words: list[str] = []
     for name, f in op.args.fields().items():
         if issubclass(op.args, TensorFields) and name in TENSOR_FIELDS:
             if "tensor fields" not in words:
                 words.append("tensor fields")
             continue
+        if printed and name in PrintedSpec.PRINTED:
+            continue
         notes = [kinds[name]] if kinds.get(name) and kinds[name] != "any" else []
         if not f.required and name not in ("data", "mesh_mapper", "mesh_composer"):
             notes.append("optional")
         words.append(f"`{f.key}`" + (f" ({', '.join(notes)})" if notes else ""))
+    if printed:
+        words.append("a report's spec keys (`" + "`, `".join(PrintedSpec.PRINTED) + "`: optional, checked)")
     return words
 
 

@@ -29,7 +29,7 @@ from ..sim.meshdevice import ROOT as ROOT_MESH
 from ..sim.ops import OPS, TensorKind
 from ..sim.profiles import PROFILES, define
 from ..sim.spec import Arch
-from ..typed import Invalid, Typed, as_dict, validate
+from ..typed import Invalid, Typed, as_dict, given as given_fields, validate
 from ..typed import where as _where
 from .model import Expect, Scenario, SystemMesh, step_args, step_op
 from .sniff import NONBLOCK, read_all, saved_format
@@ -959,6 +959,31 @@ def _mesh(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, Option
     return shape, name, Arch(SYSTEMS[name].arch)
 
 
+def _check_printed_specs(scenario: Scenario, arch: Arch, root: yaml.Node, file: str) -> None:
+    """A spec pasted from a report keeps the keys the report worked out (padded_shape, page and
+    buffer sizes): each must be what the spec the step's other fields give has, or the paste
+    describes another spec than it makes. A spec ttnn refuses is left to the run, which says why."""
+    from ..errors import TTFatal
+    from ..sim.ops.fields import PrintedSpec
+
+    for i, step in enumerate(scenario.steps):
+        name_of_op = step_op(step)
+        args = getattr(step, name_of_op)
+        if not isinstance(args, PrintedSpec) or given_fields(args).isdisjoint(PrintedSpec.PRINTED):
+            continue
+        try:
+            spec = args.spec(arch)  # type: ignore[attr-defined]
+        except TTFatal:
+            continue
+        for key, want, have in args.differences(spec):
+            line, col = _mark(_node_at(root, ("steps", i, name_of_op, key)))
+            raise ScenarioError(
+                f"steps[{i}].{name_of_op}.{key}: {want} is not this spec's ({have}, from its shape, dtype, layout, tile and "
+                f"memory on {arch.value}); a report prints {key}, the step works it out: correct it or leave it out",
+                file, line, col,
+            )
+
+
 def _check_devices(shape: Shape, where: tuple, root: yaml.Node, file: str) -> None:
     if volume(shape) > MAX_DEVICES:
         line, col = _mark(_node_at(root, where))
@@ -1002,6 +1027,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         raise _invalid(err, root, file, data, text) from None
     own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
+    _check_printed_specs(scenario, arch, root, file)
     names, touched, defined, lists = _check_names(scenario, root, file)
     if scenario.expect is not None:
         _check_expect(scenario, mesh_shape, root, file, defined, lists, tuple(own))

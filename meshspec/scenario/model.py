@@ -18,7 +18,7 @@ from ..lazy import Lazy
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, MemoryConfig, Name
-from ..sim.spec import DataType, Layout
+from ..sim.spec import BufferType, DataType, Layout
 from ..typed import Before, Check, Length, Pattern, Range, Schema, Tagged, Typed, by_key, tagged
 
 
@@ -71,6 +71,12 @@ class DeviceExpect(Typed):
     memory_config: Optional[MemoryConfig] = None
     """As a report prints a device's spec (``{memory_layout, buffer_type, shard_spec}``), or any
     form a step takes; an interleaved spec's is its buffer type, interleaved."""
+    tile: Optional[list[int]] = None
+    memory: Optional[BufferType] = None
+    page_size: Optional[int] = None
+    aligned_page_size: Optional[int] = None
+    """With ``shape`` to ``buffer_bytes`` above: every key of a device's ``spec`` in a report, so a
+    printed spec pastes in as the device's expectation."""
 
 
 class SliceOf(Typed):

@@ -1183,3 +1183,59 @@ def test_a_misprinted_placement_is_refused_where_it_is(bad):
     # "mesh_mapper: {" 48-61, "placements: [" 62-74, "R, " 75-77, the bad value at 78
     msg = message_at(err, 4, 78)
     assert f"unknown value '{bad}'" in msg and "{shard: DIM} (or S(DIM))" in msg
+
+
+# -- a device's spec as a report prints it -------------------------------------------------------
+_SHARDED = ("{memory_layout: height_sharded, buffer_type: l1, shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [32, 64], "
+            "orientation: row_major}}")
+
+
+def _printed_spec(memory_config: str = _SHARDED) -> dict:
+    """The spec a report prints for a device of a tensor allocated with ``memory_config``."""
+    from meshspec.runner import run
+
+    scenario = parse(dedent(f"""
+        meshspec: 1
+        mesh: t3k
+        steps:
+          - allocate_tensor_on_device: {{as: a, shape: [1, 1, 64, 64], memory_config: {memory_config}}}
+        """), FILE)
+    return run(scenario).to_json()["tensors"][0]["devices"][0]["spec"]
+
+
+def test_a_printed_spec_pastes_into_an_allocation_and_prints_the_same():
+    import json
+
+    from meshspec.runner import run
+
+    printed = _printed_spec()
+    assert set(printed) >= {"padded_shape", "page_size", "aligned_page_size", "num_pages", "buffer_bytes", "memory_config"}
+    scenario = parse(f"meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {{as: b, {json.dumps(printed)[1:-1]}}}\n", FILE)
+    assert run(scenario).to_json()["tensors"][0]["devices"][0]["spec"] == printed
+
+
+def test_a_pasted_spec_whose_worked_out_key_is_not_its_own_is_refused_at_that_key():
+    import json
+
+    printed = _printed_spec() | {"num_pages": 5}
+    text = f"meshspec: 1\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {{as: b, {json.dumps(printed)[1:-1]}}}\n"
+    err = parse_error(text)
+    column = text.splitlines()[3].index('"num_pages": 5') + len('"num_pages": ') + 1  # the value's column
+    msg = message_at(err, 4, column)
+    assert msg.startswith("steps[0].allocate_tensor_on_device.num_pages: 5 is not this spec's (4, ")
+    assert "correct it or leave it out" in msg
+
+
+def test_a_printed_spec_pastes_into_an_expect_devices_entry():
+    """Every key of a report's device spec is a key of expect's devices (README, Expectations)."""
+    import json
+
+    from meshspec.runner import run
+
+    printed = _printed_spec()
+    steps = f"steps:\n  - allocate_tensor_on_device: {{as: a, shape: [1, 1, 64, 64], memory_config: {_SHARDED}}}\n"
+    for spec, passed in ((printed, True), (printed | {"tile": [16, 32], "page_size": 1}, False)):
+        expect = f"expect:\n  tensors:\n    a:\n      devices:\n        \"[0, 0]\": {json.dumps(spec)}\n"
+        result = run(parse("meshspec: 1\nmesh: t3k\n" + steps + expect, FILE)).expect
+        assert result.passed is passed
+    assert result.mismatches == ("a (0,0): tile: expected [16, 32], got [32, 32]", "a (0,0): page_size: expected 1, got 2048")

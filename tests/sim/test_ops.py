@@ -83,3 +83,16 @@ def test_a_run_imports_the_modules_of_its_own_ops_only():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2])
     # the seed's four ops, what they share (base, fields, mappers) and the runner's trace check
     assert out.stdout.split() == ["allocate", "base", "copy", "fields", "from_torch", "mappers", "to_torch", "trace"]
+
+
+def test_an_op_that_takes_a_printed_spec_declares_every_key_a_report_prints():
+    # a report's device spec (TensorSpec.to_json) pastes into the op: each key it prints is a field
+    from meshspec.sim.ops import OPS
+    from meshspec.sim.ops.fields import PrintedSpec
+    from meshspec.sim.spec import make_spec
+
+    takers = [op for op in OPS.values() if issubclass(op.args, PrintedSpec)]
+    assert [op.name for op in takers] == ["allocate_tensor_on_device"]
+    printed = set(make_spec((1, 1, 32, 32)).to_json())
+    for op in takers:
+        assert printed <= set(op.args.keys()), printed - set(op.args.keys())

@@ -15,15 +15,21 @@ from ..spec import TensorSpec
 from ..tensor import DeviceTensor, Record
 from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
-from .fields import As, MeshName, TensorFields
+from .fields import As, MeshName, PrintedSpec, TensorFields
 
 
-class Allocate(TensorFields):
-    """``ttnn.allocate_tensor_on_device(TensorSpec(...), mesh_device)``."""
+class Allocate(TensorFields, PrintedSpec):
+    """``ttnn.allocate_tensor_on_device(TensorSpec(...), mesh_device)``; a device's spec as a
+    report prints it pastes in (its worked-out keys are checked, :class:`PrintedSpec`)."""
 
     as_: As
     mesh_device: Optional[MeshName] = None
     """The mesh device (the scenario's without one)."""
+    padded_shape: Optional[list[int]] = None
+    page_size: Optional[int] = None
+    aligned_page_size: Optional[int] = None
+    num_pages: Optional[int] = None
+    buffer_bytes: Optional[int] = None
 
 
 def run(rt: Runtime, a: Allocate) -> None:

@@ -6,7 +6,7 @@ These are the typed forms of ttnn's own arguments (``TensorSpec`` fields, ``mesh
 """
 
 import re
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from ...errors import TTFatal
 from ...typed import Alias, Before, Check, Length, Pattern, Range, Schema, Typed, by_key, tagged
@@ -244,6 +244,27 @@ class TensorFields(Typed):
         """The validated spec these fields describe on ``arch`` (for ``shape``, if given)."""
         memory, shard = self.placement
         return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), memory, arch, shard)  # type: ignore[arg-type]
+
+
+class PrintedSpec:
+    """A mixin of an op that takes a spec's fields: it also takes the keys a report prints in a
+    device's spec that the other fields work out (``PRINTED``, declared by the op as optional
+    fields, last), so a printed spec pastes in. Given, each must be what the spec it describes
+    has; the loader checks them (meshspec/scenario/loader.py) and nothing else reads them."""
+
+    PRINTED: ClassVar[tuple[str, ...]] = ("padded_shape", "page_size", "aligned_page_size", "num_pages", "buffer_bytes")
+
+    def differences(self, spec: TensorSpec) -> list[tuple[str, object, object]]:
+        """(key, given, what ``spec`` has) for each printed key given that ``spec`` does not match."""
+        out = []
+        for key in self.PRINTED:
+            want = getattr(self, key)
+            if want is not None:
+                have = getattr(spec, key)
+                have = list(have) if isinstance(have, tuple) else have
+                if want != have:
+                    out.append((key, want, have))
+        return out
 
 
 # -- from_torch data -------------------------------------------------------------------------
