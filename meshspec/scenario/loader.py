@@ -932,9 +932,21 @@ def _system_hint(name: str) -> str:
     return did_you_mean(name, list(SYSTEMS) + list(SYSTEM_ALIASES))
 
 
-def _mesh(scenario: Scenario, root: yaml.Node, file: str) -> tuple[Shape, Optional[str], Arch]:
+def _mesh_error(data: dict, root: yaml.Node, file: str) -> Optional[ScenarioError]:
+    """The error :func:`_mesh` gives for the raw ``mesh``, if it is a valid value that names no
+    system or a shape the system cannot open; else None (an invalid value is validation's)."""
+    try:
+        mesh = validate(Scenario.fields()["mesh"].type, data.get("mesh"), ("mesh",))
+        _mesh(mesh, root, file)
+    except Invalid:
+        return None
+    except ScenarioError as err:
+        return err
+    return None
+
+
+def _mesh(mesh: Any, root: yaml.Node, file: str) -> tuple[Shape, Optional[str], Arch]:
     """The mesh shape, the system's name (None for a bare shape) and the chips' architecture."""
-    mesh = scenario.mesh
     if isinstance(mesh, list):
         shape = tuple(mesh)
         _check_devices(shape, ("mesh",), root, file)
@@ -1024,9 +1036,11 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     try:
         scenario = validate(Scenario, data)
     except Invalid as err:
-        raise _invalid(err, root, file, data, text) from None
+        error = _invalid(err, root, file, data, text)
+        earlier = _mesh_error(data, root, file)  # checked after validation, but first in the file: said first
+        raise (earlier if earlier is not None and (earlier.line, earlier.column) < (error.line, error.column) else error) from None
     own, profile = _own_profiles(scenario, root, file)
-    mesh_shape, mesh_name, arch = _mesh(scenario, root, file)
+    mesh_shape, mesh_name, arch = _mesh(scenario.mesh, root, file)
     _check_printed_specs(scenario, arch, root, file)
     names, touched, defined, lists = _check_names(scenario, root, file)
     if scenario.expect is not None:

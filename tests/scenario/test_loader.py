@@ -1239,3 +1239,17 @@ def test_a_printed_spec_pastes_into_an_expect_devices_entry():
         result = run(parse("meshspec: 1\nmesh: t3k\n" + steps + expect, FILE)).expect
         assert result.passed is passed
     assert result.mismatches == ("a (0,0): tile: expected [16, 32], got [32, 32]", "a (0,0): page_size: expected 1, got 2048")
+
+
+# -- errors in file order ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "mesh, where, words",
+    [("t3kk", (2, 7), "mesh: unknown system 't3kk' (did you mean 't3k'?)"),
+     ("{system: t3k, shape: [4, 4]}", (2, 28), "mesh.shape: Requested mesh shape MeshShape([4, 4]) requires 16 devices")],
+)
+def test_a_mesh_error_before_an_invalid_step_list_is_the_one_reported(mesh, where, words):
+    # the mesh is checked after the file's types, but it comes first in the file: it is said first
+    err = parse_error(f"meshspec: 1\nmesh: {mesh}\nsteps: []\n")
+    assert message_at(err, *where).startswith(words)
+    later = parse_error(f"meshspec: 1\nsteps: []\nmesh: {mesh}\n")
+    assert message_at(later, 2, 8).startswith("steps: expected at least 1 item")
