@@ -436,6 +436,7 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
     from .runner import run
     from .text import printable, printable_data
     from .scenario.loader import load
+    from .scenario.sniff import read_regular
     from .sim.profiles import get_profile
 
     if len(sources) == 2:
@@ -445,7 +446,10 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
         for p in sources:
             shown = printable(str(p))
             try:
-                data = json.loads(p.read_text(encoding="utf-8"))
+                raw = read_regular(p, sys.maxsize - 1)  # one open: a FIFO or device is told from the open file
+                if raw is None:
+                    raise UsageError(f"{shown}: is not a regular file (a pipe or device?); give a report .json file")
+                data = json.loads(raw.decode("utf-8"))
             except FileNotFoundError:
                 raise UsageError(f"{shown}: no such file") from None
             except (OSError, UnicodeDecodeError) as err:

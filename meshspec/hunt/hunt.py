@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import os
 import random
@@ -221,6 +222,27 @@ def _claim(out: Path, index: dict, names: list[str], why: str = "") -> None:
         raise UsageError(f"{out / theirs[0]}: exists and is not one of this folder's hunt files ({INDEX}){why}; choose another --out")
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _unchanged(out: Path, index: dict, names: list[str]) -> None:
+    """Refuse, before anything is written, to replace a file hunt wrote that was changed since (its
+    digest in the index differs: notes added, say). An index from before digests were kept says
+    nothing either way."""
+    recorded = {e["file"]: e.get("sha256") for e in [*index["found"], *index.get("crashes", [])]}
+    for name in names:
+        want, path = recorded.get(name), out / name
+        if isinstance(want, str) and path.is_file():
+            try:
+                changed = _digest(path.read_bytes()) != want
+            except OSError:
+                changed = True
+            if changed:
+                raise UsageError(f"{path}: changed since hunt wrote it ({INDEX} holds what it wrote); refusing to replace it: "
+                                 "keep your copy under another name, or choose another --out")
+
+
 def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Optional[list] = None) -> tuple[list[dict], list[dict]]:
     """Write the kept programs into ``out`` and update its index: a signature already there keeps
     the smaller program. Returns the index entries of this hunt's signatures and its crashes."""
@@ -233,6 +255,9 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
         f.file = file_name(f.signature, target)
     names = [f.file for f in found] + [c["file"] for c in crash_rows]
     _claim(out, index, names)
+    old = {e["file"]: e for e in index["found"]}
+    _unchanged(out, index, [f.file for f in found if f.file not in old or old[f.file]["steps_after"] > len(f.program.steps)]
+               + [c["file"] for c in crash_rows])
     with _adding(out, names):
         return _write_files(found, crash_rows, target, seed, out, index), crash_rows
 
@@ -246,16 +271,18 @@ def _write_files(found: list[Found], crash_rows: list[dict], target: Target, see
         if old is not None and old["steps_after"] <= len(f.program.steps):
             mine.append(old)  # the folder's program is as small: kept
             continue
-        replace_entry(out / f.file, scenario_text(f, target, seed, f.file[:-5]))
-        entries[f.file] = _entry(f, target)
+        text = scenario_text(f, target, seed, f.file[:-5])
+        replace_entry(out / f.file, text)
+        entries[f.file] = _entry(f, target) | {"sha256": _digest(text.encode("utf-8"))}
         mine.append(entries[f.file])
     known = {c["file"]: c for c in index.get("crashes", [])}
     for c in crash_rows:
         program = c.pop("program")
         fault = (f"; with meshspec.sim.faults.Fault(kind={c['fault'][0]}, step={c['fault'][1]}, coord={tuple(c['fault'][2])}) injected"
                  if c["fault"] else "")
-        replace_entry(out / c["file"], program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}"))
-        known[c["file"]] = c
+        text = program.text(c["file"][:-5], f"meshspec itself failed on this program{fault}: {c['error']}")
+        replace_entry(out / c["file"], text)
+        known[c["file"]] = c | {"sha256": _digest(text.encode("utf-8"))}
     index["found"] = sorted(entries.values(), key=lambda e: e["file"])
     index["crashes"] = sorted(known.values(), key=lambda c: c["file"])
     replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
@@ -341,10 +368,22 @@ def merge(folders: list[Path], out: Path) -> list[dict]:
     copied = [(e, f) for e, f in best.values() if f != out] + [(c, f) for c, f in crashes.values() if f != out]
     names = [e["file"] for e, _ in copied]
     _claim(out, index, names)
-    kept = sorted((e for e, _ in best.values()), key=lambda e: e["file"])
+    _unchanged(out, index, names)
+    texts = {}
+    for e, folder in copied:  # all read before anything is written
+        try:
+            texts[e["file"]] = (folder / e["file"]).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise UsageError(f"{folder / e['file']}: cannot read it as a scenario ({err})") from None
+    stamped = {name: _digest(text.encode("utf-8")) for name, text in texts.items()}
+
+    def ours(e: dict) -> dict:  # its digest: of what this folder now holds
+        return e | {"sha256": stamped[e["file"]]} if e["file"] in stamped else e
+
+    kept = sorted((ours(e) for e, _ in best.values()), key=lambda e: e["file"])
     with _adding(out, names):
-        for e, folder in copied:
-            replace_entry(out / e["file"], (folder / e["file"]).read_text(encoding="utf-8"))
-        index.update(found=kept, crashes=sorted((c for c, _ in crashes.values()), key=lambda c: c["file"]))
+        for name, text in texts.items():
+            replace_entry(out / name, text)
+        index.update(found=kept, crashes=sorted((ours(c) for c, _ in crashes.values()), key=lambda c: c["file"]))
         replace_entry(out / INDEX, json.dumps(index, indent=1) + "\n")
     return kept

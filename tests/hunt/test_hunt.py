@@ -128,6 +128,55 @@ def test_a_file_of_a_name_the_hunt_may_write_is_refused_before_the_search(tmp_pa
     assert r.exit_code in (0, 1) and searched == [1]
 
 
+def _edited_hunt_folder(tmp_path: Path) -> tuple[Path, list, Target, str]:
+    """A folder one hunt wrote, with notes added to one of its scenarios; the folder's index says
+    that scenario's program was longer, so a hunt or merge finding it again would replace it."""
+    target = Target("current", "reference")
+    found = hunt(target, T3K, VOCABULARY, seed=0, examples=20)
+    out = tmp_path / "h"
+    write(found, target, 0, out)
+    index = json.loads((out / "hunt.json").read_text())
+    entry = index["found"][0]
+    assert len(entry["sha256"]) == 64  # what hunt wrote, as its digest
+    entry["steps_after"] = 99
+    (out / "hunt.json").write_text(json.dumps(index))
+    mine = out / entry["file"]
+    mine.write_text(mine.read_text() + "# MY NOTES\n")
+    return out, found, target, entry["file"]
+
+
+def test_a_hunt_never_replaces_a_scenario_changed_since_it_wrote_it(tmp_path):
+    out, found, target, name = _edited_hunt_folder(tmp_path)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(UsageError, match=f"{name}: changed since hunt wrote it"):
+        write(found, target, 0, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # refused before anything was written
+    (out / name).write_text((out / name).read_text().replace("# MY NOTES\n", ""))  # as hunt wrote it: replaced
+    write(found, target, 0, out)
+    assert json.loads((out / "hunt.json").read_text())["found"][0]["steps_after"] < 99
+
+
+def test_a_merge_never_replaces_a_scenario_changed_since_hunt_wrote_it(tmp_path):
+    out, found, target, name = _edited_hunt_folder(tmp_path)
+    other = tmp_path / "other"
+    write(found, target, 0, other)  # the same signatures, shorter than the 99 steps out's index says
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(UsageError, match=f"{name}: changed since hunt wrote it"):
+        merge([other], out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_merge_names_a_scenario_that_is_not_utf8(tmp_path):
+    target = Target("current", "reference")
+    found = hunt(target, T3K, VOCABULARY, seed=0, examples=20)
+    write(found, target, 0, tmp_path / "a")
+    bad = tmp_path / "a" / found[0].file
+    bad.write_bytes(b"\xff\xfe")
+    with pytest.raises(UsageError, match=f"{bad}: cannot read it as a scenario"):
+        merge([tmp_path / "a"], tmp_path / "m")
+    assert not any((tmp_path / "m").glob("*.yaml"))
+
+
 def test_the_cli_hunts_merges_and_refuses_in_one_line(tmp_path):
     
     from cli_runner import invoke
