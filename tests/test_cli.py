@@ -601,6 +601,31 @@ def test_diff_of_a_missing_report_says_there_is_no_such_file(tmp_path):
     assert stderr_lines(result) == [f"meshspec: {tmp_path / 'zz.json'}: no such file (diff takes one scenario or two reports)"]
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_diff_of_a_fifo_or_device_refuses_it_instead_of_reading_forever(tmp_path):
+    report = tmp_path / "report.json"
+    invoke("run", SEED, "--format", "json", "-o", report)
+    fifo = tmp_path / "a.json"
+    os.mkfifo(fifo)  # no writer: reading it would block for ever
+    for side in (fifo, Path("/dev/zero")):  # /dev/zero: reading it would fill memory
+        result = invoke("diff", side, report)
+        assert result.exit_code == 2
+        assert stderr_lines(result) == [f"meshspec: {side}: is not a regular file (a pipe or device?); give a report .json file"]
+
+
+def test_a_nul_in_a_data_files_name_is_the_scenarios_error_with_an_output_file(tmp_path):
+    # the output checks compare paths; a NUL in the scenario's data file name made them raise
+    # (line 4: "  - from_torch: {" 1-17, "as: s, " 18-24, "shape: [1, 1, 32, 32], " 25-47, "data: {" 48-54,
+    # "file: " 55-60, the value at 61)
+    scenario = tmp_path / "nul.yaml"
+    scenario.write_text('meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {as: s, shape: [1, 1, 32, 32], data: {file: "\\0"}}\n')
+    for args in (("run", scenario, "-o", tmp_path / "r.json"), ("run", scenario, "--svg", tmp_path / "r.svg"),
+                 ("check", scenario, "--junit-xml", tmp_path / "j.xml")):
+        result = invoke(*args)
+        assert result.exit_code == 2, result.output
+        assert f"{scenario}:4:61: the control character \\x00" in result.stderr + result.stdout
+
+
 def test_init_of_a_folder_asks_for_the_file_name(tmp_path):
     result = invoke("init", tmp_path)
     assert result.exit_code == 2
