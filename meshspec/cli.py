@@ -568,12 +568,18 @@ def _stdout(text: str) -> None:
     if stream is None:  # started with stdout closed (`>&-`): nothing can be shown, nothing to fail over
         return
     buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        stream.write(text)
-    else:
+    try:
+        if buffer is None:
+            stream.write(text)
+        else:
+            stream.flush()
+            buffer.write(text.encode(stream.encoding or "utf-8", "backslashreplace"))
         stream.flush()
-        buffer.write(text.encode(stream.encoding or "utf-8", "backslashreplace"))
-    stream.flush()
+    except BrokenPipeError:
+        raise  # the reader left (| head): as before
+    except OSError as err:  # a full disk or device behind it: the user's environment, not a bug in meshspec
+        sys.stdout = open(os.devnull, "w")  # what could not be written is dropped, not retried at exit
+        raise UsageError(f"cannot write standard output: {err.strerror or err}") from None
 
 
 def _check_outputs(outputs, paths: list[Path]) -> list[Path]:

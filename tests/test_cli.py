@@ -859,6 +859,16 @@ def test_a_closed_stdout_is_nothing_to_print_to_not_a_crash():
     assert proc.returncode == 0 and proc.stderr == ""
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_stdout_is_the_users_environment_not_a_bug_in_meshspec():
+    """stdout on a full device: one line naming standard output and exit 2, as -o /dev/full does
+    (it was exit 3, 'internal error ... a bug in meshspec')."""
+    for command in (f"run {SEED}", "schema", "systems"):
+        proc = subprocess.run(f"{sys.executable} -m meshspec {command} >/dev/full", shell=True, capture_output=True, text=True, cwd=REPO)
+        assert proc.returncode == 2, command
+        assert proc.stderr == "meshspec: cannot write standard output: No space left on device\n", command
+
+
 def test_a_closed_stderr_keeps_a_usage_error_s_exit_code():
     """A usage error with stderr closed still exits 2 (1 would read as findings in CI)."""
     for redirect in ("2>&-", "2>/dev/full"):
