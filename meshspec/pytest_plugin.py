@@ -10,6 +10,7 @@ already has an option called ``--meshspec`` keeps it, and the plugin stays out o
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Optional
@@ -137,23 +138,35 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]):
 
     from .bridge.record import Recorder
 
-    stem = re.sub(r"[^\w.-]+", "_", item.nodeid).strip("_")[:150]
-    taken = item.config.stash.setdefault(_RECORDED, set())
-    name, n = stem, 1
-    while name in taken or (Path(record) / name).exists():  # test ids that clean to one name keep their own
-        n += 1
-        name = f"{stem}-{n}"
-    taken.add(name)
-    recorder = Recorder(Path(record) / name, re.sub(r"\W", "_", item.name)[:80])
+    folder = _claim_folder(Path(record), re.sub(r"[^\w.-]+", "_", item.nodeid).strip("_")[:150])
+    recorder = Recorder(folder, re.sub(r"\W", "_", item.name)[:80])
     recorder.install()
     try:
         return (yield)
     finally:
         recorder.uninstall()
-        recorder.finish(program_ended_normally=not item.stash.get(_FAILED, False))
+        try:
+            recorder.finish(program_ended_normally=not item.stash.get(_FAILED, False))
+        finally:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if still empty: a test that made no ttnn call leaves no folder
 
 
-_RECORDED = pytest.StashKey[set]()
+def _claim_folder(record: Path, stem: str) -> Path:
+    """A new folder of the test's name in ``record``, made here and now, so that test ids that
+    clean to one name keep their own (``-2``, ``-3``), whichever process takes a name first (an
+    xdist worker checking a name before another made it would otherwise share it)."""
+    record.mkdir(parents=True, exist_ok=True)
+    name, n = stem, 1
+    while True:
+        try:
+            (record / name).mkdir()
+            return record / name
+        except FileExistsError:
+            n += 1
+            name = f"{stem}-{n}"
+
+
 _FAILED = pytest.StashKey[bool]()
 
 

@@ -320,3 +320,27 @@ def test_a_bug_in_the_loader_fails_that_files_item_not_the_collection(pytester, 
     outcomes = result.parseoutcomes()
     assert outcomes["failed"] == 1 and outcomes["passed"] > 20 and "error" not in outcomes
     result.stdout.fnmatch_lines([f"*{SEED_NAME}: internal error: RuntimeError: boom (a bug in meshspec*"])
+
+
+def _claim_many(record: str, stem: str, n: int, queue) -> None:
+    from meshspec.pytest_plugin import _claim_folder
+
+    queue.put([_claim_folder(Path(record), stem).name for _ in range(n)])
+
+
+def test_recording_folders_are_claimed_by_making_them_so_two_processes_never_share_one(tmp_path):
+    """pytest --meshspec-record under xdist: each worker names its tests' folders; test ids that
+    clean to one name get -2, -3 ... and two processes taking names at once never get the same one."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    workers = [ctx.Process(target=_claim_many, args=(str(tmp_path / "rec"), "test_x_y", 20, queue)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    names = queue.get(timeout=60) + queue.get(timeout=60)
+    for w in workers:
+        w.join(timeout=60)
+    assert len(names) == len(set(names)) == 40
+    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == sorted(names)
+    assert set(names) == {"test_x_y"} | {f"test_x_y-{k}" for k in range(2, 41)}

@@ -88,6 +88,26 @@ def test_pytest_records_each_test_in_its_own_directory(tmp_path):
         _recorded(tmp_path / "rec" / name)
 
 
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_pytest_records_tests_whose_ids_clean_to_one_name_each_in_its_own_folder(tmp_path, workers):
+    # under xdist two workers took the same free name and wrote into one folder (attacker review):
+    # a folder is claimed by making it, which only one process can
+    shutil.copy(PROGRAMS / "pytest_same_names.py", tmp_path / "test_same.py")
+    result = run_mock([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "--meshspec-record", "rec",
+                       "test_same.py"], "t3k", tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:]
+    folders = sorted((tmp_path / "rec").iterdir())
+    assert len(folders) == 8
+    widths = []
+    for folder in folders:
+        scenario = (folder / "scenario.yaml").read_text()
+        report = json.loads((folder / "report.json").read_text())
+        (width,) = {t["devices"][0]["spec"]["shape"][-1] for t in report["tensors"] if t["storage"] == "device"}
+        assert f"shape: [1, 1, 32, {width}]" in scenario  # the scenario and the report of one test
+        widths.append(width)
+    assert sorted(widths) == [32 * (i + 1) for i in range(8)]
+
+
 def test_the_readme_loop_record_run_all_export_diff(tmp_path):
     # README "From real code to a scenario and back": record, --profile all, export, run, diff
     shutil.copy(PROGRAMS / "copy_and_read.py", tmp_path)

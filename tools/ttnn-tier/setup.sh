@@ -33,6 +33,8 @@ if [[ $before != "$after" ]]; then
   diff <(echo "$before") <(echo "$after") >&2 || true
   exit 1
 fi
+# pytest --meshspec-record under pytest-xdist (tests_ttnn/test_record.py): workers name folders too
+"$pip" install -q --disable-pip-version-check "pytest-xdist>=3"
 # the runtime root: ttnn's own files, and a compiler stand-in that only answers --version
 site=$("$dir/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 root=$dir/rtroot
