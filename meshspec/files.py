@@ -18,61 +18,19 @@ keeps its permissions.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from . import written
 from .errors import UsageError
 from .text import printable
+from .written import wrote_as_is
 
 
 def _state_folder() -> Path:
-    """Where meshspec remembers what it wrote: ``$MESHSPEC_STATE_DIR``, else
-    ``$XDG_STATE_HOME/meshspec/written``, else ``~/.local/state/meshspec/written``."""
-    given = os.environ.get("MESHSPEC_STATE_DIR")
-    if given:
-        return Path(given)
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "meshspec" / "written"
-
-
-def _entry(path: Path) -> Path:
-    real = os.path.realpath(path)
-    return _state_folder() / hashlib.sha256(os.fsencode(real)).hexdigest()[:40]
-
-
-def _digest(path: Path) -> Optional[tuple[int, str]]:
-    h = hashlib.sha256()
-    size = 0
-    try:
-        with open(path, "rb") as f:
-            while chunk := f.read(1 << 20):
-                h.update(chunk)
-                size += len(chunk)
-    except OSError:
-        return None
-    return size, h.hexdigest()
-
-
-def wrote_as_is(path: Path) -> bool:
-    """Whether meshspec wrote exactly the bytes now at ``path``: its record of the path holds their
-    size and sha256, and the file is read and hashed when its size is the same (its inode and
-    modification time prove nothing: ``cp -p`` and ``rsync -t --inplace`` keep them through an
-    edit)::
-
-        meshspec run s.yaml -o r.json      r.json recorded      -> True
-        (r.json edited)                                         -> False
-        a report copied from the hardware host                  -> False
-    """
-    try:
-        size, digest, _ = _entry(path).read_text(encoding="utf-8").split("\n", 2)
-        if os.stat(path).st_size != int(size):
-            return False
-    except (OSError, ValueError):
-        return False
-    return _digest(path) == (int(size), digest)
+    return Path(written.state_folder())
 
 
 def _unrecorded_hint() -> str:
@@ -91,11 +49,10 @@ def _unrecorded_hint() -> str:
 def _remember(path: Path, data: bytes) -> None:
     """Record that meshspec wrote ``data`` at ``path``. Best effort: with no state folder, the file
     is written all the same, and only a later run refuses to replace it."""
-    entry = _entry(path)
-    record = f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n"
+    entry = Path(written.record_path(path))
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        _replace(entry, record.encode("utf-8"), ".entry.")
+        _replace(entry, written.record_text(path, data).encode("utf-8"), ".entry.")
     except OSError:
         return
 

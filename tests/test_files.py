@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,31 @@ def test_an_interrupt_while_recording_a_write_leaves_no_temporary_file(tmp_path,
     with pytest.raises(KeyboardInterrupt):
         files.write_output(tmp_path / "out.txt", "x\n")
     assert [p.name for p in state.iterdir()] == []
+
+
+def test_the_record_of_what_was_written_is_one_rule_for_meshspec_and_its_exported_scripts(tmp_path, monkeypatch):
+    """meshspec/written.py is inlined into every exported script (meshspec/bridge/export.py): a
+    report the script wrote may be replaced by meshspec run -o, and the other way round; an edit
+    since, or a file of the user's, may not."""
+    import ast
+
+    from meshspec import written
+    from meshspec.files import write_output
+
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path / "state"))
+    report = tmp_path / "real.json"
+    assert written.may_replace(report)  # nothing there
+    report.write_text('{"mine": 1}\n')
+    assert not written.may_replace(report)  # a file of the user's
+    data = b'{"format": "meshspec.report/1"}\n'
+    report.write_bytes(data)
+    written.remember(report, data)  # as the script records its report
+    assert written.may_replace(report)
+    write_output(report, '{"format": "meshspec.report/1", "again": 1}\n')  # run -o takes the script's report
+    assert written.may_replace(report)  # and records its own
+    with open(report, "a") as f:
+        f.write(" ")
+    assert not written.may_replace(report)  # annotated since
+    imported = {a.name.split(".")[0] for n in ast.parse((Path(written.__file__)).read_text()).body
+                if isinstance(n, ast.Import) for a in n.names}
+    assert imported <= {"hashlib", "os"} and "ImportFrom" not in {type(n).__name__ for n in ast.parse(Path(written.__file__).read_text()).body}

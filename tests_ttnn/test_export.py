@@ -51,3 +51,22 @@ def test_export_runs_on_the_real_library_and_agrees(path, tmp_path):
     assert real["steps_run"] == simulated["steps_run"]
     if simulated["error"] and simulated["error"].get("crash"):
         assert result.returncode < 0 or result.returncode > 128, "the simulation says the process dies here"
+
+
+def test_the_script_replaces_only_a_report_it_wrote_as_it_is(tmp_path, monkeypatch):
+    """python repro.py real.json keeps meshspec run -o's rule (README, Exit codes): it replaces its
+    own report, again and again, but not one annotated since, a file of yours, nor itself."""
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path / "state"))
+    seed = ROOT / "scenarios" / "seed-uneven-copy.yaml"
+    shutil.copy(seed, tmp_path / "seed.yaml")
+    (tmp_path / "repro.py").write_text(export(load(tmp_path / "seed.yaml")))
+    for _ in range(2):
+        assert run_mock(["python", "repro.py", "real.json"], "t3k", tmp_path).returncode == 0
+    assert json.loads((tmp_path / "real.json").read_text())["format"] == "meshspec.report/1"
+    with open(tmp_path / "real.json", "a") as f:
+        f.write("\n")  # an annotation
+    for target in ("real.json", "seed.yaml", "repro.py"):
+        before = (tmp_path / target).read_bytes()
+        result = run_mock(["python", "repro.py", target], "t3k", tmp_path)
+        assert result.returncode == 1 and (tmp_path / target).read_bytes() == before, target
+        assert "refusing to overwrite it" in result.stderr or "is this script" in result.stderr, result.stderr[-500:]

@@ -583,6 +583,11 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        stdout = os.dup(1)",
         "        os.dup2(2, 1)",
         "    else:",
+        "        if os.path.exists(out) and os.path.samefile(out, __file__):",
+        "            sys.exit(f'{sys.argv[0]}: {out} is this script; give the report a name of its own, e.g. real.json')",
+        "        if not may_replace(out):  # the rule of meshspec run -o, and its record of what it wrote",
+        "            sys.exit(f'{sys.argv[0]}: {out} exists, and neither this script nor meshspec wrote it as it is now (a file '",
+        "                     'of yours, or one changed since); refusing to overwrite it (remove it first, or choose another name)')",
         "        try:",
         "            open(out, 'a').close()",
         "        except OSError as err:",
@@ -600,7 +605,7 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "    if out is None:",
         "        sys.stdout.flush()",
         "        os.dup2(stdout, 1)",
-        "    write(result, out)",
+        "    write_report(result, out)",
         "",
         "",
         "def report(variables, error, done):",
@@ -630,9 +635,16 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        died = {'step': index, 'op': STEPS[index], 'source': 'ttnn', 'crash': True,",
         "                'message': 'the process died during this step (killed by a signal: no error was raised)'}",
         "        try:",
-        "            write(report(caller, died, index), CURRENT[1])",
+        "            write_report(report(caller, died, index), CURRENT[1])",
         "        except OSError:  # the report could not be written: the step still runs",
         "            pass",
+        "",
+        "",
+        "def write_report(result, out):",
+        '    """The report to ``out`` (stdout if None), recorded as written, so the next run may replace it."""',
+        "    write(result, out)",
+        "    if out is not None:",
+        "        remember(out, Path(out).read_bytes())",
         "",
         "",
         "def _frame_locals(exc):",
@@ -667,7 +679,7 @@ def _doc(text: str) -> str:
 
 # names the script's own code binds at module level, besides those of the helpers and observe.py
 TEMPLATE_NAMES = ("os", "sys", "tempfile", "Path", "np", "ttnn", "torch", "here", "files", "repro", "main", "step",
-                  "CURRENT", "_frame_locals", "MESH_SHAPE", "STEPS", "NAMES", "variables", "error", "tensors")
+                  "CURRENT", "_frame_locals", "write_report", "MESH_SHAPE", "STEPS", "NAMES", "variables", "error", "tensors")
 
 
 def _script_names(*sources: str) -> frozenset[str]:
@@ -690,10 +702,20 @@ def _script_names(*sources: str) -> frozenset[str]:
 
 
 def _observe_source() -> tuple[list[str], str]:
-    """observe.py as the script inlines it: its import lines, and its code without its docstring."""
+    """observe.py and written.py as the script inlines them: their import lines, and their code
+    without their docstrings."""
+    imports: list[str] = []
+    bodies: list[str] = []
+    for source in (Path(__file__).parent / "observe.py", Path(__file__).parents[1] / "written.py"):
+        more, body = _module_body(source.read_text(encoding="utf-8"))
+        imports += more
+        bodies.append(body)
+    return imports, "\n\n\n".join(bodies)
+
+
+def _module_body(source: str) -> tuple[list[str], str]:
     import ast
 
-    source = (Path(__file__).parent / "observe.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
     lines = source.splitlines()
     imports = [lines[n.lineno - 1] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]

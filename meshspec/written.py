@@ -1,0 +1,97 @@
+"""What meshspec wrote: a small record per path, so a file is replaced only if meshspec wrote
+exactly the bytes it now holds.
+
+The record of a path is a file in the state folder (``$MESHSPEC_STATE_DIR``, else
+``$XDG_STATE_HOME/meshspec/written``, else ``~/.local/state/meshspec/written``), named by the hash
+of the path's real path, holding the size and SHA-256 of what was written and the path itself.
+
+Standard library only: ``meshspec export`` inlines this module into the scripts it writes, so a
+script run on the hardware host keeps to the same rule as ``meshspec run -o`` (and shares the
+record, where meshspec is installed too).
+"""
+
+import hashlib
+import os
+
+
+def state_folder():
+    """Where the records are (a str)."""
+    given = os.environ.get("MESHSPEC_STATE_DIR")
+    if given:
+        return given
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "meshspec", "written")
+
+
+def record_path(path):
+    """The record of ``path`` (a str): the same file whichever name reaches it."""
+    return os.path.join(state_folder(), hashlib.sha256(os.fsencode(os.path.realpath(path))).hexdigest()[:40])
+
+
+def record_text(path, data):
+    """What the record of ``data`` written at ``path`` holds."""
+    return f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n"
+
+
+def file_digest(path):
+    """(size, SHA-256) of the file at ``path``, or None if it cannot be read."""
+    h = hashlib.sha256()
+    size = 0
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+                size += len(chunk)
+    except OSError:
+        return None
+    return size, h.hexdigest()
+
+
+def wrote_as_is(path):
+    """Whether meshspec wrote exactly the bytes now at ``path``: its record of the path holds their
+    size and SHA-256, and the file is read and hashed when its size is the same (its inode and
+    modification time prove nothing: ``cp -p`` and ``rsync -t --inplace`` keep them through an
+    edit)::
+
+        meshspec run s.yaml -o r.json      r.json recorded      -> True
+        (r.json edited)                                         -> False
+        a report copied from the hardware host                  -> False
+    """
+    try:
+        with open(record_path(path), encoding="utf-8") as f:
+            size, digest, _ = f.read().split("\n", 2)
+        if os.stat(path).st_size != int(size):
+            return False
+    except (OSError, ValueError):
+        return False
+    return file_digest(path) == (int(size), digest)
+
+
+def may_replace(path):
+    """Whether a file may be written at ``path``: nothing there, an empty file, or one meshspec
+    wrote as it is now."""
+    try:
+        return os.stat(path).st_size == 0 or wrote_as_is(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def remember(path, data):
+    """Record that ``data`` was written at ``path`` (best effort: without a state folder, a later
+    run refuses to replace the file, nothing worse). The record is written beside itself and
+    renamed into place."""
+    target = record_path(path)
+    tmp = f"{target}.{os.getpid()}.{os.urandom(4).hex()}"
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(record_text(path, data))
+        os.replace(tmp, target)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
