@@ -87,3 +87,39 @@ def test_a_view_merging_leading_dims_keeps_the_shard_on_the_moved_last_dim():
     assert ref["v2"] == [{"shard": 1}] and ref["v3"] == [{"shard": 2}]
     stale = {f["tensor"] for f in run(parse(text, Path("v.yaml")), "current").to_json()["findings"]}
     assert stale == {"v2", "v3"}  # 0.81.1 keeps PlacementShard(3) (the mock: ttnn.view(y, [64, 32]))
+
+
+def _padded(dtype: str, value: str):
+    text = (
+        "meshspec: 1\nmesh: t3k\nsteps:\n"
+        f"  - from_torch: {{as: s, shape: [1, 8, 32, 32], dtype: {dtype}, mesh_mapper: {{shard: 1}}}}\n"
+        "  - to_device: {src: s, as: d}\n"
+        f"  - pad: {{tensor: d, padding: [[0, 32]], value: {value}, as: o}}\n"
+        "  - to_torch: {tensor: o, mesh_composer: {concat: 1}, as: out}\n"
+    )
+    return run(parse(text, "pad.yaml"))
+
+
+def test_a_pad_value_the_dtype_cannot_hold_stops_meshspec_not_a_crash():
+    # docs/semantics.md section 12: the binding takes a C++ float; what the kernel writes for a value
+    # the tensor's dtype cannot hold is not known, so the run stops there as meshspec's own limit
+    for dtype, value in (("int32", "2147483648"), ("uint32", "-1"), ("float32", str(2**128))):
+        report = _padded(dtype, value)
+        assert report.error is not None and report.error.source == "meshspec" and report.error.step == 2, dtype
+        assert report.error.message.startswith(f"pad value {value} is outside what {dtype} holds")
+
+
+def test_a_large_integer_pad_value_pads_a_float_tensor_as_a_float():
+    # an integer past 2**64 was no number numpy fills a bfloat16 array with (TypeError, exit 3)
+    report = _padded("bfloat16", "99999999999999999999999999")
+    assert report.error is None
+    import hashlib
+
+    import ml_dtypes
+
+    out = next(t for t in report.tensors if t.name == "out")
+    want = np.pad(arange(8 * 32 * 32, DataType.BFLOAT16).reshape(1, 8, 32, 32), [(0, 0)] * 3 + [(0, 32)],
+                  constant_values=np.array(1e26, dtype=np.float32).astype(ml_dtypes.bfloat16))  # each row, then the padding
+    assert out.values["sha256"] == hashlib.sha256(want.tobytes()).hexdigest()
+    report = _padded("int32", "2147483647")  # the largest int32 fits
+    assert report.error is None

@@ -198,12 +198,37 @@ def pad(rt: Runtime, a: Pad) -> None:
         rt.bind(a.as_, alias(src, a.as_))
         return
     out_shape = tuple(n + front + back for n, (front, back) in zip(shape, widths))
+    value = _pad_value(a.value, rec.spec.dtype)
     label, truth = _kept(rt, rec)
-    if truth is not None and truth[0] is not None and has_partial(truth[0]) and a.value != 0:
+    if truth is not None and truth[0] is not None and has_partial(truth[0]) and value != 0:
         truth = (None, truth[1], truth[2])  # a pad value added to every partial sum: summed, it counts once per device
-    _each_device(rt, a.as_, src, a.tensor, out_shape, lambda c: np.pad(_read(rt, src, c), widths, constant_values=a.value) if rt.with_data else None,
+    _each_device(rt, a.as_, src, a.tensor, out_shape, lambda c: np.pad(_read(rt, src, c), widths, constant_values=value) if rt.with_data else None,
                  label, truth)
     _bound_sources(rt, a.as_, [(src, a.tensor)])
+
+
+def _pad_value(value: Union[int, float], dtype) -> Union[int, float]:
+    """The pad value as the tensor's values take it: an integer for an integer dtype, else a float
+    (a Python integer past 2**64 is no number numpy fills a bfloat16 array with). One the dtype
+    cannot hold (an integer type's range; a float type's largest finite value, as a C++ float, which
+    the binding takes): what the device's pad kernel writes then is not known here, so meshspec
+    stops at the step rather than guess (docs/semantics.md section 12)."""
+    from ...errors import ResourceLimit
+    from ..values import HOST_DTYPES
+
+    target = HOST_DTYPES[dtype]
+    if np.issubdtype(target, np.integer):
+        info = np.iinfo(target)
+        fits = (not isinstance(value, float) or np.isfinite(value)) and info.min <= value <= info.max
+        bounds = f"{info.min}..{info.max}"
+    else:
+        largest = float(np.finfo(np.float32).max)
+        fits = not np.isfinite(float(value)) or abs(float(value)) <= largest  # NaN and infinity are float values
+        bounds = f"{-largest:g}..{largest:g}"
+    if not fits:
+        raise ResourceLimit(f"pad value {value} is outside what {dtype} holds ({bounds}): what ttnn's pad kernel writes for it is "
+                            "not known to meshspec, which stops here rather than guess")
+    return int(value) if np.issubdtype(target, np.integer) else float(value)
 
 
 _OUT = Use("as_", TensorKind.DEVICE)
