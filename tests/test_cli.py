@@ -886,3 +886,14 @@ def test_a_recorded_program_s_own_empty_arguments_are_its_business():
     assert _empty_argument(["record", "-o", "D", "--", "python", "-c", ""]) is None
     assert "argument 3 is empty (''), after '-o'" in _empty_argument(["record", "-o", "", "python", "p.py"])
     assert "gives --output an empty value" in _empty_argument(["record", "--output=", "python", "p.py"])
+
+
+def test_a_npy_header_whose_shape_overflows_is_one_line_with_no_numpy_warning(tmp_path):
+    # numpy warns ("overflow encountered in scalar multiply") before it refuses such a header
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 1000000000000), }"
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    (tmp_path / "big.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + b"\0" * 64)
+    (tmp_path / "s.yaml").write_text("meshspec: 1\nmesh: t3k\nsteps:\n  - from_torch: {as: s, shape: [1, 1, 32, 32], data: {file: big.npy}}\n")
+    proc = subprocess.run([sys.executable, "-m", "meshspec", "run", "s.yaml"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == "meshspec: s.yaml:4:61: data file 'big.npy' is not a .npy array file (or needs pickle, which meshspec never loads)\n"

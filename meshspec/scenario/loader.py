@@ -14,6 +14,7 @@ import operator
 import os
 import re
 import stat
+import warnings
 from functools import cached_property
 from ..frozen import Frozen
 
@@ -840,7 +841,9 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
         if target.exists() and not target.is_file():
             raise ScenarioError(f"data file {file_name!r} is not a regular file", file, line, col)
         try:
-            arr = np.load(target, mmap_mode="r", allow_pickle=False)
+            with warnings.catch_warnings():  # a header whose shape overflows warns before it fails: the error says it
+                warnings.simplefilter("ignore", RuntimeWarning)
+                arr = np.load(target, mmap_mode="r", allow_pickle=False)
         except Exception as err:  # numpy raises ValueError, OSError, EOFError (an empty file) and more
             empty = " (it is empty)" if isinstance(err, EOFError) else ""
             raise ScenarioError(
