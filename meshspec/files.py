@@ -23,14 +23,13 @@ import stat
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from . import written
 from .errors import UsageError
 from .text import printable
-from .written import wrote_as_is
+from .written import record_path, record_text, state_folder, wrote_as_is
 
 
 def _state_folder() -> Path:
-    return Path(written.state_folder())
+    return Path(state_folder())
 
 
 def _unrecorded_hint() -> str:
@@ -49,10 +48,10 @@ def _unrecorded_hint() -> str:
 def _remember(path: Path, data: bytes) -> None:
     """Record that meshspec wrote ``data`` at ``path``. Best effort: with no state folder, the file
     is written all the same, and only a later run refuses to replace it."""
-    entry = Path(written.record_path(path))
+    entry = Path(record_path(path))
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        _replace(entry, written.record_text(path, data).encode("utf-8"), ".entry.")
+        _replace(entry, record_text(path, data).encode("utf-8"), ".entry.")
     except OSError:
         return
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import json
 import linecache
 import os
@@ -88,6 +89,7 @@ class Recorder:
         self._undo: list[Callable[[], None]] = []
         self._reports: dict[str, dict] = {}  # name -> its report as last read (see MAKERS)
         self._texts: dict[int, tuple[dict, str]] = {}
+        self._wrote: dict[str, tuple[int, str]] = {}  # file name -> (size, SHA-256) of what this recording wrote there
 
     # -- installing ---------------------------------------------------------------------------
     def install(self) -> None:
@@ -275,6 +277,21 @@ class Recorder:
             self.objects.pop(failed["fields"].get("as"), None)
             self.comments.append(f"{failed['where']}: {failed['qualname']} raised, and the program went on: {failed['error']['message']}")
 
+    def _write(self, path: Path, text: str) -> None:
+        """Write one of the recording's own files, atomically; never over a file the recording did
+        not write as it is now (the recorded program may write into the output folder itself):
+        that stops the recording (:meth:`_guard`) and leaves the program's file as it was."""
+        from ..files import replace_entry
+        from ..written import file_digest
+
+        data = text.encode("utf-8")
+        now = file_digest(path) if os.path.lexists(path) else None
+        if now is not None and now != self._wrote.get(path.name):
+            raise FileExistsError(f"{path} was written by the program itself, not by the recording; meshspec leaves it as it is "
+                                  "(record into a folder the program does not write)")
+        replace_entry(path, text)
+        self._wrote[path.name] = (len(data), hashlib.sha256(data).hexdigest())
+
     def _guard(self, fn: Callable, *args) -> None:
         try:
             fn(*args)
@@ -451,6 +468,11 @@ class Recorder:
         self.states.append({"step": self.steps.index(step), "op": step["op"], "where": step["where"], "error": step.get("error"),
                             "tensors": report["tensors"]})
         self.out.mkdir(parents=True, exist_ok=True)
+        if STEPS not in self._wrote:  # the first state: the file is the recording's own from here on
+            if os.path.lexists(self.out / STEPS):
+                raise FileExistsError(f"{self.out / STEPS} was written by the program itself, not by the recording; meshspec "
+                                      "leaves it as it is (record into a folder the program does not write)")
+            self._wrote[STEPS] = (0, "")
         with open(self.out / STEPS, "a", encoding="utf-8") as f:
             f.write(json.dumps(self.states[-1]) + "\n")
 
@@ -473,14 +495,15 @@ class Recorder:
             report["steps"] = [dict(s, line=lines.get(s["step"])) for s in self.states]
         else:
             report["steps_file"] = STEPS
-        _write(self.out / SCENARIO, text)
+        self._write(self.out / SCENARIO, text)
         if final:
-            _write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
-            (self.out / STEPS).unlink(missing_ok=True)  # all in the report now
+            self._write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
+            if STEPS in self._wrote:
+                (self.out / STEPS).unlink(missing_ok=True)  # all in the report now
             return
         # between steps: compact, each tensor's JSON made once (the report is rewritten at every step)
         tensors = ", ".join(self._text(t) for t in report.pop("tensors"))
-        _write(self.out / REPORT, json.dumps(report)[:-1] + f', "tensors": [{tensors}]}}\n')
+        self._write(self.out / REPORT, json.dumps(report)[:-1] + f', "tensors": [{tensors}]}}\n')
 
     def _text(self, report: dict) -> str:
         """A tensor report's JSON, made once per report (reports are reused until their tensor changes)."""
@@ -541,10 +564,6 @@ def _ttnn():
     return ttnn
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def _where(frame) -> str:

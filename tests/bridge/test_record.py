@@ -152,3 +152,23 @@ def test_an_output_that_is_a_dangling_link_or_a_device_is_named_as_such(tmp_path
         check_output_dir(tmp_path / "link")
     with pytest.raises(UsageError, match="/dev/null: not a directory; give a new directory"):
         check_output_dir(Path("/dev/null"))
+
+
+def test_the_recording_never_writes_over_a_file_the_program_wrote_in_its_folder(tmp_path):
+    """The empty-folder check runs before the program; a program that then writes scenario.yaml
+    or report.json into that folder itself keeps its file: the recording stops instead."""
+    rec = record.Recorder(tmp_path / "rec", "prog")
+    (tmp_path / "rec").mkdir()
+    ours = tmp_path / "rec" / record.SCENARIO
+    rec._write(ours, "steps: 1\n")
+    rec._write(ours, "steps: 2\n")  # its own file, as it wrote it: replaced
+    assert ours.read_text() == "steps: 2\n"
+    theirs = tmp_path / "rec" / record.REPORT
+    theirs.write_text("the program's own report\n")
+    with pytest.raises(FileExistsError, match="written by the program itself"):
+        rec._write(theirs, "{}\n")
+    assert theirs.read_text() == "the program's own report\n"
+    ours.write_text("steps: 2\n# changed by the program\n")  # its own file, changed since
+    with pytest.raises(FileExistsError):
+        rec._write(ours, "steps: 3\n")
+    assert ours.read_text().endswith("# changed by the program\n")
