@@ -448,7 +448,8 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             try:
                 raw = read_regular(p, sys.maxsize - 1)  # one open: a FIFO or device is told from the open file
                 if raw is None:
-                    raise UsageError(f"{shown}: is not a regular file (a pipe or device?); give a report .json file")
+                    what = "is a folder" if p.is_dir() else "is not a regular file (a pipe or device?)"
+                    raise UsageError(f"{shown}: {what}; give a report .json file")
                 data = json.loads(raw.decode("utf-8"))
             except FileNotFoundError:
                 raise UsageError(f"{shown}: no such file") from None

@@ -89,7 +89,7 @@ class Recorder:
         self._undo: list[Callable[[], None]] = []
         self._reports: dict[str, dict] = {}  # name -> its report as last read (see MAKERS)
         self._texts: dict[int, tuple[dict, str]] = {}
-        self._wrote: dict[str, tuple[int, str]] = {}  # file name -> (size, SHA-256) of what this recording wrote there
+        self._wrote: dict[str, tuple] = {}  # file name -> (size, SHA-256) of what this recording wrote there; steps.jsonl: (inode, size)
 
     # -- installing ---------------------------------------------------------------------------
     def install(self) -> None:
@@ -285,8 +285,7 @@ class Recorder:
         from ..written import file_digest
 
         data = text.encode("utf-8")
-        now = file_digest(path) if os.path.lexists(path) else None
-        if now is not None and now != self._wrote.get(path.name):
+        if os.path.lexists(path) and file_digest(path) != self._wrote.get(path.name):  # (None: a link to nothing, unreadable)
             raise FileExistsError(f"{path} was written by the program itself, not by the recording; meshspec leaves it as it is "
                                   "(record into a folder the program does not write)")
         replace_entry(path, text)
@@ -468,13 +467,25 @@ class Recorder:
         self.states.append({"step": self.steps.index(step), "op": step["op"], "where": step["where"], "error": step.get("error"),
                             "tensors": report["tensors"]})
         self.out.mkdir(parents=True, exist_ok=True)
-        if STEPS not in self._wrote:  # the first state: the file is the recording's own from here on
-            if os.path.lexists(self.out / STEPS):
-                raise FileExistsError(f"{self.out / STEPS} was written by the program itself, not by the recording; meshspec "
-                                      "leaves it as it is (record into a folder the program does not write)")
-            self._wrote[STEPS] = (0, "")
+        self._check_steps_file()
         with open(self.out / STEPS, "a", encoding="utf-8") as f:
             f.write(json.dumps(self.states[-1]) + "\n")
+            f.flush()
+            info = os.fstat(f.fileno())
+        self._wrote[STEPS] = (info.st_ino, info.st_size)  # appended to, not rewritten: its inode and size say it is ours
+
+    def _check_steps_file(self) -> None:
+        """steps.jsonl is the recording's own: missing before its first state, then the file it
+        appended to, as long as it left it (the program may write into the folder itself)."""
+        path = self.out / STEPS
+        try:
+            info = os.lstat(path)
+            now: Optional[tuple] = (info.st_ino, info.st_size)
+        except FileNotFoundError:
+            now = None
+        if now != self._wrote.get(STEPS):
+            raise FileExistsError(f"{path} was written by the program itself, not by the recording; meshspec leaves it as it is "
+                                  "(record into a folder the program does not write)")
 
     def _save(self, pending: bool = False, final: bool = False) -> None:
         """The scenario and the report as they stand. ``pending``: the last step is about to run; if
@@ -499,6 +510,7 @@ class Recorder:
         if final:
             self._write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
             if STEPS in self._wrote:
+                self._check_steps_file()
                 (self.out / STEPS).unlink(missing_ok=True)  # all in the report now
             return
         # between steps: compact, each tensor's JSON made once (the report is rewritten at every step)

@@ -83,7 +83,7 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
     shard = parse_shard(shard_spec) if shard_spec else (1, 1)
     mesh_list = [parse_mesh(m) for m in (meshes or ["t3k"])]
     vocabulary = check_ops([o.strip() for o in ops.split(",") if o.strip()] if ops else None)
-    prepare(out, target)  # before the search: a folder that cannot take the files fails now, not after an hour
+    prepare(out, target, seed)  # before the search: a folder that cannot take the files fails now, not after an hour
     progress = Progress()
     with _bar(seconds, examples) as tick:
         found = hunt(target, mesh_list, vocabulary, seed=seed, examples=examples, seconds=seconds, shard=shard, on_progress=tick,

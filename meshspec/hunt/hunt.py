@@ -194,11 +194,11 @@ def _profile_block(p, target: Target) -> dict:
 
 
 # -- the folder ------------------------------------------------------------------------------
-def prepare(out: Path, target: Optional[Target] = None) -> dict:
+def prepare(out: Path, target: Optional[Target] = None, seed: int = 0) -> dict:
     """Make sure ``out`` can take a hunt's files before any search: a folder (made if missing)
-    that can be written and, for ``target``, holds no file of a name its hunt may write that hunt
-    did not write (found after the search, the whole search would be lost); returns its index
-    (empty for a new folder)."""
+    that can be written and, for ``target`` (and ``seed``), holds no file of a name its hunt may
+    write that hunt did not write, nor one it wrote and you changed since (found after the search,
+    the whole search would be lost); returns its index (empty for a new folder)."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: {'is a file' if out.is_file() else 'is not a folder'}; give a folder (new, or one hunt wrote)")
     try:
@@ -209,8 +209,10 @@ def prepare(out: Path, target: Optional[Target] = None) -> dict:
         raise UsageError(f"--out {out}: this user cannot write there")
     index = read_index(out) if (out / INDEX).exists() else {"format": FORMAT, "found": [], "crashes": []}
     if target is not None:
-        mine = sorted(p.name for prefix in ("hunt", "crash") for p in out.glob(f"{prefix}-{glob.escape(target.label)}-*.yaml"))
+        label = glob.escape(target.label)
+        mine = sorted(p.name for pattern in (f"hunt-{label}-*.yaml", f"crash-{label}-{seed}-*.yaml") for p in out.glob(pattern))
         _claim(out, index, mine, " (a name this hunt may write)")
+        _unchanged(out, index, mine)
     return index
 
 
@@ -219,7 +221,8 @@ def _claim(out: Path, index: dict, names: list[str], why: str = "") -> None:
     ours = {e["file"] for e in index["found"]} | {c["file"] for c in index.get("crashes", [])}
     theirs = [n for n in names if (out / n).exists() and n not in ours]
     if theirs:
-        raise UsageError(f"{out / theirs[0]}: exists and is not one of this folder's hunt files ({INDEX}){why}; choose another --out")
+        raise UsageError(f"{out / theirs[0]}: exists and is not one of this folder's hunt files ({INDEX}){why}; rename it (not "
+                         "'hunt-...' or 'crash-...'), or choose another --out")
 
 
 def _digest(data: bytes) -> str:
@@ -240,7 +243,7 @@ def _unchanged(out: Path, index: dict, names: list[str]) -> None:
                 changed = True
             if changed:
                 raise UsageError(f"{path}: changed since hunt wrote it ({INDEX} holds what it wrote); refusing to replace it: "
-                                 "keep your copy under another name, or choose another --out")
+                                 "keep your copy under a name that does not start with 'hunt-' or 'crash-', or choose another --out")
 
 
 def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Optional[list] = None) -> tuple[list[dict], list[dict]]:

@@ -3,6 +3,8 @@ scenario exports to a script that compiles, and names become variables that shad
 scripts are run against the real ttnn in the ttnn tier (tests_ttnn/), not here."""
 
 import ast
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,3 +205,33 @@ def test_a_pad_value_no_float_can_hold_is_refused_where_it_is_written():
     with pytest.raises(ScenarioError, match="pad.value: an integer of 401 digits is too large for a float"):
         _scenario("  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n"
                   "  - pad: {as: p, tensor: a, padding: [[0, 0], [0, 32]], value: 1" + "0" * 400 + "}\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_the_script_writes_its_report_through_a_fifo_and_records_only_a_regular_file(tmp_path, monkeypatch):
+    """write_report records what it wrote so the next run may replace it (meshspec/written.py);
+    it never reads its output back: a FIFO or /dev/stdout would block it for ever."""
+    import threading
+    import types
+
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setitem(sys.modules, "ttnn", types.ModuleType("ttnn"))  # the script's functions, without the library
+    script = tmp_path / "repro.py"
+    script.write_text(export(load(ROOT / "scenarios" / "seed-uneven-copy.yaml")))
+    namespace = {"__name__": "repro", "__file__": str(script)}
+    exec(compile(script.read_text(), str(script), "exec"), namespace)
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    writer = threading.Thread(target=namespace["write_report"], args=({"format": "meshspec.report/1"}, str(fifo)), daemon=True)
+    writer.start()
+    writer.join(timeout=10)
+    reader.join(timeout=10)
+    assert not writer.is_alive() and got == ['{\n "format": "meshspec.report/1"\n}\n']
+    regular = tmp_path / "real.json"
+    namespace["write_report"]({"format": "meshspec.report/1"}, str(regular))
+    assert namespace["may_replace"](str(regular))  # recorded: the next run replaces it
+    regular.write_text(regular.read_text() + "notes\n")
+    assert not namespace["may_replace"](str(regular))

@@ -4,6 +4,7 @@ the mapper forms it reads from ttnn's reprs. Recording real programs is in the t
 (tests_ttnn/test_record.py)."""
 
 import importlib.util
+import os
 import sys
 import types
 from pathlib import Path
@@ -172,3 +173,24 @@ def test_the_recording_never_writes_over_a_file_the_program_wrote_in_its_folder(
     with pytest.raises(FileExistsError):
         rec._write(ours, "steps: 3\n")
     assert ours.read_text().endswith("# changed by the program\n")
+
+
+def test_the_recordings_steps_file_is_appended_to_and_removed_only_while_it_is_its_own(tmp_path):
+    rec = record.Recorder(tmp_path / "rec", "prog")
+    (tmp_path / "rec").mkdir()
+    steps = tmp_path / "rec" / record.STEPS
+    rec._check_steps_file()  # none yet, none expected
+    steps.write_text("the program's own\n")
+    with pytest.raises(FileExistsError, match="written by the program itself"):
+        rec._check_steps_file()  # the program made it first
+    steps.unlink()
+    with open(steps, "a") as f:  # the recording's first state, as _snapshot appends it
+        f.write("{}\n")
+    info = os.stat(steps)
+    rec._wrote[record.STEPS] = (info.st_ino, info.st_size)
+    rec._check_steps_file()
+    replaced = tmp_path / "rec" / "other"
+    replaced.write_text("{}\n")  # the same size, a new file renamed over it
+    os.replace(replaced, steps)
+    with pytest.raises(FileExistsError):
+        rec._check_steps_file()

@@ -121,7 +121,8 @@ def test_a_file_of_a_name_the_hunt_may_write_is_refused_before_the_search(tmp_pa
     r = invoke(["hunt", "-p", "current", "--examples", "5", "--out", str(out)])
     assert r.exit_code == 2 and not searched
     assert r.stderr.strip().endswith(
-        f"{mine}: exists and is not one of this folder's hunt files (hunt.json) (a name this hunt may write); choose another --out")
+        f"{mine}: exists and is not one of this folder's hunt files (hunt.json) (a name this hunt may write); rename it (not "
+        "'hunt-...' or 'crash-...'), or choose another --out")
     assert mine.read_text() == "a scenario of my own\n" and sorted(p.name for p in out.iterdir()) == [mine.name]
     # a name another target's hunt writes is no obstacle
     r = invoke(["hunt", "-p", "uniform-by-value", "--examples", "5", "--out", str(out)])
@@ -154,6 +155,29 @@ def test_a_hunt_never_replaces_a_scenario_changed_since_it_wrote_it(tmp_path):
     (out / name).write_text((out / name).read_text().replace("# MY NOTES\n", ""))  # as hunt wrote it: replaced
     write(found, target, 0, out)
     assert json.loads((out / "hunt.json").read_text())["found"][0]["steps_after"] < 99
+
+
+def test_a_scenario_changed_since_hunt_wrote_it_is_refused_before_the_search(tmp_path, monkeypatch):
+    """Found only when the results are written, an edited hunt file would throw the search away:
+    a hunt of the same pair checks the folder's files first; a crash file of another seed, or a
+    copy not named like a hunt file, is no obstacle."""
+    from cli_runner import invoke
+
+    import meshspec.hunt.hunt as hunting
+
+    out, _, _, name = _edited_hunt_folder(tmp_path)
+    searched = []
+    monkeypatch.setattr(hunting, "hunt", lambda *a, **k: searched.append(1) or [])
+    r = invoke(["hunt", "-p", "current", "--examples", "5", "--seed", "3", "--out", str(out)])
+    assert r.exit_code == 2 and not searched
+    assert f"{out / name}: changed since hunt wrote it" in r.stderr
+    (out / name).rename(out / f"mine-{name}")  # kept under a name of the user's: the hunt runs
+    (out / "crash-current-vs-reference-7-0.yaml").write_text("another seed's crash file\n")
+    index = json.loads((out / "hunt.json").read_text())
+    index["found"] = [e for e in index["found"] if e["file"] != name]
+    (out / "hunt.json").write_text(json.dumps(index))
+    r = invoke(["hunt", "-p", "current", "--examples", "5", "--seed", "3", "--out", str(out)])
+    assert r.exit_code in (0, 1) and searched == [1], r.stderr
 
 
 def test_a_merge_never_replaces_a_scenario_changed_since_hunt_wrote_it(tmp_path):
