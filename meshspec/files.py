@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Optional
 
 from .errors import UsageError
 from .text import printable
-from .written import record_path, record_text, state_folder, wrote_as_is
+from .written import remember, state_folder, wrote_as_is
 
 
 def _state_folder() -> Path:
@@ -43,17 +43,6 @@ def _unrecorded_hint() -> str:
     except OSError:
         return f"; meshspec keeps its record of what it wrote in {printable(str(folder))}, which it cannot write: set MESHSPEC_STATE_DIR"
     return ""
-
-
-def _remember(path: Path, data: bytes) -> None:
-    """Record that meshspec wrote ``data`` at ``path``. Best effort: with no state folder, the file
-    is written all the same, and only a later run refuses to replace it."""
-    entry = Path(record_path(path))
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        _replace(entry, record_text(path, data).encode("utf-8"), ".entry.")
-    except OSError:
-        return
 
 
 def _replace(target: Path, data: bytes, prefix: str, suffix: str = "", mode: Optional[Callable[[], int]] = None) -> None:
@@ -141,7 +130,7 @@ def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # replace what the link points at, not the link
     _atomic(target, data, path)
-    _remember(target, data)
+    remember(target, data)
 
 
 def replace_entry(path: Path, text: str) -> None:

@@ -80,18 +80,20 @@ def may_replace(path):
 
 def remember(path, data):
     """Record that ``data`` was written at ``path`` (best effort: without a state folder, a later
-    run refuses to replace the file, nothing worse). The record is written beside itself and
-    renamed into place."""
+    run refuses to replace the file, nothing worse). The record is written to a new private file
+    beside it and renamed into place; on any failure, an interrupt included, that file goes."""
     target = record_path(path)
-    tmp = f"{target}.{os.getpid()}.{os.urandom(4).hex()}"
+    tmp = os.path.join(os.path.dirname(target), f".entry.{os.getpid()}.{os.urandom(4).hex()}")
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(record_text(path, data))
         os.replace(tmp, target)
-    except OSError:
+    except BaseException as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if not isinstance(err, OSError):
+            raise
