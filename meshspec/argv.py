@@ -68,6 +68,10 @@ class Usage(Exception):
         self.prog = prog
 
 
+class Unwritable(Exception):
+    """The help or the version could not be written (the message: why, e.g. a full disk)."""
+
+
 class Done(Exception):
     """``-h`` or ``--version``: printed; the exit code."""
 
@@ -130,6 +134,20 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         raise _Raw(message, self)
+
+    def _print_message(self, message: str, file=None) -> None:
+        """argparse's, but a full disk behind the help is said (argparse drops every OSError:
+        ``meshspec --help > /dev/full`` exited 0 with nothing written)."""
+        if not message:
+            return
+        file = file or sys.stderr
+        try:
+            file.write(message)
+            file.flush()
+        except (AttributeError, BrokenPipeError):  # no stream (started with it closed), or the reader left
+            pass
+        except OSError as err:
+            raise Unwritable(err.strerror or str(err)) from None
 
     def action(self, name: str) -> Optional[argparse.Action]:
         for action in self._actions:

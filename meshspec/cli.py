@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import __version__
-from .argv import Done, Usage, arg, columns, command, count, parse, parser
+from .argv import Done, Unwritable, Usage, arg, columns, command, count, parse, parser
 from .errors import REPORT_IT, MeshspecError, UsageError, internal_error
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
@@ -56,6 +56,10 @@ def app(argv: list[str]) -> int:
         options = parse(argv, DESCRIPTION, VERSION)
     except Done as done:
         return done.code
+    except Unwritable as err:  # as _stdout says it
+        sys.stdout = open(os.devnull, "w")
+        _err(f"cannot write standard output: {err}")
+        return EXIT_USAGE
     except Usage as usage:
         _err(f"{usage} ('{usage.prog} -h' lists the options)")
         return EXIT_USAGE

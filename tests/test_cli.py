@@ -863,7 +863,7 @@ def test_a_closed_stdout_is_nothing_to_print_to_not_a_crash():
 def test_a_full_stdout_is_the_users_environment_not_a_bug_in_meshspec():
     """stdout on a full device: one line naming standard output and exit 2, as -o /dev/full does
     (it was exit 3, 'internal error ... a bug in meshspec')."""
-    for command in (f"run {SEED}", "schema", "systems"):
+    for command in (f"run {SEED}", "schema", "systems", "--help", "run --help", "--version"):  # argparse's help too
         proc = subprocess.run(f"{sys.executable} -m meshspec {command} >/dev/full", shell=True, capture_output=True, text=True, cwd=REPO)
         assert proc.returncode == 2, command
         assert proc.stderr == "meshspec: cannot write standard output: No space left on device\n", command
