@@ -56,9 +56,8 @@ def app(argv: list[str]) -> int:
         options = parse(argv, DESCRIPTION, VERSION)
     except Done as done:
         return done.code
-    except Unwritable as err:  # as _stdout says it
-        sys.stdout = open(os.devnull, "w")
-        _err(f"cannot write standard output: {err}")
+    except Unwritable as err:
+        _err(str(_stdout_failed(str(err))))
         return EXIT_USAGE
     except Usage as usage:
         _err(f"{usage} ('{usage.prog} -h' lists the options)")
@@ -583,8 +582,14 @@ def _stdout(text: str) -> None:
     except BrokenPipeError:
         raise  # the reader left (| head): as before
     except OSError as err:  # a full disk or device behind it: the user's environment, not a bug in meshspec
-        sys.stdout = open(os.devnull, "w")  # what could not be written is dropped, not retried at exit
-        raise UsageError(f"cannot write standard output: {err.strerror or err}") from None
+        raise _stdout_failed(err.strerror or str(err)) from None
+
+
+def _stdout_failed(why: str) -> UsageError:
+    """The error for a stdout that cannot be written (``why``: e.g. no space left on device); what
+    could not be written is dropped, not retried when the process exits."""
+    sys.stdout = open(os.devnull, "w")
+    return UsageError(f"cannot write standard output: {why}")
 
 
 def _check_outputs(outputs, paths: list[Path]) -> list[Path]:

@@ -28,9 +28,15 @@ def record_path(path):
     return os.path.join(state_folder(), hashlib.sha256(os.fsencode(os.path.realpath(path))).hexdigest()[:40])
 
 
+def data_digest(data):
+    """(size, SHA-256) of ``data`` (bytes), as :func:`file_digest` gives them for a file."""
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
 def record_text(path, data):
     """What the record of ``data`` written at ``path`` holds."""
-    return f"{len(data)}\n{hashlib.sha256(data).hexdigest()}\n{os.path.realpath(path)}\n"
+    size, digest = data_digest(data)
+    return f"{size}\n{digest}\n{os.path.realpath(path)}\n"
 
 
 def file_digest(path):

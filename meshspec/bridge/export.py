@@ -523,7 +523,7 @@ def as_tensor(array, dtype, layout, mapper=None, device=None, memory_config=None
 def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
     """The script's text. ``data_dir``: where the scenario's ``.npy`` data files are, relative to
     the script (``.``: beside it)."""
-    imports, observe_body = _observe_source()
+    imports, observe_body = _inlined_source()
     ctx = Context(scenario, _script_names(HELPERS, observe_body))
     shape = ", ".join(map(str, scenario.mesh_shape))
     body: list[str] = []
@@ -643,9 +643,9 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "def write_report(result, out):",
         '    """The report to ``out`` (stdout if None); a regular file is recorded as written (the bytes',
         '    write() wrote, never read back: a FIFO or /dev/stdout would block), so the next run may replace it."""',
-        "    write(result, out)",
-        "    if out is not None and os.path.isfile(out):",
-        "        remember(out, (json.dumps(result, indent=1) + '\\n').encode())",
+        "    data = write(result, out)",
+        "    if data is not None and os.path.isfile(out):",
+        "        remember(out, data)",
         "",
         "",
         "def _frame_locals(exc):",
@@ -702,7 +702,7 @@ def _script_names(*sources: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _observe_source() -> tuple[list[str], str]:
+def _inlined_source() -> tuple[list[str], str]:
     """observe.py and written.py as the script inlines them: their import lines, and their code
     without their docstrings."""
     imports: list[str] = []

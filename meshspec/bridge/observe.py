@@ -196,10 +196,13 @@ def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int,
     }
 
 
-def write(report: dict, path) -> None:
+def write(report: dict, path):
+    """The report as JSON to ``path`` (stdout if None); the bytes written to a path, else None."""
     text = json.dumps(report, indent=1)
     if path is None:
         print(text)
-    else:
-        with open(path, "w") as f:
-            f.write(text + "\n")
+        return None
+    data = (text + "\n").encode()
+    with open(path, "wb") as f:
+        f.write(data)
+    return data

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import hashlib
 import json
 import linecache
 import os
@@ -89,7 +88,8 @@ class Recorder:
         self._undo: list[Callable[[], None]] = []
         self._reports: dict[str, dict] = {}  # name -> its report as last read (see MAKERS)
         self._texts: dict[int, tuple[dict, str]] = {}
-        self._wrote: dict[str, tuple] = {}  # file name -> (size, SHA-256) of what this recording wrote there; steps.jsonl: (inode, size)
+        self._wrote: dict[str, tuple[int, str]] = {}  # file name -> (size, SHA-256) of what this recording wrote there
+        self._steps_at: Optional[tuple[int, int]] = None  # steps.jsonl as the recording left it: (inode, size)
 
     # -- installing ---------------------------------------------------------------------------
     def install(self) -> None:
@@ -282,14 +282,13 @@ class Recorder:
         not write as it is now (the recorded program may write into the output folder itself):
         that stops the recording (:meth:`_guard`) and leaves the program's file as it was."""
         from ..files import replace_entry
-        from ..written import file_digest
+        from ..written import data_digest, file_digest
 
-        data = text.encode("utf-8")
         if os.path.lexists(path) and file_digest(path) != self._wrote.get(path.name):  # (None: a link to nothing, unreadable)
             raise FileExistsError(f"{path} was written by the program itself, not by the recording; meshspec leaves it as it is "
                                   "(record into a folder the program does not write)")
         replace_entry(path, text)
-        self._wrote[path.name] = (len(data), hashlib.sha256(data).hexdigest())
+        self._wrote[path.name] = data_digest(text.encode("utf-8"))
 
     def _guard(self, fn: Callable, *args) -> None:
         try:
@@ -472,7 +471,7 @@ class Recorder:
             f.write(json.dumps(self.states[-1]) + "\n")
             f.flush()
             info = os.fstat(f.fileno())
-        self._wrote[STEPS] = (info.st_ino, info.st_size)  # appended to, not rewritten: its inode and size say it is ours
+        self._steps_at = (info.st_ino, info.st_size)  # appended to, not rewritten: its inode and size say it is ours
 
     def _check_steps_file(self) -> None:
         """steps.jsonl is the recording's own: missing before its first state, then the file it
@@ -483,7 +482,7 @@ class Recorder:
             now: Optional[tuple] = (info.st_ino, info.st_size)
         except FileNotFoundError:
             now = None
-        if now != self._wrote.get(STEPS):
+        if now != self._steps_at:
             raise FileExistsError(f"{path} was written by the program itself, not by the recording; meshspec leaves it as it is "
                                   "(record into a folder the program does not write)")
 
@@ -509,7 +508,7 @@ class Recorder:
         self._write(self.out / SCENARIO, text)
         if final:
             self._write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
-            if STEPS in self._wrote:
+            if self._steps_at is not None:
                 self._check_steps_file()
                 (self.out / STEPS).unlink(missing_ok=True)  # all in the report now
             return

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import hashlib
 import json
 import os
 import random
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..files import replace_entry
+from ..written import data_digest, file_digest
 
 from ..errors import UsageError
 from ..report import HUNT_FORMAT
@@ -226,7 +226,7 @@ def _claim(out: Path, index: dict, names: list[str], why: str = "") -> None:
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return data_digest(data)[1]
 
 
 def _unchanged(out: Path, index: dict, names: list[str]) -> None:
@@ -237,11 +237,8 @@ def _unchanged(out: Path, index: dict, names: list[str]) -> None:
     for name in names:
         want, path = recorded.get(name), out / name
         if isinstance(want, str) and path.is_file():
-            try:
-                changed = _digest(path.read_bytes()) != want
-            except OSError:
-                changed = True
-            if changed:
+            now = file_digest(path)
+            if now is None or now[1] != want:
                 raise UsageError(f"{path}: changed since hunt wrote it ({INDEX} holds what it wrote); refusing to replace it: "
                                  "keep your copy under a name that does not start with 'hunt-' or 'crash-', or choose another --out")
 

@@ -28,6 +28,7 @@ from ..text import printable
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
 from ..sim.meshdevice import ROOT as ROOT_MESH
 from ..sim.ops import OPS, TensorKind
+from ..sim.ops.fields import PrintedSpec
 from ..sim.profiles import PROFILES, define
 from ..sim.spec import Arch
 from ..typed import Invalid, Typed, as_dict, given as given_fields, validate
@@ -978,9 +979,6 @@ def _check_printed_specs(scenario: Scenario, arch: Arch, root: yaml.Node, file: 
     """A spec pasted from a report keeps the keys the report worked out (padded_shape, page and
     buffer sizes): each must be what the spec the step's other fields give has, or the paste
     describes another spec than it makes. A spec ttnn refuses is left to the run, which says why."""
-    from ..errors import TTFatal
-    from ..sim.ops.fields import PrintedSpec
-
     for i, step in enumerate(scenario.steps):
         name_of_op = step_op(step)
         args = getattr(step, name_of_op)

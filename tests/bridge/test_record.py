@@ -187,7 +187,7 @@ def test_the_recordings_steps_file_is_appended_to_and_removed_only_while_it_is_i
     with open(steps, "a") as f:  # the recording's first state, as _snapshot appends it
         f.write("{}\n")
     info = os.stat(steps)
-    rec._wrote[record.STEPS] = (info.st_ino, info.st_size)
+    rec._steps_at = (info.st_ino, info.st_size)
     rec._check_steps_file()
     replaced = tmp_path / "rec" / "other"
     replaced.write_text("{}\n")  # the same size, a new file renamed over it

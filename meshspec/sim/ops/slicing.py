@@ -18,13 +18,14 @@ from typing import Annotated, Optional, Union
 
 import numpy as np
 
-from ...errors import TTFatal
+from ...errors import ResourceLimit, TTFatal
 from ...typed import Check, Length, Range, Typed
 from ..placement import Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..spec import make_spec
 from ..tensor import DeviceTensor, HostShard
+from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
 from .to_device import alias
@@ -213,9 +214,6 @@ def _pad_value(value: Union[int, float], dtype) -> Union[int, float]:
     cannot hold (an integer type's range; a float type's largest finite value, as a C++ float, which
     the binding takes): what the device's pad kernel writes then is not known here, so meshspec
     stops at the step rather than guess (docs/semantics.md section 12)."""
-    from ...errors import ResourceLimit
-    from ..values import HOST_DTYPES
-
     target = HOST_DTYPES[dtype]
     if np.issubdtype(target, np.integer):
         info = np.iinfo(target)
