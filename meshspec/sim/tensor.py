@@ -21,24 +21,35 @@ from .placement import Topology
 from .spec import TensorSpec
 
 
-@dataclass(frozen=True)
 class ReadOrigin:
-    """Where a read-back host shard came from, and what that device really held when read."""
+    """Where a read-back host shard came from, and what that device really held when read. A
+    value, never changed once made (as :class:`~meshspec.sim.device.Write`): a plain class with
+    slots, made once per device read, where a frozen dataclass's ``__init__`` (a call of
+    ``object.__setattr__`` a field) cost about 5,000 instructions more each."""
 
-    tensor: str
-    coord: Coord
-    step: int
-    written_bytes: int
-    """Bytes written to the device since allocation, at the time of the read."""
-    write: Optional[Write]
-    """The write holding the tensor's current content on that device, if any."""
-    stale_write: Optional[Write] = None
-    """An older, superseded write the device still held, if any."""
-    record_step: Optional[int] = None
-    """The step that set the record that made the runtime read this device."""
-    intact: bool = False
-    """The device provably still held ``write``'s bytes in its written layout, read with the
-    written spec: the values are the written ones without comparing them."""
+    __slots__ = ("tensor", "coord", "step", "written_bytes", "write", "stale_write", "record_step", "intact")
+
+    def __init__(
+        self, tensor: str, coord: Coord, step: int, written_bytes: int, write: Optional[Write],
+        stale_write: Optional[Write] = None, record_step: Optional[int] = None, intact: bool = False,
+    ) -> None:
+        self.tensor = tensor
+        self.coord = coord
+        self.step = step
+        self.written_bytes = written_bytes
+        """Bytes written to the device since allocation, at the time of the read."""
+        self.write = write
+        """The write holding the tensor's current content on that device, if any."""
+        self.stale_write = stale_write
+        """An older, superseded write the device still held, if any."""
+        self.record_step = record_step
+        """The step that set the record that made the runtime read this device."""
+        self.intact = intact
+        """The device provably still held ``write``'s bytes in its written layout, read with the
+        written spec: the values are the written ones without comparing them."""
+
+    def __repr__(self) -> str:
+        return f"ReadOrigin(tensor={self.tensor!r}, coord={self.coord}, step={self.step}, write={self.write!r})"
 
 
 @dataclass
