@@ -227,8 +227,10 @@ def _same_rows(a: TensorSpec, b: TensorSpec) -> bool:
 class DeviceMemory:
     data: np.ndarray
     """``allocated_bytes`` of memory (data mode only: metadata mode keeps no device memory)."""
-    native: Optional[tuple[TensorSpec, int]] = None
-    """The first ``n`` pages hold ``spec``'s physical rows, not yet tiled."""
+    native: Optional[tuple[TensorSpec, int, Optional[np.ndarray]]] = None
+    """The first ``n`` pages hold ``spec``'s physical rows, not yet tiled; with, for a tile-aligned
+    write of values in the spec's host dtype, those rows as the spec's logical values (a view of
+    ``data``: what a read with that spec returns, without making the view again)."""
 
 
 @dataclass(eq=False)  # compared by identity: it is state, not a value
@@ -286,7 +288,7 @@ class MeshBuffer:
         """Turn a native prefix into the page bytes the device really holds."""
         if dev.native is None:
             return
-        spec, n = dev.native
+        spec, n, _ = dev.native
         dev.native = None
         raw = dev.data[: n * spec.page_size]
         values = raw.view(host_dtype(spec.dtype)).reshape(spec.physical_shape)
@@ -307,9 +309,17 @@ class MeshBuffer:
         if spec.pages_are_rows and self.spec.pages_are_rows and spec.page_size == self.spec.page_size:
             if dev.native is not None and dev.native[1] > n:
                 self._tile_native(dev)  # the older write's tail must stay as the device has it
-            physical = pages.physical(values, spec)
-            dev.data[: n * spec.page_size].view(physical.dtype).reshape(physical.shape)[...] = physical
-            dev.native = (spec, n)
+            rows = dev.data[: n * spec.page_size]
+            if not spec.cropped and values.shape == spec.shape:
+                # tile-aligned: the values are the physical rows; written in their own shape (no
+                # reshape of them) through a view kept for reads with this spec (see read)
+                held = rows.view(values.dtype).reshape(spec.shape)
+                held[...] = values
+                dev.native = (spec, n, held if values.dtype == host_dtype(spec.dtype) else None)
+            else:
+                physical = pages.physical(values, spec)
+                rows.view(physical.dtype).reshape(physical.shape)[...] = physical
+                dev.native = (spec, n, None)
         else:
             self._tile_native(dev)
             self._pages(dev)[:n, : spec.page_size] = pages.encode(values, spec)
@@ -357,7 +367,12 @@ class MeshBuffer:
         if not self.with_data:
             return None
         dev = self._device(coord)
-        if dev.native is not None and _same_rows(dev.native[0], spec) and spec.num_pages <= dev.native[1]:
+        native = dev.native
+        if native is not None and native[0] is spec and native[2] is not None:
+            # read with the spec written: its values are held as a view (a slice, a view and a
+            # reshape fewer a device, about 5,000 instructions)
+            return _fresh(native[2], dev.data, out)
+        if native is not None and _same_rows(native[0], spec) and spec.num_pages <= native[1]:
             rows = dev.data[: spec.buffer_bytes].view(host_dtype(spec.dtype))  # the physical rows, flat
             return _fresh(pages.logical_from_physical(rows, spec), dev.data, out)
         self._tile_native(dev)

@@ -142,6 +142,26 @@ def test_native_rows_read_back_exactly_as_tiles_would():
         assert same_bits(got, expected).all(), read.describe()
 
 
+def test_a_read_with_the_written_spec_gives_the_bytes_written():
+    """The held view (a read with the very spec written returns the write's rows as a view, made
+    at the write) must give what the tiled bytes give: for strided values, into ``out``, after a
+    later write, and for values of another dtype than the spec's (the bytes reinterpreted)."""
+    spec = make_spec((1, 1, 32, 64), DataType.UINT32, Layout.TILE)
+    source = generate("random", (1, 1, 32, 128), DataType.UINT32, 3)
+    for values in (source[..., :64], source[..., ::2], np.arange(2048, dtype=np.float32).reshape(1, 1, 32, 64)):
+        buf = MeshBuffer(1, spec, (1, 1), 0)
+        buf.write((0, 0), values, spec, Write(1, "h", spec, origin=(0, 0, 0, 0)))
+        tiled = pages.encode_physical(np.ascontiguousarray(values).view(np.uint32).reshape(32, 64), spec)
+        expected = pages.decode(tiled, spec)
+        got = buf.read((0, 0), spec)
+        assert got.dtype == np.uint32 and same_bits(got, expected).all()
+        assert not np.shares_memory(got, buf.devices[(0, 0)].data)
+        out = np.zeros((1, 2, 32, 64), np.uint32)
+        assert buf.read((0, 0), spec, out=out[:, 1:]) is not None and same_bits(out[:, 1:], expected).all()
+    buf.write((0, 0), source[..., 64:], spec, Write(2, "h", spec, origin=(0, 0, 0, 0)))
+    assert same_bits(buf.read((0, 0), spec), source[..., 64:]).all()
+
+
 def test_metadata_mode_tracks_pages_without_bytes():
     spec = make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE)
     buf = MeshBuffer(1, spec, (1, 2), 0, with_data=False)
