@@ -5,8 +5,10 @@ What the allocation records is the era's :class:`~meshspec.sim.profiles.Allocati
 (PR #18833 and today's coords), or nothing recorded until written (the reference).
 """
 
+import functools
 from typing import Optional
 
+from ..mesh import Shape, coord_tuple
 from ..meshdevice import MeshDevice
 from ..placement import Replicate, Topology
 from ..profiles import AllocationRecord
@@ -42,14 +44,21 @@ def allocation(rt: Runtime, spec: TensorSpec, mesh: MeshDevice, name: str, topol
     buffer = rt.new_buffer(spec, mesh)
     rule = rt.profile.allocation
     everyone = mesh.coords
-    record = Record(
-        spec=spec,
-        topology=topology or Topology(mesh.shape, tuple(Replicate() for _ in mesh.shape), everyone),
-        specs={} if rule is AllocationRecord.NONE else {c: spec for c in everyone},
-        recorded=everyone if rule is AllocationRecord.ALL else (),
-        origin={c: rt.step for c in everyone},
+    record = Record(  # by position, the per-device dicts made in C (dict.fromkeys)
+        spec,
+        topology or replicated(mesh.shape),
+        {} if rule is AllocationRecord.NONE else dict.fromkeys(everyone, spec),
+        everyone if rule is AllocationRecord.ALL else (),
+        dict.fromkeys(everyone, rt.step),
     )
     return DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
+
+
+@functools.lru_cache(maxsize=16)
+def replicated(shape: Shape) -> Topology:
+    """A Replicate per axis of a mesh of ``shape``, on all its devices: an allocation's topology.
+    A value, made once per shape (its coordinate set, too, is then worked out once)."""
+    return Topology(shape, tuple(Replicate() for _ in shape), coord_tuple(shape))
 
 
 OP = Op(
