@@ -162,6 +162,26 @@ def test_a_read_with_the_written_spec_gives_the_bytes_written():
     assert same_bits(buf.read((0, 0), spec), source[..., 64:]).all()
 
 
+@pytest.mark.parametrize("dtype", list(DataType))
+@pytest.mark.parametrize("layout", [Layout.ROW_MAJOR, Layout.TILE])
+def test_never_written_memory_reads_alike_touched_or_not(dtype, layout):
+    """A read of a device never touched (no memory made: each element is the pattern's value, or
+    decoded for one-byte and block-float elements) gives what reading its poisoned memory gives,
+    bit for bit: for the buffer's spec, a cropped one, one of more pages than the buffer, into ``out``."""
+    if layout is Layout.ROW_MAJOR and dtype.is_block_float:
+        return
+    spec = make_spec((1, 2, 32, 64), dtype, layout)
+    buf = MeshBuffer(1, spec, (1, 2), 0)
+    buf._device((0, 1))  # touched: poisoned memory
+    for read in (spec, make_spec((1, 1, 20, 30), dtype, layout), make_spec((1, 4, 32, 64), dtype, layout)):
+        expected = buf.read((0, 1), read)
+        got = buf.read((0, 0), read)
+        assert got.dtype == expected.dtype and got.shape == expected.shape and same_bits(got, expected).all(), read.describe()
+        out = np.zeros((2,) + read.shape, expected.dtype)
+        assert buf.read((0, 0), read, out=out[1]) is not None and same_bits(out[1], expected).all()
+    assert (0, 0) not in buf.devices or dtype.is_block_float or dtype is DataType.UINT8
+
+
 def test_metadata_mode_tracks_pages_without_bytes():
     spec = make_spec((1, 1, 64, 64), DataType.BFLOAT16, Layout.TILE)
     buf = MeshBuffer(1, spec, (1, 2), 0, with_data=False)

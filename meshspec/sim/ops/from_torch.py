@@ -66,9 +66,10 @@ def distribute_values(rt: Runtime, name: str, values, shape: Shape, dtype: DataT
     dist, plain = distribution(rt, shape, choice, mesh)
     shards = {}
     specs: dict = {}  # shard shape -> spec (a mapper's shards mostly share one)
-    for slot in dist.slots:
-        v = values[slot.slices()]
-        if dtype.is_block_float and rt.with_data:  # ttnn quantizes each shard on its own
+    quantize = dtype.is_block_float and rt.with_data  # ttnn quantizes each shard on its own
+    for slot, index in zip(dist.slots, dist.slices()):
+        v = values[index]
+        if quantize:
             v = quantize_block_float(v, dtype)
         spec = specs.get(slot.shape)
         if spec is None:

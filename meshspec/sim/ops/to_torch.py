@@ -98,10 +98,34 @@ def _read_into(device: DeviceTensor, host: HostTensor, composition):
     out = np.empty(composition.values.shape, composition.values.dtype)
     placed = composition.placed
     read = device.buffer.read
+    along = _along_one_dim(out, host.spec.shape)
     for c, shard in host.shards.items():  # read() made these shards for this call alone: filled in place
         start = placed.get(c)
-        shard.values = read(c, shard.spec) if start is None else read(c, shard.spec, out=out[block(start, shard.spec.shape)])
+        if start is None:
+            shard.values = read(c, shard.spec)
+            continue
+        if along is not None and shard.spec.shape == host.spec.shape and sum(start) == start[along[0]] and start[along[0]] % along[1] == 0:
+            dim, size, lead, blocks = along  # the block is at 0 on every other dim (offsets are never negative)
+            target = blocks[lead + (start[dim] // size,)]
+        else:
+            target = out[block(start, shard.spec.shape)]
+        shard.values = read(c, shard.spec, out=target)
     return host, composition.replace(values=out)
+
+
+def _along_one_dim(out: np.ndarray, shape: tuple[int, ...]) -> Optional[tuple]:
+    """When blocks of ``shape`` tile ``out`` along one dim alone (a 1-D concat of even shards, the
+    usual composition): that dim, the block size on it, the index of the dims before it, and
+    ``out`` with the dim split into (blocks, size), where a block is one integer index. Making
+    each block's four slices and indexing with them cost 6,000 instructions more a device."""
+    if len(out.shape) != len(shape):
+        return None
+    differ = [d for d, (n, k) in enumerate(zip(out.shape, shape)) if n != k]
+    if len(differ) != 1 or shape[differ[0]] == 0 or out.shape[differ[0]] % shape[differ[0]]:
+        return None
+    dim, size = differ[0], shape[differ[0]]
+    blocks = out.reshape(out.shape[:dim] + (out.shape[dim] // size, size) + out.shape[dim + 1 :])
+    return dim, size, (slice(None),) * dim, blocks
 
 
 def default_composer(rt: Runtime, host: HostTensor) -> Optional[ComposerChoice]:
