@@ -162,6 +162,33 @@ def test_a_read_with_the_written_spec_gives_the_bytes_written():
     assert same_bits(buf.read((0, 0), spec), source[..., 64:]).all()
 
 
+@pytest.mark.parametrize("dtype", [DataType.BFLOAT16, DataType.FLOAT32, DataType.UINT8, DataType.INT32])
+@pytest.mark.parametrize("layout", [Layout.ROW_MAJOR, Layout.TILE])
+@pytest.mark.parametrize("shape", [(1, 2, 32, 64), (1, 1, 20, 30)])
+def test_a_first_write_holds_what_a_write_to_touched_memory_holds(dtype, layout, shape):
+    """A device's first write that fills its buffer becomes its memory (a copy of the values, no
+    fresh buffer written in place): the same bytes as the same write to memory already made, read
+    with the spec written, with another spec, and once tiled; for strided values and values of
+    another dtype (their bytes), in each rule but reuse, which takes the path of made memory."""
+    spec = make_spec(shape, dtype, layout)
+    source = generate("random", shape[:-1] + (2 * shape[-1],), dtype, 5)
+    other = make_spec(shape, DataType.UINT16 if host_dtype(dtype).itemsize == 2 else DataType.UINT8, layout)
+    for values in (source[..., : shape[-1]], source[..., ::2], source[..., ::2].view(np.uint8) if dtype is DataType.UINT8 else None):
+        if values is None:
+            continue
+        fast, slow = MeshBuffer(1, spec, (1, 1), 0), MeshBuffer(1, spec, (1, 1), 0)
+        slow._device((0, 0))  # made (poisoned) before the write: the path of a device written before
+        for buf in (fast, slow):
+            buf.write((0, 0), values, spec, Write(1, "h", spec, origin=(0,) * len(shape)))
+        assert not np.shares_memory(fast.devices[(0, 0)].data, values)
+        for read in (spec, other):
+            assert same_bits(fast.read((0, 0), read), slow.read((0, 0), read)).all(), read.describe()
+        for buf in (fast, slow):
+            buf._tile_native(buf.devices[(0, 0)])
+        assert fast.devices[(0, 0)].data.tobytes() == slow.devices[(0, 0)].data.tobytes()
+        assert fast.written[(0, 0)].ranges == slow.written[(0, 0)].ranges == ((0, spec.num_pages),)
+
+
 @pytest.mark.parametrize("dtype", list(DataType))
 @pytest.mark.parametrize("layout", [Layout.ROW_MAJOR, Layout.TILE])
 def test_never_written_memory_reads_alike_touched_or_not(dtype, layout):
