@@ -903,6 +903,29 @@ def _is_record(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, Typed)
 
 
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def may_hold_record(tp: Any) -> bool:
+    """Whether a value ``tp`` declares may be a record or hold one: False only for plain data
+    (numbers, text, words, enums, null, and lists, tuples, mappings and unions of them); a record,
+    ``Any`` or anything unknown may. A check returns a value of its declared kind (a list, a tuple),
+    never a record."""
+    base, meta = _split(tp)
+    tag = next((m for m in meta if isinstance(m, Tagged)), None)
+    if tag is not None:
+        return any(may_hold_record(branch) for branch in tag.branches.values())
+    if base in _PLAIN or (isinstance(base, type) and issubclass(base, enum.Enum)):
+        return False
+    origin = typing.get_origin(base)
+    if origin is typing.Literal:
+        return False
+    if origin in (typing.Union, types.UnionType, list, tuple, dict):
+        args = typing.get_args(base)  # none: a bare List, which holds anything
+        return not args or any(a is not Ellipsis and may_hold_record(a) for a in args)
+    return True
+
+
 def _accepts(tp: Any, value: Any) -> bool:
     """Whether ``value`` is valid as ``tp``: a probe for a hint, so a hook's own error is a no too."""
     try:

@@ -141,3 +141,19 @@ def test_each_field_is_validated_once_on_an_error_and_on_an_open_record_s_extra_
     CALLS.clear()
     top = validate(Top, {"mid": {"leaf": {"v": 2}}, "extra": 1, "w": 3})  # an open record: extra keys are not its business
     assert sorted(CALLS) == [2, 3] and given(top) == frozenset({"mid", "w"}) and top.w == 3
+
+
+def test_may_hold_record_is_false_only_for_plain_data():
+    """An op's names are looked for only in fields that may hold a record: a wrong False would
+    miss a mesh device named inside a mapper."""
+    from typing import Any, List, Union
+
+    from meshspec.sim.ops.fields import Composer, Data, Mapper, Name
+    from meshspec.typed import may_hold_record, tagged
+
+    for plain in (int, str, Optional[Name], Color, Literal["a"], list[int], dict[str, list[Optional[int]]],
+                  tuple[int, ...], Union[int, list[int]], Annotated[list[Annotated[int, Range(ge=1)]], Length(min=1)]):
+        assert not may_hold_record(plain), plain
+    for holder in (Inner, Optional[Inner], list[Inner], dict[str, Rec], Any, List, Mapper, Composer, Data,
+                   Union[int, Inner], tagged({"Name": str, "Rec": Inner}, lambda v: "Name", "x")):
+        assert may_hold_record(holder), holder
