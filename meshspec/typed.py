@@ -493,11 +493,18 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
         (item,) = typing.get_args(tp) or (Any,)
 
         check = None  # the item's validator, looked up at the first list (a type may contain itself)
+        low, high = _int_bounds(item) or (None, None)
 
         def run_list(value: Any, loc: tuple) -> Any:
             nonlocal check
             if not isinstance(value, list):
                 raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}{_list_hint(value, (item,))}")
+            if low is not None:  # integers (a shape, a coordinate): each taken here, not by a call
+                for v in value:
+                    if type(v) is not int or not low <= v <= high:
+                        break  # the item's own validator says what is wrong
+                else:
+                    return list(value)
             if check is None:
                 check = _validator(item)
             return [check(v, loc + (i,)) for i, v in enumerate(value)]
@@ -555,6 +562,17 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
 
         return run_simple
     raise TypeError(f"records cannot validate {tp!r}")  # a declaration error: a bug, not input
+
+
+def _int_bounds(tp: Any) -> Optional[tuple[float, float]]:
+    """(lowest, highest) of an integer ``tp`` declares with no more than ranges, as the integer's
+    validator takes it (:func:`_quick`); None for any other declaration."""
+    base, meta = _split(tp)
+    if base is not int or not all(isinstance(m, (Range, Schema, Alias)) for m in meta):
+        return None
+    low = max((m.ge for m in meta if isinstance(m, Range) and m.ge is not None), default=-math.inf)
+    high = min((m.le for m in meta if isinstance(m, Range) and m.le is not None), default=math.inf)
+    return low, high
 
 
 def _literal_validator(choices: tuple) -> Validator:
@@ -661,7 +679,7 @@ def _record_validator(cls: type[Typed]) -> Validator:
             plan = cls.__dict__.get("__plan__") or _plan(cls)
         if type(value) is not dict or (plan.required and not value.keys() >= plan.required):
             return _validate_record(cls, value, loc)
-        own = value.keys() <= plan.keys
+        own = plan.keys.issuperset(value)  # (not value.keys() <= plan.keys: no view made)
         if not own and not cls.__open__:
             return _validate_record(cls, value, loc)  # names the unknown key
         items = value.items() if own else [(k, v) for k, v in value.items() if k in plan.keys]  # an open record's: its own keys
@@ -676,8 +694,11 @@ def _record_validator(cls: type[Typed]) -> Validator:
             for name, key in plan.lists:
                 if key not in value:
                     values[name] = list(values[name])  # each record its own list
-            keys = value if own else [k for k, _ in items]
-            values["_given"] = frozenset(keys) if plan.name_of is None else frozenset(map(plan.name_of, keys))
+            if own and len(value) == len(plan.keys):  # every key given: the plan's set of every name
+                values["_given"] = plan.every
+            else:
+                keys = value if own else [k for k, _ in items]
+                values["_given"] = frozenset(keys) if plan.name_of is None else frozenset(map(plan.name_of, keys))
             record = object.__new__(cls)  # what Typed.__init__ makes of these values, without a call per field
             object.__setattr__(record, "__dict__", values)
             return record
@@ -735,7 +756,7 @@ class _Plan:
     """How to validate one record class: its keys, and per field (name, key, validator, default);
     for :func:`_record_validator`'s walk by keys, the same by key, and the defaults as one dict."""
 
-    __slots__ = ("keys", "fields", "required", "by_key", "name_of", "defaults", "lists")
+    __slots__ = ("keys", "fields", "required", "by_key", "name_of", "defaults", "lists", "every")
 
     def __init__(self, cls: type[Typed]) -> None:
         self.fields = []
@@ -758,6 +779,9 @@ class _Plan:
             names[f.key] = f.name
         self.keys = frozenset(self.by_key)
         self.required = frozenset(required)
+        self.every = frozenset(names.values())
+        """Every field's name: the given names of a record given every key, one set shared by all
+        (half a small scenario's records: a set made, kept and collected less for each)."""
         self.name_of = None if all(k == n for k, n in names.items()) else names.__getitem__
         """A declared key's field name, where some differ (``as`` for ``as_``)."""
 

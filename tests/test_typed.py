@@ -157,3 +157,19 @@ def test_may_hold_record_is_false_only_for_plain_data():
     for holder in (Inner, Optional[Inner], list[Inner], dict[str, Rec], Any, List, Mapper, Composer, Data,
                    Union[int, Inner], tagged({"Name": str, "Rec": Inner}, lambda v: "Name", "x")):
         assert may_hold_record(holder), holder
+
+
+def test_a_list_of_integers_is_a_copy_and_takes_only_integers_in_range():
+    """Integer items are taken in one loop; anything else goes to the item's validator."""
+    value = {"name": "x", "dims": [1, 2, 3]}
+    r = validate(Rec, value)
+    assert r.dims == [1, 2, 3] and type(r.dims) is list and r.dims is not value["dims"]
+    with pytest.raises(Invalid, match=r"\[1\]: expected an integer, got true"):
+        validate(list[int], [2, True])
+    with pytest.raises(Invalid, match=r"\[1\]: 0 is below the smallest allowed, 1"):
+        validate(Rec.fields()["dims"].type, [2, 0])
+
+    class Small(enum.IntEnum):
+        ONE = 1
+
+    assert validate(list[int], [Small.ONE, 2])[0] is Small.ONE  # an int subclass: the item's validator takes it
