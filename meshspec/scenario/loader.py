@@ -876,60 +876,83 @@ def _check_expect(
 ) -> None:
     """Names in ``expect`` must exist: profiles, tensors defined by a step (``defined``, ``lists``:
     as :func:`_check_names` found them, not asked of every op again: 26 K instructions a small
-    scenario), coordinates on the mesh."""
+    scenario), coordinates on the mesh. The checks are functions of the module, given what they
+    need, and a place in the file is worked out only for a mistake: closures made at every call
+    and a path built for each finding's device cost more than the checks (19 K instructions a
+    small scenario's two findings)."""
     expect = scenario.expect
     assert expect is not None
-
-    def known(name: str) -> bool:  # parts[3] is known when parts is a list a step binds (the run says how long)
-        base, index = _split_index(name)
-        return name in defined if index is None else base in lists
-
-    def fail(loc: tuple, message: str, key: bool = True) -> None:
-        line, col = _mark(_node_at(root, loc, key=key))
-        raise ScenarioError(message, file, line, col)
-
-    def check_coord(loc: tuple, coord: tuple, key: bool) -> None:
-        if len(coord) != len(mesh_shape) or any(not 0 <= c < n for c, n in zip(coord, mesh_shape)):
-            fail(loc, f"{_where(loc)}: device {list(coord)} is not on the mesh {list(mesh_shape)}", key)
-
-    def check_tensors(loc: tuple, tensors: dict) -> None:
-        for name, t in tensors.items():
-            if not known(name):
-                choices = f"tensors: {', '.join(dict.fromkeys(defined))}" if defined else "no step defines a tensor"
-                fail(loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
-            for i, c in enumerate(t.recorded or []):
-                check_coord(loc + (name, "recorded", i), tuple(c), False)
-            eq = t.values.equals if t.values is not None else None
-            if eq is not None:
-                other = eq if isinstance(eq, str) else eq.tensor
-                where = loc + (name, "values", "equals") + (() if isinstance(eq, str) else ("tensor",))
-                if not known(other):
-                    fail(where, f"{_where(loc + (name, 'values', 'equals'))}: unknown tensor {other!r}{did_you_mean(other, defined)}", False)
-                if not isinstance(eq, str) and eq.slice is not None:
-                    from ..sim.mapping import parse_slice
-
-                    try:
-                        parse_slice(eq.slice, (1 << 30,) * 8)
-                    except ValueError as err:
-                        fail(loc + (name, "values", "equals", "slice"), f"{_where(loc + (name, 'values', 'equals', 'slice'))}: {err}", False)
-            for key in t.devices or {}:
-                try:
-                    coord = parse_coord(key)
-                except ValueError as err:
-                    fail(loc + (name, "devices", key), f"{_where(loc + (name, 'devices'))}: {err}")
-                check_coord(loc + (name, "devices", key), coord, True)
-
     for pname, pe in (expect.profiles or {}).items():
         if pname != "default" and pname not in PROFILES and pname not in own:
             valid = list(PROFILES) + list(own) + ["default"]
-            fail(("expect", "profiles", pname), f"expect.profiles: unknown profile {pname!r}{did_you_mean(pname, valid)}; {one_of(valid)}")
-        for i, f in enumerate(pe.findings or []):
-            if f.tensor is not None and not known(f.tensor):
-                fail(("expect", "profiles", pname, "findings", i, "tensor"), f"expect.profiles.{pname}.findings[{i}]: unknown tensor {f.tensor!r}{did_you_mean(f.tensor, defined)}", False)
-            if f.device is not None:
-                check_coord(("expect", "profiles", pname, "findings", i, "device"), tuple(f.device), False)
-        check_tensors(("expect", "profiles", pname, "tensors"), pe.tensors or {})
-    check_tensors(("expect", "tensors"), expect.tensors or {})
+            _fail_at(root, file, ("expect", "profiles", pname), f"expect.profiles: unknown profile {pname!r}{did_you_mean(pname, valid)}; {one_of(valid)}")
+        for i, f in enumerate(pe.findings or ()):
+            if f.tensor is not None and not _known(f.tensor, defined, lists):
+                _fail_at(root, file, ("expect", "profiles", pname, "findings", i, "tensor"), f"expect.profiles.{pname}.findings[{i}]: unknown tensor {f.tensor!r}{did_you_mean(f.tensor, defined)}", False)
+            if f.device is not None and not _on_mesh(f.device, mesh_shape):
+                _check_coord(root, file, ("expect", "profiles", pname, "findings", i, "device"), tuple(f.device), mesh_shape, False)
+        if pe.tensors:
+            _check_expected_tensors(root, file, ("expect", "profiles", pname, "tensors"), pe.tensors, mesh_shape, defined, lists)
+    if expect.tensors:
+        _check_expected_tensors(root, file, ("expect", "tensors"), expect.tensors, mesh_shape, defined, lists)
+
+
+def _known(name: str, defined: list[str], lists: set[str]) -> bool:
+    """Whether a step defines ``name``; ``parts[3]`` is known when ``parts`` is a list a step binds (the run says how long)."""
+    if not name.endswith("]"):  # a plain name, as nearly every one is: not taken apart
+        return name in defined
+    base, index = _split_index(name)
+    return name in defined if index is None else base in lists
+
+
+def _on_mesh(coord: list, mesh_shape: Shape) -> bool:
+    if len(coord) != len(mesh_shape):
+        return False
+    for c, n in zip(coord, mesh_shape):
+        if not 0 <= c < n:
+            return False
+    return True
+
+
+def _fail_at(root: yaml.Node, file: str, loc: tuple, message: str, key: bool = True) -> None:
+    line, col = _mark(_node_at(root, loc, key=key))
+    raise ScenarioError(message, file, line, col)
+
+
+def _check_coord(root: yaml.Node, file: str, loc: tuple, coord: tuple, mesh_shape: Shape, key: bool) -> None:
+    if not _on_mesh(coord, mesh_shape):
+        _fail_at(root, file, loc, f"{_where(loc)}: device {list(coord)} is not on the mesh {list(mesh_shape)}", key)
+
+
+def _check_expected_tensors(
+    root: yaml.Node, file: str, loc: tuple, tensors: dict, mesh_shape: Shape, defined: list[str], lists: set[str]
+) -> None:
+    """The tensors an ``expect`` names (at ``loc``): each defined by a step, its devices on the mesh."""
+    for name, t in tensors.items():
+        if not _known(name, defined, lists):
+            choices = f"tensors: {', '.join(dict.fromkeys(defined))}" if defined else "no step defines a tensor"
+            _fail_at(root, file, loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
+        for i, c in enumerate(t.recorded or []):
+            _check_coord(root, file, loc + (name, "recorded", i), tuple(c), mesh_shape, False)
+        eq = t.values.equals if t.values is not None else None
+        if eq is not None:
+            other = eq if isinstance(eq, str) else eq.tensor
+            where = loc + (name, "values", "equals") + (() if isinstance(eq, str) else ("tensor",))
+            if not _known(other, defined, lists):
+                _fail_at(root, file, where, f"{_where(loc + (name, 'values', 'equals'))}: unknown tensor {other!r}{did_you_mean(other, defined)}", False)
+            if not isinstance(eq, str) and eq.slice is not None:
+                from ..sim.mapping import parse_slice
+
+                try:
+                    parse_slice(eq.slice, (1 << 30,) * 8)
+                except ValueError as err:
+                    _fail_at(root, file, loc + (name, "values", "equals", "slice"), f"{_where(loc + (name, 'values', 'equals', 'slice'))}: {err}", False)
+        for key in t.devices or {}:
+            try:
+                coord = parse_coord(key)
+            except ValueError as err:
+                _fail_at(root, file, loc + (name, "devices", key), f"{_where(loc + (name, 'devices'))}: {err}")
+            _check_coord(root, file, loc + (name, "devices", key), coord, mesh_shape, True)
 
 
 def _system_hint(name: str) -> str:

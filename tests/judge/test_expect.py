@@ -110,6 +110,15 @@ expect:
         ("expect:\n  profiles:\n    default: {findings: [{kind: stail}]}\n", 9, 33, "unknown value 'stail' (did you mean 'stale'?)"),
         ("expect:\n  profiles:\n    default: {findings: [{device: [1, 4]}]}\n", 9, 35, "device [1, 4] is not on the mesh"),
         ("expect:\n  profiles:\n    default: {finding: []}\n", 9, 15, "unknown key 'finding'"),
+        ("expect:\n  profiles:\n    default: {findings: [{tensor: dts}]}\n", 9, 35, "findings[0]: unknown tensor 'dts' (did you mean 'dst'?)"),
+        ("expect:\n  profiles:\n    default: {findings: [{kind: stale}, {tensor: dst, device: [1]}]}\n", 9, 63,
+         "findings[1].device: device [1] is not on the mesh [2, 4]"),
+        ("expect:\n  profiles:\n    default: {findings: [{device: [0, -1]}]}\n", 9, 35, "device [0, -1] is not on the mesh"),
+        ("expect:\n  profiles:\n    default: {tensors: {dts: {shape: [1]}}}\n", 9, 25, "profiles.default.tensors: unknown tensor 'dts'"),
+        ("expect:\n  tensors:\n    dst: {recorded: [[0, 1], [0, 9]]}\n", 9, 30, "dst.recorded[1]: device [0, 9] is not on the mesh"),
+        ("expect:\n  tensors:\n    dst: {values: {equals: {tensor: srx}}}\n", 9, 37, "values.equals: unknown tensor 'srx' (did you mean 'src'?)"),
+        ("expect:\n  tensors:\n    dst: {values: {equals: {tensor: src, slice: '[:'}}}\n", 9, 49, "equals.slice: '[:' is not a slice"),
+        ("expect:\n  tensors:\n    'dst[0]': {shape: [1]}\n", 9, 5, "unknown tensor 'dst[0]' (did you mean 'dst'?)"),
     ],
 )
 def test_invalid_expect_is_a_scenario_error(expect, line, col, message):
