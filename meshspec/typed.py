@@ -677,9 +677,12 @@ def _record_validator(cls: type[Typed]) -> Validator:
         nonlocal plan
         if plan is None:
             plan = cls.__dict__.get("__plan__") or _plan(cls)
-        if type(value) is not dict or (plan.required and not value.keys() >= plan.required):
+        if type(value) is not dict:
             return _validate_record(cls, value, loc)
         own = plan.keys.issuperset(value)  # (not value.keys() <= plan.keys: no view made)
+        every = own and len(value) == plan.count  # every key given, the required ones among them
+        if not every and plan.required and not value.keys() >= plan.required:
+            return _validate_record(cls, value, loc)  # names the missing key
         if not own and not cls.__open__:
             return _validate_record(cls, value, loc)  # names the unknown key
         items = value.items() if own else [(k, v) for k, v in value.items() if k in plan.keys]  # an open record's: its own keys
@@ -694,7 +697,7 @@ def _record_validator(cls: type[Typed]) -> Validator:
             for name, key in plan.lists:
                 if key not in value:
                     values[name] = list(values[name])  # each record its own list
-            if own and len(value) == len(plan.keys):  # every key given: the plan's set of every name
+            if every:  # the plan's set of every name
                 values["_given"] = plan.every
             else:
                 keys = value if own else [k for k, _ in items]
@@ -756,7 +759,7 @@ class _Plan:
     """How to validate one record class: its keys, and per field (name, key, validator, default);
     for :func:`_record_validator`'s walk by keys, the same by key, and the defaults as one dict."""
 
-    __slots__ = ("keys", "fields", "required", "by_key", "name_of", "defaults", "lists", "every")
+    __slots__ = ("keys", "fields", "required", "by_key", "name_of", "defaults", "lists", "every", "count")
 
     def __init__(self, cls: type[Typed]) -> None:
         self.fields = []
@@ -779,6 +782,7 @@ class _Plan:
             names[f.key] = f.name
         self.keys = frozenset(self.by_key)
         self.required = frozenset(required)
+        self.count = len(self.keys)
         self.every = frozenset(names.values())
         """Every field's name: the given names of a record given every key, one set shared by all
         (half a small scenario's records: a set made, kept and collected less for each)."""

@@ -1005,7 +1005,11 @@ def _mesh(mesh: Any, root: yaml.Node, file: str) -> tuple[Shape, Optional[str], 
     except TTFatal as err:
         line, col = _mark(_node_at(root, ("mesh", "shape")))
         raise ScenarioError(f"mesh.shape: {err} (open_mesh_device on a {name})", file, line, col) from None
-    return shape, name, Arch(SYSTEMS[name].arch)
+    return shape, name, _ARCHS.get(SYSTEMS[name].arch) or Arch(SYSTEMS[name].arch)
+
+
+_ARCHS = {arch.value: arch for arch in Arch}
+"""An architecture's name -> it: a look-up, not the enum's call (6 K instructions a scenario)."""
 
 
 def _check_printed_specs(scenario: Scenario, arch: Arch, root: yaml.Node, file: str) -> None:
