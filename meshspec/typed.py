@@ -686,7 +686,9 @@ def _record_validator(cls: type[Typed]) -> Validator:
         if not own and not cls.__open__:
             return _validate_record(cls, value, loc)  # names the unknown key
         items = value.items() if own else [(k, v) for k, v in value.items() if k in plan.keys]  # an open record's: its own keys
-        values = plan.defaults.copy()
+        record = object.__new__(cls)  # what Typed.__init__ makes of these values, without a call per field
+        values = record.__dict__  # filled in place, not a copy of the defaults set as its dict afterwards (12 K instructions a small scenario)
+        values.update(plan.defaults)
         try:
             for key, raw in items:
                 name, check = plan.by_key[key]
@@ -702,8 +704,6 @@ def _record_validator(cls: type[Typed]) -> Validator:
             else:
                 keys = value if own else [k for k, _ in items]
                 values["_given"] = frozenset(keys) if plan.name_of is None else frozenset(map(plan.name_of, keys))
-            record = object.__new__(cls)  # what Typed.__init__ makes of these values, without a call per field
-            object.__setattr__(record, "__dict__", values)
             return record
         done = {}  # the fields validated before the one that failed
         for key, _ in items:
