@@ -429,8 +429,10 @@ class Judge:
     """Judges a run as it goes: after each step, the tensors it touched and the events it left.
 
     Per live tensor name the judge keeps the views and findings from the last time that tensor
-    was touched; nothing else can change it, so the end state needs no second pass. Events become
-    findings in the order they happened; the lies of a tensor that goes away are kept as they stood.
+    was touched. Only another handle on its buffer can change it (a write through ``t`` changes
+    what ``view(t)`` holds): those handles are judged again at the end, the rest need no second
+    pass. Events become findings in the order they happened; the lies of a tensor that goes away
+    are kept as they stood.
     """
 
     def __init__(self, mesh_shape: Shape, ops: dict[int, str], mesh_of=None) -> None:
@@ -459,6 +461,14 @@ class Judge:
         tensor that was sent, so the report hashes those bytes once."""
         self.digests = Digests()
         """The report's SHA-256s; a large host source starts hashing when it is first judged."""
+        self._judged_at: dict[str, int] = {}
+        """Device tensor name -> the step it was last judged after."""
+        self._storage_at: dict[int, tuple[object, int]] = {}
+        """id(mesh buffer) -> (the buffer, the last step after which a handle on it was judged). Handles
+        share a buffer (a view, a get_device_tensors part, a to_device of a device tensor): a write
+        through one changes what the others hold, so :meth:`result` judges again each live handle
+        judged before its buffer was last touched (once, at the end, not every alias at every step:
+        65,536 parts of one buffer, written one by one, would be quadratic)."""
 
     def step(self, tensors: dict[str, Tensor], events: list[Event], names: set[str]) -> list[Finding]:
         """Judge one step: its new events, then the tensors ``names``. Returns every finding the
@@ -472,9 +482,14 @@ class Judge:
             t = tensors.get(name)
             if t is None:
                 continue
-            if self._judged.get(name) is not t or not isinstance(t, HostTensor):  # a host tensor never changes
+            if isinstance(t, DeviceTensor):
                 self._judged[name] = t
-                self.found[name] = self._device_tensor(name, t) if isinstance(t, DeviceTensor) else self._host_tensor(name, t)
+                self._judged_at[name] = self.step_index
+                self._storage_at[id(t.buffer)] = (t.buffer, self.step_index)
+                self.found[name] = self._device_tensor(name, t)
+            elif self._judged.get(name) is not t:  # a host tensor never changes
+                self._judged[name] = t
+                self.found[name] = self._host_tensor(name, t)
             now += self.found[name]
         return now + self.events[events_before:] + self.retired[retired_before:]
 
@@ -575,6 +590,7 @@ class Judge:
         whose values an expectation names (their sha256 goes in the report). ``reports=False``:
         the findings alone (no tensor reports: no views of ok devices, no values hashed)."""
         findings: list[Finding] = []
+        self._rejudge_aliases(tensors)
         out = self._reports(tensors, slices) if reports else []
         for name in tensors:
             findings.extend(self.found[name])
@@ -584,6 +600,19 @@ class Judge:
             findings.extend(f for f in self.retired if _key(f) not in keys)
         findings.sort(key=lambda f: (f.step if f.step is not None else -1, f.tensor, f.device or ()))
         return out, findings
+
+    def _rejudge_aliases(self, tensors: dict[str, Tensor]) -> None:
+        """Judge again each live device tensor whose buffer a later step touched through another
+        handle (a copy into ``t`` after ``v = view(t)``): its findings then say what its tables say.
+        A buffer freed through another handle is left as it stood (the handle that freed it keeps
+        its lies as they were; this one's are not dropped for a free it did not make)."""
+        storage = self._storage_at
+        for name, t in tensors.items():
+            if isinstance(t, DeviceTensor) and t.freed_step is None:
+                touched = storage.get(id(t.buffer))
+                if touched is not None and touched[0] is t.buffer and touched[1] > self._judged_at.get(name, touched[1]):
+                    self._judged_at[name] = touched[1]
+                    self.found[name] = self._device_tensor(name, t)
 
     def _reports(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]]) -> list[TensorReport]:
         from .values import summary
