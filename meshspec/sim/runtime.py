@@ -393,9 +393,8 @@ class Runtime:
                 buffer.write_records(coords, dst.num_pages, write)
                 sizes.update(dict.fromkeys(coords, size))
                 continue
-            for c in coords:
-                buffer.write(c, shards[c].values, dst, write)
-                sizes[c] = size
+            buffer.write_shards(coords, shards, dst, write)
+            sizes.update(dict.fromkeys(coords, size))
         self.log.append(("write", dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)
