@@ -96,8 +96,8 @@ def test_buffers_go_where_the_real_allocator_puts_them(seq):
     system = SYSTEMS[seq["system"]]
     alloc = Allocators(Arch(system.arch), system.worker_grid[0] * system.worker_grid[1])
     for memory, base in seq["base_address"].items():
-        assert alloc.by_type[BufferType(memory)].base == base
-        assert alloc.by_type[BufferType(memory)].banks == seq["num_banks"][memory]
+        assert alloc.bank(BufferType(memory)).base == base
+        assert alloc.bank(BufferType(memory)).banks == seq["num_banks"][memory]
     live: dict[str, tuple] = {}
     for step in seq["steps"]:
         where = f"{step['op']} {step['name']}"
@@ -115,7 +115,7 @@ def test_buffers_go_where_the_real_allocator_puts_them(seq):
             spec, address = live.pop(step["name"])
             alloc.free(spec, address)
         if step.get("blocks") is not None and step.get("buffer_type"):
-            got = [[o, s, a] for o, s, a in alloc.by_type[BufferType(step["buffer_type"])].blocks]
+            got = [[o, s, a] for o, s, a in alloc.bank(BufferType(step["buffer_type"])).blocks]
             assert got == step["blocks"], where
 
 

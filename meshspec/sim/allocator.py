@@ -126,20 +126,28 @@ class Allocators:
     """A mesh's allocators, one per buffer type (buffers take the same address on every device)."""
 
     def __init__(self, arch: Arch, l1_banks: Optional[int] = None) -> None:
+        self.arch, self.l1_banks = arch, l1_banks
         self.by_type: dict[BufferType, BankAllocator] = {}
-        for memory in (BufferType.DRAM, BufferType.L1):
-            base, size, banks = BANKS[(arch, memory)]
-            if memory is BufferType.L1 and l1_banks is not None:
-                banks = l1_banks
+        """Made on a buffer type's first allocation (a run that never touches L1 made its table for
+        nothing: 4,000 instructions a run)."""
+
+    def bank(self, memory: BufferType) -> BankAllocator:
+        """The table of ``memory``'s banks (made on first use)."""
+        a = self.by_type.get(memory)
+        if a is None:
+            base, size, banks = BANKS[(self.arch, memory)]
+            if memory is BufferType.L1 and self.l1_banks is not None:
+                banks = self.l1_banks
             # a block is rounded up: L1 to 32 B on Wormhole, 64 B on Blackhole (observed: a 16 B shard
             # takes 32 on a T3K, 96 B take 128 on a P150); DRAM blocks are whole aligned pages
-            granule = (64 if arch is Arch.BLACKHOLE else 32) if memory is BufferType.L1 else 1
-            self.by_type[memory] = BankAllocator(memory.name, base, size, banks, top_down=memory is BufferType.L1, granule=granule)
+            granule = (64 if self.arch is Arch.BLACKHOLE else 32) if memory is BufferType.L1 else 1
+            a = self.by_type[memory] = BankAllocator(memory.name, base, size, banks, top_down=memory is BufferType.L1, granule=granule)
+        return a
 
     def allocate(self, spec: TensorSpec) -> int:
-        a = self.by_type[spec.memory]
+        a = self.bank(spec.memory)
         banks = spec.shard.num_cores if spec.shard is not None else a.banks
         return a.allocate(per_bank_bytes(spec, a.banks), banks, spec.num_pages * spec.aligned_page_size)
 
     def free(self, spec: TensorSpec, address: int) -> None:
-        self.by_type[spec.memory].free(address)
+        self.bank(spec.memory).free(address)
