@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from meshspec.sim import pages
-from meshspec.sim.device import POISON, MeshBuffer, Write, poison
+from meshspec.sim.device import POISON, MemoryPool, MeshBuffer, Write, poison
+from meshspec.sim.modes import Uninitialized
 from meshspec.sim.spec import TILE_SHAPES, DataType, Layout, make_spec
 from meshspec.sim.values import generate, host_dtype, quantize_block_float, same_bits
 
@@ -256,3 +257,33 @@ def test_bfloat16_rounds_to_nearest_even():
 def test_integer_wrap():
     v = generate("arange", (300,), DataType.UINT8)
     assert v[255] == 255 and v[256] == 0
+
+
+@pytest.mark.parametrize("rule", [Uninitialized.POISON, Uninitialized.REUSE])
+@pytest.mark.parametrize("written", [(1, 1, 64, 32), (1, 1, 48, 32), (1, 1, 32, 32)])
+def test_write_shards_writes_as_write_does_one_device_at_a_time(rule, written):
+    """MeshBuffer.write_shards (first writes worked out once for a run of devices) leaves every
+    device as write() does: a device touched before, a write that does not fill the buffer, a
+    shard with no values, and the reuse rule all take write()'s own path."""
+    from types import SimpleNamespace as Shard
+
+    allocated = make_spec((1, 1, 64, 32), DataType.FLOAT32, Layout.TILE)  # the last two writes do not fill it
+    spec = make_spec(written, DataType.FLOAT32, Layout.TILE)
+    coords = [(0, 0), (0, 1), (0, 2)]
+    shards = {c: Shard(values=generate("random", written, DataType.FLOAT32, i), offset=None) for i, c in enumerate(coords)}
+    shards[(0, 2)].values = None
+    one, many = (MeshBuffer(1, allocated, (1, 3), 0, MemoryPool(rule)) for _ in range(2))
+    for buf in (one, many):  # (0, 1) touched before: not a first write
+        buf.write((0, 1), generate("arange", (1, 1, 64, 32), DataType.FLOAT32), allocated, Write(0, "old", allocated))
+    w1, w2 = Write(1, "h", spec, shards), Write(1, "h", spec, shards)
+    touched = many.devices[(0, 1)]
+    for c in coords:
+        one.write(c, shards[c].values, spec, w1)
+    many.write_shards(coords, shards, spec, w2)
+    for c in coords:
+        assert one.written[c].ranges == many.written[c].ranges
+        assert one.last_write[c] is w1 and many.last_write[c] is w2
+        assert (one.devices[c].native is None) == (many.devices[c].native is None)
+        assert one.devices[c].data.tobytes() == many.devices[c].data.tobytes()
+        assert same_bits(one.read(c, spec), many.read(c, spec)).all()
+    assert many.devices[(0, 1)] is touched  # written in place, as write() does: its memory stays the device's
