@@ -42,6 +42,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
     # dev.current_write and buffer.written_bytes inlined: two calls each a device, 2,000 instructions
     last_write, content, written_bytes = buffer.last_write, dev.content_step, buffer.written_bytes
     intact = buffer.intact if rt.with_data else None
+    name, step, record_step = dev.name, rt.step, rec.origin.get  # (looked up once, not once a device)
     for c, spec in zip(order, specs):
         if spec is None:
             continue  # the runtime cannot read a device it has no spec for
@@ -53,13 +54,13 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
         last = last_write.get(c)
         write = last if last is not None and last.step == content else None
         origin = ReadOrigin(
-            dev.name,
+            name,
             c,
-            rt.step,
+            step,
             written_bytes(c),
             write,
             None if write else last,
-            rec.origin.get(c),
+            record_step(c),
             write is not None and intact is not None and intact(c, write, spec),
         )
         shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
