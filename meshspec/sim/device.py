@@ -430,11 +430,13 @@ class MeshBuffer:
         composed result say), those values written into it and ``out`` returned."""
         if not self.with_data:
             return None
-        if coord not in self.devices and self.pool.rule is Uninitialized.POISON:
-            fill = _poison_element(spec.dtype)
-            if fill is not None:  # never touched: no memory to make, tile or decode (about 45,000 instructions)
-                return _filled(fill, spec, out)
-        dev = self._device(coord)
+        dev = self.devices.get(coord)  # (the memory looked up once: _device() is for a device never touched)
+        if dev is None:
+            if self.pool.rule is Uninitialized.POISON:
+                fill = _poison_element(spec.dtype)
+                if fill is not None:  # never touched: no memory to make, tile or decode (about 45,000 instructions)
+                    return _filled(fill, spec, out)
+            dev = self._device(coord)
         native = dev.native
         if native is not None and native[0] is spec and native[2] is not None:
             # read with the spec written: its values are held as a view (a slice, a view and a

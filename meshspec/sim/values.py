@@ -344,7 +344,7 @@ class ShapeOnly:
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
-        self.shape = tuple(int(n) for n in shape)
+        self.shape = tuple(map(int, shape))  # (no generator: a stand-in is made a few times a readback)
         self.dtype = np.dtype(dtype)
 
     @property

@@ -86,7 +86,8 @@ def _one_dtype(device: DeviceTensor) -> bool:
     it, and each device can be read straight into its block (np.concatenate would promote mixed
     ones, as torch.cat does)."""
     specs = device.record.specs
-    return len({host_dtype(specs[c].dtype) for c in device.record.recorded if c in specs}) <= 1
+    dtypes = {specs[c].dtype for c in device.record.recorded if c in specs}  # (a handful: host_dtype once each, not once a device)
+    return len({host_dtype(d) for d in dtypes}) <= 1
 
 
 def _read_into(device: DeviceTensor, host: HostTensor, composition):
@@ -98,15 +99,16 @@ def _read_into(device: DeviceTensor, host: HostTensor, composition):
     out = np.empty(composition.values.shape, composition.values.dtype)
     placed = composition.placed
     read = device.buffer.read
-    along = _along_one_dim(out, host.spec.shape)
+    shape = host.spec.shape
+    along = _along_one_dim(out, shape)
+    dim, size, lead, blocks = along if along is not None else (0, 0, (), None)  # (unpacked once, not once a device)
     for c, shard in host.shards.items():  # read() made these shards for this call alone: filled in place
         start = placed.get(c)
         if start is None:
             shard.values = read(c, shard.spec)
             continue
-        if along is not None and shard.spec.shape == host.spec.shape and sum(start) == start[along[0]] and start[along[0]] % along[1] == 0:
-            dim, size, lead, blocks = along  # the block is at 0 on every other dim (offsets are never negative)
-            target = blocks[lead + (start[dim] // size,)]
+        if blocks is not None and shard.spec.shape == shape and sum(start) == start[dim] and start[dim] % size == 0:
+            target = blocks[lead + (start[dim] // size,)]  # the block is at 0 on every other dim (offsets are never negative)
         else:
             target = out[block(start, shard.spec.shape)]
         shard.values = read(c, shard.spec, out=target)
