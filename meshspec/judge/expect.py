@@ -145,6 +145,9 @@ PATTERN_KEYS = ("kind", "tensor", "device", "step")
 
 
 def _key_of(finding: dict, keys: tuple[str, ...]) -> tuple:
+    if keys is PATTERN_KEYS:  # every key (the usual pattern): no loop over the names
+        device = finding["device"]
+        return finding["kind"], finding["tensor"], tuple(device) if device is not None else None, finding["step"]
     # (a list, not a generator, made into the tuple: 2,300 of its 7,800 instructions)
     return tuple([tuple(finding[k]) if k == "device" and finding[k] is not None else finding[k] for k in keys])
 
@@ -152,6 +155,9 @@ def _key_of(finding: dict, keys: tuple[str, ...]) -> tuple:
 def _pattern_key(pattern: FindingExpect) -> tuple[tuple[str, ...], tuple]:
     """The keys a pattern gives and its values on them (a pattern matches every finding equal there).
     One pass over the keys (two generators took 14,600 instructions a pattern, this 6,400)."""
+    kind, tensor, device, step = pattern.kind, pattern.tensor, pattern.device, pattern.step
+    if kind is not None and tensor is not None and device is not None and step is not None:
+        return PATTERN_KEYS, (kind, tensor, tuple(device), step)  # every key given (the usual pattern): 5,000 instructions less
     keys, values = [], []
     for k in PATTERN_KEYS:
         value = getattr(pattern, k)

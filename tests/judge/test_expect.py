@@ -165,3 +165,26 @@ def test_checked_json_holds_the_tensors_named_only():
     report = seed("")
     assert [t["name"] for t in report.checked_json({"src", "elsewhere"})["tensors"]] == ["src"]
     assert report.checked_json(set())["tensors"] == []
+
+
+def test_full_patterns_match_as_partial_ones_do():
+    """A pattern giving every key (matched without a loop over the key names) matches what the
+    same keys given in a smaller group match: the device compared as a coordinate, not a list."""
+    from meshspec.judge.expect import _check_findings
+    from meshspec.scenario.model import FindingExpect
+    from meshspec.typed import validate
+
+    found = [{"kind": "stale", "tensor": "dst", "device": [1, 3], "step": 0, "message": "m"},
+             {"kind": "data_mismatch", "tensor": "dst", "device": None, "step": 3, "message": "n"}]
+
+    def pattern(**keys):
+        return validate(FindingExpect, keys)
+
+    full = pattern(kind="stale", tensor="dst", device=[1, 3], step=0)
+    assert _check_findings(found, [full, pattern(kind="data_mismatch", step=3)]) == []
+    assert _check_findings(found, [full, pattern(kind="data_mismatch", tensor="dst", step=3)]) == []
+    wrong = pattern(kind="stale", tensor="dst", device=[1, 2], step=0)
+    assert _check_findings(found, [wrong, pattern(kind="data_mismatch")]) == [
+        "unexpected finding: stale dst (1,3) (step 0): m",
+        "missing finding {kind: stale, tensor: dst, device: [1, 2], step: 0}",
+    ]
