@@ -27,6 +27,14 @@ class Shard(Frozen):
 
     dim: int
 
+    # Frozen's equality and hash, by the one field: a mapper's placements key its cached
+    # distributions, and the general ones made a generator of the fields a call
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Shard and other.dim == self.dim  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((Shard, self.dim))
+
     def __str__(self) -> str:
         return f"S({self.dim})"
 

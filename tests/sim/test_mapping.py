@@ -189,3 +189,11 @@ def test_a_distribution_is_worked_out_once_per_arguments_on_a_small_mesh():
     for _ in range(2):  # an error is raised each time, never remembered as a result
         with pytest.raises(TTFatal, match="placements"):
             distribute((1, 7, 32, 32), (2, 4), (Shard(1),), (8, 1, 1))
+
+
+def test_shard_equality_and_hash_are_by_dim():
+    """Shard's own __eq__/__hash__ (the mapper cache's keys) agree with Frozen's: by type and dim."""
+    assert Shard(1) == Shard(1) and hash(Shard(1)) == hash(Shard(1))
+    assert Shard(1) != Shard(2) and Shard(0) != R and R != Shard(0) and Shard(1) != 1
+    assert len({Shard(1), Shard(1), Shard(-1), R, Replicate()}) == 3
+    assert distribute((1, 8, 32, 32), T3K, (R, S(1))) is distribute((1, 8, 32, 32), T3K, (Replicate(), Shard(1)))
