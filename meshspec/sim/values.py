@@ -369,6 +369,8 @@ class ShapeOnly:
 def concat_shape(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
     """The shape ``np.concatenate`` would give, or ValueError if the shapes do not fit."""
     first = shapes[0]
+    if 0 <= dim < len(first) and shapes.count(first) == len(shapes):
+        return first[:dim] + (first[dim] * len(shapes),) + first[dim + 1 :]  # even shards: one C-level count, no pass in Python
     if 0 <= dim < len(first):  # every other dim equal: the shapes without the concatenated one
         rest = first[:dim] + first[dim + 1 :]
         if any(len(s) != len(first) or s[:dim] + s[dim + 1 :] != rest for s in shapes[1:]):

@@ -5,7 +5,7 @@ import pytest
 
 from meshspec.errors import TTFatal
 from meshspec.sim.compose import concat, concat_devices
-from meshspec.sim.values import ShapeOnly
+from meshspec.sim.values import ShapeOnly, concat_shape
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2])
@@ -32,3 +32,19 @@ def test_concat_devices_misfit_is_torch_cat_error():
     arrays = [np.zeros((1, 2)), np.zeros((1, 3))]
     with pytest.raises(TTFatal, match="Sizes of tensors must match except in dimension 0. Expected size 2 but got size 3"):
         concat_devices(arrays, [(0, 0), (0, 1)], 0, 2)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [[(1, 1, 32, 32)] * 7, [(2, 3)] * 1, [(1, 2), (1, 3)], [(2, 2), (2, 2), (3, 2)], [(0, 4)] * 3, [(1, 2), (1, 2, 1)]],
+)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_concat_shape_is_numpys(shapes, dim):
+    """concat_shape (even shards counted at once) gives np.concatenate's shape, or its refusal."""
+    try:
+        want = np.concatenate([np.zeros(s) for s in shapes], axis=dim).shape
+    except ValueError:
+        with pytest.raises(ValueError):
+            concat_shape(shapes, dim)
+    else:
+        assert concat_shape(shapes, dim) == want
