@@ -242,7 +242,10 @@ def _host_views(t: HostTensor) -> list[DeviceView]:
 def _may_lie(t: HostTensor) -> bool:
     """Whether a shard of ``t`` can be anything but ok in :func:`_host_views`: only read-back and
     composed shards can; a host tensor made from data holds what it was made from."""
-    return any(s.origin is not None or s.composed_from is not None for s in t.shards.values())
+    for s in t.shards.values():  # (a loop, not any() of a generator: a from_torch tensor's shards are all looked at)
+        if s.origin is not None or s.composed_from is not None:
+            return True
+    return False
 
 
 def _taint(host: HostTensor, used: tuple[Coord, ...]) -> Optional[tuple]:
