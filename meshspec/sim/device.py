@@ -320,13 +320,12 @@ class MeshBuffer:
         if not self.with_data or values is None:  # metadata mode: pages and the write only
             self.write_records([coord], n, write)
             return
-        contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
-        rows_alike = spec.pages_are_rows and self.spec.pages_are_rows and spec.page_size == self.spec.page_size
-        if rows_alike and contiguous == self.spec.allocated_bytes and coord not in self.devices and self.pool.rule is not Uninitialized.REUSE:
+        if coord not in self.devices and self.pool.rule is not Uninitialized.REUSE and self._fills_buffer(spec):
             self._first_write(coord, values, spec, write)
             return
+        contiguous = n * spec.page_size if spec.page_size == self.spec.aligned_page_size else 0
         dev = self._device(coord, contiguous)
-        if rows_alike:
+        if self._rows_alike(spec):
             if dev.native is not None and dev.native[1] > n:
                 self._tile_native(dev)  # the older write's tail must stay as the device has it
             rows = dev.data[: n * spec.page_size]
@@ -363,10 +362,15 @@ class MeshBuffer:
             else:
                 self.write(c, values, spec, write)
 
+    def _rows_alike(self, spec: TensorSpec) -> bool:
+        """Whether ``spec``'s pages are rows of the buffer's page size (a device keeps them native)."""
+        return spec.pages_are_rows and self.spec.pages_are_rows and spec.page_size == self.spec.page_size
+
     def _fills_buffer(self, spec: TensorSpec) -> bool:
-        """Whether a write of ``spec`` (from page 0) fills the buffer with rows laid out as its own."""
-        rows_alike = spec.pages_are_rows and self.spec.pages_are_rows and spec.page_size == self.spec.page_size
-        return rows_alike and spec.page_size == self.spec.aligned_page_size and spec.num_pages * spec.page_size == self.spec.allocated_bytes
+        """Whether a write of ``spec`` (from page 0) fills the buffer with rows laid out as its own:
+        a device's first such write can become its memory (:meth:`_first_write`)."""
+        return (self._rows_alike(spec) and spec.page_size == self.spec.aligned_page_size
+                and spec.num_pages * spec.page_size == self.spec.allocated_bytes)
 
     def _first_write(self, coord: Coord, values: np.ndarray, spec: TensorSpec, write: Write) -> None:
         """:meth:`write` of a device not touched before, whose write fills its whole buffer with
