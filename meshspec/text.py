@@ -28,6 +28,19 @@ def printable(text: str) -> str:
     return "".join(out)
 
 
+def one_line(text: str) -> str:
+    """``text`` as one line that nothing reads as two: :func:`printable` with newlines escaped too.
+    Every comment meshspec writes into a scenario or a script, and every line it prints, uses it:
+    YAML and editors also break lines at ``\\r``, U+0085, U+2028 and U+2029 (escaped by
+    :func:`printable` as they are not printable), so a recorded path or an error text holding one
+    cannot make the rest of a comment a live line.
+
+    >>> one_line("a\\nb\\u2028c\\x85d\\re")
+    'a\\\\nb\\\\u2028c\\\\x85d\\\\re'
+    """
+    return printable(text).replace("\n", "\\n")
+
+
 _LONG_QUOTED = re.compile(r"""(['"])([^'"\n]{200,})\1""")
 
 

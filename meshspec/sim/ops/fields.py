@@ -9,18 +9,18 @@ import re
 from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from ...errors import TTFatal
+from ...names import NAME, NAME_HELP
 from ...typed import Alias, Before, Check, Length, Pattern, Range, Schema, Typed, by_key, tagged
 from ..sharding import Distribution, MemoryLayout, Orientation, ShardingHelperError, ShardSpec, create_sharded_memory_config
 from ..spec import TILE_SHAPES, Arch, BufferType, DataType, Layout, TensorSpec, make_spec
 
-NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 Name = Annotated[
     str,
     Length(min=1),
-    Pattern(NAME + r"(\[[0-9]+\])?", "a tensor name (a letter or _, then letters, digits, _ . -), or an item of a list: parts[0]"),
+    Pattern(NAME + r"(\[[0-9]+\])?", NAME_HELP + ", or an item of a list: parts[0]"),
 ]
 """A tensor's name, or ``parts[0]``: the first tensor a list-binding step (get_device_tensors) bound."""
-NewName = Annotated[str, Length(min=1), Pattern(NAME, "a new name (a letter or _, then letters, digits, _ . -)")]
+NewName = Annotated[str, Length(min=1), Pattern(NAME, "a new name: " + NAME_HELP.split(": ", 1)[1])]
 FileName = Annotated[str, Length(min=1, max=4096), Pattern(r"[^\x00]+", "a file name or path, as the code passes it")]
 """A tensor file's name or path as the code writes it (``f"{cache_dir}/w.tensorbin"``): files
 live in the run (docs/semantics.md section 9), so any path names one and none is touched."""
