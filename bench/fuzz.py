@@ -2,7 +2,8 @@
 
     python bench/fuzz.py --minutes 10 [--seed N]
 
-Inputs (tests/fuzzing.py): mutated bundled scenarios, random YAML documents, random bytes, hostile
+Inputs (tests/fuzzing.py): the families of tests/fuzz_families (export, record, hunt, output
+names, ...: one input in ten), mutated bundled scenarios, random YAML documents, random bytes, hostile
 values (lone surrogates, control characters, huge integers, base-60 numbers), data files with
 edge cases, and mutated report JSON for ``meshspec diff``. Every input must end as a report or a
 one-line error within 5 seconds; the first that does not stops the campaign with its input saved
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from fuzzing import a_report, data_folder, diff_outcome, mutate_report, outcome, random_input  # noqa: E402
+from fuzzing import a_report, data_folder, diff_outcome, families, mutate_report, outcome, random_input, time_limit  # noqa: E402
 
 
 def main() -> None:
@@ -36,9 +37,25 @@ def main() -> None:
     rng = random.Random(args.seed)
     counts: Counter = Counter()
     stop = time.monotonic() + args.minutes * 60
+    cases = families()
     with tempfile.TemporaryDirectory() as scratch:
         folder = data_folder(Path(scratch))
         while time.monotonic() < stop:
+            if cases and rng.random() < 0.1:  # one of tests/fuzz_families, each as often as the others
+                name = rng.choice(sorted(cases))
+                where = Path(scratch) / "families" / str(sum(counts.values()))
+                where.mkdir(parents=True)
+                try:
+                    with time_limit(30.0):
+                        counts[f"{name}:{cases[name](rng, where)}"] += 1
+                except BaseException:
+                    traceback.print_exc()
+                    print(f"FAILED in family {name} after {sum(counts.values())} inputs; its input is in {where} (kept)", file=sys.stderr)
+                    import shutil
+
+                    shutil.copytree(where, "fuzz-failure-family", dirs_exist_ok=True)
+                    sys.exit(1)
+                continue
             if rng.random() < 0.1:
                 report = mutate_report(a_report(), rng)
                 try:

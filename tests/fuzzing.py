@@ -201,9 +201,27 @@ def diff_outcome(expected: dict, actual: dict) -> str:
     return "equal" if result.equal else "different"
 
 
+def families() -> dict:
+    """The fuzz families beyond the scenario and report inputs above, by name: every module
+    ``tests/fuzz_families/*.py`` defines ``FAMILIES``, a dict of name -> ``case(rng, scratch)``, a
+    function that makes one input of its family in the folder ``scratch``, runs it through meshspec
+    as a user would (export, record, hunt, an output name ...) and returns an outcome word, raising
+    (an AssertionError) when meshspec broke one of its promises."""
+    import importlib.util
+
+    found = {}
+    for path in sorted((Path(__file__).resolve().parent / "fuzz_families").glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"fuzz_families_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        found.update({f"{path.stem}.{name}": case for name, case in getattr(module, "FAMILIES", {}).items()})
+    return found
+
+
 def campaign(n: int, seed: int = 0, seconds_per_case: float = 5.0, folder: Path | None = None) -> Counter:
     """``n`` inputs: nine in ten scenarios (parsed in ``folder``, where data_folder() made the data
-    files), one in ten a pair of reports for diff."""
+    files), one in ten a pair of reports for diff; and one input of each family in
+    ``tests/fuzz_families`` for every 20 of those (at least one each), counted as FAMILY:OUTCOME."""
     import tempfile
 
     rng = random.Random(seed)
@@ -215,4 +233,10 @@ def campaign(n: int, seed: int = 0, seconds_per_case: float = 5.0, folder: Path 
                 counts[diff_outcome(a_report(), mutate_report(a_report(), rng))] += 1
             else:
                 counts[outcome(random_input(rng), seconds_per_case, where)] += 1
+        for name, case in families().items():
+            for i in range(max(1, n // 20)):
+                with time_limit(max(seconds_per_case, 30.0)):
+                    folder_i = Path(scratch) / "families" / name / str(i)
+                    folder_i.mkdir(parents=True)
+                    counts[f"{name}:{case(rng, folder_i)}"] += 1
     return counts
