@@ -368,19 +368,32 @@ def _children(pid):
 
 
 def _long_scenario(tmp_path):
-    steps = [{"allocate_tensor_on_device": {"as": "d", "shape": [1, 8, 32, 32]}}, {"from_torch": {"as": "h", "shape": [1, 64, 32, 32], "mesh_mapper": {"shard": 1}}}]
-    return scenario_file(tmp_path, steps + [{"copy_host_to_device_tensor": {"src": "h", "dst": "d"}}] * 20000, "long.yaml")
+    """A run of many seconds on any machine: 400 ``neg`` steps, each computing 2 M values (the
+    copies this test used before became fast enough to end before the signal came)."""
+    made = {"from_torch": {"as": "h", "shape": [1, 8, 512, 512], "mesh_mapper": {"shard": 1}, "device": "mesh_device", "layout": "tile"}}
+    return scenario_file(tmp_path, [made, {"repeat": {"times": 400, "steps": [{"neg": {"tensor": "h", "as": "h"}}]}}], "long.yaml")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time ``pid`` has used (Linux /proc): how far a process is into its work, whatever
+    else the machine is doing."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def test_2_8_sigterm_during_a_run_leaves_no_debris(tmp_path):
-    path = _long_scenario(tmp_path)  # several seconds of steps
+    path = _long_scenario(tmp_path)
     out = tmp_path / "report.json"
     proc = subprocess.Popen([sys.executable, "-m", "meshspec", "run", str(path), "--format", "json", "-o", str(out)], stderr=subprocess.PIPE)
-    time.sleep(1.5)
+    # past start-up (about 0.2 s of CPU) and into the steps, so the signal finds meshspec's handler
+    while proc.poll() is None and _cpu_seconds(proc.pid) < 0.8:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=30)
     assert proc.returncode == 128 + signal.SIGTERM
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    assert not out.exists()
 
 
 def test_2_8_sigterm_to_check_stops_its_workers(tmp_path):
