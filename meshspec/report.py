@@ -372,10 +372,16 @@ class Report(Frozen):
 
     @property
     def exit_code(self) -> int:
-        """0 clean, 1 findings or a step error, 4 stopped at a meshspec limit."""
+        """0 clean, 1 findings, a step error or a failed ``expect`` block, 4 stopped at a meshspec
+        limit."""
         if self.error is not None and self.error.source == "meshspec":
             return EXIT_LIMIT
-        return 1 if self.findings or self.error else 0
+        return 1 if self.findings or self.error or self.expect_failed else 0
+
+    @property
+    def expect_failed(self) -> int:
+        """How many of the ``expect`` block's expectations this run fails (0 without a block)."""
+        return len(self.expect.mismatches) if self.expect is not None else 0
 
     def summary(self) -> str:
         """A sanitizer-style one-liner: ``2 findings (1 stale, 1 data_mismatch) in 1 tensor``."""
@@ -393,6 +399,9 @@ class Report(Frozen):
             parts.append(f"{n} finding{'s' * (n != 1)} ({kinds}) in {tensors} tensor{'s' * (tensors != 1)}")
         else:
             parts.append("no findings")
+        if self.expect_failed and not (self.error and self.error.source == "meshspec"):
+            n = self.expect_failed
+            parts.append(f"{n} failed expectation{'s' * (n != 1)}")
         if self.error and self.error.source == "meshspec":
             parts.append(f"stopped by meshspec's own limit at step {self.error.step} ({self.error.op}): the run is incomplete")
         elif self.error:

@@ -82,6 +82,46 @@ def test_exit_1_seed_under_uniform_by_value():
     assert result.stderr == ""
 
 
+def _seed_expecting(tmp_path, expect: str) -> Path:
+    path = tmp_path / "seed-expect.yaml"
+    path.write_text(SEED.read_text(encoding="utf-8").split("expect:")[0] + expect, encoding="utf-8")
+    return path
+
+
+def test_exit_1_when_an_expect_block_fails(tmp_path):
+    """Issue 35, item 6: ``run`` exits 1 when the expect block fails, as ``check`` does, and its
+    summary counts the failed expectations. Under current the seed is clean (docs/semantics.md
+    section 6) but this block expects its uniform-by-value finding, so current fails it."""
+    path = _seed_expecting(tmp_path, "expect:\n  profiles:\n    default: {findings: [{kind: stale, tensor: dst, device: [1, 3]}]}\n")
+    result = invoke("run", path, "--profile", "current")
+    assert result.exit_code == 1, result.output
+    assert "expect (current): FAIL, 1 mismatch" in result.stdout
+    assert result.stdout.rstrip().splitlines()[-1] == "no findings; 1 failed expectation"
+    _, report = run_json(path, "--profile", "current")
+    assert report["expect"]["passed"] is False
+
+
+def test_a_passing_expect_block_keeps_a_clean_run_at_exit_0(tmp_path):
+    path = _seed_expecting(tmp_path, "expect:\n  profiles:\n    current: {findings: []}\n")
+    result = invoke("run", path, "--profile", "current")
+    assert result.exit_code == 0, result.output
+    assert "expect (current): PASS" in result.stdout and "failed expectation" not in result.stdout
+
+
+def test_every_profile_that_fails_an_expect_block_says_so_under_profile_all(tmp_path):
+    """The block below expects src on device, where the seed leaves it on host: every profile
+    fails it, so --profile all exits 1 and every profile's summary counts the failure."""
+    from meshspec.sim.profiles import PROFILES
+
+    path = _seed_expecting(tmp_path, "expect:\n  tensors:\n    src: {storage: device}\n")
+    result = invoke("run", path, "--profile", "all")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.count("failed expectation") == len(PROFILES), result.stdout
+    result, reports = run_json(path, "--profile", "all")
+    assert result.exit_code == 1 and len(reports) == len(PROFILES)
+    assert all(r["expect"]["passed"] is False for r in reports)
+
+
 def test_scenario_profile_is_used_without_the_option():
     # stale under uniform-by-value, clean under current (docs/semantics.md sections 1 and 6)
     # seed-uneven-copy.yaml says `profile: uniform-by-value`; --profile overrides it.
