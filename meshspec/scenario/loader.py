@@ -359,6 +359,34 @@ def _check_text(node: yaml.ScalarNode, file: str) -> None:
         )
 
 
+_HIDDEN_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+"""A line break YAML honours that editors, diffs and terminals may show as none: a lone ``\r``
+(not before ``\n``), NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029). YAML
+ends a comment at each, so a step written after one, on what a reviewer sees as one comment line,
+is live. ``\r\n`` is a Windows line ending, which every editor shows as the break it is: allowed."""
+
+_BREAK_NAMES = {"\r": "a carriage return (\\r) not followed by \\n", "\x85": "NEXT LINE (U+0085)",
+                "\u2028": "LINE SEPARATOR (U+2028)", "\u2029": "PARAGRAPH SEPARATOR (U+2029)"}
+
+
+def _check_breaks(text: str, file: str) -> None:
+    """Refuse a line break only YAML sees (:data:`_HIDDEN_BREAK`) anywhere in ``text`` (a comment,
+    a string, a key), at its line and column as a person counts them: lines end at ``\n`` only."""
+    if text.isascii() and "\r" not in text:  # nearly every file: one C-level pass, no search
+        return
+    found = _HIDDEN_BREAK.search(text)
+    if found is None:
+        return
+    at = found.start()
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise ScenarioError(
+        f"{_BREAK_NAMES[found.group()]}: YAML breaks the line there though editors and diffs show one line, so what "
+        "follows it (in a comment too) would be live; a scenario breaks lines with \\n (or \\r\\n) only: delete it",
+        file, line, column,
+    )
+
+
 def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
     try:
         loader = _Loader(text)
@@ -1051,6 +1079,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     must lie in its folder unless ``allow_outside_data``."""
     path = path if isinstance(path, Path) else Path(path)  # a copy of a Path would parse its text again
     file = str(path)
+    _check_breaks(text, file)
     data, root = _compose(text, file)
     saved = saved_format(data)
     if saved is not None:
