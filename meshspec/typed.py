@@ -46,10 +46,13 @@ MISSING: Any = _Missing()
 class Invalid(Exception):
     """A value does not fit its declaration: ``loc`` says where, ``message`` what (one line)."""
 
-    def __init__(self, loc: tuple, message: str, *, unknown_key: Optional[str] = None, record: Optional[type] = None):
+    def __init__(self, loc: tuple, message: str, *, unknown_key: Optional[str] = None, record: Optional[type] = None,
+                 key: bool = False):
         super().__init__(message)
         self.loc = loc
         self.message = message
+        self.key = key or unknown_key is not None
+        """Whether ``loc``'s last element is a key that is wrong itself (not its value)."""
         self.unknown_key = unknown_key
         """Set when the problem is a key the record does not declare."""
         self.record = record
@@ -525,9 +528,10 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
 
         return run_tuple
     if origin is dict:
-        _, value_tp = typing.get_args(tp)
+        key_tp, value_tp = typing.get_args(tp)
 
         check = None  # the values' validator, looked up at the first mapping
+        check_key = None if key_tp is str else _validator(key_tp)  # a declared key (a name): each key checked by it
 
         def run_dict(value: Any, loc: tuple) -> Any:
             nonlocal check
@@ -539,6 +543,11 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
             for k, v in value.items():
                 if not isinstance(k, str):
                     raise Invalid(loc + (k,), f"{_where(loc)}: keys are text, got {k!r}")
+                if check_key is not None:
+                    try:
+                        check_key(k, loc)
+                    except Invalid as err:  # said of the mapping, placed at the key itself
+                        raise Invalid(loc + (k,), err.message, key=True) from None
                 out[k] = check(v, loc + (k,))
             return out
 
@@ -1114,7 +1123,9 @@ def json_schema(root: type[Typed], docs: Optional[dict[str, dict[str, str]]] = N
             args = typing.get_args(tp)
             return {"type": "array", "prefixItems": [of(a) for a in args], "minItems": len(args), "maxItems": len(args)}
         if origin is dict:
-            return {"type": "object", "additionalProperties": of(typing.get_args(tp)[1])}
+            key_tp, value_tp = typing.get_args(tp)
+            keys = {} if key_tp is str else {"propertyNames": of(key_tp)}
+            return {"type": "object", **keys, "additionalProperties": of(value_tp)}
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return {"enum": [m.value for m in tp]}
         simple = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}

@@ -550,7 +550,7 @@ def _invalid(err: Invalid, root: yaml.Node, file: str, data: Any = None, text: s
         hint = OPS[op].hint(err.unknown_key) if op is not None else None
         if hint is not None:
             message = f"unknown key {err.unknown_key!r} in {_where(err.loc[:-1])}: {hint}"
-    line, col = _mark(_node_at(root, err.loc, key=err.unknown_key is not None))
+    line, col = _mark(_node_at(root, err.loc, key=err.key))
     return ScenarioError(message, file, line, col)
 
 

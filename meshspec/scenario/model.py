@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from ..kinds import FINDINGS, STATUSES
 from ..lazy import Lazy
+from ..names import NAME, NAME_HELP, RESERVED_PROFILE_NAMES
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, MemoryConfig, Name
@@ -131,19 +132,42 @@ class ErrorMatch(Typed):
     match: Annotated[str, Length(min=1), Check(_compiles)]
 
 
+ProfileRef = Annotated[str, Length(min=1), Pattern(NAME, "a profile's name: " + NAME_HELP.split(": ", 1)[1])]
+"""A profile named where one is used (``profile:``, a ``base``, an ``expect`` entry): the one rule
+for names (meshspec/names.py); whether it names a profile the loader says, with the choices."""
+
+_RESERVED_WHY = {
+    "all": "'--profile all' runs every profile",
+    "default": "an expect block's 'default' is what every profile not named expects",
+}
+assert set(_RESERVED_WHY) == RESERVED_PROFILE_NAMES
+
+
+def _not_reserved(name: str) -> str:
+    if name in RESERVED_PROFILE_NAMES:
+        raise ValueError(f"{name!r} cannot name a profile of yours: {_RESERVED_WHY[name]}; give yours another name")
+    return name
+
+
+ProfileName = Annotated[ProfileRef, Check(_not_reserved), Schema({"not": {"enum": sorted(RESERVED_PROFILE_NAMES)}})]
+"""The name a scenario gives a profile of its own (a key of ``profiles:``): a name under the one
+rule, and neither ``all`` nor ``default`` (:data:`meshspec.names.RESERVED_PROFILE_NAMES`). It
+reaches file names (``hunt --out``) and the command line (``--profile NAME``)."""
+
+
 class ProfileExpect(Typed):
     findings: Optional[list[FindingExpect]] = None
     """The exact set of findings (each pattern must match one, each finding some pattern)."""
     error: Optional[tagged({"Name": str, "Match": ErrorMatch}, by_key("match"), "a substring of the error, or {match: REGEX}")] = None
     """A substring of the expected step error, or {match: REGEX}; null or absent: the run must not
     stop on an error."""
-    tensors: Optional[dict[str, TensorExpect]] = None
+    tensors: Optional[dict[Name, TensorExpect]] = None
 
 
 class Expect(Typed):
-    profiles: Optional[dict[str, ProfileExpect]] = None
+    profiles: Optional[dict[ProfileRef, ProfileExpect]] = None
     """Per profile name; ``default`` applies to every profile not named."""
-    tensors: Optional[dict[str, TensorExpect]] = None
+    tensors: Optional[dict[Name, TensorExpect]] = None
     """Expected records at the end of the run, under every profile."""
 
 
@@ -164,7 +188,7 @@ def _profile_definition() -> type[Typed]:
     one optional field per rule of :data:`meshspec.sim.profiles.RULES` (derived from it)."""
     from ..sim.profiles import RULES
 
-    notes = {"base": str, "era": Optional[str]}
+    notes = {"base": ProfileRef, "era": Optional[str]}
     fields: dict[str, Any] = {"base": None, "era": None}
     for name, rule in RULES.items():
         notes[name] = Optional[Literal[tuple(c.value for c in rule.choices)]]  # type: ignore[misc]
@@ -197,9 +221,13 @@ class Scenario(Typed):
     )
     """A system name (its default mesh), a bare shape like [2, 4] (Wormhole chips), or a system
     opened with a shape: {system: t3k, shape: [1, 8]}."""
-    profile: Optional[Union[str, ProfileDefinition]] = None  # type: ignore[valid-type]
+    profile: Optional[tagged(
+        {"Name": ProfileRef, "Definition": ProfileDefinition},
+        lambda v: "Name" if isinstance(v, str) else "Definition" if isinstance(v, dict) else None,
+        f"a profile's name ({NAME_HELP.split(': ', 1)[1]}), or a definition like {{base: current, copy: exact}}",
+    )] = None  # type: ignore[valid-type]
     """A profile's name (meshspec's, or one ``profiles`` defines), or a definition: {base: current, copy: exact}."""
-    profiles: Optional[dict[str, ProfileDefinition]] = None  # type: ignore[valid-type]
+    profiles: Optional[dict[ProfileName, ProfileDefinition]] = None  # type: ignore[valid-type]
     """Profiles of the scenario's own, by name: each {base: NAME, <rule>: <choice>}; --profile all runs them too."""
     data: Literal["full", "none"] = "full"
     """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""

@@ -28,7 +28,8 @@ Dim = Annotated[int, Range(ge=1, le=2**40)]
 As = Annotated[NewName, Alias("as")]
 """The name a step binds its result to (``as``)."""
 OptionalAs = Annotated[Optional[NewName], Alias("as")]
-MeshName = Annotated[str, Length(min=1), Pattern(NAME + r"(\[[0-9]+\])?", "a mesh device's name: mesh_device (the scenario's), or one a create_submesh step bound")]
+MeshName = Annotated[str, Length(min=1), Pattern(NAME + r"(\[[0-9]+\])?", "a mesh device's name: mesh_device (the scenario's), or one a create_submesh step bound ("
+                                                  + NAME_HELP.split(": ", 1)[1] + ")")]
 """A mesh device: ``mesh_device`` (the scenario's own) or a submesh's name."""
 def _one_or_many(value: object) -> object:
     return [value] if isinstance(value, str) else value
