@@ -687,34 +687,63 @@ INLINE_PROFILE = "custom"
 
 def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict, Optional[str]]:
     """The profiles the scenario defines (``profiles:``, and ``profile: {...}`` as ``custom``), and
-    the name of the scenario's own profile; errors name the bad base, rule or choice where it is."""
+    the name of the scenario's own profile; errors name the bad base, rule or choice where it is.
+
+    A profile's base may be any of meshspec's profiles or the scenario's own, defined before or
+    after it: each is made after its base, following the bases to one of meshspec's. A chain that
+    comes back to itself is a cycle, said as one (``a -> b -> a``), where its first profile's base is."""
+    defs: dict = dict(scenario.profiles or {})
     own: dict = {}
+    choices = list(PROFILES) + list(defs)
+
+    def fail(loc: tuple, message: str, key: bool = False) -> None:
+        line, col = _mark(_node_at(root, loc, key=key))
+        raise ScenarioError(f"{_where(loc)}: {message}", file, line, col)
 
     def make(name: str, d, loc: tuple) -> None:
         changes = {k: v for k, v in as_dict(d, only_given=True).items() if k not in ("base", "era")}
         try:
-            if d.base not in PROFILES and d.base not in own:
-                valid = list(PROFILES) + list(own)
-                raise UsageError(f"unknown base profile {d.base!r}{did_you_mean(d.base, valid)}; {one_of(valid)}")
             own[name] = define(name, d.base, changes, d.era or "", parent=own.get(d.base))
         except UsageError as err:
-            line, col = _mark(_node_at(root, loc))
-            raise ScenarioError(f"{_where(loc)}: {err}", file, line, col) from None
+            fail(loc, str(err))
 
-    for name, d in (scenario.profiles or {}).items():
+    def unknown_base(base: str, loc: tuple) -> None:
+        fail(loc, f"unknown base profile {base!r}{did_you_mean(base, choices)}; {one_of(choices)}")
+
+    def resolve(name: str) -> None:
+        """Define ``name`` and, first, the scenario's profiles its base chain passes through."""
+        chain: list[str] = []
+        at = name
+        while at not in own and at not in PROFILES:
+            if at in chain:
+                cycle = chain[chain.index(at):] + [at]
+                fail(("profiles", at, "base"), f"profile cycle: {' -> '.join(cycle)}; a base chain must end at one of meshspec's "
+                     f"profiles ({', '.join(PROFILES)})")
+            if at not in defs:
+                unknown_base(at, ("profiles", chain[-1], "base"))
+            chain.append(at)
+            at = defs[at].base
+        for n in reversed(chain):
+            make(n, defs[n], ("profiles", n))
+
+    for name in defs:
         if name in PROFILES:
-            line, col = _mark(_node_at(root, ("profiles", name), key=True))
-            raise ScenarioError(f"profiles.{name}: {name!r} is one of meshspec's own profiles; give yours another name", file, line, col)
-        make(name, d, ("profiles", name))
+            fail(("profiles", name), f"{name!r} is one of meshspec's own profiles; give yours another name", key=True)
     profile = scenario.profile
-    if profile is not None and not isinstance(profile, str):
+    inline = profile is not None and not isinstance(profile, str)
+    if inline and INLINE_PROFILE in defs:
+        fail(("profiles", INLINE_PROFILE), f"{INLINE_PROFILE!r} is the name of the profile 'profile: {{...}}' defines; give "
+             "yours another name, or write profile: " + INLINE_PROFILE, key=True)
+    for name in defs:
+        resolve(name)
+    if inline:
+        if profile.base not in PROFILES and profile.base not in own:
+            unknown_base(profile.base, ("profile", "base"))
         make(INLINE_PROFILE, profile, ("profile",))
         profile = INLINE_PROFILE
     elif profile is not None and profile not in PROFILES and profile not in own:
-        valid = list(PROFILES) + list(own)
-        line, col = _mark(_node_at(root, ("profile",)))
-        raise ScenarioError(f"profile: unknown profile {profile!r}{did_you_mean(profile, valid)}; {one_of(valid)}", file, line, col)
-    return own, profile
+        fail(("profile",), f"unknown profile {profile!r}{did_you_mean(profile, choices)}; {one_of(choices)}")
+    return {n: own[n] for n in [*defs, *own]}, profile  # in the file's order, custom last
 
 
 def _check_steps_shape(data: Any, steps_node: yaml.Node, root: yaml.Node, file: str) -> None:

@@ -895,7 +895,8 @@ def test_an_inline_profile_is_named_custom():
 @pytest.mark.parametrize(
     "profiles, line, col, words",
     [
-        ("  mine: {base: currnt}\n", 4, 9, "unknown base profile 'currnt' (did you mean 'current'?)"),
+        # "  mine: {base: " is 15 characters: the base at 16
+        ("  mine: {base: currnt}\n", 4, 16, "unknown base profile 'currnt' (did you mean 'current'?)"),
         ("  mine: {base: current, copy: by_ref}\n", 4, 31, "profiles.mine.copy: unknown value 'by_ref'; expected 'lost', 'current', 'exact'"),
         ("  current: {base: current}\n", 4, 3, "'current' is one of meshspec's own profiles"),
     ],
