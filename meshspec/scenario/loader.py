@@ -603,6 +603,13 @@ def _data_at(data: Any, loc: tuple) -> Any:
 REPEAT = "repeat"
 """``- repeat: {times: N, steps: [...]}``: the steps N times, numbered with the others (a decode loop)."""
 MAX_REPEAT = 4096
+"""Most passes one repeat block makes."""
+MAX_STEPS = 100_000
+"""Most steps a scenario runs, its blocks expanded: a decode loop of 4,096 passes over 16 steps
+and the steps around it fit (loaded in about 2 s and 200 MB). A file without blocks cannot hold
+that many steps (:data:`MAX_NODES` values, five a step); nested
+repeats could (three of 4,096 around one step: 68.7 billion), so the total is counted on the
+unexpanded blocks before any is expanded (:func:`_steps_in`)."""
 DISTRIBUTE = "distribute"
 """``with ttnn.distribute(mapper_or_composer):``, spelt ``- distribute: {mesh_mapper: M, steps: [...]}``."""
 
@@ -624,9 +631,44 @@ def _expand_distribute(data: Any, steps_node: yaml.Node, file: str) -> None:
                 break
         else:
             return  # no block: every step stays as it is (9 K instructions less a small scenario)
+    _check_total(data["steps"], steps_node.value, file)
     items, nodes = _flatten(data["steps"], list(steps_node.value), None, file)
     data["steps"] = items
     steps_node.value = nodes
+
+
+def _steps_in(items: list) -> int:
+    """How many steps ``items`` expand to, counted on the blocks as written (a repeat: its times
+    its steps'), so nothing is expanded to count it. A malformed block counts as its steps once:
+    :func:`_flatten` says what is wrong with it. Visits each value once (aliases each time used,
+    as :data:`MAX_NODES` counts them)."""
+    total = 0
+    for item in items:
+        block = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
+        if isinstance(block, dict) and isinstance(block.get("steps"), list) and (REPEAT in item or DISTRIBUTE in item):
+            inner = _steps_in(block["steps"])
+            times = block.get("times") if REPEAT in item else 1
+            total += inner * (times if type(times) is int and 1 <= times <= MAX_REPEAT else 1)
+        else:
+            total += 1
+    return total
+
+
+def _check_total(items: list, nodes: list, file: str) -> None:
+    """Refuse a scenario whose blocks expand to more than :data:`MAX_STEPS` steps, at the
+    outermost block that takes the total past it, before anything is expanded."""
+    total = 0
+    for item, node in zip(items, nodes):
+        n = _steps_in([item])
+        total += n
+        if total > MAX_STEPS:
+            what = next(iter(item)) if isinstance(item, dict) and len(item) == 1 else "steps"
+            before = f", {total:,} with the {total - n:,} before it" if total > n else ""
+            raise ScenarioError(
+                f"{what}: this block expands to {n:,} steps{before}; a scenario runs at most {MAX_STEPS:,} steps, its blocks "
+                "expanded: repeat fewer times, or fewer steps in the loop",
+                file, *_mark(node),
+            )
 
 
 def _flatten(items: list, nodes: list, defaults: Optional[tuple], file: str) -> tuple[list, list]:

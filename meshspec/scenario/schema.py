@@ -52,7 +52,7 @@ def _add_blocks(schema: dict) -> None:
     nested = {"type": "array", "items": {"$ref": "#/$defs/AnyStep"}}
     repeat = {"type": "object", "additionalProperties": False, "required": ["repeat"], "properties": {"repeat": {
         "type": "object", "additionalProperties": False, "required": ["times", "steps"],
-        "description": "The steps, `times` times in order (a decode loop).",
+        "description": "The steps, `times` times in order (a decode loop); a scenario expands to at most 100,000 steps.",
         "properties": {"times": {"type": "integer", "minimum": 1, "maximum": 4096}, "steps": nested}}}}
     distribute = {"type": "object", "additionalProperties": False, "required": ["distribute"], "properties": {"distribute": {
         "type": "object", "additionalProperties": False, "required": ["steps"],
