@@ -359,32 +359,39 @@ def _check_text(node: yaml.ScalarNode, file: str) -> None:
         )
 
 
-_HIDDEN_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
-"""A line break YAML honours that editors, diffs and terminals may show as none: a lone ``\r``
-(not before ``\n``), NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029). YAML
-ends a comment at each, so a step written after one, on what a reviewer sees as one comment line,
-is live. ``\r\n`` is a Windows line ending, which every editor shows as the break it is: allowed."""
+_HIDDEN = re.compile("\r(?!\n)|[\x85\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+r"""What makes a scenario read otherwise than it shows, refused anywhere in the file:
 
-_BREAK_NAMES = {"\r": "a carriage return (\\r) not followed by \\n", "\x85": "NEXT LINE (U+0085)",
-                "\u2028": "LINE SEPARATOR (U+2028)", "\u2029": "PARAGRAPH SEPARATOR (U+2029)"}
+- a line break YAML honours where editors, diffs and terminals may show none: a lone ``\r`` (not
+  before ``\n``), NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029). YAML ends a
+  comment at each, so a step written after one, on what a reviewer sees as one comment line, is
+  live. ``\r\n`` is a Windows line ending, which every editor shows as the break it is: allowed.
+- a bidirectional control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which
+  reorders how the rest of its line is shown ("Trojan Source", CVE-2021-42574). A scalar refuses
+  them already (they are not printable); in a comment YAML keeps them."""
+
+_HIDDEN_NAMES = {"\r": "a carriage return (\\r) not followed by \\n", "\x85": "NEXT LINE (U+0085)",
+                 "\u2028": "LINE SEPARATOR (U+2028)", "\u2029": "PARAGRAPH SEPARATOR (U+2029)"}
 
 
-def _check_breaks(text: str, file: str) -> None:
-    """Refuse a line break only YAML sees (:data:`_HIDDEN_BREAK`) anywhere in ``text`` (a comment,
-    a string, a key), at its line and column as a person counts them: lines end at ``\n`` only."""
+def _check_hidden(text: str, file: str) -> None:
+    r"""Refuse what :data:`_HIDDEN` matches anywhere in ``text`` (a comment, a string, a key), at its
+    line and column as a person counts them: lines end at ``\n`` only."""
     if text.isascii() and "\r" not in text:  # nearly every file: one C-level pass, no search
         return
-    found = _HIDDEN_BREAK.search(text)
+    found = _HIDDEN.search(text)
     if found is None:
         return
-    at = found.start()
+    at, ch = found.start(), found.group()
     line = text.count("\n", 0, at) + 1
     column = at - (text.rfind("\n", 0, at) + 1) + 1
-    raise ScenarioError(
-        f"{_BREAK_NAMES[found.group()]}: YAML breaks the line there though editors and diffs show one line, so what "
-        "follows it (in a comment too) would be live; a scenario breaks lines with \\n (or \\r\\n) only: delete it",
-        file, line, column,
-    )
+    if ch in _HIDDEN_NAMES:
+        why = (f"{_HIDDEN_NAMES[ch]}: YAML breaks the line there though editors and diffs show one line, so what follows it "
+               "(in a comment too) would be live; a scenario breaks lines with \\n (or \\r\\n) only")
+    else:
+        why = (f"the bidirectional control U+{ord(ch):04X}: it reorders how the rest of the line is shown, so the file would "
+               "read otherwise than it runs")
+    raise ScenarioError(f"{why}: delete it", file, line, column)
 
 
 def _compose(text: str, file: str) -> tuple[Any, yaml.Node]:
@@ -1150,7 +1157,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     must lie in its folder unless ``allow_outside_data``."""
     path = path if isinstance(path, Path) else Path(path)  # a copy of a Path would parse its text again
     file = str(path)
-    _check_breaks(text, file)
+    _check_hidden(text, file)
     data, root = _compose(text, file)
     saved = saved_format(data)
     if saved is not None:

@@ -21,7 +21,7 @@ from meshspec.sim.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = sorted((ROOT / "scenarios").glob("*.yaml"))
-BREAKS = ["\r", "\x85", "\u2028", "\u2029"]
+BREAKS = ["\r", "\x85", "\u2028", "\u2029", "\u202e", "\u2066"]  # line breaks only YAML sees, bidi controls
 
 
 def _refusal(path: Path) -> ScenarioError | None:

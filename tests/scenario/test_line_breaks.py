@@ -118,3 +118,13 @@ def test_the_command_says_it_in_one_line_and_exits_2(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{path}:4:70: " in lines[0] and "U+2028" in lines[0], result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u2066", "\u200f", "\u061c"], ids=["RLO", "LRI", "RLM", "ALM"])
+def test_a_bidirectional_control_in_a_comment_is_refused(control):
+    """Trojan Source (CVE-2021-42574): a bidi control reorders how the rest of its line is shown.
+    A scalar refused it already (not printable); a comment kept it. Line 2 is "mesh: [1, 2]  # "
+    (16 characters) and the control at column 17."""
+    err = _error(f"meshspec: 1\nmesh: [1, 2]  # {control}x\nsteps:\n  - allocate_tensor_on_device: {{as: a, shape: [1]}}\n")
+    assert (err.line, err.column) == (2, 17), str(err)
+    assert f"U+{ord(control):04X}" in str(err) and "bidirectional" in str(err)
