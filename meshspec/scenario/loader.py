@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Optional
 import yaml
 
 from ..errors import ScenarioError, TTFatal, UsageError, did_you_mean, one_of
+from ..names import RESERVED_PROFILE_NAMES, is_name
 from ..text import printable
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
 from ..sim.meshdevice import ROOT as ROOT_MESH
@@ -1262,7 +1263,9 @@ def defined_profiles(path: Path | str) -> list[str]:
         return []
     if not isinstance(data, dict):
         return []
-    names = [n for n in (data.get("profiles") or {}) if isinstance(n, str)] if isinstance(data.get("profiles"), dict) else []
+    defined = data.get("profiles")
+    # only names the loader would take: a raw key is text from the file (a path, a control character)
+    names = [n for n in defined if is_name(n) and n not in RESERVED_PROFILE_NAMES] if isinstance(defined, dict) else []
     return names + ([INLINE_PROFILE] if isinstance(data.get("profile"), dict) else [])
 
 

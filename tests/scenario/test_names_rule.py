@@ -134,3 +134,14 @@ def test_the_command_refuses_a_path_as_a_profile_name_in_one_line(tmp_path):
     assert result.exit_code == 2, (result.stdout, result.stderr)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{path}:4:3: profiles: " in lines[0] and "x/../../escaped" in lines[0], result.stderr
+
+
+def test_the_quick_read_of_a_file_s_profiles_offers_only_names_the_loader_takes(tmp_path):
+    """``check --profile X`` lists the profiles the files given define (a read without validating):
+    a key that breaks the rule, or is reserved, is no choice to offer."""
+    from meshspec.scenario.loader import defined_profiles
+
+    path = tmp_path / "p.yaml"
+    path.write_text(HEAD + 'profiles:\n  mine: {base: current}\n  "x/../y": {base: current}\n  all: {base: current}\n'
+                    '  "a\\e[31m": {base: current}\nsteps:\n' + ALLOC, encoding="utf-8")
+    assert defined_profiles(path) == ["mine"]
