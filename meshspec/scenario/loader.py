@@ -615,9 +615,9 @@ MAX_REPEAT = 4096
 MAX_STEPS = 100_000
 """Most steps a scenario runs, its blocks expanded: a decode loop of 4,096 passes over 16 steps
 and the steps around it fit (loaded in about 2 s and 200 MB). A file without blocks cannot hold
-that many steps (:data:`MAX_NODES` values, five a step); nested
-repeats could (three of 4,096 around one step: 68.7 billion), so the total is counted on the
-unexpanded blocks before any is expanded (:func:`_steps_in`)."""
+that many steps (:data:`MAX_NODES` values, five a step); nested repeats could (three of 4,096
+around one step: 68.7 billion), so the total is counted on the blocks as written, before any is
+expanded (:func:`_check_total`)."""
 DISTRIBUTE = "distribute"
 """``with ttnn.distribute(mapper_or_composer):``, spelt ``- distribute: {mesh_mapper: M, steps: [...]}``."""
 

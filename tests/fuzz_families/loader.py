@@ -230,7 +230,9 @@ if __name__ == "__main__":  # a quick look: python tests/fuzz_families/loader.py
     import tempfile
     from collections import Counter
 
-    rng, counts = random.Random(0), Counter()
+    import sys
+
+    rng, counts = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0), Counter()
     with tempfile.TemporaryDirectory() as scratch:
         for i in range(200):
             for fam, case in FAMILIES.items():
