@@ -349,12 +349,30 @@ def reshape(a, ctx):
 def _in_files(name: str) -> str:
     """A scenario's file name as one plain name inside the script's own temporary folder: in a
     scenario, files live in the run, and a script must not write where the name points
-    (``/home/me/.bashrc``, ``../x``). The same name maps to the same file, so a load finds its dump.
+    (``/home/me/.bashrc``, ``../x``). Two names are two files, as in the simulation (a load of a
+    name never dumped must fail there too): every character but ``A-Z a-z 0-9 _ . -`` (and a
+    leading ``.``) becomes ``%XX`` of its UTF-8 bytes, ``%`` included, so the mapping is one to
+    one; and a name's mapping followed by ``as_tensor``'s suffix is the mapping of the name with
+    the suffix, as the simulation's file is. A name whose mapping would be longer than
+    :data:`LONG_FILE` characters is its SHA-256 instead (``%%`` + 64 digits: in a mapping
+    spelt out, ``%`` is always followed by two digits).
 
-    >>> _in_files("/home/me/.bashrc"), _in_files("cache/w.bin"), _in_files("w.bin")
-    ('home_me_.bashrc', 'cache_w.bin', 'w.bin')
+    >>> _in_files("/home/me/.bashrc"), _in_files("x/y.tensorbin"), _in_files("x_y.tensorbin"), _in_files("..")
+    ('%2Fhome%2Fme%2F.bashrc', 'x%2Fy.tensorbin', 'x_y.tensorbin', '%2E.')
     """
-    return re.sub(r"[^\w.-]+", "_", name).strip("._") or "file"
+    import hashlib
+
+    raw = name.encode("utf-8", "surrogatepass")
+    out = "".join(chr(b) if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_.-")) and not (i == 0 and b == 0x2E)
+                  else f"%{b:02X}" for i, b in enumerate(raw))
+    if len(out) > LONG_FILE:
+        return "%%" + hashlib.sha256(raw).hexdigest()
+    return out
+
+
+LONG_FILE = 160
+"""The longest file name a script uses as the scenario's name spelt out (as_tensor adds about 40
+characters; most file systems take 255 bytes)."""
 
 
 def dump(a, ctx):
@@ -545,7 +563,7 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "step that raised); compare it with the simulation:  meshspec diff SIMULATED.json REPORT.json",
         '"""',
         "",
-        *sorted({"import os", "import sys", "import tempfile", *imports}),
+        *sorted({"import os", "import shutil", "import sys", "import tempfile", *imports}),
         "from pathlib import Path",
         "",
         "if len(sys.argv) < 2:  # the report goes to stdout: keep ttnn's log lines out of it",
@@ -564,10 +582,9 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "    torch = None",
         "",
         f"here = {here}  # the scenario's data files",
-        "files = Path(tempfile.mkdtemp(prefix='meshspec-repro-'))  # tensor files the steps dump and load",
         "",
         "",
-        "def repro(mesh_device):",
+        "def repro(mesh_device, files):",
         *body,
         "",
         "",
@@ -588,20 +605,23 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        if not may_replace(out):  # the rule of meshspec run -o, and its record of what it wrote",
         "            sys.exit(f'{sys.argv[0]}: {out} exists, and neither this script nor meshspec wrote it as it is now (a file '",
         "                     'of yours, or one changed since); refusing to overwrite it (remove it first, or choose another name)')",
-        "        try:",
-        "            open(out, 'a').close()",
-        "        except OSError as err:",
-        "            sys.exit(f'{sys.argv[0]}: cannot write the report to {out}: {err.strerror or err}')",
+        "        why = cannot_write(out)",
+        "        if why is not None:",
+        "            sys.exit(f'{sys.argv[0]}: cannot write the report to {out}: {why}')",
         "    mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(*MESH_SHAPE))",
         "    CURRENT[1] = out",
         "    error = None",
+        "    files = Path(tempfile.mkdtemp(prefix='meshspec-repro-'))  # tensor files the steps dump and load: removed at the end",
         "    try:",
-        "        variables = repro(mesh_device)",
-        "    except Exception as exc:  # the step's error ends the run, as it ends meshspec's",
-        "        variables = _frame_locals(exc)",
-        "        error = error_json(CURRENT[0], STEPS[CURRENT[0]], exc)",
-        "    done = len(STEPS) if error is None else CURRENT[0]",
-        "    result = report(variables, error, done)",
+        "        try:",
+        "            variables = repro(mesh_device, files)",
+        "        except Exception as exc:  # the step's error ends the run, as it ends meshspec's",
+        "            variables = _frame_locals(exc)",
+        "            error = error_json(CURRENT[0], STEPS[CURRENT[0]], exc)",
+        "        done = len(STEPS) if error is None else CURRENT[0]",
+        "        result = report(variables, error, done)",
+        "    finally:",
+        "        shutil.rmtree(files, ignore_errors=True)",
         "    if out is None:",
         "        sys.stdout.flush()",
         "        os.dup2(stdout, 1)",
@@ -679,7 +699,7 @@ def _doc(text: str) -> str:
 
 
 # names the script's own code binds at module level, besides those of the helpers and observe.py
-TEMPLATE_NAMES = ("os", "sys", "tempfile", "Path", "np", "ttnn", "torch", "here", "files", "repro", "main", "step",
+TEMPLATE_NAMES = ("os", "shutil", "sys", "tempfile", "Path", "np", "ttnn", "torch", "here", "files", "repro", "main", "step",
                   "CURRENT", "_frame_locals", "write_report", "MESH_SHAPE", "STEPS", "NAMES", "variables", "error", "tensors")
 
 

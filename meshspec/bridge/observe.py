@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import json
 import os
+import stat
 
 REPORT_FORMAT = "meshspec.report/1"
 
@@ -197,12 +198,64 @@ def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int,
 
 
 def write(report: dict, path):
-    """The report as JSON to ``path`` (stdout if None); the bytes written to a path, else None."""
+    """The report as JSON to ``path`` (stdout if None); the bytes written to a path, else None.
+
+    Never through a link at ``path``: a FIFO or a character device (``/dev/stdout``) is written
+    through, as what was opened proves (the descriptor's own type, so nothing swapped in between
+    the look and the open is written); anything else is a new private file written beside the
+    name and renamed over it (replacing a link planted there, not what it points at)."""
     text = json.dumps(report, indent=1)
     if path is None:
         print(text)
         return None
     data = (text + "\n").encode()
-    with open(path, "wb") as f:
-        f.write(data)
+    if _stream(path):
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))  # no O_CREAT, no O_TRUNC: a file opened here is untouched
+        with os.fdopen(fd, "wb") as f:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISCHR(os.fstat(fd).st_mode):
+                f.write(data)
+                return data
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(4).hex()}.tmp")
+    try:
+        mode = stat.S_IMODE(os.lstat(path).st_mode) if stat.S_ISREG(os.lstat(path).st_mode) else None
+    except OSError:
+        mode = None
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)  # a report replaced keeps its mode
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return data
+
+
+def _stream(path):
+    """Whether ``path`` names a FIFO or a character device (written through, not replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def cannot_write(path):
+    """Why a report cannot be written at ``path`` (one line), or None: a FIFO or device is written
+    through; anything else needs a folder this user can write (the report is renamed into it)."""
+    if _stream(path):
+        return None
+    if os.path.isdir(path):
+        return "it is a folder"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"folder {folder} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"folder {folder} is not writable"
+    return None
