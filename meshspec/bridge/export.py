@@ -11,6 +11,7 @@ torch). Each step is emitted by the function :data:`EMITTERS` names for its op; 
 
 from __future__ import annotations
 
+import functools
 import keyword
 import math
 import re
@@ -22,6 +23,7 @@ from ..sim.ops import fields as f
 from ..sim.ops.mappers import composer_choice, mapper_choice
 from ..sim.sharding import MemoryLayout
 from ..sim.spec import BufferType, DataType, Layout
+from ..text import one_line
 
 DTYPES = {d: f"ttnn.{d.value}" for d in DataType}
 LAYOUTS = {Layout.TILE: "ttnn.TILE_LAYOUT", Layout.ROW_MAJOR: "ttnn.ROW_MAJOR_LAYOUT"}
@@ -44,8 +46,8 @@ class Context:
         if m:
             return f"{self.var(m.group(1))}[{m.group(2)}]"
         if name not in self.names:
-            ident = re.sub(r"\W", "_", name)
-            if not ident or ident[0].isdigit():
+            ident = re.sub(r"[^A-Za-z0-9_]", "_", name)
+            if not ident or ident[0].isdigit() or ident.startswith("__"):  # no dunder: _-dict-_ is not __dict__
                 ident = f"t_{ident}"
             if keyword.iskeyword(ident) or ident in self.reserved:  # a name the script uses (host_tensor, np)
                 ident += "_"
@@ -268,20 +270,21 @@ def update_topology(a, ctx):
 
 
 def opaque(a, ctx):
-    """The program's own line when it was recorded and is plainly the step's call (the script runs
-    it: :func:`.code.usable`); else a call that makes the same records."""
-    from .code import usable
+    """The step's call, generated from its code as :func:`.code.parse` took it (one known ttnn
+    function on the step's tensors, literals and ttnn's constants; the scenario's text is never
+    copied); else a call that makes the same records."""
+    from .code import Call, parse
 
-    why = usable(a.code, a.call, list(a.uses)) if a.code else None
-    if a.code and why is None:
-        return [f"# not modeled by meshspec ({a.call}): the program's own line", f"{ctx.var(a.as_)} = {_rename(a.code, a, ctx)}"]
+    parsed = parse(a.code, a.call, list(a.uses)) if a.code else None
+    if isinstance(parsed, Call):
+        return [f"# not modeled by meshspec ({a.call}): the program's own call", f"{ctx.var(a.as_)} = {parsed.expression(ctx.var)}"]
     out = ctx.var(a.as_)
     head = [
-        f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a",
+        one_line(f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a"),
         "# tensor with the records the real runtime gave its output (its values are not the call's).",
     ]
-    if why is not None:  # never the text itself: a newline in it would end the comment
-        head.insert(0, f"# the scenario's code for this step is not run here: {why}")
+    if parsed is not None:  # why, in one line; never the text itself
+        head.insert(0, one_line(f"# the scenario's code for this step is not run here: {parsed}"))
     recorded = a.recorded if a.recorded is not None else a.topology.coords
     if a.storage == "host" and len(recorded) == 1:  # one host buffer: a plain host tensor of zeros
         zeros = f"np.zeros({tuple(a.shape)}, dtype=np.float32)"
@@ -290,16 +293,6 @@ def opaque(a, ctx):
         f"{out} = ttnn.allocate_tensor_on_{'host' if a.storage == 'host' else 'device'}({_spec(a, ctx)}, mesh_device)",
         f"{out}.update_tensor_topology({_topology(a.topology)})",
     ]
-
-
-def _rename(code: str, a, ctx) -> str:
-    """The recorded line's right-hand side, with the program's variable names for the tensors it
-    used replaced by the script's (the recorder names tensors after the program's variables, so
-    they are usually the same)."""
-    rhs = code.split("=", 1)[1].strip() if re.match(r"^\s*[\w.,\s\[\]]+=[^=]", code) else code.strip()
-    for name in a.uses:
-        rhs = re.sub(rf"\b{re.escape(name)}\b", ctx.var(name), rhs)
-    return rhs
 
 
 def _creation(name: str, fill: bool = False):
@@ -703,6 +696,7 @@ TEMPLATE_NAMES = ("os", "shutil", "sys", "tempfile", "Path", "np", "ttnn", "torc
                   "CURRENT", "_frame_locals", "write_report", "MESH_SHAPE", "STEPS", "NAMES", "variables", "error", "tensors")
 
 
+@functools.lru_cache(maxsize=4)
 def _script_names(*sources: str) -> frozenset[str]:
     """Names a tensor's variable must not take: Python's builtins, the script's module-level names
     and those its helper code defines or imports (a tensor named ``host_tensor`` would shadow the
@@ -722,6 +716,7 @@ def _script_names(*sources: str) -> frozenset[str]:
     return frozenset(names)
 
 
+@functools.lru_cache(maxsize=1)
 def _inlined_source() -> tuple[list[str], str]:
     """observe.py and written.py as the script inlines them: their import lines, and their code
     without their docstrings."""

@@ -133,7 +133,7 @@ OPAQUE = (
     ("ttnn.add", "\"out = ttnn.add(a, ().__class__.__base__.__subclasses__())\"", "a call of an expression"),
     ("ttnn.add", "\"out = ttnn.add(a, a)\\nimport os\"", "it is 2 statements, not one"),
     ("ttnn.add", "\"out = ttnn.add(a, a\"", "it is not Python"),
-    ("ttnn.os.system", "\"out = ttnn.os.system('touch /tmp/owned')\"", "ttnn.os.system is not a ttnn op an exported script runs"),
+    ("ttnn.os.system", "\"out = ttnn.os.system('touch /tmp/owned')\"", "ttnn.os.system is not a ttnn function an exported script runs"),
     ("ttnn.add", "\"out = ttnn.add(a, ttnn.subprocess.Popen(['touch', '/tmp/owned']))\"", "a call of ttnn.subprocess.Popen, not of a ttnn config class"),
 ])
 def test_an_opaque_steps_code_is_run_only_when_it_is_plainly_the_steps_own_call(call, code, why):
@@ -175,7 +175,8 @@ def test_an_opaque_call_name_is_a_dotted_name():
 
 @pytest.mark.parametrize("call, code, uses, why", [
     # a call on a path or a config, not on the step's tensors (ttnn/__init__.py exports these)
-    ("ttnn.save_config_to_json_file", "\"out = ttnn.save_config_to_json_file('/tmp/owned')\"", "[a]", "its first argument is not one of the step's tensors"),
+    ("ttnn.save_config_to_json_file", "\"out = ttnn.save_config_to_json_file('/tmp/owned')\"", "[a]", "ttnn.save_config_to_json_file is not a ttnn function"),
+    ("ttnn.add", "\"out = ttnn.add(ttnn.bfloat16, a)\"", "[a]", "its first argument is not one of the step's tensors"),
     ("ttnn.add", "\"out = ttnn.add(a, '/tmp/owned')\"", "[a]", "a text literal"),
     # Python reads a fullwidth name as the ASCII one: the tensor 'exec' would be the builtin exec
     ("ttnn.add", "\"out = ttnn.add(a, ｅｘｅｃ)\"", "[a, exec]", "it is not ASCII"),
