@@ -30,7 +30,7 @@ why in one line. ``record`` keeps a line only when :func:`parse` takes it, so th
 >>> parse("out = ttnn.add(a, a); ttnn.__dict__['x']", "ttnn.add", ["a"])
 'it is 2 statements, not one'
 >>> parse("ttnn.add(a, 10**10**10)", "ttnn.add", ["a"])
-'a power of other than two literals (10 ** (10 ** 10))'
+'a power of other than two literals (10 ** 10 ** 10)'
 """
 
 from __future__ import annotations
