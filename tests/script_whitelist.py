@@ -5,7 +5,7 @@ each top-level statement must be one that the export of a fixed reference scenar
 few that hold the scenario's data, ``MESH_SHAPE``, ``STEPS``, ``NAMES``, ``here`` and the name in
 ``report()``, must hold only literals). Inside ``repro()``, the steps, every node is checked:
 
-- a call calls a known ttnn callable (meshspec/bridge/ttnn_api.py), one of the script's own helper
+- a call calls a known ttnn callable (meshspec/scenario/ttnn_api.py), one of the script's own helper
   functions, a tensor method export writes (``x.cpu()``), or ``np.zeros``/``ones``/``full``/``load``;
   never a local variable, a builtin, or an attribute chain off ``ttnn`` not in the recorded lists;
 - an attribute off ``ttnn`` is a known function, constant or config class; off a local it is a
@@ -22,7 +22,7 @@ import builtins
 import functools
 from pathlib import Path
 
-from meshspec.bridge import ttnn_api
+from meshspec.scenario import ttnn_api
 from meshspec.bridge.export import HELPERS, export
 from meshspec.scenario.loader import parse
 

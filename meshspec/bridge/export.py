@@ -273,7 +273,7 @@ def opaque(a, ctx):
     """The step's call, generated from its code as :func:`.code.parse` took it (one known ttnn
     function on the step's tensors, literals and ttnn's constants; the scenario's text is never
     copied); else a call that makes the same records."""
-    from .code import Call, parse
+    from ..scenario.code import Call, parse
 
     parsed = parse(a.code, a.call, list(a.uses)) if a.code else None
     if isinstance(parsed, Call):

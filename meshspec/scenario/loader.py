@@ -1141,6 +1141,28 @@ def _check_printed_specs(scenario: Scenario, arch: Arch, root: yaml.Node, file: 
             )
 
 
+def _check_code(scenario: Scenario, root: yaml.Node, file: str) -> None:
+    """An opaque step's ``code`` is a line an exported script would run (meshspec/scenario/code.py:
+    one call of the step's ttnn function on its tensors and bounded literals), or the scenario is
+    refused where the code is: a scenario is data, and text that a script would not run is not
+    kept in it to look as if it were (``meshspec record`` writes only such lines)."""
+    for i, step in enumerate(scenario.steps):
+        args = getattr(step, "opaque", None) if step_op(step) == "opaque" else None
+        if args is None or args.code is None:
+            continue
+        from .code import parse as parse_code  # here: only a scenario with code pays for ttnn's list
+
+        why = parse_code(args.code, args.call, list(args.uses))
+        if isinstance(why, str):
+            line, col = _mark(_node_at(root, ("steps", i, "opaque", "code")))
+            raise ScenarioError(
+                f"steps[{i}].opaque.code: not a line an exported script runs: {why}; the code must be one call of "
+                f"{args.call} on the step's uses (see meshspec/scenario/code.py), or leave code out (export then makes "
+                "a tensor with the recorded records)",
+                file, line, col,
+            )
+
+
 def _check_devices(shape: Shape, where: tuple, root: yaml.Node, file: str) -> None:
     if volume(shape) > MAX_DEVICES:
         line, col = _mark(_node_at(root, where))
@@ -1188,6 +1210,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
     own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario.mesh, root, file)
     _check_printed_specs(scenario, arch, root, file)
+    _check_code(scenario, root, file)
     names, touched, defined, lists = _check_names(scenario, root, file)
     if scenario.expect is not None:
         _check_expect(scenario, mesh_shape, root, file, defined, lists, tuple(own))

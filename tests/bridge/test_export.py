@@ -136,11 +136,19 @@ OPAQUE = (
     ("ttnn.os.system", "\"out = ttnn.os.system('touch /tmp/owned')\"", "ttnn.os.system is not a ttnn function an exported script runs"),
     ("ttnn.add", "\"out = ttnn.add(a, ttnn.subprocess.Popen(['touch', '/tmp/owned']))\"", "a call of ttnn.subprocess.Popen, not of a ttnn config class"),
 ])
-def test_an_opaque_steps_code_is_run_only_when_it_is_plainly_the_steps_own_call(call, code, why):
+def test_an_opaque_steps_code_is_run_only_when_it_is_plainly_the_steps_own_call(call, code, why, monkeypatch):
     """A scenario is text anyone can write, and the exported script runs on a machine with
     hardware: its opaque code is written into the script only when it is one call of the step's
-    ttnn op on the step's tensors and ttnn's constants (meshspec/bridge/code.py). Else the script
-    makes a tensor with the recorded records and says why, never quoting the text."""
+    ttnn op on the step's tensors and ttnn's constants (meshspec/scenario/code.py). The loader
+    refuses any other code where it stands; and export's own guard, for a scenario made without
+    the loader, makes a tensor with the recorded records and says why, never quoting the text."""
+    from meshspec.errors import ScenarioError
+    from meshspec.scenario import loader
+
+    with pytest.raises(ScenarioError, match="opaque.code: not a line an exported script runs") as err:
+        _scenario(OPAQUE.format(call=call, code=code))
+    assert why in err.value.message and err.value.line == 6
+    monkeypatch.setattr(loader, "_check_code", lambda *args: None)
     text = export(_scenario(OPAQUE.format(call=call, code=code)))
     compile(text, "repro.py", "exec")  # it was an IndentationError or a SyntaxError for some
     assert f"# the scenario's code for this step is not run here: {why}" in text
@@ -181,10 +189,16 @@ def test_an_opaque_call_name_is_a_dotted_name():
     # Python reads a fullwidth name as the ASCII one: the tensor 'exec' would be the builtin exec
     ("ttnn.add", "\"out = ttnn.add(a, ｅｘｅｃ)\"", "[a, exec]", "it is not ASCII"),
 ])
-def test_an_opaque_call_on_anything_but_the_steps_tensors_is_not_run(call, code, uses, why):
+def test_an_opaque_call_on_anything_but_the_steps_tensors_is_not_run(call, code, uses, why, monkeypatch):
+    from meshspec.errors import ScenarioError
+    from meshspec.scenario import loader
+
     steps = OPAQUE.format(call=call, code=code).replace("uses: [a]", f"uses: {uses}")
     if "exec" in uses:
         steps = "  - allocate_tensor_on_device: {as: exec, shape: [1, 1, 32, 32]}\n" + steps
+    with pytest.raises(ScenarioError, match="opaque.code: not a line an exported script runs"):
+        _scenario(steps)
+    monkeypatch.setattr(loader, "_check_code", lambda *args: None)  # export's own guard
     text = export(_scenario(steps))
     assert f"# the scenario's code for this step is not run here: {why}" in text
     assert "owned" not in text and "ｅｘｅｃ" not in text

@@ -2,7 +2,7 @@
 whitelist of tests/script_whitelist.py (every bundled scenario, every scenario the tests hold, a
 few hundred random hunt programs), and each attack the issue lists is refused or re-emitted
 harmlessly: an opaque step's code is parsed into a whitelisted form and the script's line is
-generated from it (meshspec/bridge/code.py), never the text copied and rewritten."""
+generated from it (meshspec/scenario/code.py), never the text copied and rewritten."""
 
 import ast
 import random
@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from meshspec.bridge import ttnn_api
-from meshspec.bridge.code import Call, parse as parse_code
+from meshspec.scenario import ttnn_api
+from meshspec.scenario.code import Call, parse as parse_code
 from meshspec.bridge.export import export
 from meshspec.hunt.programs import VOCABULARY, generate
+from meshspec.errors import ScenarioError
+from meshspec.scenario import loader
 from meshspec.scenario.loader import load, parse
 from script_whitelist import problems
 
@@ -162,8 +164,16 @@ def _calls(text: str) -> list[str]:
     ("ttnn.add", "out = ttnn.add(a, a.shape.__class__)", ["a"], (), "the attribute a.shape.__class__"),
     ("ttnn.add", "out = ttnn.add(a, a.buffer_address)", ["a"], (), "the attribute a.buffer_address"),
 ])
-def test_each_attack_is_not_run_and_says_why_in_one_line(call, code, uses, more, why):
-    text = export(parse(_opaque(call, code, uses, more), Path("t.yaml")))
+def test_each_attack_is_not_run_and_says_why_in_one_line(call, code, uses, more, why, monkeypatch):
+    """The loader refuses each at the code itself (a scenario is data); and export's own guard,
+    for a scenario made without the loader, does not run it either and says why."""
+    text = _opaque(call, code, uses, more)
+    with pytest.raises(ScenarioError) as err:
+        parse(text, Path("t.yaml"))
+    assert why in err.value.message and "opaque.code: not a line an exported script runs" in err.value.message
+    assert (err.value.line, "\n" in str(err.value)) == (text.count("\n") - 1, False)
+    monkeypatch.setattr(loader, "_check_code", lambda *args: None)
+    text = export(parse(text, Path("t.yaml")))
     assert problems(text) == []
     lines = [line for line in text.splitlines() if "the scenario's code for this step is not run here" in line]
     assert len(lines) == 1 and why in lines[0], lines
@@ -172,7 +182,7 @@ def test_each_attack_is_not_run_and_says_why_in_one_line(call, code, uses, more,
     assert not {"pop", "insert", "copyright", "__dict__", "sys", "os", "run", "ModuleType"} & words, words
 
 
-def test_a_use_named_like_the_call_does_not_become_the_call():
+def test_a_use_named_like_the_call_does_not_become_the_call(monkeypatch):
     """A tensor named ``ttnn.add``: the rewrite made ``ttnn.add(a, a)`` a call of the local
     ``ttnn_add``; now the call is generated from the step's declared call, and a name that is no
     identifier cannot be named in code at all (``ttnn.add`` there is ttnn's function)."""
@@ -180,6 +190,9 @@ def test_a_use_named_like_the_call_does_not_become_the_call():
     assert problems(text) == []
     assert "    out = ttnn.add(a, a)\n" in text
     assert "ttnn.add" in _calls(text) and "ttnn_add" not in _calls(text)
+    with pytest.raises(ScenarioError, match="the attribute ttnn.add"):
+        parse(_opaque("ttnn.add", "out = ttnn.add(a, ttnn.add)", ["a", "ttnn.add"]), Path("t.yaml"))
+    monkeypatch.setattr(loader, "_check_code", lambda *args: None)  # export's own guard
     text = export(parse(_opaque("ttnn.add", "out = ttnn.add(a, ttnn.add)", ["a", "ttnn.add"]), Path("t.yaml")))
     assert "not run here: the attribute ttnn.add (not a ttnn constant" in text and "ttnn_add" not in _calls(text)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record the ttnn 0.81.1 names an exported script may use in an opaque step's call, for
-meshspec/bridge/ttnn_api.py (read by meshspec/bridge/code.py).
+meshspec/scenario/ttnn_api.py (read by meshspec/scenario/code.py).
 
 An opaque step's ``code`` is re-emitted only as one call of a known ttnn function on the step's
 tensors, literals and ttnn's constants and config classes. "Known" means in the lists this script
@@ -20,7 +20,7 @@ those through. Kept:
 Deterministic. Run in the ttnn venv, in mock mode:
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh
-    python tools/golden/record_ttnn_api.py        # writes meshspec/bridge/ttnn_api.py
+    python tools/golden/record_ttnn_api.py        # writes meshspec/scenario/ttnn_api.py
 """
 
 import enum
@@ -33,7 +33,7 @@ os.environ.setdefault("TT_LOGGER_LEVEL", "FATAL")
 
 import ttnn  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[2] / "meshspec" / "bridge" / "ttnn_api.py"
+OUT = Path(__file__).resolve().parents[2] / "meshspec" / "scenario" / "ttnn_api.py"
 
 NAMESPACES = ("experimental", "transformer", "kv_cache", "experimental.deepseek_prefill", "experimental.kda", "experimental.quasar")
 """ttnn's op namespaces below ``ttnn`` (the modules whose members are FastOperations)."""
@@ -124,7 +124,7 @@ def main() -> None:
         return f"{name} = frozenset({{\n{body}}})\n\"\"\"{doc}\"\"\"\n"
 
     text = (
-        '"""The ttnn 0.81.1 names an opaque step\'s call may use in an exported script (meshspec/bridge/code.py).\n\n'
+        '"""The ttnn 0.81.1 names an opaque step\'s call may use in an exported script (meshspec/scenario/code.py).\n\n'
         "Recorded from the real library in mock mode by tools/golden/record_ttnn_api.py; do not edit by hand.\n"
         '"""\n\n'
         + block("FUNCTIONS", "ttnn's registered operations (and the tensor functions meshspec models): what a call may call.", funcs)

@@ -22,8 +22,11 @@ name mapped to the script's own variable. The rule, one line of code:
   and arithmetic ``+ - * / // %`` on numbers (``**`` only of two literals, an exponent up to 64);
 - at most :data:`MAX_CODE` characters, :data:`MAX_NODES` values, :data:`MAX_DEPTH` deep; ASCII.
 
-Anything else is not run: the script makes a tensor with the recorded records instead, and says
-why in one line. ``record`` keeps a line only when :func:`parse` takes it, so the reasons are the same.
+Anything else is refused when the scenario loads (``loader._check_code``: a scenario is data, and
+code no script would run is not kept in it looking as if it were). Export checks again, for a
+scenario made without the loader: it does not run the line, makes a tensor with the recorded
+records instead, and says why in one line. ``record`` keeps a line only when :func:`parse` takes
+it, so the reasons are the same everywhere.
 
 >>> parse("out = ttnn.add(a, b, dtype=ttnn.bfloat16)", "ttnn.add", ["a", "b"]).expression(str.upper)
 'ttnn.add(A, B, dtype=ttnn.bfloat16)'
@@ -190,7 +193,7 @@ def _why(code: str, call: str, uses: list[str]) -> Union[Call, str]:
     if not isinstance(value, ast.Call) or _dotted(value.func) != call:
         return f"it does not call {call}, the step's call"
     if call not in ttnn_api.FUNCTIONS:
-        return f"{call} is not a ttnn function an exported script runs from a scenario's text (meshspec/bridge/ttnn_api.py lists them)"
+        return f"{call} is not a ttnn function an exported script runs from a scenario's text (meshspec/scenario/ttnn_api.py lists them)"
     names = {u for u in uses if u.isidentifier()}
     if not value.args or not isinstance(value.args[0], ast.Name) or value.args[0].id not in names:
         return "its first argument is not one of the step's tensors"  # an op on tensors, not a file or a config

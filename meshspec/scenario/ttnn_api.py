@@ -1,4 +1,4 @@
-"""The ttnn 0.81.1 names an opaque step's call may use in an exported script (meshspec/bridge/code.py).
+"""The ttnn 0.81.1 names an opaque step's call may use in an exported script (meshspec/scenario/code.py).
 
 Recorded from the real library in mock mode by tools/golden/record_ttnn_api.py; do not edit by hand.
 """
