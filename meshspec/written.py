@@ -34,9 +34,12 @@ def data_digest(data):
 
 
 def record_text(path, data):
-    """What the record of ``data`` written at ``path`` holds."""
+    """What the record of ``data`` written at ``path`` holds (bytes): the size, the SHA-256 and the
+    path's own bytes (``os.fsencode``), so any name the file system takes, UTF-8 or not, is recorded
+    as it is (a name such as ``r\\xfe.txt`` once made the record fail after the report was written,
+    and meshspec then refused to replace its own file)."""
     size, digest = data_digest(data)
-    return f"{size}\n{digest}\n{os.path.realpath(path)}\n"
+    return b"%d\n%s\n%s\n" % (size, digest.encode("ascii"), os.fsencode(os.path.realpath(path)))
 
 
 def file_digest(path):
@@ -64,8 +67,9 @@ def wrote_as_is(path):
         a report copied from the hardware host                  -> False
     """
     try:
-        with open(record_path(path), encoding="utf-8") as f:
-            size, digest, _ = f.read().split("\n", 2)
+        with open(record_path(path), "rb") as f:
+            size, digest, _ = f.read(1 << 16).split(b"\n", 2)
+        digest = digest.decode("ascii")
         if os.stat(path).st_size != int(size):
             return False
     except (OSError, ValueError):
@@ -93,7 +97,7 @@ def remember(path, data):
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb") as f:
             f.write(record_text(path, data))
         os.replace(tmp, target)
     except BaseException as err:

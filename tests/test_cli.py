@@ -937,3 +937,28 @@ def test_a_npy_header_whose_shape_overflows_is_one_line_with_no_numpy_warning(tm
     proc = subprocess.run([sys.executable, "-m", "meshspec", "run", "s.yaml"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr == "meshspec: s.yaml:4:61: data file 'big.npy' is not a .npy array file (or needs pickle, which meshspec never loads)\n"
+
+
+@pytest.mark.parametrize("command, option, suffix", [
+    ("run", "-o", ".txt"),
+    ("check", "--junit-xml", ".xml"),
+    ("export", "-o", ".py"),
+])
+def test_an_output_name_that_is_not_utf8_is_written_and_replaced_like_any_other(tmp_path, command, option, suffix):
+    """Issue 34, section 4: ``-o $'r\\xfe.txt'`` wrote the report, then exit 3 (the record of what
+    meshspec wrote was UTF-8 text); the same command again refused the file as not meshspec's own.
+    Any name the file system takes is an output, written and then replaced by the same command."""
+    name = os.fsdecode(b"r\xfe" + suffix.encode())  # as Python hands such a name over from argv
+    out = tmp_path / name
+    first = invoke(command, EVEN, option, out)
+    assert first.exit_code == 0, first.output
+    written = out.read_bytes()
+    assert written and os.listdir(os.fsencode(tmp_path)) == [b"r\xfe" + suffix.encode()]
+    again = invoke(command, EVEN, option, out)
+    assert again.exit_code == 0, again.output
+    assert out.read_bytes() == written and stderr_lines(again) == []
+    with open(out, "ab") as f:  # an edit since: the user's file now, refused as any other would be
+        f.write(b"\n")
+    refused = invoke(command, EVEN, option, out)
+    assert refused.exit_code == 2
+    assert stderr_lines(refused)[0].startswith(f"meshspec: {tmp_path}/r\\udcfe{suffix} exists, and meshspec did not write it")

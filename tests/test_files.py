@@ -90,3 +90,24 @@ def test_the_record_of_what_was_written_is_one_rule_for_meshspec_and_its_exporte
     imported = {a.name.split(".")[0] for n in ast.parse((Path(written.__file__)).read_text()).body
                 if isinstance(n, ast.Import) for a in n.names}
     assert imported <= {"hashlib", "os"} and "ImportFrom" not in {type(n).__name__ for n in ast.parse(Path(written.__file__).read_text()).body}
+
+
+def test_the_record_keeps_a_name_that_is_not_utf8_as_its_bytes(tmp_path, monkeypatch):
+    """Issue 34, section 4: a path such as ``r\\xfe.txt`` (not UTF-8) made the record fail after the
+    report was written. The record holds the path's own bytes, and a record written by the earlier
+    UTF-8 form is still read."""
+    from meshspec import written
+
+    monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path / "state"))
+    out = Path(os.fsdecode(os.fsencode(tmp_path) + b"/r\xfe.txt"))
+    files.write_output(out, "report\n")
+    record = Path(written.record_path(out)).read_bytes()
+    assert record.split(b"\n")[2] == os.fsencode(tmp_path) + b"/r\xfe.txt"
+    assert written.wrote_as_is(out) and written.may_replace(out)
+    files.write_output(out, "report again\n")  # meshspec's own file: replaced
+    assert out.read_text() == "report again\n"
+    plain = tmp_path / "plain.txt"
+    plain.write_text("old\n")
+    size, digest = written.data_digest(b"old\n")
+    Path(written.record_path(plain)).write_text(f"{size}\n{digest}\n{plain}\n", encoding="utf-8")
+    assert written.wrote_as_is(plain)
