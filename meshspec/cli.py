@@ -255,7 +255,10 @@ def import_(a: argparse.Namespace) -> int:
     """Turn ttnn's operation-tracer output or a graph capture into a scenario; a line per call not imported."""
     from .bridge.importer import import_path
 
+    from .scenario.loads import check_loads
+
     imported = import_path(a.path)
+    check_loads(imported.text, a.output if a.output is not None else Path("imported.yaml"), f"import {a.path}")  # what it writes loads
     for line in imported.unmapped:
         _err(f"not imported: {line}")
     _emit(imported.text, a.output, [a.path, *sorted(a.path.iterdir())] if a.path.is_dir() else [a.path])

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ScenarioError, UsageError
-from ...text import flow, printable
+from ...text import flow, one_line, printable
 from .common import check_mesh, load_json
 from .steps import Built, Item, build
 
@@ -108,8 +108,11 @@ def _from_tracer(folder: Path) -> Imported:
         "Mesh mappers and composers are read back from the tensors they made: the tracer records no mapper config.",
         f"Mesh: {run.mesh_note or 'the traced mesh device'} (Wormhole chips: the tracer does not record the arch).",
     ]
+    if run.skipped:
+        shown = "; ".join(run.skipped[:3]) + ("; ..." if len(run.skipped) > 3 else "")
+        header.append(f"Skipped {len(run.skipped)} entr{'ies' if len(run.skipped) != 1 else 'y'} named like op files (never opened): {shown}")
     what = f"ttnn operation-tracer output {folder.name}"
-    return _imported(folder, folder.name, what, header, list(run.mesh), run.files, built)
+    return _imported(folder, folder.name, what, header, list(run.mesh), run.files, built, run.skipped)
 
 
 def _from_graph(path: Path, data: Any) -> Imported:
@@ -130,7 +133,8 @@ def _from_graph(path: Path, data: Any) -> Imported:
     return _imported(path, path.stem, what, header, run.mesh_value, len(run.calls), built)
 
 
-def _imported(path: Path, name: str, what: str, header: list[str], mesh: Any, calls: int, built: Built) -> Imported:
+def _imported(path: Path, name: str, what: str, header: list[str], mesh: Any, calls: int, built: Built,
+              unread: tuple[str, ...] = ()) -> Imported:
     steps = built.steps
     if not steps:
         first = built.unmapped[0] if built.unmapped else "the trace holds no calls"
@@ -144,7 +148,7 @@ def _imported(path: Path, name: str, what: str, header: list[str], mesh: Any, ca
     if skipped:
         header.append(f"{skipped} call{'s' * (skipped != 1)} not imported{kept}: see the 'not imported' comments where they ran.")
     scenario = {"meshspec": 1, "name": name, "description": description, "mesh": mesh, "steps": steps}
-    return Imported(scenario, render(header, scenario, built.items), tuple(built.unmapped))
+    return Imported(scenario, render(header, scenario, built.items), (*unread, *built.unmapped))
 
 
 # -- YAML text -------------------------------------------------------------------------------
@@ -169,7 +173,9 @@ def render(header: list[str], scenario: dict, items: list[Item]) -> str:
 
 
 def _comment(text: str, indent: str) -> str:
-    return f"{indent}# {printable(text).replace(chr(10), ' ')}".rstrip()
+    """One comment line, whatever ``text`` holds: a line break of any kind (``\\r``, U+2028 ...),
+    which YAML would end the comment at, is escaped (text.one_line)."""
+    return f"{indent}# {one_line(text)}".rstrip()
 
 
 __all__ = ["Imported", "import_path", "sniff"]

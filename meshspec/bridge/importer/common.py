@@ -11,12 +11,16 @@ scenario steps.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Hashable, Optional
 
 from ...errors import ScenarioError
+from ...scenario.sniff import read_regular
+from ...text import printable
 from ...sim.mesh import SYSTEMS, volume
 
 UNKNOWN = "?"
@@ -107,14 +111,50 @@ class Call:
 
 
 # -- parsing helpers the front ends share ----------------------------------------------------
-def load_json(path: Path) -> Any:
-    """A JSON file's content; a file that is not JSON is a one-line error naming where."""
+MAX_TRACE_BYTES = 1 << 30
+"""The largest trace file import reads (a graph capture of a long program is hundreds of MB)."""
+
+
+def not_regular(path: Path) -> Optional[str]:
+    """What ``path`` is when it is not a regular file (``a FIFO``, ``a character device``, ...), from
+    its ``stat`` (a link followed): import never opens such a file (a FIFO would wait for a writer,
+    ``/dev/zero`` never ends). None for a regular file. Raises OSError (no such file, a link to
+    nothing, no permission)."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return None
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+    return next((what for test, what in kinds if test(mode)), "something else")
+
+
+def read_bytes(path: Path, limit: int = MAX_TRACE_BYTES) -> bytes:
+    """A trace file's bytes: a regular file (checked before it is opened, and again on the open
+    file), of at most ``limit`` bytes; anything else is a one-line error naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        kind = not_regular(path)
+        if kind is None:
+            size = os.stat(path).st_size
+            if size > limit:
+                raise ScenarioError(f"file is {size:,} bytes; import reads trace files of up to {limit:,} bytes", str(path))
+            raw = read_regular(path, limit)
+            kind = "something else" if raw is None else None  # replaced since the stat
+    except OSError as err:
+        raise ScenarioError(f"cannot read: {err.strerror or err}", str(path)) from None
+    if kind is not None or raw is None:
+        raise ScenarioError(f"{kind}, not a regular file: not read (give a trace file)", str(path))
+    if len(raw) > limit:
+        raise ScenarioError(f"file is over {limit:,} bytes; import reads trace files of up to that", str(path))
+    return raw
+
+
+def load_json(path: Path) -> Any:
+    """A JSON file's content; a file that is not JSON (or not a regular file) is a one-line error naming where."""
+    raw = read_bytes(path)
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ScenarioError(f"not UTF-8 text ({err.reason} at byte {err.start})", str(path)) from None
-    except OSError as err:
-        raise ScenarioError(f"cannot read: {err.strerror}", str(path)) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
@@ -128,6 +168,22 @@ def load_json(path: Path) -> Any:
 def enum_name(text: str) -> str:
     """``DataType.BFLOAT16`` and ``DataType::BFLOAT16`` -> ``bfloat16``."""
     return re.split(r"\.|::", str(text))[-1].lower()
+
+
+STORAGE_TYPES = {"host": "host", "device": "device"}
+"""ttnn's ``StorageType`` names (0.81.1: ``HOST``, ``DEVICE``; written ``StorageType::DEVICE`` in a graph
+capture's messages, ``DEVICE`` in its tensor nodes, ``StorageType.DEVICE`` by the tracer) -> meshspec's storage."""
+
+
+def storage(value: Any, where: str, file: str) -> str:
+    """A traced ``storage_type`` as ``host`` or ``device``; anything else is a one-line error
+    naming it (a malformed one once became a host tensor that a later step used as a device
+    tensor, and the scenario written did not load)."""
+    name = enum_name(value) if isinstance(value, str) else None
+    if name not in STORAGE_TYPES:
+        shown = printable(value if isinstance(value, str) else json.dumps(value))
+        raise ScenarioError(f"{where}: storage_type {shown!r} is not one of ttnn's StorageType names (HOST, DEVICE)", file)
+    return STORAGE_TYPES[name]
 
 
 def placement(text: str, where: str, file: str) -> Optional[int]:

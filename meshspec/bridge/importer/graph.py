@@ -33,7 +33,7 @@ from typing import Any, Hashable, Optional
 
 from ...errors import ScenarioError
 from ...sim.mesh import SYSTEMS
-from .common import UNKNOWN, Call, Distribution, Memory, Traced, enum_name, fill_distributions, int_list, load_json, mesh_value, placement
+from .common import UNKNOWN, Call, Distribution, Memory, Traced, enum_name, fill_distributions, int_list, load_json, mesh_value, not_regular, placement, storage
 
 CPP_CALLS = {"Tensor::cpu": "Tensor.cpu", "Tensor::to_device": "Tensor.to", "Tensor::deallocate": "Tensor.deallocate"}
 """Top-level C++ calls (methods a program calls on a Tensor) -> their ttnn name."""
@@ -124,7 +124,14 @@ def _sidecar(path: Path, nodes: list[Node]) -> tuple[list, tuple[str, ...]]:
     """The python_io records, one per Python-level call start in order; none when the sidecar is
     missing or does not match the capture."""
     side = path.with_suffix(".python_io.json")
-    if not side.is_file():
+    try:
+        kind = not_regular(side)
+    except OSError:  # none there (or a link to nothing): the capture alone
+        kind = "missing"
+    if kind not in (None, "missing"):
+        return [], (f"Sidecar: {side.name} is {kind}, not a regular file: not read (never opened), so topologies, torch shapes",
+                    "and mesh mappers are not recorded.")
+    if kind == "missing":
         return [], (
             f"Sidecar: no {side.name} beside it (ttnn/graph.py writes it), so topologies, torch shapes and mesh mappers",
             "are not recorded, and a host tensor a Python-level call returned is matched to its next use by spec.",
@@ -205,16 +212,17 @@ class _Walk:
         tid = p.get("tensor_id")
         if not isinstance(tid, (int, type(None))) or not isinstance(p.get("address", 0), int) or not isinstance(p.get("buffer_type", 0), (int, type(None))):
             raise ScenarioError(f"node {n.counter}: a tensor node's tensor_id, address and buffer_type are integers", self.file)
-        if str(p.get("storage_type", "")).upper() == "DEVICE" and "address" in p:
+        kind = storage(p["storage_type"], f"node {n.counter}", self.file) if "storage_type" in p else "host"
+        if kind == "device" and "address" in p:
             where = (p.get("buffer_type"), p["address"])
             key = self.live.get(where, ("buffer", *where))
         else:
             key = self.ids.get(tid) or self._unjoined(n) or ("host", tid)
         if isinstance(tid, int):
             self.ids[tid] = key
-        self.at[n.counter] = self.latest[key] = self._traced(n, key)
+        self.at[n.counter] = self.latest[key] = self._traced(n, key, kind)
 
-    def _traced(self, n: Node, key: Hashable) -> Traced:
+    def _traced(self, n: Node, key: Hashable, storage: str) -> Traced:
         p = n.params
         try:
             shape = int_list(str(p["shape"]))
@@ -223,7 +231,6 @@ class _Walk:
             raise ScenarioError(f"node {n.counter}: a tensor node has shape (Shape([...])), dtype and layout", self.file) from None
         devices = _count(p.get("device_tensors"))
         self.devices = max(self.devices, devices or 0)
-        storage = "device" if str(p.get("storage_type", "")).upper() == "DEVICE" else "host"
         return Traced(key, storage, shape, dtype, layout, _memory(p), None, None, devices)
 
     def _buffer(self, n: Node) -> None:

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any, Hashable, Iterator, Optional
 
 from ...errors import ScenarioError
-from .common import Call, Distribution, Memory, Traced, enum_name, int_list, ints, load_json, placement
+from .common import Call, Distribution, Memory, Traced, enum_name, int_list, ints, load_json, not_regular, placement, storage
+from ...text import printable
 
 FILE = re.compile(r"(\d+)_.+\.json")
 """An op file's name; tt-metal's plugin also writes ``_status.json`` and ``_device_params.json``."""
@@ -71,29 +72,48 @@ class TracerRun:
     mesh_note: Optional[str]
     values: bool
     """Tensor values were recorded (``enable_tensor_value_serialization``)."""
+    skipped: tuple[str, ...] = ()
+    """One line per entry named like an op file that is not a regular file (a FIFO, a link to a
+    device): ``<name>: a FIFO, not a regular file; not read``. Never opened."""
 
 
 def read_folder(folder: Path) -> TracerRun:
     """The calls a tracer folder holds, in the order they were made, with their tensors matched."""
-    ops = sorted((read_op(p) for p in op_files(folder)), key=lambda o: o.id)
+    files, skipped = op_files(folder)
+    ops = sorted((read_op(p) for p in files), key=lambda o: o.id)
     _check_ids(ops, folder)
     folded = _folded(ops)
     ids = _Identity()
     calls = [_call(op, ids, folded.get(i)) for i, op in enumerate(ops)]
     mesh, note = _mesh(ops)
     values = any("values" in v for op in ops for _, v in _tensor_values(op))
-    return TracerRun(calls, len(ops), mesh, note, values)
+    return TracerRun(calls, len(ops), mesh, note, values, skipped)
 
 
-def op_files(folder: Path) -> list[Path]:
-    """The op files of a folder; a folder of per-test folders, or of none, is an error saying so."""
+def op_files(folder: Path) -> tuple[list[Path], tuple[str, ...]]:
+    """The op files of a folder, and a line for each entry named like one that is not a regular
+    file (told from its stat, never opened: a FIFO would wait for a writer, a link to /dev/zero
+    never ends); a folder of per-test folders, or of no op files, is an error saying so."""
+    files, skipped = [], []
     try:
-        files = [p for p in folder.iterdir() if FILE.fullmatch(p.name) and p.is_file()]
+        for p in sorted(folder.iterdir()):
+            if not FILE.fullmatch(p.name):
+                continue
+            try:
+                kind = not_regular(p)
+            except OSError as err:  # a link to nothing, no permission
+                kind = "a link to nothing" if p.is_symlink() and not p.exists() else f"unreadable ({err.strerror or err})"
+            if kind is None:
+                files.append(p)
+            elif kind != "a folder":
+                skipped.append(f"{printable(p.name)}: {kind}, not a regular file; not read")
         runs = [] if files else sorted(p.name for p in folder.iterdir() if p.is_dir() and any(FILE.fullmatch(q.name) for q in p.iterdir()))
     except OSError as err:
         raise ScenarioError(f"cannot read the folder: {err.strerror}", str(folder)) from None
     if files:
-        return files
+        return files, tuple(skipped)
+    if skipped:
+        raise ScenarioError(f"no op file here is a regular file ({len(skipped)} named like one: {skipped[0]})", str(folder))
     if runs:
         shown = ", ".join(runs[:5]) + (", ..." if len(runs) > 5 else "")
         raise ScenarioError(f"holds one trace folder per test ({len(runs)}); import one of them: {shown}", str(folder))
@@ -193,7 +213,7 @@ def tensor(v: dict, where: str, file: str, key: Hashable = None) -> Traced:
     md = v.get("mesh_device") if isinstance(v.get("mesh_device"), dict) else {}
     return Traced(
         key=key,
-        storage="device" if enum_name(field("storage_type")) == "device" else "host",
+        storage=storage(field("storage_type"), where, file),
         shape=shape,
         dtype=enum_name(field("dtype", "original_dtype")),
         layout=enum_name(field("layout")),
