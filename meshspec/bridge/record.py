@@ -32,12 +32,12 @@ import functools
 import json
 import linecache
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..text import flow
+from ..names import as_name
+from ..text import flow, one_line
 from . import observe
 from .calls import FACTORIES, METHODS, TRANSLATORS, NotModeled, spec_fields
 
@@ -63,8 +63,10 @@ MAKERS = {"allocate_tensor_on_device", "allocate_tensor_on_host", "from_torch", 
 
 
 def _ident(text: str) -> str:
-    ident = re.sub(r"\W", "_", text).strip("_") or "t"
-    return f"t_{ident}" if ident[0].isdigit() else ident
+    """A scenario name for a program's variable, function or file name: the one rule for names
+    (names.as_name: ``dst`` stays ``dst``, ``dst_é`` becomes ``dst___67ced1``, always the same),
+    so what record writes loads."""
+    return as_name(text)
 
 
 class Recorder:
@@ -72,7 +74,7 @@ class Recorder:
 
     def __init__(self, out: Path, name: str) -> None:
         self.out = Path(out).resolve()  # the program may change directory
-        self.name = name
+        self.name = _ident(name)
         self.steps: list[dict] = []  # {"op", "fields", "where", "source", "qualname", "error"?}
         self.states: list[dict] = []
         self.objects: dict[str, Any] = {}  # name -> the tensor, list of tensors, or mesh device
@@ -90,6 +92,8 @@ class Recorder:
         self._texts: dict[int, tuple[dict, str]] = {}
         self._wrote: dict[str, tuple[int, str]] = {}  # file name -> (size, SHA-256) of what this recording wrote there
         self._steps_at: Optional[tuple[int, int]] = None  # steps.jsonl as the recording left it: (inode, size)
+        self._arrays: list[Path] = []  # the .npy files this recording saved
+        self.refused: Optional[str] = None  # why the recording was not kept: its scenario did not load
 
     # -- installing ---------------------------------------------------------------------------
     def install(self) -> None:
@@ -239,9 +243,9 @@ class Recorder:
     def _failed(self, step: dict, exc: BaseException, frame) -> None:
         binds = step.pop("binds")
         if binds and binds != "opaque":  # the step is written as the program wrote it
-            step["fields"]["as"] = self._fresh(self.assigned(frame, step["qualname"]) or _ident(binds))
+            step["fields"]["as"] = self._take(self.assigned(frame, step["qualname"]), binds, step)
         if binds == "opaque":
-            step["fields"]["as"] = self._fresh(self.assigned(frame, step["qualname"]) or "out")
+            step["fields"]["as"] = self._take(self.assigned(frame, step["qualname"]), "out", step)
             step["fields"].setdefault("shape", [1])
             step["fields"].setdefault("topology", {"distribution_shape": [1], "placements": ["R"], "coords": [[0, 0]]})
         step["error"] = observe.error_json(self.steps.index(step), step["op"], exc)
@@ -303,7 +307,7 @@ class Recorder:
         self.stopped = why
         self.comments.append(f"recording stopped: {why}")
         if warn:
-            print(f"meshspec record: stopped recording ({why}); the program goes on", file=sys.stderr)
+            print(f"meshspec record: stopped recording ({one_line(why)}); the program goes on", file=sys.stderr)
         try:
             self._save()
         except Exception:
@@ -340,10 +344,19 @@ class Recorder:
         self.objects["mesh_device"] = md
 
     def assigned(self, frame, qualname: str) -> Optional[str]:
+        """The program's own name for the call's result (any identifier Python takes), or None."""
         return _assigned_name(frame, qualname.split(".")[-1])
 
+    def _take(self, program: Optional[str], default: str, step: Optional[dict]) -> str:
+        """A new scenario name for what the program calls ``program`` (else ``default``), made by
+        the one rule; when the rule changed the program's name, the step's comment keeps it."""
+        name = self._fresh(_ident(program or default))
+        if program and _ident(program) != program and step is not None:
+            step["program_name"] = program
+        return name
+
     def bind(self, result: Any, frame, default: str, step: Optional[dict] = None) -> str:
-        name = self._fresh((self.assigned(frame, step["qualname"]) if step else None) or _ident(default))
+        name = self._take(self.assigned(frame, step["qualname"]) if step else None, default, step)
         self.objects[name] = result
         self.ids[id(result)] = name
         if isinstance(result, list):
@@ -356,7 +369,7 @@ class Recorder:
         name, n = wanted, 1
         while name in self.objects or name in self.gone or name == "mesh_device":
             n += 1
-            name = f"{wanted}_{n}"
+            name = _ident(f"{wanted}_{n}")  # a name at the length limit gets a hash, not a 129th character
         return name
 
     def save_array(self, stem: str, array) -> str:
@@ -368,19 +381,21 @@ class Recorder:
             n += 1
             name = f"{_ident(stem)}_{n}.npy"
         np.save(self.out / name, array)
+        self._arrays.append(self.out / name)
         return name
 
     def _introduce(self, t: Any, frame) -> str:
         """A tensor made without a recorded call: a step that makes it, before the current one."""
         ttnn = _ttnn()
-        name = self._fresh(_ident(_local_name(frame, t) or "tensor"))
+        note: dict = {}  # the program's own name, if the rule changed it
+        name = self._take(_local_name(frame, t), "tensor", note)
         record = observe.tensor_json(name, t)
         if record["storage"] == "host" and len(record["devices"]) == 1:
             data = self.save_array(name, observe.host_array(ttnn.get_device_tensors(t)[0]))
             step = {"op": "from_torch", "fields": {"as": name, **spec_fields(record["devices"][0]["spec"]), "data": {"file": data}}}
         else:
             step = {"op": "opaque", "fields": {"call": "ttnn.Tensor", "uses": [], **_declared(t), "as": name}}
-        step |= {"where": "(made before it was used)", "source": "", "qualname": "ttnn.Tensor"}
+        step |= {"where": "(made before it was used)", "source": "", "qualname": "ttnn.Tensor"} | note
         self.steps.append(step)
         self.objects[name] = t
         self.ids[id(t)] = name
@@ -433,7 +448,33 @@ class Recorder:
         is a comment, as any caught call is."""
         if program_ended_normally:
             self._guard(self._settle_failure)
-        self._guard(self._save, False, True)
+        from ..errors import UsageError
+
+        try:
+            self._save(False, True)
+        except UsageError as err:  # the scenario would not load: nothing is kept
+            self._refuse(str(err))
+        except Exception as exc:
+            self._stop(f"{type(exc).__name__}: {exc}")
+
+    def _refuse(self, why: str) -> None:
+        """The recording's scenario does not load: its files go (those it wrote as they are now),
+        and the one line that says why is on stderr; ``meshspec record`` then exits 2."""
+        from ..written import file_digest
+
+        self.refused = why
+        for path in (self.out / SCENARIO, self.out / REPORT):
+            if self._wrote.get(path.name) is not None and file_digest(path) == self._wrote[path.name]:
+                path.unlink(missing_ok=True)
+        try:
+            self._check_steps_file()
+            if self._steps_at is not None:
+                (self.out / STEPS).unlink(missing_ok=True)
+        except (FileExistsError, OSError):
+            pass
+        for array in self._arrays:
+            array.unlink(missing_ok=True)
+        print(f"meshspec: {one_line(why)}", file=sys.stderr)
 
     def _tensors(self) -> dict:
         out = {}
@@ -505,6 +546,10 @@ class Recorder:
             report["steps"] = [dict(s, line=lines.get(s["step"])) for s in self.states]
         else:
             report["steps_file"] = STEPS
+        if final:  # what record keeps loads (checked once, at the end: a check per step would cost the square of the steps)
+            from ..scenario.loads import check_loads
+
+            check_loads(text, self.out / SCENARIO, f"record {self.out}")
         self._write(self.out / SCENARIO, text)
         if final:
             self._write(self.out / REPORT, json.dumps(report, indent=1) + "\n")
@@ -530,17 +575,19 @@ class Recorder:
             "meshspec: 1",
             f"name: {flow(self.name)}",
             "description: >",
-            f"  Recorded by meshspec record from a run of the real ttnn {observe.ttnn_version()}.",
+            f"  Recorded by meshspec record from a run of the real ttnn {one_line(observe.ttnn_version())}.",
             "  Host tensors the program made itself are read back from the runtime and saved beside",
             "  this file; opaque steps are calls meshspec does not model, with the records they produced.",
             f"mesh: {mesh}",
         ]
-        out += [f"# {c}" for c in self.comments]
+        out += [f"# {one_line(c)}" for c in self.comments]  # one line each, whatever the text (an exception's)
         out.append("steps:")
         lines: dict[int, int] = {}
         for i, step in enumerate(self.steps):
-            where = step["where"] + (f": {step['source']}" if step["source"] else "")
-            out.append(f"  # {where}"[:200].replace("\n", " "))
+            # one line whatever the path or source hold: YAML also ends a comment at \r, U+0085, U+2028, U+2029
+            renamed = f"{step['program_name']} in the program; " if step.get("program_name") else ""
+            where = renamed + step["where"] + (f": {step['source']}" if step["source"] else "")
+            out.append(f"  # {one_line(where)}"[:200])
             lines[i] = len(out) + 1
             out.append(f"  - {step['op']}: {_flow_cached(json.dumps(step['fields']))}")
         return "\n".join(out) + "\n", lines
@@ -648,7 +695,8 @@ def _statements(filename: str) -> tuple[tuple[int, int], ...]:
 
 def _assigned_name(frame, func: str) -> Optional[str]:
     """``x`` for a statement ``x = ttnn.f(...)`` whose own call is this one (``self.x`` -> ``x``);
-    None for a call nested inside another (``back = g(ttnn.f(d))``: ``back`` is g's)."""
+    None for a call nested inside another (``back = g(ttnn.f(d))``: ``back`` is g's). The program's
+    own identifier, as Python spells it (``dst_é`` too): :meth:`Recorder._take` makes it a name."""
     text = _statement(frame)
     try:
         node = ast.parse(text).body[0] if text else None
@@ -662,9 +710,9 @@ def _assigned_name(frame, func: str) -> Optional[str]:
         return None
     target = node.targets[0] if isinstance(node, ast.Assign) else node.target
     if isinstance(target, ast.Name):
-        return _ident(target.id)
+        return target.id
     if isinstance(target, ast.Attribute):
-        return _ident(target.attr)
+        return target.attr
     return None
 
 
@@ -702,7 +750,7 @@ def run_program(out: Path, argv: list[str]) -> int:
         target, name, rest = argv[1], "program", argv[2:]
     else:
         target, name, rest = str(Path(argv[0]).resolve()), Path(argv[0]).stem, argv[1:]
-    rec = Recorder(out, _ident(name))
+    rec = Recorder(out, name)
     rec.install()
     code, normal = 0, True
     try:
@@ -729,7 +777,7 @@ def run_program(out: Path, argv: list[str]) -> int:
     finally:
         rec.uninstall()
         rec.finish(program_ended_normally=normal)
-    return code
+    return 2 if rec.refused else code
 
 
 def _print_traceback(exc: BaseException) -> None:

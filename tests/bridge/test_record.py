@@ -194,3 +194,109 @@ def test_the_recordings_steps_file_is_appended_to_and_removed_only_while_it_is_i
     os.replace(replaced, steps)
     with pytest.raises(FileExistsError):
         rec._check_steps_file()
+
+
+# -- what record writes is one line per comment, names by the one rule, and loads (issue 34) ------------------
+ALLOCATE = {"shape": [1, 1, 32, 32], "dtype": "bfloat16", "layout": "tile"}
+
+
+def _recorder(tmp_path) -> record.Recorder:
+    """A recorder on a 1x2 mesh, as after the program opened it (no ttnn here: the mesh is a stand-in)."""
+    rec = record.Recorder(tmp_path / "rec", "prog")
+    rec.mesh, rec.mesh_shape = object(), [1, 2]
+    rec._system = lambda: None
+    return rec
+
+
+def _allocate(rec, source: str, where: str = "prog.py:1") -> str:
+    """The step ``source`` (an allocate_tensor_on_device) records, bound as the program names its result."""
+    step = {"op": "allocate_tensor_on_device", "fields": dict(ALLOCATE), "where": where, "source": source,
+            "qualname": "ttnn.allocate_tensor_on_device"}
+    rec.steps.append(step)
+    step["fields"]["as"] = rec.bind(object(), _frame(source), "tensor", step)
+    return step["fields"]["as"]
+
+
+def _steps(text: str) -> list:
+    import yaml
+
+    return [next(iter(s)) for s in yaml.safe_load(text)["steps"]]
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\r", "\x85", "\n"])
+def test_a_line_break_in_a_recorded_path_or_source_stays_inside_its_comment(tmp_path, brk):
+    """Issue 34, section 2: the comment above a step replaced only \\n, so a program path holding
+    U+2028 (or \\r, U+0085) made the rest of it a live step. Every comment is one line."""
+    from meshspec.scenario.loader import parse
+
+    rec = _recorder(tmp_path)
+    live = f"{brk}  - deallocate: {{tensor: dst}}{brk}#"
+    _allocate(rec, f"dst = ttnn.allocate_tensor_on_device(spec, md)  # {live}", where=f"/tmp/p{live}.py:1")
+    text, lines = rec.scenario_text()
+    assert not set("\r\x85\u2028\u2029") & set(text)
+    assert _steps(text) == ["allocate_tensor_on_device"]
+    assert [s.op for s in parse(text, tmp_path / "s.yaml").steps] == ["allocate_tensor_on_device"]
+    comment = text.splitlines()[lines[0] - 2]
+    assert comment.startswith("  # /tmp/p" + brk.encode("unicode_escape").decode() + "  - deallocate: {tensor: dst}")
+
+
+def test_a_stopped_recordings_reason_is_one_comment_and_one_line_on_stderr(tmp_path, capsys):
+    """The ``# recording stopped: why`` comment was written as the exception said it, newlines and all."""
+    rec = _recorder(tmp_path)
+    _allocate(rec, "dst = ttnn.allocate_tensor_on_device(spec, md)")
+    rec._stop("ValueError: bad\n  - deallocate: {tensor: dst}\u2028x")
+    text = (tmp_path / "rec" / record.SCENARIO).read_text()
+    assert _steps(text) == ["allocate_tensor_on_device"]
+    assert "# recording stopped: ValueError: bad\\n  - deallocate: {tensor: dst}\\u2028x" in text.splitlines()
+    assert capsys.readouterr().err.splitlines() == [
+        "meshspec record: stopped recording (ValueError: bad\\n  - deallocate: {tensor: dst}\\u2028x); the program goes on"]
+
+
+def test_a_program_variable_that_is_no_name_becomes_one_by_the_one_rule(tmp_path):
+    """Issue 34, section 4: ``dst_é = ...`` was written ``as: dst_é``, which the loader refuses.
+    Every name record writes is names.as_name of the program's (the same always), its uses follow
+    it, and the comment above the step keeps the program's own name."""
+    from meshspec.names import as_name
+    from meshspec.scenario.loader import parse
+
+    rec = _recorder(tmp_path)
+    name = _allocate(rec, "dst_é = ttnn.allocate_tensor_on_device(spec, md)")
+    assert name == as_name("dst_é") == "dst___67ced1"
+    again = _allocate(rec, "dst_é = ttnn.allocate_tensor_on_device(spec, md)")  # a second binding: made unique
+    assert again == "dst___67ced1_2"
+    long = _allocate(rec, "ä" * 200 + " = ttnn.allocate_tensor_on_device(spec, md)")
+    assert len(long) <= 128
+    rec.steps.append({"op": "deallocate", "fields": {"tensor": rec.ids[id(rec.objects[name])]}, "where": "prog.py:2",
+                      "source": "ttnn.deallocate(dst_é)", "qualname": "ttnn.deallocate"})
+    text, lines = rec.scenario_text()
+    loaded = parse(text, tmp_path / "s.yaml")
+    assert [s.op for s in loaded.steps] == ["allocate_tensor_on_device"] * 3 + ["deallocate"]
+    assert "  - deallocate: {tensor: dst___67ced1}" in text.splitlines()
+    assert text.splitlines()[lines[0] - 2] == "  # dst_é in the program; prog.py:1: dst_é = ttnn.allocate_tensor_on_device(spec, md)"
+    assert record.Recorder(tmp_path, "prög").name == as_name("prög")
+
+
+def test_a_recording_whose_scenario_does_not_load_keeps_nothing_and_says_why(tmp_path, capsys):
+    """Whatever record keeps loads: checked at the end (scenario/loads.py:check_loads); otherwise
+    its own files go, one line says why, and record exits 2 (Recorder.refused)."""
+    rec = _recorder(tmp_path)
+    _allocate(rec, "dst = ttnn.allocate_tensor_on_device(spec, md)")
+    rec.steps.append({"op": "deallocate", "fields": {"tensor": "nowhere"}, "where": "prog.py:2", "source": "", "qualname": "ttnn.deallocate"})
+    rec._save()  # as between steps: the files are there
+    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == [record.REPORT, record.SCENARIO]
+    rec.finish()
+    assert list((tmp_path / "rec").iterdir()) == []
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"meshspec: record {tmp_path / 'rec'}: the scenario it made does not load "
+                           f"({tmp_path / 'rec' / record.SCENARIO}:")
+    assert "'nowhere'" in line and rec.refused
+
+
+def test_a_recording_that_loads_is_kept(tmp_path, capsys):
+    from meshspec.scenario.loader import load
+
+    rec = _recorder(tmp_path)
+    _allocate(rec, "dst = ttnn.allocate_tensor_on_device(spec, md)")
+    rec.finish()
+    assert rec.refused is None and capsys.readouterr().err == ""
+    assert [s.op for s in load(tmp_path / "rec" / record.SCENARIO).steps] == ["allocate_tensor_on_device"]
