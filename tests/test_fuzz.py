@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from fuzzing import campaign, outcome
+from fuzzing import campaign, families, outcome
 from meshspec.errors import ScenarioError
 from meshspec.scenario.loader import parse
 
@@ -16,6 +16,7 @@ from meshspec.scenario.loader import parse
 def test_short_fuzz_campaign():
     counts = campaign(400, seed=1)
     assert sum(n for outcome, n in counts.items() if ":" not in outcome) == 400  # the families' are FAMILY:OUTCOME
+    assert sum(counts.values()) == 400 + 20 * len(families())  # and 400 // 20 of each family (tests/fuzz_families)
     assert counts["invalid"] > 0 and counts["clean"] + counts["findings"] > 0, counts
 
 

@@ -700,7 +700,7 @@ def _assigned_name(frame, func: str) -> Optional[str]:
     text = _statement(frame)
     try:
         node = ast.parse(text).body[0] if text else None
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a NUL, or a lone surrogate (no source file holds one)
         node = None
     if not isinstance(node, (ast.Assign, ast.AnnAssign)):
         return None
