@@ -300,3 +300,23 @@ def test_a_recording_that_loads_is_kept(tmp_path, capsys):
     rec.finish()
     assert rec.refused is None and capsys.readouterr().err == ""
     assert [s.op for s in load(tmp_path / "rec" / record.SCENARIO).steps] == ["allocate_tensor_on_device"]
+
+
+def test_record_exits_2_when_what_it_recorded_would_not_load(tmp_path, monkeypatch, capsys):
+    """run_program (what ``meshspec record`` runs): the program runs and keeps its output; a
+    recording that would not load leaves no files and makes the exit status 2."""
+    def install(rec):  # as if the program had made these calls (no ttnn here)
+        rec.mesh, rec.mesh_shape, rec._system = object(), [1, 2], (lambda: None)
+        rec.steps.append({"op": "deallocate", "fields": {"tensor": "nowhere"}, "where": "prog.py:1", "source": "",
+                          "qualname": "ttnn.deallocate"})
+
+    monkeypatch.setattr(record.Recorder, "install", install)
+    monkeypatch.setattr(record.Recorder, "uninstall", lambda rec: None)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    out = tmp_path / "rec"
+    out.mkdir()
+    assert record.run_program(out, ["-c", "print('the program ran')"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "the program ran\n" and list(out.iterdir()) == []
+    assert len(captured.err.splitlines()) == 1 and "the scenario it made does not load" in captured.err
