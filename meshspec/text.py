@@ -78,11 +78,40 @@ def flow(value) -> str:
 
     >>> flow({"ShardTensor2dMesh": {"mesh_shape": [2, 4], "dims": [None, 3]}}), flow("row 1")
     ('{ShardTensor2dMesh: {mesh_shape: [2, 4], dims: [null, 3]}}', 'row 1')
+    >>> flow({"file_name": "a\\u2028b\\x85c\\nd"})
+    '{file_name: "a\\\\Lb\\\\Nc\\\\nd"}'
     """
     import yaml  # here, not at the top: renderers import this module and load no yaml
 
-    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**9, allow_unicode=True).strip()
+    text = yaml.dump(value, Dumper=_one_line_dumper(), default_flow_style=True, sort_keys=False, width=10**9, allow_unicode=True).strip()
     return text[: -len("...")].strip() if text.endswith("\n...") else text  # a plain scalar ends its document
+
+
+_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+
+
+def _one_line_dumper():
+    """PyYAML's safe dumper, but a string holding a line break of any kind is written double-quoted,
+    where the break is an escape (``"a\\Lb"``): single-quoted, PyYAML wrote it as a real line break
+    (a value a program gave record, ``dump_tensor``'s file name, became two lines, and U+0085 came
+    back as a space)."""
+    global _DUMPER
+    if _DUMPER is None:
+        import yaml
+
+        class OneLine(yaml.SafeDumper):
+            pass
+
+        def text(dumper, data: str):
+            style = '"' if any(b in data for b in _LINE_BREAKS) else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+        OneLine.add_representer(str, text)
+        _DUMPER = OneLine
+    return _DUMPER
+
+
+_DUMPER = None
 
 
 WRITTEN_MARK = "<!-- written by meshspec -->"

@@ -204,3 +204,23 @@ def test_a_line_break_of_any_kind_in_a_traced_name_stays_inside_its_comment(tmp_
     assert not set("\r\x85\u2028\u2029") & set(text)
     assert "ttnn.add\\u2028  - neg: {tensor: host0}\\r\\x85\\u2029" in text
     assert "neg" not in [next(iter(s)) for s in yaml.safe_load(text)["steps"]]
+
+
+def test_a_folder_named_with_a_line_break_is_one_line_and_the_same_name(tmp_path):
+    """The scenario's name is the folder's, escaped as every line meshspec writes is (the loader
+    takes no control characters): one line of YAML whatever the name holds (import wrote a U+2028
+    as a real line break, and the scenario did not load)."""
+    import shutil
+
+    for brk in ("\u2028", "\x85", "\n", "\u2029"):
+        trace = tmp_path / f"tr{brk}ace"
+        shutil.copytree(DATA / "tracer-example", trace)
+        out = tmp_path / "out.yaml"
+        r = invoke(["import", str(trace), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        text = out.read_text()
+        assert not set("\r\x85\u2028\u2029") & set(text)
+        escaped = "tr" + brk.encode("unicode_escape").decode() + "ace"  # text.one_line: shown as the terminal shows it
+        assert yaml.safe_load(text)["name"] == escaped == load(out).name
+        assert text.count("\n") == len(text.splitlines())
+        out.unlink()

@@ -147,7 +147,8 @@ def _imported(path: Path, name: str, what: str, header: list[str], mesh: Any, ca
     description = f"Imported from {what}: {len(steps)} steps from {calls} calls" + (f"; {skipped} not imported{kept}." if skipped else ".")
     if skipped:
         header.append(f"{skipped} call{'s' * (skipped != 1)} not imported{kept}: see the 'not imported' comments where they ran.")
-    scenario = {"meshspec": 1, "name": name, "description": description, "mesh": mesh, "steps": steps}
+    # the file's or folder's name, as text the loader takes (a control character or line break escaped)
+    scenario = {"meshspec": 1, "name": one_line(name), "description": one_line(description), "mesh": mesh, "steps": steps}
     return Imported(scenario, render(header, scenario, built.items), (*unread, *built.unmapped))
 
 
@@ -155,14 +156,10 @@ def _imported(path: Path, name: str, what: str, header: list[str], mesh: Any, ca
 def render(header: list[str], scenario: dict, items: list[Item]) -> str:
     """The scenario as YAML with ``header`` above it and each item's comment above its step;
     ``yaml.safe_load`` of it is ``scenario``."""
-    import yaml
-
     lines = [_comment(h, "") for h in header]
     for key, value in scenario.items():
-        if isinstance(value, (list, dict)) and key != "steps":
+        if key != "steps":  # one line each, a line break in a folder's name escaped (text.flow)
             lines.append(f"{key}: {flow(value)}")
-        elif key != "steps":
-            lines += yaml.safe_dump({key: value}, sort_keys=False, width=10**6, allow_unicode=True).splitlines()
     lines.append("steps:")
     for item in items:
         lines += [_comment(c, "  ") for c in item.comment]
