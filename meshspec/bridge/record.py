@@ -731,7 +731,7 @@ def _local_name(frame, obj) -> Optional[str]:
 
 def _portable(source: str, call: str, uses: list) -> Optional[str]:
     """The program's statement for an opaque call, when an exported script may run it (it is the
-    step's own call on its tensors, literals and ttnn's constants: :func:`..code.usable`); else None."""
+    step's own call on its tensors, literals and ttnn's constants: :func:`meshspec.scenario.code.usable`); else None."""
     from ..scenario.code import usable
 
     return source if source and usable(source, call, uses) is None else None
