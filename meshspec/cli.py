@@ -106,7 +106,9 @@ def _terminal(stream) -> bool:
     OUTPUT,
     arg("--no-data", action="store_true", help="Metadata mode: shapes, records and written pages only (no buffers; any mesh size)."),
     arg("--uninitialized", choices=UNINITIALIZED, default="poison", help="What never-written device memory holds."),
-    arg("--max-memory", metavar="SIZE", help="Memory a data-mode run may use, e.g. 8G or 512M (default: half the RAM)."),
+    arg("--max-memory", metavar="SIZE", help="Memory a run may use, its data, records and report, e.g. 8G or 512M (default: half the RAM)."),
+    arg("--max-work", type=count(1), metavar="N",
+        help="Device operations a run may do (a buffer made or a write, per device; default 4,194,304)."),
     ALLOW_OUTSIDE,
     arg("--svg", type=Path, metavar="FILE", help="Also save what was printed as SVG."),
     arg("--html", type=Path, metavar="FILE", help="Also save what was printed as HTML."),
@@ -132,6 +134,8 @@ def run(a: argparse.Namespace) -> int:
         options["with_data"] = False
     if a.max_memory is not None:
         options["max_memory"] = parse_bytes(a.max_memory)
+    if a.max_work is not None:
+        options["max_work"] = a.max_work
     if a.device is not None:
         options["device"] = _device_option(a.device)
     inputs = _check_outputs((("--output", a.output), ("--svg", a.svg), ("--html", a.html)), a.scenarios)

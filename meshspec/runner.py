@@ -62,6 +62,7 @@ def run(
     with_data: bool | None = None,
     uninitialized: str = "poison",
     max_memory: int | None = None,
+    max_work: int | None = None,
     fault=None,
     device: Optional[tuple[int, ...]] = None,
     trace: bool = True,
@@ -75,7 +76,9 @@ def run(
     ``on_step(index, total, op)`` is called before each step (for a progress bar).
     ``with_data=False`` (or ``data: none`` in the scenario) runs in metadata mode: shapes, records
     and written pages only. ``uninitialized``: poison, zeros or reuse (see sim/modes.py).
-    ``max_memory``: bytes a data-mode run may hold (default: half the machine's RAM).
+    ``max_memory``: bytes a run may hold, its data (data mode), device records (both modes) and
+    report (default: half the machine's RAM). ``max_work``: device operations it may do
+    (:data:`~meshspec.sim.runtime.MAX_WORK` by default); past either, the step is refused (exit 4).
     ``fault``: a :class:`~meshspec.sim.faults.Fault` to inject (testing the detectors).
     ``trace=False`` leaves the step trace out (``steps`` is empty) and ``tensors=False`` the
     tensor reports (``tensors`` is empty; findings are judged all the same): ``check`` reads the
@@ -95,6 +98,8 @@ def run(
     )
     if max_memory is not None:
         rt.max_memory = max_memory
+    if max_work is not None:
+        rt.max_work = max_work
     rt.fault = fault
     judge = Judge(scenario.mesh_shape, rt.ops, lambda t: rt.mesh_of(t).shape if isinstance(t, DeviceTensor) else rt.mesh_shape)
     error = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from itertools import compress, repeat
 from operator import is_
 from typing import Optional
@@ -456,7 +457,6 @@ class Judge:
         self.retired: list[Finding] = []
         """Findings of tensors that were deallocated or whose name was rebound, as they stood then."""
         self.readbacks: list[Readback] = []
-        self._events_seen = 0
         self._judged: dict[str, Tensor] = {}
         """The tensor each name had when last judged (a host tensor is judged once)."""
         self.same_bytes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -466,8 +466,9 @@ class Judge:
         """The report's SHA-256s; a large host source starts hashing when it is first judged."""
         self._judged_at: dict[str, int] = {}
         """Device tensor name -> the step it was last judged after."""
-        self._storage_at: dict[int, tuple[object, int]] = {}
-        """id(mesh buffer) -> (the buffer, the last step after which a handle on it was judged). Handles
+        self._storage_at: "weakref.WeakKeyDictionary[object, int]" = weakref.WeakKeyDictionary()
+        """Mesh buffer -> the last step after which a handle on it was judged (weakly: a buffer no
+        handle holds any more is not kept for this, issue 34). Handles
         share a buffer (a view, a get_device_tensors part, a to_device of a device tensor): a write
         through one changes what the others hold, so :meth:`result` judges again each live handle
         judged before its buffer was last touched (once, at the end, not every alias at every step:
@@ -475,11 +476,14 @@ class Judge:
 
     def step(self, tensors: dict[str, Tensor], events: list[Event], names: set[str]) -> list[Finding]:
         """Judge one step: its new events, then the tensors ``names``. Returns every finding the
-        step's tensors and events show (the caller tells which are new)."""
+        step's tensors and events show (the caller tells which are new). ``events`` is a queue:
+        the judge takes each event out as it judges it, so what an event holds (a rebound name's
+        old tensor, a composition) is not kept to the end of the run (x = neg(x) 150 times on a
+        64x64 mesh held every old x: 3 MB a step, issue 34)."""
         events_before, retired_before = len(self.events), len(self.retired)
-        for e in events[self._events_seen :]:
+        for e in events:
             self._event(e)
-        self._events_seen = len(events)
+        del events[:]
         now: list[Finding] = []
         for name in sorted(names):
             t = tensors.get(name)
@@ -488,7 +492,7 @@ class Judge:
             if isinstance(t, DeviceTensor):
                 self._judged[name] = t
                 self._judged_at[name] = self.step_index
-                self._storage_at[id(t.buffer)] = (t.buffer, self.step_index)
+                self._storage_at[t.buffer] = self.step_index
                 self.found[name] = self._device_tensor(name, t)
             elif self._judged.get(name) is not t:  # a host tensor never changes
                 self._judged[name] = t
@@ -511,7 +515,7 @@ class Judge:
         out = self._phantom(name, t) if rec.spec.shard is not None else []
         if rec.truth is not None:
             out += _stale_topology(name, t) + _gathered_padding(name, t)
-        if rec.sources is not None:
+        if rec.sources is not None or rec.tainted is not None:
             out += self._stale_inputs(name, t)
         return out
 
@@ -540,10 +544,10 @@ class Judge:
     def _stale_inputs(self, name: str, t: Tensor) -> list[Finding]:
         """A device op's output devices whose sources held no current data when it ran: judged at
         that step (the inputs as they were then), kept with the record afterwards."""
-        if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.sources is None:
+        if not isinstance(t, DeviceTensor) or t.freed_step is not None:
             return []
         rec = t.record
-        if rec.tainted is None or rec.tainted[0] is not rec.sources:  # new sources (the op ran, or a trace replayed it)
+        if rec.sources is not None:  # new sources (the op ran, or a trace replayed it): judged now, then dropped
             before = rec.tainted[1] if rec.tainted is not None else {}
             now, lying = {}, {}
             first: dict[int, Optional[tuple]] = {}  # per sources tuple (a collective's group shares one): its first lying source
@@ -561,7 +565,9 @@ class Judge:
                 if hit is not None:
                     old = before.get(c)
                     now[c] = old if old is not None and old[:2] == hit[:2] else (*hit, self.step_index, self.ops.get(self.step_index))
-            rec.tainted = (rec.sources, now)
+            # the sources are the inputs as they were: kept, they held every earlier version of a
+            # tensor rebound by its own op (x = neg(x): each x held the one before, issue 34)
+            rec.tainted, rec.sources = (None, now), None
         out = []
         for c, (src_name, g, status, step, op) in rec.tainted[1].items():
             out.append(Finding(Kind.STALE_INPUT, name, c, step, op,
@@ -612,9 +618,9 @@ class Judge:
         storage = self._storage_at
         for name, t in tensors.items():
             if isinstance(t, DeviceTensor) and t.freed_step is None:
-                touched = storage.get(id(t.buffer))
-                if touched is not None and touched[0] is t.buffer and touched[1] > self._judged_at.get(name, touched[1]):
-                    self._judged_at[name] = touched[1]
+                touched = storage.get(t.buffer)
+                if touched is not None and touched > self._judged_at.get(name, touched):
+                    self._judged_at[name] = touched
                     self.found[name] = self._device_tensor(name, t)
 
     def _reports(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]]) -> list[TensorReport]:

@@ -322,6 +322,9 @@ class MeshBuffer:
     """The pages written on each device since allocation (absent: none); devices written alike share one value."""
     released: bool = False
     """Its bytes were returned to the run's memory account (once, whichever handle freed it)."""
+    charge: list = field(default_factory=lambda: [0], repr=False)
+    """``[bytes]`` it holds against the run's memory account (its data and its records); set to 0
+    when returned, by a free or when nothing holds the buffer any more (Runtime.new_buffer)."""
     content_step: Optional[int] = None
     """Step of the last write (copy or to_device) that defines the content, through any handle."""
     freed_step: Optional[int] = None

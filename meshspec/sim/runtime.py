@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
@@ -62,6 +63,7 @@ class Runtime:
         with_data: bool = True,
         pool: Optional[MemoryPool] = None,
         max_memory: Optional[int] = None,
+        max_work: Optional[int] = None,
         fault: Optional[Fault] = None,
         system_shape: Optional[Shape] = None,
         banks: Optional[tuple[tuple[int, int], int]] = None,
@@ -93,7 +95,12 @@ class Runtime:
         self.pool = pool or MemoryPool()
         """What never-written device memory holds (poison, zeros, or reused freed bytes)."""
         self.max_memory = max_memory if max_memory is not None else default_max_memory()
-        """Bytes of host and device data a run may hold; a step that needs more is refused."""
+        """Bytes of host and device data, and of device records, a run may hold; a step that needs
+        more is refused."""
+        self.max_work = max_work if max_work is not None else MAX_WORK
+        """Device operations a run may do (:meth:`charge_work`); a step that would do more is refused."""
+        self.work = 0
+        """Device operations done so far."""
         self.fault = fault
         """A fault to inject (testing meshspec's detectors; see faults.py)."""
         self.tensors: dict[str, Tensor] = {}
@@ -286,15 +293,36 @@ class Runtime:
         names the data in the refusal (called only to refuse: most reservations pass)."""
         if self._reserved + nbytes > self.max_memory:
             held = f" on top of the {fmt_bytes(self._reserved)} already held" if self._reserved else ""
+            hint = ("run with --no-data (records and written pages only, the same findings, data_mismatch judged from "
+                    "written pages, not values) or use a smaller shape") if self.with_data else (
+                    "records cost about 1 KiB a device of each live buffer: raise --max-memory, use a smaller mesh, "
+                    "or deallocate tensors no longer needed")
             raise ResourceLimit(
                 f"{what()} needs {fmt_bytes(nbytes)}{held}, over meshspec's memory limit of {fmt_bytes(self.max_memory)} "
-                "(--max-memory; default half the machine's RAM); run with --no-data (records and written pages only, "
-                "the same findings, data_mismatch judged from written pages, not values) or use a smaller shape"
+                f"(--max-memory; default half the machine's RAM); {hint}"
             )
         self._reserved += nbytes
 
     def release(self, nbytes: int) -> None:
         self._reserved -= nbytes
+
+    def _settle(self, charge: list) -> None:
+        """Return a buffer's ``charge`` (once: by a free, or when nothing holds the buffer)."""
+        self._reserved -= charge[0]
+        charge[0] = 0
+
+    def charge_work(self, devices: int, what: str) -> None:
+        """Count ``devices`` device operations (a buffer made, or a write, on each of them); refuse
+        one that would take the run past ``max_work``. Every step's cost is per device, so this
+        bounds a run's time whatever repeats, traces or mesh sizes multiply (issue 34: a trace
+        replayed 4,096 times on a 64x64 mesh ran 28 minutes)."""
+        if self.work + devices > self.max_work:
+            raise ResourceLimit(
+                f"step {self.step} ({self.ops.get(self.step, '?')}): {what} on {devices:,} device(s) would take the run past "
+                f"meshspec's work bound of {self.max_work:,} device operations (a buffer made or a write, per device; "
+                f"{self.work:,} done so far); raise it with --max-work, or use a smaller mesh or fewer repeats"
+            )
+        self.work += devices
 
     def new_buffer(self, spec: TensorSpec, mesh: Optional[MeshDevice] = None) -> MeshBuffer:
         """A mesh buffer of ``spec`` on every device of ``mesh`` (the same size everywhere)."""
@@ -310,16 +338,22 @@ class Runtime:
         allocators = self.allocators.get(id(mesh or self.root))
         if allocators is None:
             allocators = self.allocators[id(mesh or self.root)] = Allocators(self.arch, self._l1_banks)
+        devices = volume(shape)
+        self.charge_work(devices, f"a buffer of {spec.describe()}")
+        # its data (data mode) and, in either mode, what meshspec keeps per device of a buffer:
+        # both are charged before the buffer is made, and returned when it is freed or dropped
+        nbytes = ((spec.allocated_bytes if self.with_data else 0) + RECORD_BYTES) * devices
         address = allocators.allocate(spec)
-        if self.with_data:
-            try:
-                self.reserve(spec.allocated_bytes * volume(shape), lambda: f"a buffer of {spec.describe()} on every device")
-            except ResourceLimit:
-                allocators.free(spec, address)
-                raise
+        try:
+            self.reserve(nbytes, lambda: f"a buffer of {spec.describe()} on every device" + ("" if self.with_data else " (its records)"))
+        except ResourceLimit:
+            allocators.free(spec, address)
+            raise
         self._buffers += 1
         buffer = MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
         buffer.address, buffer.allocator = address, allocators
+        buffer.charge[0] = nbytes
+        weakref.finalize(buffer, self._settle, buffer.charge)  # (a rebound name's buffer goes when nothing holds it)
         return buffer
 
     def shares_buffer(self, dev: DeviceTensor) -> bool:
@@ -335,9 +369,9 @@ class Runtime:
             dev.buffer.allocator.free(dev.buffer.spec, dev.buffer.address)
             dev.buffer.address = None
         self.touched.add(dev.name)
-        if self.with_data and not dev.buffer.released:
+        if not dev.buffer.released:
             dev.buffer.released = True  # handles share a buffer: its bytes are returned once
-            self.release(dev.buffer.spec.allocated_bytes * volume(dev.buffer.mesh_shape))
+            self._settle(dev.buffer.charge)
 
     # -- writes and records --------------------------------------------------------------------
     def shards_to_write(self, host: HostTensor, mesh: Optional[MeshDevice] = None) -> dict[Coord, HostShard]:
@@ -374,6 +408,7 @@ class Runtime:
         sizes: dict[Coord, int] = {}
         buffer, step, name = dev.buffer, self.step, host.name
         on_cores = tuple(cores or ())
+        self.charge_work(len(shards), f"a write of {host.name}")
         records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
         written = shards if skipped not in shards else {c: s for c, s in shards.items() if c != skipped}
         wanted = set(on_cores)
@@ -404,6 +439,16 @@ class Runtime:
         for c in set(rec.recorded) | set(new):
             rec.origin[c] = self.step
         rec.recorded = tuple(new)
+
+
+RECORD_BYTES = 1024
+"""What meshspec keeps per device of a live buffer, in either mode: its records, written pages,
+last write and the shard written (about 830 B measured for a device op's output on a 64x64 mesh,
+issue 34); charged against --max-memory with the buffer's data."""
+
+MAX_WORK = 1 << 22
+"""Device operations a run may do by default (4,194,304: 512 device ops on a 64x64 mesh, 64 on
+256x256; at 3-8 microseconds each, well under a minute); --max-work raises it."""
 
 
 def freed_by(t: DeviceTensor) -> str:

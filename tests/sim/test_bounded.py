@@ -56,3 +56,82 @@ def test_page_ranges_of_and_union_are_the_set_union():
     assert PageRanges.of([]) is NOTHING
     full = PageRanges(((0, 10),))
     assert full.union(PageRanges.of([3, 4])) is full
+
+
+def _neg_repeat(mesh, times, rebind=True, data="none"):
+    rows, cols = mesh
+    steps = [{"from_torch": {"as": "x", "shape": [rows, cols, 32, 32], "device": "mesh_device",
+                             "mesh_mapper": {"placements": [{"shard": 0}, {"shard": 1}]}}}]
+    steps += [{"neg": {"tensor": "x", "as": "x" if rebind else f"y{i}"}} for i in range(times)]
+    return make_scenario(steps, mesh=list(mesh), data=data)
+
+
+@pytest.mark.parametrize("data", ["none", "full"])
+def test_x_equals_neg_x_repeated_holds_one_x_not_every_one(monkeypatch, data):
+    # each output held its input (its sources), the runtime's events held each rebound x and the
+    # judge held each buffer it judged: 150 steps on 64x64 grew to 480 MB (7.1 GB in the issue)
+    import weakref
+
+    from meshspec.sim.runtime import Runtime
+
+    live = weakref.WeakSet()
+    made = Runtime.new_buffer
+
+    def tracked(self, *args, **kwargs):
+        buffer = made(self, *args, **kwargs)
+        live.add(buffer)
+        return buffer
+
+    monkeypatch.setattr(Runtime, "new_buffer", tracked)
+    most = []
+    report = run(_neg_repeat((4, 4), 30, data=data), "current", on_step=lambda i, n, op: most.append(len(live)))
+    assert report.error is None
+    assert max(most) <= 3, most  # x, the x before it (being replaced), and at most one more
+
+
+def test_rebinding_returns_the_old_buffers_memory():
+    # in data mode a rebound x's bytes stay charged no longer than they are held: 30 negs of a
+    # 4x4 mesh of 2 KiB shards fit in 1 MiB; before, each stayed charged and the run stopped
+    report = run(_neg_repeat((4, 4), 30, data="full"), "current", max_memory=1 << 20)
+    assert report.error is None
+
+
+def test_metadata_mode_charges_records_against_max_memory_before_making_them():
+    from meshspec.sim.runtime import RECORD_BYTES
+
+    # 40 live outputs on 16x16: 40 x 256 devices x 1 KiB of records each, over a 4 MiB limit
+    report = run(_neg_repeat((16, 16), 40, rebind=False), "current", max_memory=4 << 20)
+    assert report.error is not None and report.exit_code == 4 and report.error.source == "meshspec"
+    assert "(its records)" in report.error.message and "--max-memory" in report.error.message
+    assert "--no-data" not in report.error.message  # already in metadata mode: the data hint would be wrong
+    assert report.error.step == 1 + (4 << 20) // (256 * RECORD_BYTES) - 1  # refused at the first buffer past it
+    assert "\n" not in report.error.message
+
+
+def test_the_run_is_bounded_in_device_operations():
+    # 20 negs on 8x8: each makes a buffer (64 devices) and writes it (64): 128 a step
+    report = run(_neg_repeat((8, 8), 20), "current", max_work=1000)
+    assert report.exit_code == 4 and report.error.source == "meshspec"
+    m = report.error.message
+    assert "work bound of 1,000 device operations" in m and "--max-work" in m and f"step {report.error.step} (neg)" in m
+    # the from_torch to the mesh makes a buffer and writes it, 128, then each neg 128: the 7th neg
+    # would reach 8 x 128 = 1,024
+    assert report.error.step == 7 and report.steps_run == 7
+    assert run(_neg_repeat((8, 8), 20), "current", max_work=21 * 128).error is None
+
+
+def test_a_trace_replayed_many_times_is_bounded_too():
+    from meshspec.sim.runtime import MAX_WORK
+
+    steps = [
+        {"from_torch": {"as": "x", "shape": [1, 1, 32, 32], "device": "mesh_device"}},
+        {"neg": {"tensor": "x", "as": "y"}},
+        {"begin_trace_capture": {"trace": "t"}},
+        {"neg": {"tensor": "x", "as": "y"}},
+        {"end_trace_capture": {"trace": "t"}},
+        {"repeat": {"times": 4096, "steps": [{"execute_trace": {"trace": "t"}}]}},
+    ]
+    report = run(make_scenario(steps, mesh=[32, 32], data="none"), "current", max_work=200_000)
+    assert report.exit_code == 4 and "work bound of 200,000" in report.error.message
+    assert report.error.op == "execute_trace"
+    assert MAX_WORK < 1 << 30  # a default bound exists and is not astronomically high
