@@ -157,6 +157,12 @@ def run(a: argparse.Namespace) -> int:
              "(--device draws each sharded tensor's device core by core)")
     if reports:
         opts = Options(view=view, trace=a.trace, color=_use_color(a.no_color, a.output), width=_width(a.output), show_values=a.show_values)
+        refused = _report_over_limit(reports, fmt, opts, options.get("max_memory"))
+        if refused is not None:
+            from .report import EXIT_LIMIT
+
+            _err(refused)
+            return EXIT_LIMIT
         shown = results if fmt is Format.JSON and (len(a.scenarios) > 1 or compare) else reports
         _emit(render(shown, fmt, opts, compare=compare), a.output, inputs)
         for path, kind in ((a.svg, "svg"), (a.html, "html")):
@@ -544,6 +550,22 @@ def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs:
         if serial:
             gc.enable()
     return out
+
+
+def _report_over_limit(reports: list, fmt: "Format", opts, max_memory: Optional[int]) -> Optional[str]:
+    """The refusal of a report that would take more than --max-memory to render (estimated from
+    its counts before it is made), or None. 16,384 get_device_tensors parts of a 128x128 mesh, each
+    with its whole topology, reached 7.5 GB under --max-memory 1G (issue 34)."""
+    from .render import cost
+    from .sim.runtime import default_max_memory, fmt_bytes
+
+    limit = max_memory if max_memory is not None else default_max_memory()
+    need, what = cost(reports, fmt, opts)
+    if need <= limit:
+        return None
+    return (f"the {fmt.value} report ({what}) would need about {fmt_bytes(need)}, over meshspec's memory limit of "
+            f"{fmt_bytes(limit)} (--max-memory; default half the machine's RAM); nothing was written: raise --max-memory, "
+            "or ask for less (the table view instead of --view map, a smaller mesh, fewer tensors)")
 
 
 def _one_pass_memory() -> None:

@@ -161,6 +161,11 @@ class CoreView(Frozen):
         return {"core": list(self.core), "pages": list(self.pages), "status": self.status}
 
 
+LISTED_ONCE = 64
+"""A topology of more coordinates than this is listed once in a report's JSON; the other tensors
+that share it (the same object: get_device_tensors' parts, a copy's destination) name the first."""
+
+
 class TensorReport(Frozen):
     name: str
     storage: str
@@ -189,7 +194,12 @@ class TensorReport(Frozen):
     cores: Optional[tuple[Coord, tuple[CoreView, ...]]] = None
     """With ``--device``: that device of a sharded tensor, core by core."""
 
-    def to_json(self) -> dict:
+    def to_json(self, listed: Optional[dict] = None) -> dict:
+        """Its JSON. ``listed``: id(topology) -> the name of the tensor of the same report that
+        lists it; a tensor whose topology (of more than :data:`LISTED_ONCE` coordinates) is already
+        listed names that tensor instead of copying it (``{"same_as": name}``: get_device_tensors'
+        parts share their parent's, and 16,384 parts of a 128x128 mesh each listing its 16,384
+        coordinates took 7.5 GB, issue 34)."""
         devices = [v.to_json() for v in self.devices]
         if self.data is not None:
             for d, v in zip(devices, self.devices):
@@ -201,7 +211,7 @@ class TensorReport(Frozen):
             "plain": self.plain,
             "global_shape": list(self.shape) if self.shape is not None else None,
             "step": self.step,
-            "topology": self.topology.to_json(),
+            "topology": self._topology_json(listed),
             "mesh_device": self.mesh_device,
             "mesh_shape": list(self.grid) if self.grid is not None else None,
             "address": self.address,
@@ -209,6 +219,13 @@ class TensorReport(Frozen):
             "values": self.values,
             "devices": devices,
         }
+
+
+    def _topology_json(self, listed: Optional[dict]) -> dict:
+        if listed is None or len(self.topology.coords) <= LISTED_ONCE:
+            return self.topology.to_json()
+        first = listed.setdefault(id(self.topology), self.name)
+        return self.topology.to_json() if first == self.name else {"same_as": first}
 
 
 class Readback(Frozen):
@@ -420,7 +437,7 @@ class Report(Frozen):
             "error": self.error.to_json() if self.error else None,
             "steps_run": self.steps_run,
             "steps_total": self.steps_total,
-            "tensors": [t.to_json() for t in self.tensors],
+            "tensors": [t.to_json(listed) for listed in [{}] for t in self.tensors],
             "findings": [f.to_json() for f in self.findings],
             "readbacks": [r.to_json() for r in self.readbacks],
             "steps": [t.to_json() for t in self.steps],

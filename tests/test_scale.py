@@ -198,3 +198,73 @@ def test_cli_max_work_refuses_with_exit_4_and_takes_only_a_whole_number():
     assert invoke(["run", seed, "--max-work", "0"]).exit_code == 2
     assert invoke(["run", seed, "--max-work", "many"]).exit_code == 2
     assert invoke(["run", seed, "--max-work", "1000"]).exit_code == 1  # the seed's findings: the bound is not reached
+
+
+# -- issue 34: get_device_tensors parts on big meshes, and the report under --max-memory -------------------------------
+def _parts_yaml(tmp_path, mesh, data="none"):
+    path = tmp_path / "parts.yaml"
+    path.write_text(f"meshspec: 1\nname: parts\nmesh: [{mesh[0]}, {mesh[1]}]\ndata: {data}\nsteps:\n"
+                    "  - from_torch: {as: x, shape: [1, 1, 32, 32], device: mesh_device}\n"
+                    "  - get_device_tensors: {tensor: x, as: g}\n")
+    return path
+
+
+def test_parts_list_their_shared_topology_once_and_the_report_reads_back(tmp_path):
+    import json
+
+    import jsonschema
+
+    from meshspec.judge.reports import report_schema, validate_report
+
+    res = invoke(["run", _parts_yaml(tmp_path, (16, 16)), "-f", "json", "-o", tmp_path / "r.json"])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    tensors = {t["name"]: t for t in doc["tensors"]}
+    assert len(tensors["x"]["topology"]["coords"]) == 256
+    assert all(tensors[f"g[{i}]"]["topology"] == {"same_as": "x"} for i in range(256))  # not 256 copies of 256 coordinates
+    jsonschema.validate(doc, report_schema())  # schema --report declares the reference
+    read = validate_report(json.loads((tmp_path / "r.json").read_text()), "r.json")
+    parts = [t for t in read["tensors"] if t["name"].startswith("g[")]
+    assert all(t["topology"] is read["tensors"][0]["topology"] for t in parts)  # read as the one listed, not a copy
+    assert invoke(["diff", tmp_path / "r.json", tmp_path / "r.json"]).exit_code == 0
+    # a small topology stays in each tensor (reports of a T3K read as before)
+    small = json.loads(invoke(["run", _parts_yaml(tmp_path, (2, 4)), "-f", "json"]).stdout)
+    assert all("coords" in t["topology"] for t in small["tensors"])
+
+
+def test_a_reference_to_no_earlier_tensor_is_refused_in_one_line(tmp_path):
+    import json
+
+    doc = json.loads(invoke(["run", _parts_yaml(tmp_path, (16, 16)), "-f", "json"]).stdout)
+    doc["tensors"][1]["topology"] = {"same_as": "nowhere"}
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    res = invoke(["diff", tmp_path / "bad.json", tmp_path / "bad.json"])
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "'nowhere', which no earlier tensor" in res.stderr
+
+
+def test_a_report_over_max_memory_is_refused_before_it_is_made(tmp_path):
+    out = tmp_path / "r.json"
+    # 64x64: 4,096 parts and their parent, 8,192 device entries: about 32 MiB to render, over 20 MiB
+    res = invoke(["run", _parts_yaml(tmp_path, (64, 64)), "-f", "json", "--max-memory", "20M", "-o", out])
+    assert res.exit_code == 4 and not out.exists()
+    assert res.stderr.count("\n") == 1 and "8,192 device entries of 4,097 tensors" in res.stderr and "--max-memory" in res.stderr
+    assert invoke(["run", _parts_yaml(tmp_path, (64, 64)), "-f", "json", "--max-memory", "64M", "-o", out]).exit_code == 0
+
+
+def test_the_map_of_a_part_on_a_big_mesh_lists_its_device_not_the_mesh(tmp_path):
+    text = invoke(["run", _parts_yaml(tmp_path, (16, 16)), "--view", "map"], env={"NO_COLOR": "1"}).stdout
+    assert text.count("on 1 device of the 16x16 mesh (the others: empty)") == 256
+    part = text[text.index("g[17]") :]
+    lines = part.splitlines()
+    assert lines[2].split() == ["device", "status", "slice", "recorded"] and lines[3].split()[:2] == ["(1,1)", "ok"]
+    # the parent, on every device, is still drawn as the compressed map of the mesh
+    assert "256 devices: 256 ok" in text
+
+
+def test_the_data_view_is_bounded_in_tables_and_rows(tmp_path):
+    from meshspec.render.data import MAX_ROWS, MAX_TABLES
+
+    text = invoke(["run", _parts_yaml(tmp_path, (32, 32), data="full"), "--view", "data"], env={"NO_COLOR": "1"}).stdout
+    assert f"... and {1024 - MAX_ROWS} more devices (every one: --format json)" in text  # the parent's 1,024
+    assert f"... and {1025 - MAX_TABLES} more device tensors (every one: --format json)" in text
+    assert text.count("\n") < 2 * (MAX_TABLES * 4 + MAX_ROWS * 2)

@@ -65,6 +65,13 @@ class TopologyJSON(Typed, open=True):
     coords: list[Ints]
 
 
+class TopologyRefJSON(Typed):
+    """The topology of an earlier tensor of the same report, named rather than copied (the parts
+    of get_device_tensors share their parent's)."""
+
+    same_as: str
+
+
 class DeviceJSON(Typed, open=True):
     coord: Ints
     recorded: bool
@@ -86,7 +93,8 @@ class ValuesJSON(Typed, open=True):
 class TensorJSON(Typed, open=True):
     name: str
     storage: Literal["device", "host", "deallocated"]
-    topology: TopologyJSON
+    topology: Union[TopologyJSON, TopologyRefJSON]
+    """The tensor's topology, or ``{"same_as": name}``: that of the earlier tensor ``name`` lists."""
     devices: list[DeviceJSON]
     address: Optional[Count] = None
     """A live device tensor's buffer address (the same on every device)."""
@@ -144,6 +152,15 @@ def validate_report(data: Any, label: str) -> dict:
     twice = _repeated(t["name"] for t in data["tensors"])
     if twice is not None:
         raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: tensor {twice!r} is listed twice")
+    topologies: dict[str, dict] = {}
+    for t in data["tensors"]:  # a shared topology is read as the one listed (the same dict, not a copy)
+        ref = t["topology"].get("same_as") if "coords" not in t["topology"] else None
+        if ref is not None:
+            if ref not in topologies:
+                raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: tensor {t['name']!r}'s topology is that of "
+                                  f"{ref!r}, which no earlier tensor of the report is")
+            t["topology"] = topologies[ref]
+        topologies[t["name"]] = t["topology"]
     for t in data["tensors"]:
         twice = _repeated(tuple(d["coord"]) for d in t["devices"])
         if twice is not None:

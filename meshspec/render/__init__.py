@@ -51,6 +51,48 @@ RENDERERS: dict[Format, Callable[[list, Options, bool], str]] = {Format.TABLE: _
 DIFF_RENDERERS: dict[Format, Callable[["Diff", Options, bool], str]] = {Format.TABLE: _diff_table, Format.JSON: _diff_json}
 
 
+DEVICE_ENTRY_BYTES = 4096
+"""What one device of one tensor costs a report as it is rendered (its JSON object or table row,
+the text made of it and the joined output: about 4 KiB at the peak, measured on 64x64 and 256x256
+meshes, issue 34)."""
+MAP_CELL_BYTES = 512
+"""What one cell of a mesh map costs (its text and glyph)."""
+
+
+def cost(reports: list, fmt: Format, opts: Options) -> tuple[int, str]:
+    """Bytes rendering ``reports`` as ``fmt`` needs at most, about, and what they are in words:
+    estimated from counts, before anything is rendered (--max-memory bounds the report too)."""
+    from ..report import LISTED_ONCE
+    from .map import map_cells
+
+    entries = cells = coords = 0
+    tensors = 0
+    for r in reports:
+        if not hasattr(r, "tensors"):
+            continue
+        listed: set[int] = set()
+        maps = fmt is Format.TABLE and (opts.view is View.MAP or opts.view is View.TABLE and _volume(r.mesh) <= 64)
+        for t in r.tensors:
+            tensors += 1
+            entries += len(t.devices)
+            n = len(t.topology.coords)
+            if n <= LISTED_ONCE or id(t.topology) not in listed:
+                listed.add(id(t.topology))
+                coords += n
+            if maps and t.devices and not t.plain:
+                cells += map_cells(t, t.grid or r.mesh)
+    need = entries * DEVICE_ENTRY_BYTES + cells * MAP_CELL_BYTES + coords * 64
+    what = f"{entries:,} device entries of {tensors:,} tensor{'s' * (tensors != 1)}" + (f", {cells:,} map cells" if cells else "")
+    return need, what
+
+
+def _volume(shape) -> int:
+    n = 1
+    for x in shape:
+        n *= x
+    return n
+
+
 def _pick(table: dict, fmt: Format):
     try:
         return table[Format(fmt)]

@@ -10,6 +10,13 @@ from ..sim.mesh import fmt_coord
 from .common import tensor_title
 
 
+MAX_ROWS = 256
+"""Devices a table lists: those that read back wrong first, then the others in mesh order."""
+MAX_TABLES = 64
+"""Device tensors the data view draws a table for; the rest are counted (a table each for 65,536
+get_device_tensors parts ran for minutes, issue 34)."""
+
+
 def _fmt(v) -> str:
     if v is None:
         return "-"
@@ -25,9 +32,8 @@ def data_renderables(report, opts) -> list:
     held = _host_values(report, opts)
     if all(t.data is None for t in report.tensors):
         return (held or [Text()]) + ([] if held else [Text("data view: no device tensor to read back", style="dim")])
-    for t in report.tensors:
-        if t.data is None:
-            continue
+    tables = [t for t in report.tensors if t.data is not None]
+    for t in tables[:MAX_TABLES]:
         out.append(Text())
         out.append(tensor_title(t, report.meshes))
         if not t.data:
@@ -41,7 +47,17 @@ def data_renderables(report, opts) -> list:
             table.add_column("note")
         if opts.show_values:
             table.add_column(f"first {opts.show_values} values")
-        for coord, d in t.data.items():
+        rows = list(t.data.items())
+        left_out = max(0, len(rows) - MAX_ROWS)
+        if left_out:  # the devices that read back wrong, then the first others, in mesh order
+            chosen = {i for i, (_, d) in enumerate(rows) if d.poison or d.differ or d.note}
+            chosen = set(sorted(chosen)[:MAX_ROWS])
+            for i in range(len(rows)):
+                if len(chosen) >= MAX_ROWS:
+                    break
+                chosen.add(i)
+            rows = [rows[i] for i in sorted(chosen)]
+        for coord, d in rows:
             bad = d.poison or d.differ or d.note
             row = [
                 fmt_coord(coord),
@@ -59,6 +75,11 @@ def data_renderables(report, opts) -> list:
                 row.append(Text(" ".join(_fmt(v) for v in d.values), overflow="fold"))
             table.add_row(*row, style="bold" if bad else None)
         out.append(table)
+        if left_out:
+            out.append(Text(f"  ... and {left_out} more device{'s' * (left_out != 1)} (every one: --format json)", style="dim"))
+    if len(tables) > MAX_TABLES:
+        more = len(tables) - MAX_TABLES
+        out += [Text(), Text(f"... and {more} more device tensor{'s' * (more != 1)} (every one: --format json)", style="dim")]
     return out + held
 
 

@@ -377,11 +377,44 @@ def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: 
     the :func:`legend`."""
     if tensor.storage == "deallocated":
         return Text("deallocated: no device holds it", style="dim")
+    if drawn_as_list(tensor, mesh_shape):
+        return _listed(tensor, mesh_shape)
     cells = cells_of(tensor, mesh_shape)
     inner = _full_inner(mesh_shape, cells.values(), width)
     if inner is not None:
         return _full(cells, mesh_shape, inner, styled)
     return _compressed(cells, mesh_shape, width)
+
+
+def drawn_as_list(tensor: TensorReport, mesh_shape: Shape) -> bool:
+    """Whether a tensor's map is the list of its own devices, not a grid of the mesh: a tensor on
+    at most MAX_LISTED devices of a mesh too big for the full grid (a get_device_tensors part). Its
+    cost is then its devices', not the mesh's: 16,384 parts of a 128x128 mesh, each drawn as a
+    compressed map of 16,384 cells, ran for minutes (issue 34)."""
+    return volume(mesh_shape) > MAX_FULL_DEVICES and len(tensor.devices) <= MAX_LISTED
+
+
+def map_cells(tensor: TensorReport, mesh_shape: Shape) -> int:
+    """Cells the map view makes for ``tensor``: what drawing it costs (cli.py's estimate)."""
+    if tensor.storage == "deallocated":
+        return 0
+    return len(tensor.devices) if drawn_as_list(tensor, mesh_shape) else volume(mesh_shape)
+
+
+def _listed(tensor: TensorReport, mesh_shape: Shape) -> Group:
+    n, mesh = len(tensor.devices), "x".join(map(str, mesh_shape))
+    parts: list[RenderableType] = [Text(f"on {n} device{'s' * (n != 1)} of the {mesh} mesh (the others: empty)", style="dim")]
+    if n:
+        whole = whole_dims(tensor.devices)
+        rows = [("device", "status", "slice", "recorded")]
+        for v in tensor.devices:
+            shape = v.written_spec.shape if v.written_spec is not None else None
+            rows.append((fmt_coord(v.coord), v.status.value, slice_text(v.offset, shape, whole),
+                         fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE))
+        head, *lines = align(rows)
+        parts.append(Text(head, style="dim"))
+        parts += [Text(line, style=STATUS_STYLE[v.status]) for line, v in zip(lines, tensor.devices)]
+    return Group(*parts)
 
 
 def _full(cells: dict[Coord, Cell], mesh_shape: Shape, inner: int, styled: bool = True) -> Group:
