@@ -135,3 +135,15 @@ def test_a_trace_replayed_many_times_is_bounded_too():
     assert report.exit_code == 4 and "work bound of 200,000" in report.error.message
     assert report.error.op == "execute_trace"
     assert MAX_WORK < 1 << 30  # a default bound exists and is not astronomically high
+
+
+def test_the_bounded_fuzz_family_holds(tmp_path):
+    import random
+
+    from fuzzing import families
+
+    found = {k: v for k, v in families().items() if k.startswith("bounded.")}
+    assert set(found) == {"bounded.nd_partial", "bounded.parts_big_mesh", "bounded.repeats_under_a_small_limit"}
+    for name, case in found.items():
+        for seed in range(6):
+            assert case(random.Random(seed), tmp_path) in {"clean", "findings", "refused", "ttnn-error"}, (name, seed)
