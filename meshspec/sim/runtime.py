@@ -124,7 +124,9 @@ class Runtime:
         self.touched: set[str] = set()
         """Names the current step bound, wrote, read or freed."""
         self._buffers = 0
-        self._reserved = 0
+        self._held = [0]
+        """Bytes reserved now (a list: a buffer's finalizer returns its charge into it without
+        holding the runtime, which a finalizer holding a bound method would keep alive)."""
 
     # -- steps ---------------------------------------------------------------------------------
     def begin(self, index: int, op: str) -> None:
@@ -306,10 +308,17 @@ class Runtime:
     def release(self, nbytes: int) -> None:
         self._reserved -= nbytes
 
+    @property
+    def _reserved(self) -> int:
+        return self._held[0]
+
+    @_reserved.setter
+    def _reserved(self, n: int) -> None:
+        self._held[0] = n
+
     def _settle(self, charge: list) -> None:
         """Return a buffer's ``charge`` (once: by a free, or when nothing holds the buffer)."""
-        self._reserved -= charge[0]
-        charge[0] = 0
+        _settle(self._held, charge)
 
     def charge_work(self, devices: int, what: str) -> None:
         """Count ``devices`` device operations (a buffer made, or a write, on each of them); refuse
@@ -353,7 +362,7 @@ class Runtime:
         buffer = MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
         buffer.address, buffer.allocator = address, allocators
         buffer.charge[0] = nbytes
-        weakref.finalize(buffer, self._settle, buffer.charge)  # (a rebound name's buffer goes when nothing holds it)
+        weakref.finalize(buffer, _settle, self._held, buffer.charge)  # (a rebound name's buffer goes when nothing holds it)
         return buffer
 
     def shares_buffer(self, dev: DeviceTensor) -> bool:
@@ -439,6 +448,12 @@ class Runtime:
         for c in set(rec.recorded) | set(new):
             rec.origin[c] = self.step
         rec.recorded = tuple(new)
+
+
+def _settle(held: list, charge: list) -> None:
+    """Return ``charge`` into the account ``held``, once."""
+    held[0] -= charge[0]
+    charge[0] = 0
 
 
 RECORD_BYTES = 1024

@@ -147,3 +147,25 @@ def test_the_bounded_fuzz_family_holds(tmp_path):
     for name, case in found.items():
         for seed in range(6):
             assert case(random.Random(seed), tmp_path) in {"clean", "findings", "refused", "ttnn-error"}, (name, seed)
+
+
+def test_a_finished_run_leaves_no_runtime_alive():
+    # a buffer's charge is returned by a finalizer: one holding the runtime would keep every run's
+    # runtime (and through it its tensors and buffers) alive for the life of the process
+    import gc
+    import weakref
+
+    from meshspec.sim.runtime import Runtime
+
+    made = []
+    init = Runtime.__init__
+
+    def tracked(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(weakref.ref(self))
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Runtime, "__init__", tracked)
+        run(_neg_repeat((2, 2), 3, rebind=False, data="full"), "current")
+    gc.collect()
+    assert made and all(r() is None for r in made)
