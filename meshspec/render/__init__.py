@@ -63,8 +63,12 @@ def cost(reports: list, fmt: Format, opts: Options) -> tuple[int, str]:
     """Bytes rendering ``reports`` as ``fmt`` needs at most, about, and what they are in words:
     estimated from counts, before anything is rendered (--max-memory bounds the report too)."""
     from ..report import LISTED_ONCE
-    from .map import map_cells
 
+    if fmt is Format.TABLE:  # (the table renderer's modules: loaded here only when it draws)
+        from .map import map_cells
+        from .table import FOLD_OVER
+    if opts.view is View.DATA and fmt is Format.TABLE:
+        from .data import MAX_ROWS, MAX_TABLES
     entries = cells = coords = 0
     tensors = 0
     for r in reports:
@@ -72,9 +76,16 @@ def cost(reports: list, fmt: Format, opts: Options) -> tuple[int, str]:
             continue
         listed: set[int] = set()
         maps = fmt is Format.TABLE and (opts.view is View.MAP or opts.view is View.TABLE and _volume(r.mesh) <= 64)
+        tables = 0
         for t in r.tensors:
             tensors += 1
-            entries += len(t.devices)
+            if fmt is Format.JSON:  # every device of every tensor
+                entries += len(t.devices)
+            elif opts.view is View.TABLE:  # a long table lists the devices with a finding, and counts the rest
+                entries += len(t.devices) if len(t.devices) <= FOLD_OVER else sum(v.status.is_finding for v in t.devices)
+            elif opts.view is View.DATA and t.data is not None and tables < MAX_TABLES:
+                tables += 1
+                entries += min(len(t.data), MAX_ROWS)
             n = len(t.topology.coords)
             if n <= LISTED_ONCE or id(t.topology) not in listed:
                 listed.add(id(t.topology))

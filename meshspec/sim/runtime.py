@@ -320,6 +320,19 @@ class Runtime:
         """Return a buffer's ``charge`` (once: by a free, or when nothing holds the buffer)."""
         _settle(self._held, charge)
 
+    def charge_records(self, devices: int, what: str) -> list:
+        """Charge what meshspec keeps for ``devices`` devices of a new tensor (its shards or records:
+        :data:`RECORD_BYTES` each, and as many device operations) before they are made; the charge,
+        for :meth:`hold`."""
+        self.charge_work(devices, f"making {what}")
+        nbytes = devices * RECORD_BYTES
+        self.reserve(nbytes, lambda: f"{what} (their records)")
+        return [nbytes]
+
+    def hold(self, owner: object, charge: list) -> None:
+        """``charge`` is returned when nothing holds ``owner`` any more (a rebound name's tensor)."""
+        weakref.finalize(owner, _settle, self._held, charge)
+
     def charge_work(self, devices: int, what: str) -> None:
         """Count ``devices`` device operations (a buffer made, or a write, on each of them); refuse
         one that would take the run past ``max_work``. Every step's cost is per device, so this

@@ -104,7 +104,8 @@ def test_metadata_mode_charges_records_against_max_memory_before_making_them():
     assert report.error is not None and report.exit_code == 4 and report.error.source == "meshspec"
     assert "(its records)" in report.error.message and "--max-memory" in report.error.message
     assert "--no-data" not in report.error.message  # already in metadata mode: the data hint would be wrong
-    assert report.error.step == 1 + (4 << 20) // (256 * RECORD_BYTES) - 1  # refused at the first buffer past it
+    # x's 256 host shards and its buffer take 2 x 256 KiB; each neg's buffer 256 KiB more
+    assert report.error.step == (4 << 20) // (256 * RECORD_BYTES) - 2 + 1  # refused at the first buffer past it
     assert "\n" not in report.error.message
 
 
@@ -114,10 +115,10 @@ def test_the_run_is_bounded_in_device_operations():
     assert report.exit_code == 4 and report.error.source == "meshspec"
     m = report.error.message
     assert "work bound of 1,000 device operations" in m and "--max-work" in m and f"step {report.error.step} (neg)" in m
-    # the from_torch to the mesh makes a buffer and writes it, 128, then each neg 128: the 7th neg
-    # would reach 8 x 128 = 1,024
+    # the from_torch to the mesh makes 64 host shards, a buffer and writes it, 192, then each neg
+    # 128: the 7th neg would reach 192 + 7 x 128 = 1,088
     assert report.error.step == 7 and report.steps_run == 7
-    assert run(_neg_repeat((8, 8), 20), "current", max_work=21 * 128).error is None
+    assert run(_neg_repeat((8, 8), 20), "current", max_work=64 + 21 * 128).error is None
 
 
 def test_a_trace_replayed_many_times_is_bounded_too():
@@ -169,3 +170,15 @@ def test_a_finished_run_leaves_no_runtime_alive():
         run(_neg_repeat((2, 2), 3, rebind=False, data="full"), "current")
     gc.collect()
     assert made and all(r() is None for r in made)
+
+
+def test_host_tensors_are_charged_and_counted_too():
+    # 40 host tensors of 65,536 shards on 256x256 reached 1.8 GB under --max-memory 1G before
+    # their report was refused: each shard is charged (and counted as work) before it is made
+    steps = [{"from_torch": {"as": f"h{i}", "shape": [64, 64, 32, 32], "mesh_mapper": {"placements": [{"shard": 0}, {"shard": 1}]}}}
+             for i in range(40)]
+    report = run(make_scenario(steps, mesh=[64, 64], data="none"), "current", max_memory=16 << 20)
+    assert report.exit_code == 4 and "host tensor h" in report.error.message and "(their records)" in report.error.message
+    assert report.error.step == (16 << 20) // (4096 * 1024)  # the first tensor past 16 MiB of 4 MiB each
+    report = run(make_scenario(steps, mesh=[64, 64], data="none"), "current", max_work=10 * 4096)
+    assert report.exit_code == 4 and report.error.step == 10 and "making host tensor h10's shards" in report.error.message

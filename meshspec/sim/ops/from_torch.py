@@ -64,6 +64,7 @@ def distribute_values(rt: Runtime, name: str, values, shape: Shape, dtype: DataT
     """A host tensor of ``values`` (``shape``) distributed by ``choice`` over ``mesh``; ``spec_of``
     gives a shard shape's spec. Without a mapper, one plain shard."""
     dist, plain = distribution(rt, shape, choice, mesh)
+    charge = rt.charge_records(len(dist.slots), f"host tensor {name}'s shards")  # before they are made
     shards = {}
     specs: dict = {}  # shard shape -> spec (a mapper's shards mostly share one)
     quantize = dtype.is_block_float and rt.with_data  # ttnn quantizes each shard on its own
@@ -77,10 +78,12 @@ def distribute_values(rt: Runtime, name: str, values, shape: Shape, dtype: DataT
         shards[slot.coord] = HostShard(slot.coord, spec, v, slot.offset)
     first = next(iter(shards.values()))
     source = values if rt.with_data else None
-    return HostTensor(
+    host = HostTensor(
         name, rt.step, first.spec, dist.topology, shards, plain=plain, source_values=source, shape=shape,
         buffer_shape=(1, 1) if plain else mesh.shape, mapper=choice,
     )
+    rt.hold(host, charge)
+    return host
 
 
 def distribution(rt: Runtime, shape: Shape, choice: Optional[MapperChoice], mesh: MeshDevice) -> tuple[Distribution, bool]:
