@@ -475,8 +475,8 @@ last write and the shard written (about 830 B measured for a device op's output 
 issue 34); charged against --max-memory with the buffer's data."""
 
 MAX_WORK = 1 << 22
-"""Device operations a run may do by default (4,194,304: 512 device ops on a 64x64 mesh, 64 on
-256x256; at 3-8 microseconds each, well under a minute); --max-work raises it."""
+"""Device operations a run may do by default (4,194,304: about 500 device ops on a 64x64 mesh, 60
+on 256x256; at 3-8 microseconds each, well under a minute); --max-work raises it."""
 
 
 def freed_by(t: DeviceTensor) -> str:
