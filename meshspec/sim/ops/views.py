@@ -121,6 +121,11 @@ def renumber_reshape(placements: tuple[Placement, ...], old: tuple[int, ...], ne
     return tuple(out)
 
 
+def _bytes(spec) -> tuple[int, int]:
+    """A device's buffer size for ``spec`` (then its page count): the widest of several specs."""
+    return spec.num_pages * spec.aligned_page_size, spec.num_pages
+
+
 def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
                placements_of: Callable[[tuple[Placement, ...], int], tuple[Placement, ...]], view: bool = False,
                linear: bool = True) -> None:
@@ -163,9 +168,10 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
         shape_c = shape_of(tuple(spec_c.shape))
         s = make_spec(shape_c, spec_c.dtype, spec_c.layout, spec_c.tile, spec_c.memory, spec_c.arch)
         shards[c] = HostShard(c, s, values if values is not None else unread(rt, s), (0,) * len(shape_c))
-    # the buffer holds the widest device's output (a record can claim more than its tensor's spec)
-    widest = max([out_spec, *(sh.spec for sh in shards.values())], key=lambda sp: sp.num_pages)
-    out = allocation(rt, widest if widest.num_pages > out_spec.num_pages else out_spec, mesh, name, label)
+    # the buffer holds the widest device's output: a record can claim more than its tensor's spec,
+    # more pages (TILE) or wider ones (ROW_MAJOR: a page is a row), so widest is by bytes
+    widest = max([out_spec, *(sh.spec for sh in shards.values())], key=_bytes)
+    out = allocation(rt, widest if _bytes(widest) > _bytes(out_spec) else out_spec, mesh, name, label)
     out.record.spec = out_spec
     out.record.recorded = tuple(shards)
     out.record.specs = {c: sh.spec for c, sh in shards.items()}
