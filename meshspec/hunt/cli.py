@@ -50,7 +50,7 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
     from ..check import parse_shard
     from ..render.hunt import summary_data, summary_json, summary_text
     from .hunt import Progress, check_ops, hunt, merge as merge_folders, prepare, unreachable, write
-    from .search import Target
+    from .search import Deadline, Target
 
     if out is None and profile is None and merge is None:  # nothing given: say all that a hunt needs at once
         raise UsageError(
@@ -62,8 +62,9 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
     if merge is not None:
         if not merge:
             raise UsageError("--merge: give the hunt folders to merge, e.g. meshspec hunt --merge run1 run2 --out all")
-        entries = merge_folders(merge, out)
-        data = summary_data(entries, None, None, [], str(out), merged=len(merge))
+        skipped: list[str] = []
+        entries = merge_folders(merge, out, skipped)
+        data = summary_data(entries, None, None, [], str(out), merged=len(merge), skipped=skipped)
         return (summary_json(data) if as_json else summary_text(data)), 1 if entries else 0
     if profile is None:
         raise UsageError("--profile: the profile to hunt (e.g. current, uniform-by-value, or one --profiles defines)")
@@ -83,14 +84,16 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
     shard = parse_shard(shard_spec) if shard_spec else (1, 1)
     mesh_list = [parse_mesh(m) for m in (meshes or ["t3k"])]
     vocabulary = check_ops([o.strip() for o in ops.split(",") if o.strip()] if ops else None)
+    deadline = Deadline(seconds)  # wall-clock for the whole hunt: from here, the search and every shrink
     prepare(out, target, seed)  # before the search: a folder that cannot take the files fails now, not after an hour
     progress = Progress()
     with _bar(seconds, examples) as tick:
-        found = hunt(target, mesh_list, vocabulary, seed=seed, examples=examples, seconds=seconds, shard=shard, on_progress=tick,
+        found = hunt(target, mesh_list, vocabulary, seed=seed, examples=examples, deadline=deadline, shard=shard, on_progress=tick,
                      progress=progress)
     entries, crashes = write(found, target, seed, out, progress.crashes)
     data = summary_data(entries, progress.tried, progress.disagreements, crashes, str(out),
-                        unreachable=[] if fault else unreachable(target, vocabulary), interrupted=progress.interrupted)
+                        unreachable=[] if fault else unreachable(target, vocabulary), interrupted=progress.interrupted,
+                        shrinks_stopped=progress.shrinks_stopped)
     code = 130 if progress.interrupted else 3 if crashes else 1 if entries else 0
     return (summary_json(data) if as_json else summary_text(data)), code
 

@@ -11,11 +11,13 @@ the smallest mesh, then smaller shapes, then bfloat16.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from ..errors import MeshspecError
+from ..names import file_slug
 from ..sim.faults import EXPECTED, Fault
 from ..sim.profiles import RULES, Profile, define, get_profile
 from .programs import Program
@@ -24,6 +26,41 @@ from .programs import Program
 SMALLER_MESHES: tuple[list, ...] = ([1, 2], [2, 1], [1, 4], [2, 2], [1, 8], [2, 4], [4, 2], [4, 4], [4, 8], [8, 4])
 
 _WRITES = ("copy_host_to_device_tensor", "to_device")
+
+LABEL_LIMIT = 64
+"""The longest profile-pair part of a file name."""
+
+SLUG_LIMIT = 56
+"""The longest signature part of a file name (``hunt-<pair>-<signature>.yaml``; see hunt.file_name)."""
+
+
+class Deadline:
+    """When a hunt's wall-clock budget runs out: one for the whole hunt, made when it starts and
+    passed down, so the search, each shrink and each attribution ask the same clock whether
+    it has passed. ``clock`` (seconds, increasing) is :func:`time.monotonic` unless a test gives one.
+
+    >>> now = [0.0]; d = Deadline(30, clock=lambda: now[0])
+    >>> d.passed(), (now.__setitem__(0, 30.0), d.passed())[1], Deadline(None).passed()
+    (False, True, False)
+    """
+
+    def __init__(self, seconds: Optional[float], clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.at = None if seconds is None else clock() + seconds
+
+    def passed(self) -> bool:
+        return self.at is not None and self.clock() >= self.at
+
+    def check(self, *_step) -> None:
+        """Raise :class:`OutOfTime` once the deadline has passed: called before each program,
+        each run and each step of a run (the runner's ``on_step``), so a hunt overruns its
+        budget by at most one step of one run."""
+        if self.passed():
+            raise OutOfTime
+
+
+class OutOfTime(Exception):
+    """The hunt's deadline passed during a search, a shrink or an attribution (caught by hunt)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -39,7 +76,10 @@ class Signature:
         return f"{self.kind} / {self.rule} / {self.op}"
 
     def slug(self) -> str:
-        return "-".join(p.replace("=", "-").replace(":", "-").replace("_", "-") for p in (self.kind, self.rule, self.op))
+        """The signature in a file name: a safe slug (:func:`meshspec.names.file_slug`, with a
+        hash when it had to change more than ``= : _`` or is longer than :data:`SLUG_LIMIT`)."""
+        text = "-".join(p.replace("=", "-").replace(":", "-").replace("_", "-") for p in (self.kind, self.rule, self.op))
+        return file_slug(text, SLUG_LIMIT)
 
 
 @dataclass
@@ -67,8 +107,10 @@ class Target:
 
     @property
     def label(self) -> str:
-        """The pair in file names: ``current-vs-reference``, or ``current-with-skip_write``."""
-        return f"{self.profile}-with-{self.fault}" if self.fault else f"{self.profile}-vs-{self.against}"
+        """The pair in file names: ``current-vs-reference``, or ``current-with-skip_write``; made
+        safe by :func:`meshspec.names.file_slug` (a user profile's name may hold ``/`` or ``..``,
+        or be long: such a label is a slug with a hash of the pair)."""
+        return file_slug(f"{self.profile}-with-{self.fault}" if self.fault else f"{self.profile}-vs-{self.against}", LABEL_LIMIT)
 
     def own_used(self) -> dict[str, Profile]:
         """The user profiles the pair needs, each after the user profile it is based on."""
@@ -116,12 +158,14 @@ class Crash(Exception):
         self.fault = (fault.kind, fault.step, tuple(fault.coord)) if fault is not None else None
 
 
-def _run(scenario, profile: str, fault: Optional[Fault] = None):
+def _run(scenario, profile: str, fault: Optional[Fault] = None, deadline: Optional[Deadline] = None):
     from ..runner import run
 
     try:
-        return run(scenario, profile, fault=fault)
-    except MeshspecError:
+        return run(scenario, profile, fault=fault, on_step=deadline.check if deadline is not None else None)
+    except (MeshspecError, OutOfTime):
+        if deadline is not None and deadline.passed():
+            raise OutOfTime from None
         return None
     except Exception as err:  # noqa: BLE001 - meshspec's own bug: the hunt keeps the program to report
         raise Crash(err, fault) from err
@@ -168,8 +212,9 @@ class Outcome:
     reports: tuple  # (hunted, other)
 
 
-def judge(program: Program, target: Target, attribute: bool = True) -> Optional[Outcome]:
-    """Run ``program`` on both sides; the signatures of their disagreements (None: it does not load)."""
+def judge(program: Program, target: Target, attribute: bool = True, deadline: Optional[Deadline] = None) -> Optional[Outcome]:
+    """Run ``program`` on both sides; the signatures of their disagreements (None: it does not
+    load). Raises :class:`OutOfTime` when ``deadline`` passes before it is done."""
     profiles = {**target.own, **{f.name: f for f in target._flips.values()}}
     scenario = _load(program, profiles)
     if scenario is None:
@@ -177,8 +222,8 @@ def judge(program: Program, target: Target, attribute: bool = True) -> Optional[
     fault = fault_for(program, target.fault, tuple(scenario.mesh_shape)) if target.fault else None
     if target.fault and fault is None:
         return Outcome((), ())
-    hunted = _run(scenario, target.profile, fault)
-    other = _run(scenario, target.profile if target.fault else target.against)
+    hunted = _run(scenario, target.profile, fault, deadline)
+    other = _run(scenario, target.profile if target.fault else target.against, None, deadline)
     if hunted is None or other is None:
         return None
     found = disagreements(hunted, other) or silent(hunted, other, scenario)
@@ -189,62 +234,73 @@ def judge(program: Program, target: Target, attribute: bool = True) -> Optional[
         if target.fault:
             sigs.append(Signature(kind, f"fault:{target.fault}", op))
         elif attribute:
-            sigs.append(Signature(kind, _rule(scenario, target, kind, op, hunted), op))
+            sigs.append(Signature(kind, _rule(scenario, target, kind, op, hunted, deadline), op))
         else:
             sigs.append(Signature(kind, "?", op))
     return Outcome(tuple(dict.fromkeys(sigs)), (hunted, other))
 
 
-def _rule(scenario, target: Target, kind: str, op: str, hunted) -> str:
+def _rule(scenario, target: Target, kind: str, op: str, hunted, deadline: Optional[Deadline] = None) -> str:
     """The one rule whose flip makes the comparison profile show (kind, op) too."""
     for rule in target.rules:
         flip = target.flipped(rule)
         with_flip = scenario.replace(profiles={**scenario.profiles, flip.name: flip})
-        report = _run(with_flip, flip.name)
+        report = _run(with_flip, flip.name, None, deadline)
         if report is not None and (kind, op) not in disagreements(hunted, report):
             return f"{rule}={target.hunted.rule(rule).value}"
     return "several"
 
 
-def attribute(program: Program, target: Target, sig: Signature) -> Signature:
+def attribute(program: Program, target: Target, sig: Signature, deadline: Optional[Deadline] = None) -> Signature:
     """``sig`` with its rule found again on ``program`` (a shrunk program may need fewer rules)."""
     if target.fault:
         return sig
-    out = judge(program, target)
+    out = judge(program, target, deadline=deadline)
     again = [s for s in (out.signatures if out is not None else ()) if s.kind == sig.kind and s.op == sig.op]
     return again[0] if again else sig
 
 
-def shows(program: Program, target: Target, sig: Signature) -> bool:
-    """Whether ``program`` still shows disagreement ``sig`` (its rule re-checked by one flip)."""
-    out = judge(program, target, attribute=False)
+def shows(program: Program, target: Target, sig: Signature, deadline: Optional[Deadline] = None) -> Optional[Outcome]:
+    """Whether ``program`` still shows disagreement ``sig`` (its rule re-checked by one flip): its
+    outcome when it does, else None."""
+    out = judge(program, target, attribute=False, deadline=deadline)
     if out is None or not any(s.kind == sig.kind and s.op == sig.op for s in out.signatures):
-        return False
+        return None
     if target.fault or sig.rule == "several":
-        return True
+        return out
     rule = sig.rule.split("=")[0]
     scenario = _load(program, {**target.own, target.flipped(rule).name: target.flipped(rule)})
-    report = _run(scenario, target.flipped(rule).name) if scenario is not None else None
-    return report is not None and (sig.kind, sig.op) not in disagreements(out.reports[0], report)
+    report = _run(scenario, target.flipped(rule).name, None, deadline) if scenario is not None else None
+    return out if report is not None and (sig.kind, sig.op) not in disagreements(out.reports[0], report) else None
 
 
-def shrink(program: Program, target: Target, sig: Signature, budget: int = 400, deadline: Optional[float] = None) -> Program:
+def shrink(program: Program, target: Target, sig: Signature, budget: int = 400,
+           deadline: Optional[Deadline] = None) -> tuple[Program, bool, Optional[tuple]]:
     """The smallest program that still shows ``sig``: steps removed one at a time while it does,
     then smaller meshes, then a dim's size made smaller in every shape that has it (a host tensor
     and the allocation sized for its shard shrink together), then one shape's dim, then bfloat16
-    TILE; until nothing shrinks (at most ``budget`` candidate runs, and not past ``deadline``)."""
-    import time
-
+    TILE; until nothing shrinks (at most ``budget`` candidate runs, and not past ``deadline``).
+    Returns it, whether the deadline stopped the shrinking (the program is then the smallest found
+    by then), and the two reports of the program kept (None: ``program`` itself was kept)."""
     tries = [0]
+    stopped = [False]
+    reports: list = [None]
 
     def keep(candidate: Program) -> bool:
-        tries[0] += 1
-        if tries[0] > budget or (deadline is not None and time.monotonic() >= deadline):
+        if stopped[0] or tries[0] >= budget:
             return False
-        return shows(candidate, target, sig)
+        tries[0] += 1
+        try:
+            out = shows(candidate, target, sig, deadline)
+        except OutOfTime:
+            stopped[0] = True
+            return False
+        if out is not None:
+            reports[0] = out.reports
+        return out is not None
 
     changed = True
-    while changed and tries[0] < budget:
+    while changed and tries[0] < budget and not stopped[0]:
         changed = False
         for i in reversed(range(len(program.steps))):  # fewest steps
             if len(program.steps) > 1 and i < len(program.steps):
@@ -265,7 +321,7 @@ def shrink(program: Program, target: Target, sig: Signature, budget: int = 400, 
                 if keep(cand):
                     program, changed = cand, True
                     break
-    return program
+    return program, stopped[0], reports[0]
 
 
 def _devices(mesh) -> int:

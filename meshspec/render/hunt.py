@@ -1,19 +1,27 @@
-"""``meshspec hunt`` output: the summary table and its JSON, from plain data (the index entries)."""
+"""``meshspec hunt`` output: the summary table and its JSON, from plain data (the index entries).
+Every text in a row may come from a foreign ``hunt.json`` (a merge): it is shown through
+:func:`meshspec.text.one_line`, so no escape sequence reaches the terminal."""
 
 from __future__ import annotations
 
 import json
 
 from ..report import HUNT_FORMAT
+from ..text import one_line
+
+SKIPPED_SHOWN = 5
+"""Files a merge skipped that the text summary names one a line (then a count of the rest)."""
 
 
 def summary_data(entries: list[dict], tried, disagreements, crashes: list[dict], out: str, merged: int = 0,
-                 unreachable: tuple = (), interrupted: bool = False) -> dict:
+                 unreachable: tuple = (), interrupted: bool = False, skipped: tuple = (), shrinks_stopped: int = 0) -> dict:
     data: dict = {"format": HUNT_FORMAT, "out": out}
     if merged:
         data["merged"] = merged
+        data["skipped"] = list(skipped)
     else:
-        data.update(tried=tried, disagreements=disagreements, interrupted=interrupted, unreachable=list(unreachable))
+        data.update(tried=tried, disagreements=disagreements, interrupted=interrupted, unreachable=list(unreachable),
+                    shrinks_stopped=shrinks_stopped)
     data.update(found=entries, crashes=crashes)
     return data
 
@@ -25,21 +33,33 @@ def summary_json(data: dict) -> str:
 def summary_text(data: dict) -> str:
     """The signature, the file and the steps before and after shrinking, one row each."""
     rows = [("signature (kind / rule / op)", "file", "steps")]
-    rows += [(f"{e['kind']} / {e['rule']} / {e['op']}", e["file"], f"{e['steps_before']} -> {e['steps_after']}") for e in data["found"]]
+    rows += [(one_line(f"{e['kind']} / {e['rule']} / {e['op']}"), one_line(str(e["file"])), f"{e['steps_before']} -> {e['steps_after']}")
+             for e in data["found"]]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     n = len(data["found"])
     what = (f"{data['merged']} hunt folders merged" if data.get("merged")
             else f"{data['tried']} programs tried, {data['disagreements']} disagreed")
-    head = f"{what}, {n} distinct signature{'s' * (n != 1)} written to {data['out']}"
+    head = f"{what}, {n} distinct signature{'s' * (n != 1)} written to {one_line(data['out'])}"
     if data.get("interrupted"):
         head = f"interrupted: {head} (what was found so far)"
     out = [head, ""] + (lines if n else ["(none found)"])
+    if data.get("shrinks_stopped"):
+        k = data["shrinks_stopped"]
+        out.append(f"the time budget stopped {k} shrink{'s' * (k != 1)}: {'each keeps its' if k != 1 else 'it keeps its'} smallest "
+                   "program found by then (give more --time for smaller ones)")
+    skipped = data.get("skipped") or []
+    if skipped:
+        out.append(f"skipped {len(skipped)} file{'s' * (len(skipped) != 1)} of the merged folders (only regular files inside a "
+                   "folder that load as scenarios are merged):")
+        out += [f"  {one_line(s)}" for s in skipped[:SKIPPED_SHOWN]]
+        if len(skipped) > SKIPPED_SHOWN:
+            out.append(f"  and {len(skipped) - SKIPPED_SHOWN} more (--format json lists them all)")
     if data.get("unreachable"):
         out.append(f"the profiles also differ in {', '.join(data['unreachable'])}, which no op of these programs exercises "
                    "(meshspec profiles: what each rule governs)")
     for c in data["crashes"]:
-        fault = f" with the fault {c['fault'][0]} at step {c['fault'][1]}" if c.get("fault") else ""
-        out.append(f"meshspec crashed on example {c['example']}{fault} ({c['error']}): {c['file']}; please report it")
+        fault = f" with the fault {one_line(str(c['fault'][0]))} at step {c['fault'][1]}" if c.get("fault") else ""
+        out.append(f"meshspec crashed on example {c['example']}{fault} ({one_line(c['error'])}): {one_line(c['file'])}; please report it")
     return "\n".join(out) + "\n"
