@@ -317,18 +317,13 @@ def test_a_fault_scenario_states_the_unmodified_profile_and_a_crash_keeps_its_fa
     assert json.loads((tmp_path / "hunt.json").read_text())["crashes"][0]["fault"] == ["skip_write", 1, [0, 0]]
 
 
-def _ticking(seconds: float):
-    """A deadline on a clock that moves one second each time it is read (every check of the
-    search, each run and each step of a run): deterministic, whatever the machine's load."""
+def _step_clock(seconds: float):
+    """A deadline on a clock that moves one second with each step a run executes (time passes
+    while meshspec works): deterministic, whatever the machine's load."""
     from meshspec.hunt.search import Deadline
 
     now = [0.0]
-
-    def clock() -> float:
-        now[0] += 1
-        return now[0]
-
-    return Deadline(seconds, clock=clock), now
+    return Deadline(seconds, clock=lambda: now[0]), now
 
 
 def test_a_one_device_mesh_and_a_short_time_budget_hold(tmp_path, monkeypatch):
@@ -340,13 +335,21 @@ def test_a_one_device_mesh_and_a_short_time_budget_hold(tmp_path, monkeypatch):
 
     one = [("n150", SYSTEMS["n150"].shape), ([1, 1], (1, 1))]
     hunt(Target("current", "reference"), one, VOCABULARY, seed=0, examples=30)  # helper-13: ZeroDivisionError
-    deadline, now = _ticking(200)
+    deadline, now = _step_clock(200)
     late = []
     real = runner.execute
-    monkeypatch.setattr(runner, "execute", lambda rt, step: (late.append(now[0]) if now[0] >= deadline.at else None, real(rt, step))[1])
+
+    def execute(rt, step):
+        if now[0] >= deadline.at:  # a step started after the deadline: noted, and the hunt stopped at once
+            late.append(now[0])
+            raise KeyboardInterrupt
+        now[0] += 1
+        return real(rt, step)
+
+    monkeypatch.setattr(runner, "execute", execute)
     progress = Progress()
     found = hunt(Target("uniform-by-value", "reference"), [([8, 8], (8, 8))], VOCABULARY, seed=0, deadline=deadline, progress=progress)
-    assert deadline.passed() and late == [] and progress.tried >= 1
+    assert deadline.passed() and late == [] and not progress.interrupted and progress.tried >= 1
     assert progress.shrinks_stopped == sum(f.stopped for f in found) >= 1  # the deadline fell in a shrink, which kept its best
 
 
