@@ -65,7 +65,14 @@ def functions() -> set[str]:
         prefix = ".".join(filter(None, ("ttnn", space)))
         found |= {f"{prefix}.{n}" for n in dir(module) if not n.startswith("_") and isinstance(getattr(module, n), op)}
     found |= {f"ttnn.{n}" for n in TENSOR_FUNCTIONS if callable(getattr(ttnn, n))}
-    return found - {f"ttnn.{n}" for n in FILE_CALLS}
+    return {f for f in found - {f"ttnn.{n}" for n in FILE_CALLS} if not NOT_RUN.search(f)}
+
+
+NOT_RUN = re.compile(r"(^|\.)test_|_hang_|socket|(^|\.)(send|recv)_")
+"""Registered ops a script never runs from a scenario's text, whatever their arguments: ttnn's own
+test ops (``ttnn.test_hang_device_operation`` hangs the device on purpose; the prefetcher tests)
+and those that wait on a peer host (``send_async``, ``recv_async``, the socket services): on a
+machine with hardware, a repro script would hang there."""
 
 
 def existing() -> set[str]:
