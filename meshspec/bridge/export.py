@@ -23,7 +23,7 @@ from ..sim.ops import fields as f
 from ..sim.ops.mappers import composer_choice, mapper_choice
 from ..sim.sharding import MemoryLayout
 from ..sim.spec import BufferType, DataType, Layout
-from ..text import one_line
+from ..text import one_line, printable
 
 DTYPES = {d: f"ttnn.{d.value}" for d in DataType}
 LAYOUTS = {Layout.TILE: "ttnn.TILE_LAYOUT", Layout.ROW_MAJOR: "ttnn.ROW_MAJOR_LAYOUT"}
@@ -47,8 +47,8 @@ class Context:
             return f"{self.var(m.group(1))}[{m.group(2)}]"
         if name not in self.names:
             ident = re.sub(r"[^A-Za-z0-9_]", "_", name)
-            if not ident or ident[0].isdigit() or ident.startswith("__"):  # no dunder: _-dict-_ is not __dict__
-                ident = f"t_{ident}"
+            if not ident.strip("_") or ident[0].isdigit() or ident.startswith("__"):  # no dunder: _-dict-_ is not __dict__
+                ident = f"t_{ident}"  # and no '_' alone: the script's throwaway (a cpu() with no 'as')
             if keyword.iskeyword(ident) or ident in self.reserved:  # a name the script uses (host_tensor, np)
                 ident += "_"
             while ident in self.names.values():
@@ -58,6 +58,19 @@ class Context:
 
     def mesh(self, name) -> str:
         return self.var(name) if name else "mesh_device"
+
+    def trace(self, name: str) -> str:
+        """A trace's variable: traces are named apart from tensors in a scenario (a trace and a
+        tensor may both be ``a``), so their variables are too (``trace_a``)."""
+        return self.var(f"trace {name}")
+
+    @functools.cached_property
+    def lists(self) -> frozenset[str]:
+        """The names of the lists steps bind (get_device_tensors' parts), worked out once: an op
+        taking tensors asks for each of its names, and a scan a call made export quadratic."""
+        from ..sim.ops import OPS
+
+        return frozenset(OPS[s.op].bound(s.args) for s in self.scenario.steps if OPS[s.op].binds is not None and OPS[s.op].binds.many)
 
 
 Emitter = Callable[[Any, Context], list[str]]
@@ -215,15 +228,9 @@ def get_device_tensors(a, ctx):
 def _tensors(names, ctx) -> str:
     """A list of tensors: a list name is the list itself (``parts``)."""
     items = [ctx.var(n) for n in names]
-    if len(items) == 1 and names[0] in _lists(ctx):
+    if len(items) == 1 and names[0] in ctx.lists:
         return items[0]
-    return "[" + ", ".join(f"*{i}" if n in _lists(ctx) else i for n, i in zip(names, items)) + "]"
-
-
-def _lists(ctx) -> set[str]:
-    from ..sim.ops import OPS
-
-    return {OPS[s.op].bound(s.args) for s in ctx.scenario.steps if OPS[s.op].binds is not None and OPS[s.op].binds.many}
+    return "[" + ", ".join(f"*{i}" if n in ctx.lists else i for n, i in zip(names, items)) + "]"
 
 
 def combine(a, ctx):
@@ -424,10 +431,10 @@ EMITTERS: dict[str, Emitter] = {
                              + (f", {list(a.steps)})" if a.steps else ")")],
     "concat": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.concat({_tensors(a.tensors, ctx)}, {a.dim})"],
     "pad": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.pad({ctx.var(a.tensor)}, {[tuple(p) for p in a.padding]}, {_number(float(a.value))})"],
-    "begin_trace_capture": lambda a, ctx: [f"{ctx.var(a.trace)} = ttnn.begin_trace_capture(mesh_device, cq_id=0)"],
-    "end_trace_capture": lambda a, ctx: [f"ttnn.end_trace_capture(mesh_device, {ctx.var(a.trace)}, cq_id=0)"],
-    "execute_trace": lambda a, ctx: [f"ttnn.execute_trace(mesh_device, {ctx.var(a.trace)}, cq_id=0, blocking=True)"],
-    "release_trace": lambda a, ctx: [f"ttnn.release_trace(mesh_device, {ctx.var(a.trace)})"],
+    "begin_trace_capture": lambda a, ctx: [f"{ctx.trace(a.trace)} = ttnn.begin_trace_capture(mesh_device, cq_id=0)"],
+    "end_trace_capture": lambda a, ctx: [f"ttnn.end_trace_capture(mesh_device, {ctx.trace(a.trace)}, cq_id=0)"],
+    "execute_trace": lambda a, ctx: [f"ttnn.execute_trace(mesh_device, {ctx.trace(a.trace)}, cq_id=0, blocking=True)"],
+    "release_trace": lambda a, ctx: [f"ttnn.release_trace(mesh_device, {ctx.trace(a.trace)})"],
     **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.tensor)})"])(name)
        for name in ("neg", "exp", "relu", "gelu", "clone", "reallocate", "tilize", "untilize")},
     **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.a)}, {ctx.var(a.b)})"])(name) for name in ("add", "sub", "mul")},
@@ -547,16 +554,22 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
     here = "Path(__file__).resolve().parent" + "".join(f" / {part!r}" for part in Path(data_dir).parts if part != ".")
     lines = [
         "#!/usr/bin/env python3",
-        f'"""{_doc(scenario.name)}: a meshspec scenario as ttnn code (written by `meshspec export`).',
+        f'"""{_doc(printable(scenario.name))}: a meshspec scenario as ttnn code (written by `meshspec export`).',
         "",
-        *[f"    {_doc(line)}" for line in _wrap(scenario.description)],
+        *[f"    {_doc(printable(line))}" for line in _wrap(scenario.description)],
         "",
         "Run where ttnn runs (hardware, or the mock on a CPU):  python THIS.py [REPORT.json]",
         "It writes a meshspec.report/1 of what the real runtime recorded after the last step (or the",
         "step that raised); compare it with the simulation:  meshspec diff SIMULATED.json REPORT.json",
         '"""',
         "",
-        *sorted({"import os", "import shutil", "import sys", "import tempfile", *imports}),
+        "import os",
+        "import sys",
+        "",
+        "# Nothing is imported from this script's own folder: a shutil.py or numpy.py beside it would run.",
+        "sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != os.path.dirname(os.path.realpath(__file__))]",
+        "",
+        *sorted({"import shutil", "import tempfile", *imports} - {"import os", "import sys"}),
         "from pathlib import Path",
         "",
         "if len(sys.argv) < 2:  # the report goes to stdout: keep ttnn's log lines out of it",

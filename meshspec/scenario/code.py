@@ -247,6 +247,8 @@ class _Reader:
                 raise _Refused(f"a ** argument ({_shown(k.value)})")
             if k.arg.startswith("_"):
                 raise _Refused(f"the keyword {k.arg!r} (a keyword starts with a letter)")
+            if any(k.arg == name for name, _ in keywords):  # Python parses it, then refuses to compile it
+                raise _Refused(f"the keyword {k.arg!r} given twice")
             keywords.append((k.arg, self.value(k.value, depth)))
         return tuple(args), tuple(keywords)
 
