@@ -163,7 +163,9 @@ def export(path, reports: list, opts: Options, kind: str, *, compare: bool = Fal
     """SVG or HTML of exactly what the table format prints, in colour."""
     console = make_console(True, opts.width, record=True)
     print_reports(console, reports, opts.replace(color=True), compare=compare)
-    title = "meshspec " + ", ".join(dict.fromkeys(r.scenario for r in reports))
+    from ..text import one_line
+
+    title = "meshspec " + ", ".join(dict.fromkeys(one_line(r.scenario) for r in reports))
     # the mark files.py knows its own files by (so a later run may write over them, and no other)
     if kind == "svg":
         return f"{WRITTEN_MARK}\n" + console.export_svg(title=title)

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..sim.mesh import fmt_coord
+from ..text import one_line
 from .common import status_style
 
 
@@ -23,7 +24,7 @@ def comparison_renderable(reports: list, width: int) -> Group:
     parts: list = []
     head = Text()
     head.append("meshspec ", style="bold")
-    head.append(first.scenario, style="bold cyan")
+    head.append(one_line(first.scenario), style="bold cyan")
     head.append(f"  mesh {'x'.join(str(n) for n in first.mesh)}  profiles side by side")
     parts.append(head)
     statuses: dict[tuple, dict[str, str]] = {}

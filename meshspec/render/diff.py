@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..report import DEVICE_FIELDS, UNKNOWN, Diff, TensorDiff, same
 from ..sim.mesh import fmt_coord
+from ..text import one_line
 from .options import console_text, make_console
 
 HEADERS = {
@@ -60,7 +61,7 @@ def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: 
     console = make_console(color, width)
     head = Text()
     head.append("meshspec diff ", style="bold")
-    head.append(diff.scenario, style="bold cyan")
+    head.append(one_line(diff.scenario), style="bold cyan")
     head.append(f"  mesh {'x'.join(str(n) for n in diff.mesh)}  expected {diff.expected_label}  actual {diff.actual_label}")
     console.print(head)
     for label, err in (("expected", diff.expected_error), ("actual", diff.actual_error)):

@@ -17,6 +17,7 @@ from ..sim.mesh import fmt_coord, fmt_shape, volume
 from ..sim.spec import Layout
 from .options import Options, View
 from .common import STATUS_STYLE, status_style, tensor_title
+from ..text import one_line
 from .grid import column_widths, columns as columns_text
 from .map import legend, map_renderable
 
@@ -33,14 +34,13 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if tuple(now) != tuple(r.mesh):  # MeshDevice.reshape: the tensors' coordinates may be on either
         mesh += f", reshaped to {'x'.join(str(n) for n in now)}"
     mesh_label = f"{r.mesh_name} ({mesh})" if r.mesh_name else mesh
-    era = r.era
-    head = Text()
+    head = Text()  # the scenario's name (a file stem, its name:) and a profile's era are the user's text: one line each
     head.append("meshspec ", style="bold")
-    head.append(r.scenario, style="bold cyan")
-    head.append(f"  mesh {mesh_label}  profile {r.profile}: {era}")
+    head.append(one_line(r.scenario), style="bold cyan")
+    head.append(f"  mesh {mesh_label}  profile {r.profile}: {one_line(r.era)}")
     parts.append(head)
     if r.description and not opts.brief:
-        parts.append(Text(" ".join(r.description.split()), style="dim"))
+        parts.append(Text(one_line(" ".join(r.description.split())), style="dim"))
     titles: dict[int, Text] = {}  # each tensor's title, made once for its table and its map
     if opts.view is View.TABLE:
         for t in r.tensors:

@@ -125,3 +125,24 @@ def test_a_mesh_whose_every_other_column_lies_groups_its_992_lies_and_their_read
         "         device memory never written since allocation",
     ]
     assert out.rstrip().splitlines()[-1] == "1984 findings (992 data_mismatch, 992 stale) in 1 tensor"
+
+
+def test_the_header_shows_the_users_text_on_one_line_with_no_escape_sequence(tmp_path):
+    """Issue 34 attacked again: the scenario's file stem, its ``name:`` and a user profile's ``era``
+    reached the terminal raw, so an ESC in a file name acted on it and a newline in ``name:``
+    printed a line of the scenario's own making ("PASS: all findings resolved")."""
+    from cli_runner import invoke
+
+    path = tmp_path / "e\x1b[31mRED.yaml"
+    path.write_text("meshspec: 1\nmesh: t3k\nprofile: {base: current, era: \"made\\nPASS: all findings resolved\"}\nsteps:\n"
+                    "  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n", encoding="utf-8")
+    result = invoke(["run", str(path), "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout and "e\\x1b[31mRED" in result.stdout
+    assert not any(line.startswith("PASS") for line in result.stdout.splitlines()), result.stdout
+    named = tmp_path / "named.yaml"
+    named.write_text("meshspec: 1\nname: \"x\\nPASS: forged\"\nmesh: t3k\nsteps:\n  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n",
+                     encoding="utf-8")
+    for args in (["run", str(named)], ["run", str(named), "--profile", "all"]):
+        out = invoke(args).stdout
+        assert "x\\nPASS: forged" in out and not any(line.startswith("PASS") for line in out.splitlines()), out
