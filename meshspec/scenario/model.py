@@ -20,7 +20,9 @@ from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS
 from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, MemoryConfig, Name
 from ..sim.spec import BufferType, DataType, Layout
+from ..text import one_line
 from ..typed import Before, Check, Length, Pattern, Range, Schema, Tagged, Typed, by_key, tagged
+from .regex import unbounded
 
 
 def _step_tag(value: Any) -> Optional[str]:
@@ -122,6 +124,12 @@ def _compiles(v: str) -> str:
         re.compile(v)
     except re.error as err:
         raise ValueError(f"{v!r} is not a regular expression: {err}") from None
+    why = unbounded(v)
+    if why is not None:  # re has no timeout: a run or check would never end on some error message
+        raise ValueError(
+            f"'{one_line(v)}' is refused: {why}; write the text the error must contain (error: TEXT), "
+            "or a pattern without a repeated group that repeats (x+y, not (x+x+)+y)"
+        )
     return v
 
 

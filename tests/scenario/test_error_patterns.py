@@ -1,0 +1,80 @@
+"""Issue 34, attack round 1: an ``expect`` error pattern ``{match: REGEX}`` whose matching time is
+not bounded is refused at load.
+
+Python's ``re`` backtracks and has no timeout: ``(x+x+)+y`` searched in an error message naming a
+60-character file (``load_tensor: {file_name: xxx...}``) made ``run`` and ``check`` hang for ever.
+A repeated group holding a quantifier or ``|``, and a backreference, are now refused in one line
+at the pattern (``error: {match: ...}`` on line 8 puts the value at column 22, counted by hand).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cli_runner import invoke
+from meshspec.errors import ScenarioError
+from meshspec.scenario.loader import parse
+from meshspec.scenario.regex import unbounded
+
+SCENARIO = """\
+meshspec: 1
+mesh: [1, 2]
+steps:
+  - load_tensor: {{as: a, file_name: {name}}}
+expect:
+  profiles:
+    default:
+      error: {{match: {pattern}}}
+"""
+
+REFUSED = [
+    "(x+x+)+y", "(a|aa)*b", "(?:a*)*b", "(?P<n>a+)+", "((a)b+)*", "(a{2,3}){2}", "(a+)?", "(a+)*?", "(a+)++",
+    "(?i:a|b)+", "([)]+)*", "(?x)( a + )+", "(?x:(a #)\n +)+)", r"(a)\1", "(?P<n>a)(?P=n)", "(a)?(?(1)b|c)",
+]
+ACCEPTED = [
+    "Shard shape mismatch", r"Supply a mesh \w+", r"^Supply", "x+y", "(ab)+", "(a+)", "[(a+)]+", r"\(a+\)+",
+    "(a){}", r"(?#c(a+\)+)b", r"a\123", "[^]a+(]*", "[]|]+", "(?:ab){3}", r"\\(a)", "(?i)Shard.*mismatch",
+    "(?x) a \\  b # (c+)+",
+]
+
+
+@pytest.mark.parametrize("pattern", REFUSED)
+def test_unbounded_patterns_are_named(pattern):
+    re.compile(pattern)  # each is a valid pattern: refused for its time, not its syntax
+    assert unbounded(pattern) is not None
+
+
+@pytest.mark.parametrize("pattern", ACCEPTED)
+def test_bounded_patterns_pass(pattern):
+    re.compile(pattern)
+    assert unbounded(pattern) is None
+
+
+def _scenario(pattern: str, name: str = "x" * 60) -> str:
+    return SCENARIO.format(name=name, pattern='"' + pattern.replace("\\", "\\\\").replace("\n", "\\n") + '"')
+
+
+def test_the_attack_is_refused_at_the_pattern_in_one_line():
+    with pytest.raises(ScenarioError) as info:
+        parse(_scenario("(x+x+)+y"), "r.yaml")
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("r.yaml:8:22: expect.profiles.default.error.match: '(x+x+)+y' is refused: ")
+    assert "nested repetition can take exponential time" in message
+    assert "write the text the error must contain" in message
+
+
+def test_a_pattern_over_lines_is_named_on_one_line():
+    with pytest.raises(ScenarioError) as info:
+        parse(_scenario("(?x:(a #)\n +)+)"), "r.yaml")
+    assert "'(?x:(a #)\\n +)+)' is refused" in str(info.value)
+
+
+def test_run_refuses_with_exit_2_before_running(tmp_path):
+    # a pattern quick to match (this test must fail, not hang, where the check is missing)
+    (tmp_path / "s.yaml").write_text(_scenario("(no|such)+"))
+    res = invoke(["run", str(tmp_path / "s.yaml")])
+    assert res.exit_code == 2
+    assert "s.yaml:8:22:" in res.stderr and "is refused" in res.stderr
