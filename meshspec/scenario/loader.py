@@ -618,6 +618,12 @@ and the steps around it fit (loaded in about 2 s and 200 MB). A file without blo
 that many steps (:data:`MAX_NODES` values, five a step); nested repeats could (three of 4,096
 around one step: 68.7 billion), so the total is counted on the blocks as written, before any is
 expanded (:func:`_check_total`)."""
+MAX_VALUES = 10 * MAX_NODES
+"""Most values (YAML nodes: mappings, lists, keys, scalars) a scenario's blocks expand to, counted
+on the blocks as written before any is expanded (:func:`_check_total`): a step is copied with all
+it holds, so 4,096 passes over one step holding 60,000 values (a 120 KB file) made 245 million
+(1.3 GB, then a MemoryError). 2,000,000 leaves room for 100,000 steps of up to 20 values each (a
+step with a shape and a memory config holds about 15)."""
 DISTRIBUTE = "distribute"
 """``with ttnn.distribute(mapper_or_composer):``, spelt ``- distribute: {mesh_mapper: M, steps: [...]}``."""
 
@@ -645,36 +651,68 @@ def _expand_distribute(data: Any, steps_node: yaml.Node, file: str) -> None:
     steps_node.value = nodes
 
 
-def _steps_in(items: list) -> int:
-    """How many steps ``items`` expand to, counted on the blocks as written (a repeat: its times
-    its steps'), so nothing is expanded to count it. A malformed block counts as its steps once:
-    :func:`_flatten` says what is wrong with it. Visits each value once (aliases each time used,
-    as :data:`MAX_NODES` counts them)."""
-    total = 0
+def _steps_in(items: list) -> tuple[int, int]:
+    """How many steps ``items`` expand to, and how many values those steps hold, counted on the
+    blocks as written (a repeat: its times its steps'; a step in a distribute block also holds the
+    block's mapper or composer), so nothing is expanded to count them. A malformed block counts as
+    its steps once: :func:`_flatten` says what is wrong with it. Visits each value once (aliases
+    each time used, as :data:`MAX_NODES` counts them)."""
+    steps = values = 0
     for item in items:
         block = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
         if isinstance(block, dict) and isinstance(block.get("steps"), list) and (REPEAT in item or DISTRIBUTE in item):
-            inner = _steps_in(block["steps"])
-            times = block.get("times") if REPEAT in item else 1
-            total += inner * (times if type(times) is int and 1 <= times <= MAX_REPEAT else 1)
+            inner, held = _steps_in(block["steps"])
+            if REPEAT in item:
+                times = block.get("times")
+                times = times if type(times) is int and 1 <= times <= MAX_REPEAT else 1
+            else:
+                times = 1
+                given = block.get("mesh_mapper", block.get("mesh_composer"))
+                held += inner * (1 + _values_in(given))  # the key and its value, in each step (within MAX_NODES: small)
+            steps += inner * times
+            values += held * times
         else:
-            total += 1
-    return total
+            steps += 1
+            values += _values_in(item)
+    return steps, values
+
+
+def _values_in(value: Any) -> int:
+    """How many values (YAML nodes) ``value`` holds, itself included, keys counted."""
+    count, stack = 0, [value]
+    while stack:
+        v = stack.pop()
+        count += 1
+        if isinstance(v, dict):
+            count += len(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return count
 
 
 def _check_total(items: list, nodes: list, file: str) -> None:
-    """Refuse a scenario whose blocks expand to more than :data:`MAX_STEPS` steps, at the
-    outermost block that takes the total past it, before anything is expanded."""
-    total = 0
+    """Refuse a scenario whose blocks expand to more than :data:`MAX_STEPS` steps, or to steps
+    holding more than :data:`MAX_VALUES` values, at the outermost block that takes the total past
+    it, before anything is expanded."""
+    total = total_values = 0
     for item, node in zip(items, nodes):
-        n = _steps_in([item])
+        n, v = _steps_in([item])
         total += n
+        total_values += v
+        what = next(iter(item)) if isinstance(item, dict) and len(item) == 1 else "steps"
         if total > MAX_STEPS:
-            what = next(iter(item)) if isinstance(item, dict) and len(item) == 1 else "steps"
             before = f", {total:,} with the {total - n:,} before it" if total > n else ""
             raise ScenarioError(
                 f"{what}: this block expands to {n:,} steps{before}; a scenario runs at most {MAX_STEPS:,} steps, its blocks "
                 "expanded: repeat fewer times, or fewer steps in the loop",
+                file, *_mark(node),
+            )
+        if total_values > MAX_VALUES:
+            before = f", {total_values:,} with the {total_values - v:,} before it" if total_values > v else ""
+            raise ScenarioError(
+                f"{what}: this block expands to steps holding {v:,} values{before}; a scenario's steps hold at most "
+                f"{MAX_VALUES:,} values, its blocks expanded: repeat fewer times, or fewer or smaller steps in the loop",
                 file, *_mark(node),
             )
 

@@ -118,3 +118,46 @@ def test_a_level_past_its_own_cap_still_says_so():
 def test_a_decode_loop_of_4096_passes_still_loads():
     s = parse(HEAD + _repeat(4096, NEG * 2), "r.yaml")
     assert len(s.steps) == 1 + 4096 * 2 and s.steps[-1].line == 10  # the second step of the loop, line 10
+
+
+# -- values, not only steps (attack round 1) ----------------------------------------------------
+# A step is copied with all it holds: 4,096 passes over one allocate step holding a 60,000-item
+# `junk` list (a 120 KB file) made 245 million values (1.3 GB, then MemoryError, exit 3). The values
+# the blocks expand to are counted before expanding (loader.MAX_VALUES, 2,000,000). Counted by hand:
+# a step `{op: {k: v, ...}}` is its mapping, the op's key, the args mapping, each key and each value,
+# a list itself and each item: `neg: {tensor: a, as: a}` holds 7, HEAD's allocate step 11
+# (1 + 1 + 1, as and shape: 2 keys, "a", the list and its 4 items).
+ALLOCATE = "        - allocate_tensor_on_device: {{as: b, shape: [1, 1, 32, 32], junk: [{junk}]}}\n"
+
+
+def test_a_step_holding_many_values_repeated_is_refused_before_expanding(nothing_expanded):
+    # the step: 1 + 1 + 1 + 3 keys + "b" + the shape's list and 4 items + junk's list and 1,000 items = 1,013
+    message = _error(HEAD + _repeat(4096, ALLOCATE.format(junk=", ".join(["1"] * 1000))))
+    assert 1013 * 4096 == 4_149_248
+    assert message.startswith("r.yaml:6:5: repeat: this block expands to steps holding 4,149,248 values, "
+                              "4,149,259 with the 11 before it; "), message
+    assert "at most 2,000,000 values" in message, message
+
+
+def test_the_value_limit_is_on_the_total(monkeypatch):
+    """With a limit of 60: the allocate step (11) and 7 passes over a neg (49) load, 8 (56) do not."""
+    monkeypatch.setattr(loader, "MAX_VALUES", 60)
+    assert len(parse(HEAD + _repeat(7, NEG), "r.yaml").steps) == 8
+    message = _error(HEAD + _repeat(8, NEG))
+    assert message.startswith("r.yaml:6:5: repeat: this block expands to steps holding 56 values, 67 with the 11 before it; "), message
+
+
+def test_a_distribute_blocks_mapper_counts_in_each_of_its_steps(monkeypatch):
+    """A from_torch in a distribute block is given the block's mapper: 4 + 1 + 2 values each."""
+    monkeypatch.setattr(loader, "MAX_VALUES", 11 + 7 * 10)
+    step = "          - from_torch: {as: h, shape: [1]}\n"  # 1 + 1 + 1 + 2 keys + "h" + list + 1 item = 8
+    text = HEAD + "  - distribute:\n      mesh_mapper: {shard: 0}\n      steps:\n" + step * 10
+    # 10 steps of 8 values, each given mesh_mapper (its key, the mapping, shard, 0: 4 values): 120 > 81
+    message = _error(text)
+    assert message.startswith("r.yaml:6:5: distribute: this block expands to steps holding 120 values, 131 with the 11 before it; "), message
+
+
+def test_100000_steps_of_a_usual_size_still_load():
+    step = "        - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32], dtype: bfloat16, layout: TILE}\n"  # 15 values
+    s = parse(HEAD + _repeat(4096, step * 24), "r.yaml")
+    assert len(s.steps) == 1 + 4096 * 24 and 4096 * 24 * 15 + 11 < loader.MAX_VALUES
