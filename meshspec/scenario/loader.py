@@ -1184,13 +1184,15 @@ def _check_code(scenario: Scenario, root: yaml.Node, file: str) -> None:
     one call of the step's ttnn function on its tensors and bounded literals), or the scenario is
     refused where the code is: a scenario is data, and text that a script would not run is not
     kept in it to look as if it were (``meshspec record`` writes only such lines)."""
+    parsed: dict[tuple, Any] = {}  # (code, call, uses) -> what parse said: a repeat block's steps are one code each
     for i, step in enumerate(scenario.steps):
         args = getattr(step, "opaque", None) if step_op(step) == "opaque" else None
         if args is None or args.code is None:
             continue
         from .code import parse as parse_code  # here: only a scenario with code pays for ttnn's list
 
-        why = parse_code(args.code, args.call, list(args.uses))
+        key = (args.code, args.call, tuple(args.uses))
+        why = parsed[key] if key in parsed else parsed.setdefault(key, parse_code(args.code, args.call, list(args.uses)))
         if isinstance(why, str):
             line, col = _mark(_node_at(root, ("steps", i, "opaque", "code")))
             raise ScenarioError(

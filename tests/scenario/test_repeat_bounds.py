@@ -161,3 +161,19 @@ def test_100000_steps_of_a_usual_size_still_load():
     step = "        - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32], dtype: bfloat16, layout: TILE}\n"  # 15 values
     s = parse(HEAD + _repeat(4096, step * 24), "r.yaml")
     assert len(s.steps) == 1 + 4096 * 24 and 4096 * 24 * 15 + 11 < loader.MAX_VALUES
+
+
+def test_an_opaque_steps_code_is_parsed_once_however_often_it_repeats(monkeypatch):
+    """24 opaque steps x 4,096 passes of 550-character code took 34 s to load: the same code was
+    parsed for every expanded step. Each distinct (code, call, uses) is parsed once now."""
+    from meshspec.scenario import code
+
+    calls = []
+    real = code.parse
+    monkeypatch.setattr(code, "parse", lambda *args: calls.append(args) or real(*args))
+    head = "meshspec: 1\nmesh: [1, 1]\ndata: none\nsteps:\n  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n"
+    step = ("        - opaque: {{as: out, call: ttnn.add, uses: [a], shape: [1, 1, 32, 32], code: \"out = ttnn.add(a, {k})\", "
+            "topology: {{distribution_shape: [1], placements: [R], coords: [[0, 0]]}}}}\n")
+    s = parse(head + _repeat(50, step.format(k=1) + step.format(k=2) + step.format(k=1)), "r.yaml")
+    assert len(s.steps) == 1 + 150
+    assert sorted(c[0] for c in calls) == ["out = ttnn.add(a, 1)", "out = ttnn.add(a, 2)"]
