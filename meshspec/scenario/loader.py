@@ -913,6 +913,10 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> tuple[list[t
             if message is not None:
                 raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: {message}", file, *_mark(node_of()))
         new = op.bound(args)
+        if new == ROOT_MESH and (op.bound_kind(args) is not TensorKind.MESH or op.binds.many):  # type: ignore[union-attr]
+            _root_named(root, file, i, name_of_op, op.binds.field.rstrip("_"), _Bound(op.bound_kind(args), op.binds.many, i, name_of_op))  # type: ignore[union-attr]
+        if getattr(args, "trace", None) == ROOT_MESH:
+            _root_named(root, file, i, name_of_op, "trace", None)
         if new is not None:
             bound[new] = _Bound(op.bound_kind(args), op.binds.many, i, name_of_op)  # type: ignore[union-attr]
             if new:
@@ -922,6 +926,18 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> tuple[list[t
         names.append(used)
         touched.append(op.touched(args, used))
     return names, touched, defined, lists
+
+
+def _root_named(root: yaml.Node, file: str, i: int, op: str, field: str, what: Optional[_Bound]) -> None:
+    """Refuse ``mesh_device`` as the name of a tensor, a list or a trace: it is the scenario's mesh,
+    which every step given no mesh device runs on (a tensor bound to it left the run without one)."""
+    thing = what.what() if what is not None else "a trace"  # 'a device tensor', 'a list of tensors'
+    line, col = _mark(_node_at(root, ("steps", i, op, field)))
+    raise ScenarioError(
+        f"steps[{i}].{op}.{field}: {ROOT_MESH!r} is the scenario's mesh (every step given no mesh device runs on it), "
+        f"not a name for {thing}; give the {'list' if what is not None and what.many else thing[2:]} another name",
+        file, line, col,
+    )
 
 
 def _misnamed(name: str, want: TensorKind, many: bool, bound: dict[str, _Bound], op: str, node_of) -> Optional[str]:
