@@ -1013,9 +1013,7 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
         if target.exists() and not target.is_file():
             raise ScenarioError(f"data file {file_name!r} is not a regular file", file, line, col)
         try:
-            with warnings.catch_warnings():  # a header whose shape overflows warns before it fails: the error says it
-                warnings.simplefilter("ignore", RuntimeWarning)
-                arr = np.load(target, mmap_mode="r", allow_pickle=False)
+            arr = _npy_header(np, target)
         except Exception as err:  # numpy raises ValueError, OSError, EOFError (an empty file) and more
             empty = " (it is empty)" if isinstance(err, EOFError) else ""
             raise ScenarioError(
@@ -1024,6 +1022,12 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
                 line,
                 col,
             ) from None
+        if arr is None:
+            raise ScenarioError(
+                f"data file {file_name!r} is a zip of arrays (np.savez's .npz), not one array; save the one array "
+                "the step reads with np.save",
+                file, line, col,
+            )
         if arr.dtype.kind not in "biuf":
             raise ScenarioError(
                 f"data file {file_name!r} holds {arr.dtype} values; meshspec reads bool, integer and floating-point arrays",
@@ -1031,7 +1035,7 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
                 line,
                 col,
             )
-        if tuple(arr.shape) != tuple(args.shape):
+        if arr.shape != tuple(args.shape):
             raise ScenarioError(
                 f"data file {file_name!r} has shape {list(arr.shape)}, the step says shape {list(args.shape)}",
                 file,
@@ -1040,6 +1044,25 @@ def _check_data_files(scenario: Scenario, root: yaml.Node, path: Path, file: str
             )
         resolved[file_name] = target
     return resolved
+
+
+class _Header(NamedTuple):
+    dtype: Any
+    shape: tuple
+
+
+def _npy_header(np: Any, target: Path) -> Optional[_Header]:
+    """The dtype and shape of the one array a ``.npy`` file holds, or None for a zip of arrays
+    (np.savez's, whatever its name): mapped, not read, and the file closed before this returns."""
+    with warnings.catch_warnings():  # a header whose shape overflows warns before it fails: the error says it
+        warnings.simplefilter("ignore", RuntimeWarning)
+        loaded = np.load(target, mmap_mode="r", allow_pickle=False)
+    if not isinstance(loaded, np.ndarray):  # an NpzFile keeps its file open until closed
+        close = getattr(loaded, "close", None)
+        if close is not None:
+            close()
+        return None
+    return _Header(loaded.dtype, tuple(loaded.shape))  # the map ends with the array, here (numpy closed the file once mapped)
 
 
 def _check_expect(
