@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 
 class MeshspecError(Exception):
     """Root of every error meshspec raises on purpose."""
@@ -69,18 +71,37 @@ class TTFatal(MeshspecError):
     """The simulated runtime rejects an operation, as the real library's TT_FATAL would."""
 
 
+MAX_LISTED = 20
+"""Most choices a message lists (:func:`listed`): a scenario may define thousands of names."""
+MAX_COMPARED = 500
+"""Most choices :func:`did_you_mean` compares (each comparison is quadratic in the names' length)."""
+
+
 def did_you_mean(bad: object, choices: list[str] | tuple[str, ...]) -> str:
-    """A hint naming the closest valid choice, or '' when none is close.
+    """A hint naming the closest valid choice (among the first :data:`MAX_COMPARED`), or '' when
+    none is close.
 
     >>> did_you_mean("bfloat61", ["bfloat16", "float32"])
     " (did you mean 'bfloat16'?)"
     """
     import difflib
 
-    close = difflib.get_close_matches(str(bad), list(choices), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(bad), list(choices)[:MAX_COMPARED], n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def one_of(choices: list[str] | tuple[str, ...]) -> str:
-    """'one of: a, b, c' for messages."""
-    return "one of: " + ", ".join(choices)
+def listed(choices, limit: Optional[int] = MAX_LISTED) -> str:
+    """'a, b, c' for messages; past ``limit`` the first ones and how many more.
+
+    >>> listed([str(i) for i in range(25)], 3)
+    '0, 1, 2 and 22 more'
+    """
+    choices = list(choices)
+    if limit is None or len(choices) <= limit:
+        return ", ".join(choices)
+    return ", ".join(choices[:limit]) + f" and {len(choices) - limit:,} more"
+
+
+def one_of(choices: list[str] | tuple[str, ...], limit: Optional[int] = MAX_LISTED) -> str:
+    """'one of: a, b, c' for messages (bounded as :func:`listed` bounds it)."""
+    return "one of: " + listed(choices, limit)

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, Optional
 
 import yaml
 
-from ..errors import ScenarioError, TTFatal, UsageError, did_you_mean, one_of
+from ..errors import ScenarioError, TTFatal, UsageError, MAX_LISTED, did_you_mean, listed, one_of
 from ..names import RESERVED_PROFILE_NAMES, is_name
 from ..text import printable
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
@@ -769,6 +769,9 @@ def _flatten(items: list, nodes: list, defaults: Optional[tuple], file: str) -> 
     return out_items, out_nodes
 
 
+MAX_PROFILES = 256
+"""Most profiles a scenario defines of its own (``profiles:``): a run under ``--profile all`` runs
+each, and a message about them stays short (14,000 made a 1.7 MB one-line error)."""
 INLINE_PROFILE = "custom"
 """The name of a profile a scenario defines in ``profile:`` itself."""
 
@@ -783,6 +786,8 @@ def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict,
     defs: dict = dict(scenario.profiles or {})
     own: dict = {}
     choices = list(PROFILES) + list(defs)
+    profile = scenario.profile
+    inline = profile is not None and not isinstance(profile, str)
 
     def fail(loc: tuple, message: str, key: bool = False) -> None:
         line, col = _mark(_node_at(root, loc, key=key))
@@ -796,6 +801,9 @@ def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict,
             fail(loc, str(err))
 
     def unknown_base(base: str, loc: tuple) -> None:
+        if inline and base == INLINE_PROFILE:
+            fail(loc, f"{INLINE_PROFILE!r} is the name of the profile 'profile: {{...}}' defines, which is made after the "
+                 f"scenario's profiles and so cannot be their base; base it on one of them or on meshspec's ({one_of(choices)})")
         fail(loc, f"unknown base profile {base!r}{did_you_mean(base, choices)}; {one_of(choices)}")
 
     def resolve(name: str) -> None:
@@ -805,7 +813,8 @@ def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict,
         while at not in own and at not in PROFILES:
             if at in chain:
                 cycle = chain[chain.index(at):] + [at]
-                fail(("profiles", at, "base"), f"profile cycle: {' -> '.join(cycle)}; a base chain must end at one of meshspec's "
+                shown = cycle if len(cycle) <= MAX_LISTED else [*cycle[:10], f"... ({len(cycle) - 20:,} more)", *cycle[-10:]]
+                fail(("profiles", at, "base"), f"profile cycle: {' -> '.join(shown)}; a base chain must end at one of meshspec's "
                      f"profiles ({', '.join(PROFILES)})")
             if at not in defs:
                 unknown_base(at, ("profiles", chain[-1], "base"))
@@ -814,11 +823,12 @@ def _own_profiles(scenario: Scenario, root: yaml.Node, file: str) -> tuple[dict,
         for n in reversed(chain):
             make(n, defs[n], ("profiles", n))
 
+    if len(defs) > MAX_PROFILES:
+        fail(("profiles",), f"{len(defs):,} profiles; a scenario defines at most {MAX_PROFILES} of its own (each is run by "
+             "--profile all): keep the ones its expect block needs", key=True)
     for name in defs:
         if name in PROFILES:
             fail(("profiles", name), f"{name!r} is one of meshspec's own profiles; give yours another name", key=True)
-    profile = scenario.profile
-    inline = profile is not None and not isinstance(profile, str)
     if inline and INLINE_PROFILE in defs:
         fail(("profiles", INLINE_PROFILE), f"{INLINE_PROFILE!r} is the name of the profile 'profile: {{...}}' defines; give "
              "yours another name, or write profile: " + INLINE_PROFILE, key=True)
@@ -855,7 +865,7 @@ def _check_steps_shape(data: Any, steps_node: yaml.Node, root: yaml.Node, file: 
             )
         if op not in OPS:
             raise ScenarioError(
-                f"steps[{i}]: unknown step {op!r}{did_you_mean(op, list(OPS))}; {one_of(list(OPS))}",
+                f"steps[{i}]: unknown step {op!r}{did_you_mean(op, list(OPS))}; {one_of(list(OPS), limit=None)}",
                 file,
                 line,
                 col,
@@ -961,7 +971,7 @@ def _misnamed(name: str, want: TensorKind, many: bool, bound: dict[str, _Bound],
         return f"{name!r} is {had.what()} {had.since()}; {op} takes a list: write [{name}], or name a list (get_device_tensors binds one)"
     if had is None:
         known = sorted(n for n, b in bound.items() if (b.kind is TensorKind.MESH) == mesh)
-        choices = f"defined so far: {', '.join(known)}" if known else f"no {what} is defined before this step"
+        choices = f"defined so far: {listed(known)}" if known else f"no {what} is defined before this step"
         return f"unknown {what} {name!r}{did_you_mean(name, known)}; {choices}"
     if (had.kind is TensorKind.MESH) != mesh:
         return f"{base!r} is {had.what()} {had.since()}; {op} needs a {what} here"
@@ -1124,7 +1134,7 @@ def _check_expected_tensors(
     """The tensors an ``expect`` names (at ``loc``): each defined by a step, its devices on the mesh."""
     for name, t in tensors.items():
         if not _known(name, defined, lists):
-            choices = f"tensors: {', '.join(dict.fromkeys(defined))}" if defined else "no step defines a tensor"
+            choices = f"tensors: {listed(dict.fromkeys(defined))}" if defined else "no step defines a tensor"
             _fail_at(root, file, loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
         for i, c in enumerate(t.recorded or []):
             _check_coord(root, file, loc + (name, "recorded", i), tuple(c), mesh_shape, False)
