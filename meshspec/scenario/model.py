@@ -120,8 +120,12 @@ class TensorExpect(Typed):
 def _compiles(v: str) -> str:
     import re
 
+    import warnings
+
     try:
-        re.compile(v)
+        with warnings.catch_warnings():  # "[a||]": a FutureWarning of what a later Python may read (two lines on stderr)
+            warnings.simplefilter("ignore")
+            re.compile(v)
     except re.error as err:
         raise ValueError(f"{v!r} is not a regular expression: {err}") from None
     why = unbounded(v)

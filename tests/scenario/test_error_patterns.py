@@ -10,6 +10,8 @@ at the pattern (``error: {match: ...}`` on line 8 puts the value at column 22, c
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -78,3 +80,15 @@ def test_run_refuses_with_exit_2_before_running(tmp_path):
     res = invoke(["run", str(tmp_path / "s.yaml")])
     assert res.exit_code == 2
     assert "s.yaml:8:22:" in res.stderr and "is refused" in res.stderr
+
+
+def test_a_pattern_python_warns_about_prints_no_warning(tmp_path):
+    """``[a||]`` compiled with a FutureWarning ("Possible set union"): two lines on stderr."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace("load_tensor: {{as: a, file_name: {name}}}",
+                                                      "allocate_tensor_on_device: {{as: a, shape: [1, 1, 32, 32]}}")
+                                     .format(pattern='"[a||]"'))
+    # a process of its own: pytest would catch the warning, and re's cache keep it from showing twice
+    res = subprocess.run([sys.executable, "-m", "meshspec", "run", "--format", "json", str(tmp_path / "s.yaml")],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1, (res.returncode, res.stderr)  # the expectation fails: the run had no error
+    assert res.stderr == "", res.stderr
