@@ -7,7 +7,13 @@ by a small power of the text's length:
 
 - a repeated group (``*``, ``+``, ``?`` or ``{m,n}`` after ``)``) whose body holds a quantifier or
   an alternation ``|`` (nested repetition: exponential time);
-- a backreference (``\\1``, ``(?P=name)``) or a conditional group (``(?(1)a|b)``).
+- a backreference (``\\1``, ``(?P=name)``) or a conditional group (``(?(1)a|b)``);
+- more than :data:`MAX_OPEN_ENDED` repetitions without a small bound (``*``, ``+``, ``{m,}``,
+  ``{m,n}`` with n over :data:`SMALL_BOUND`): a search with k of them takes time growing as the
+  k+1-th power of the text's length at worst (``x*x*x*x*y``: 3.3 s on 200 characters). Two keep
+  ``expected .* got .*`` and ``\\d+, \\d+``; their worst case, ``.*a.*b``, is cubic: well under a
+  second on the longest message a scenario can cause (its names are at most 128 characters, its
+  file names 1,024).
 
 :func:`unbounded` reads the pattern's text itself (escapes, character classes, groups of every
 kind, verbose mode); it is called on patterns ``re.compile`` accepted.
@@ -20,6 +26,10 @@ from typing import Optional
 
 _QUANTIFIER = re.compile(r"[*+?]|\{(?:[0-9]+(?:,[0-9]*)?|,[0-9]*)\}")
 """What ``re`` reads as a quantifier (``a{}`` and ``a{x}`` are literal text)."""
+MAX_OPEN_ENDED = 2
+"""The most repetitions without a small bound a pattern may hold."""
+SMALL_BOUND = 64
+"""The largest ``n`` of a ``{m,n}`` that counts as a small, bounded repetition."""
 _FLAGS = re.compile(r"[aiLmsux]*(?:-[imsx]+)?")
 _OCTAL = re.compile(r"[0-7]{3}")
 
@@ -48,6 +58,10 @@ def unbounded(pattern: str) -> Optional[str]:
     last: Optional[_Group] = None
     """The group that just closed: a quantifier after it repeats it."""
     i, n = 0, len(pattern)
+    open_ended: list[str] = []
+    """The repetitions without a small bound, as written."""
+    too_many: Optional[str] = None
+    """Why the pattern has too many of them: said only if nothing worse is found further on."""
     while i < n:
         top = stack[-1]
         c = pattern[i]
@@ -67,6 +81,12 @@ def unbounded(pattern: str) -> Optional[str]:
                 return f"the group at column {last.start + 1} repeats ({quantifier.group()!r}) and holds a quantifier or '|': nested repetition can take exponential time"
             top.repeats = True
             last = None
+            if _open_ended(quantifier.group()):
+                open_ended.append(quantifier.group())
+                if len(open_ended) == MAX_OPEN_ENDED + 1:
+                    too_many = (f"{len(open_ended)} repetitions without a small bound ({', '.join(map(repr, open_ended))}, the last at "
+                                f"column {quantifier.start() + 1}): more than {MAX_OPEN_ENDED} can take time growing as a high power "
+                                "of the text's length")
             continue
         last = None
         if c == "\\":
@@ -119,7 +139,21 @@ def unbounded(pattern: str) -> Optional[str]:
                 i = j + 1
         else:
             i += 1
-    return None
+    return too_many
+
+
+def _open_ended(quantifier: str) -> bool:
+    """Whether a quantifier repeats without a small bound: ``*``, ``+``, ``{2,}``, ``{0,1000}``.
+
+    >>> [_open_ended(q) for q in ("*", "+", "?", "{3}", "{2,}", "{0,64}", "{0,1000}", "{,5}")]
+    [True, True, False, False, True, False, True, False]
+    """
+    if quantifier in "*+":
+        return True
+    if not quantifier.startswith("{") or "," not in quantifier:
+        return False
+    upper = quantifier[1:-1].split(",", 1)[1]
+    return upper == "" or int(upper) > SMALL_BOUND
 
 
 def _class_end(pattern: str, i: int) -> int:

@@ -92,3 +92,36 @@ def test_a_pattern_python_warns_about_prints_no_warning(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 1, (res.returncode, res.stderr)  # the expectation fails: the run had no error
     assert res.stderr == "", res.stderr
+
+
+@pytest.mark.parametrize("pattern, accepted", [
+    ("x*x*x*x*y", False),        # 3.3 s on 200 x's: the 5th power of the length
+    ("a+b+c+", False),
+    ("a{0,1000}b{0,1000}c{0,1000}", False),
+    (r"expected .* got .*", True),
+    (r"Shape\(\[\d+, \d+, \d+, 32\]\)", False),  # three \d+: say the text instead
+    (r"\d+, \d+", True),
+    ("a{0,64}b{0,64}c{0,64}d*", True),  # small bounds do not count
+])
+def test_more_than_two_repetitions_without_a_small_bound_are_refused(pattern, accepted):
+    """meshspec/scenario/regex.py: with k open-ended repetitions a search takes time growing as the
+    k+1-th power of the text's length; two (cubic) stay under a second on the longest error a
+    scenario can cause (file names at most 1,024 characters)."""
+    from meshspec.scenario.regex import unbounded
+
+    why = unbounded(pattern)
+    assert (why is None) == accepted, why
+    if not accepted and "group" not in why:
+        assert "repetitions without a small bound" in why
+
+
+def test_the_worst_accepted_pattern_on_the_longest_file_name_is_refused_or_quick(tmp_path):
+    """The cubic worst case, '.*a.*b', against an error quoting a file name of the longest length
+    a scenario takes: a longer name is refused at load, so the match has at most about a thousand
+    characters to search."""
+    from meshspec.errors import ScenarioError
+    from meshspec.scenario.loader import parse
+
+    steps = "steps:\n  - load_tensor: {as: a, file_name: " + "a" * 1025 + "}\n"
+    with pytest.raises(ScenarioError, match="1,024|1024"):
+        parse("meshspec: 1\nmesh: t3k\n" + steps, tmp_path / "s.yaml")

@@ -21,9 +21,11 @@ Name = Annotated[
 ]
 """A tensor's name, or ``parts[0]``: the first tensor a list-binding step (get_device_tensors) bound."""
 NewName = Annotated[str, Length(min=1), Pattern(NAME, "a new name: " + NAME_HELP.split(": ", 1)[1])]
-FileName = Annotated[str, Length(min=1, max=4096), Pattern(r"[^\x00]+", "a file name or path, as the code passes it")]
+FileName = Annotated[str, Length(min=1, max=1024), Pattern(r"[^\x00]+", "a file name or path, as the code passes it")]
 """A tensor file's name or path as the code writes it (``f"{cache_dir}/w.tensorbin"``): files
-live in the run (docs/semantics.md section 9), so any path names one and none is touched."""
+live in the run (docs/semantics.md section 9), so any path names one and none is touched. At most
+1,024 characters: a step's error quotes it, and an expect pattern is matched against that error
+(meshspec/scenario/regex.py bounds a match's time by a power of the text's length)."""
 Dim = Annotated[int, Range(ge=1, le=2**40)]
 As = Annotated[NewName, Alias("as")]
 """The name a step binds its result to (``as``)."""
@@ -292,7 +294,7 @@ class RandomData(Typed):
 
 
 class FileData(Typed):
-    file: Annotated[str, Length(min=1)]
+    file: Annotated[str, Length(min=1, max=1024)]
     """A .npy file, relative to the scenario's folder (loaded without pickle)."""
 
 
