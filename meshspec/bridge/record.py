@@ -377,10 +377,15 @@ class Recorder:
 
         self.out.mkdir(parents=True, exist_ok=True)
         name, n = f"{_ident(stem)}.npy", 1
-        while (self.out / name).exists():
-            n += 1
-            name = f"{_ident(stem)}_{n}.npy"
-        np.save(self.out / name, array)
+        while True:  # a new file, made here: never one that is there already, nor through a link (even a dangling one)
+            try:
+                fd = os.open(self.out / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+                break
+            except FileExistsError:
+                n += 1
+                name = f"{_ident(stem)}_{n}.npy"
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, array)
         self._arrays.append(self.out / name)
         return name
 

@@ -320,3 +320,20 @@ def test_record_exits_2_when_what_it_recorded_would_not_load(tmp_path, monkeypat
     captured = capsys.readouterr()
     assert captured.out == "the program ran\n" and list(out.iterdir()) == []
     assert len(captured.err.splitlines()) == 1 and "the scenario it made does not load" in captured.err
+
+
+def test_a_saved_array_never_goes_through_a_link_in_the_recording_folder(tmp_path):
+    """Issue 34 attacked again: save_array asked exists(), which is False for a dangling link, and
+    np.save then followed the link out of the recording's folder. Now the file is made new (O_EXCL,
+    O_NOFOLLOW): a link, dangling or not, is passed over like any name that is taken."""
+    import numpy as np
+
+    rec = _recorder(tmp_path)
+    rec.out.mkdir(parents=True)
+    outside = tmp_path / "victim_outside"
+    os.symlink(outside, rec.out / "h.npy")  # dangling: nothing is at the target yet
+    os.symlink(tmp_path / "kept.txt", rec.out / "h_2.npy")
+    (tmp_path / "kept.txt").write_text("the user's", encoding="utf-8")
+    name = rec.save_array("h", np.arange(3, dtype=np.float32))
+    assert name == "h_3.npy" and not outside.exists() and (tmp_path / "kept.txt").read_text(encoding="utf-8") == "the user's"
+    assert np.load(rec.out / name).tolist() == [0.0, 1.0, 2.0]
