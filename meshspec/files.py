@@ -105,14 +105,23 @@ def check_output(path: Path, protect: Iterable[Path] = ()) -> bool:
 
 def check_outputs(outputs: Iterable[tuple[str, Optional[Path]]], protect: Iterable[Path] = ()) -> None:
     """:func:`check_output` of each named output given, and no two the same file
-    (``-o out.txt --svg out.txt`` would keep only the last)."""
+    (``-o out.txt --svg out.txt`` would keep only the last) or the same FIFO (the second open
+    would wait for a reader that the first already had: the run hung). A character device may be
+    named twice (``/dev/null``)."""
     given = [(option, Path(p)) for option, p in outputs if p is not None]
     protect = list(protect)
     for i, (option, path) in enumerate(given):
-        if not check_output(path, protect):
+        if not check_output(path, protect) or _is_fifo(path):
             for other, earlier in given[:i]:
                 if _same_file(path, earlier):
                     raise UsageError(f"{other} and {option} both name {printable(str(path))}; give each its own file")
+
+
+def _is_fifo(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def write_output(path: Path, text: str, protect: Iterable[Path] = ()) -> None:

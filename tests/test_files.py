@@ -111,3 +111,17 @@ def test_the_record_keeps_a_name_that_is_not_utf8_as_its_bytes(tmp_path, monkeyp
     size, digest = written.data_digest(b"old\n")
     Path(written.record_path(plain)).write_text(f"{size}\n{digest}\n{plain}\n", encoding="utf-8")
     assert written.wrote_as_is(plain)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_two_outputs_naming_one_fifo_are_refused_before_any_work(tmp_path):
+    """Issue 34 attacked again: ``-o ff --svg ff`` on a FIFO skipped the same-file test (a stream is
+    written through), and the second open waited for a reader for ever. /dev/null twice is fine."""
+    from meshspec.errors import UsageError
+    from meshspec.files import check_outputs
+
+    fifo = tmp_path / "ff"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match="--output and --svg both name .*ff; give each its own file"):
+        check_outputs([("--output", fifo), ("--svg", fifo)])
+    check_outputs([("--output", Path(os.devnull)), ("--svg", Path(os.devnull))])
