@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import hashlib
 import json
 import os
 import random
@@ -28,7 +29,7 @@ from ..scenario.sniff import NONBLOCK, read_all
 from ..written import data_digest, file_digest
 
 from ..errors import REPORT_IT, UsageError
-from ..names import NAME, is_name
+from ..names import NAME, file_slug, is_name
 from ..report import HUNT_FORMAT
 from ..text import one_line
 from .programs import RULE_OPS, VOCABULARY, MeshSpec, Program, generate
@@ -155,10 +156,45 @@ def _smaller(a: Program, b: Program) -> bool:
     return (len(a.steps), _devices(a.mesh), len(a.text())) < (len(b.steps), _devices(b.mesh), len(b.text()))
 
 
+NAME_HASH = 8
+"""Hex digits of the hash that ends a scenario's file name (:func:`entry_file`)."""
+
+
 def file_name(sig: Signature, target: Target) -> str:
-    """``hunt-<profile>-vs-<against>-<kind>-<rule>-<op>.yaml`` (a fault: ``<profile>-with-<fault>``),
-    each part a safe slug (:attr:`Target.label`, :meth:`Signature.slug`)."""
-    return f"hunt-{target.label}-{sig.slug()}.yaml"
+    """``hunt-<profile>-vs-<against>-<kind>-<rule>-<op>-<hash>.yaml`` (a fault: ``<profile>-with-<fault>``),
+    each part a safe slug (:attr:`Target.label`, :meth:`Signature.slug`): :func:`entry_file` of the
+    index entry this hunt writes for ``sig``."""
+    return entry_file(_key_of(sig, target), target.label)
+
+
+def _key_of(sig: Signature, target: Target) -> tuple:
+    """The index key of ``sig`` hunted on ``target``: (kind, rule, op, profile, against) as its entry says."""
+    return sig.kind, sig.rule, sig.op, target.profile, _against(target)
+
+
+def _against(target: Target) -> str:
+    return target.against if not target.fault else f"{target.profile} (no fault)"
+
+
+def _key(e: dict) -> tuple:
+    """An index entry's signature and profile pair: one file per key in a folder."""
+    return e["kind"], e["rule"], e["op"], e["profile"], e["against"]
+
+
+def entry_file(key: tuple, label: Optional[str] = None) -> str:
+    """The file name of the index key ``(kind, rule, op, profile, against)``: a readable slug of the
+    pair and the signature, then a hash of the exact key, so two keys never share a name (``-``
+    both joins the slugs and appears inside names: ``reference-topology`` + ``stale`` and
+    ``reference`` + ``topology_stale`` slug alike). ``label`` is the pair's slug (computed from
+    the key when not given, as :attr:`Target.label` makes it)."""
+    from .search import LABEL_LIMIT
+
+    kind, rule, op, profile, against = key
+    if label is None:
+        fault = against.endswith(" (no fault)") and rule.startswith("fault:")
+        label = file_slug(f"{profile}-with-{rule[len('fault:'):]}" if fault else f"{profile}-vs-{against}", LABEL_LIMIT)
+    digest = hashlib.sha256(json.dumps(list(key)).encode("utf-8", "surrogatepass")).hexdigest()[:NAME_HASH]
+    return f"hunt-{label}-{Signature(kind, rule, op).slug()}-{digest}.yaml"
 
 
 def crash_name(target: Target, seed: int, example: int) -> str:
@@ -171,7 +207,7 @@ def _longest_names(target: Target, seed: int) -> list[str]:
     example number no hunt reaches."""
     from .search import SLUG_LIMIT
 
-    return [f"hunt-{target.label}-{'s' * SLUG_LIMIT}.yaml", crash_name(target, seed, 10**12)]
+    return [f"hunt-{target.label}-{'s' * SLUG_LIMIT}-{'h' * NAME_HASH}.yaml", crash_name(target, seed, 10**12)]
 
 
 def scenario_text(f: Found, target: Target, seed: int, name: str) -> str:
@@ -350,8 +386,7 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
     for k, program, error, fault in (crashes or [])[:20]:
         crash_rows.append({"file": crash_name(target, seed, k), "example": k, "error": error,
                            "fault": list(fault) if fault else None, "program": program})
-    for f in found:
-        f.file = file_name(f.signature, target)
+    _name_found(found, target, index)
     names = [f.file for f in found] + [c["file"] for c in crash_rows]
     _claim(out, index, names)
     old = {e["file"]: e for e in index["found"]}
@@ -361,10 +396,29 @@ def write(found: list[Found], target: Target, seed: int, out: Path, crashes: Opt
         return _write_files(found, crash_rows, target, seed, out, index), crash_rows
 
 
+def _name_found(found: list[Found], target: Target, index: dict) -> None:
+    """Each kept program's file: the one the folder's index already gives its signature (a folder
+    an earlier hunt wrote, under whatever naming it had), else :func:`file_name`. A name is never
+    one another signature's entry holds (nor a crash's): only a forged index gets there, refused."""
+    owner = {e["file"]: _key(e) for e in index["found"]} | {c["file"]: ("crash", c["file"]) for c in index.get("crashes", [])}
+    shared = {n for n in owner if sum(1 for e in index["found"] if e["file"] == n) > 1}
+    by_key = {_key(e): e["file"] for e in index["found"] if e["file"] not in shared}
+    for f in found:
+        key = _key_of(f.signature, target)
+        f.file = by_key.get(key) or file_name(f.signature, target)
+        if owner.get(f.file, key) != key:
+            raise UsageError(f"{one_line(str(f.file))}: {INDEX} lists it for another signature, and hunt would write "
+                             f"{one_line(str(f.signature))} there; nothing was written: choose another --out")
+
+
 def _write_files(found: list[Found], crash_rows: list[dict], target: Target, seed: int, out: Path, index: dict) -> list[dict]:
     """Write the scenario files and then the index; every text is made and checked to load
     before the first is written (one that does not: refused, nothing written)."""
     entries = {e["file"]: e for e in index["found"]}
+    same = {_key_of(f.signature, target): f.file for f in found}
+    for e in index["found"]:  # an entry of this hunt's signature under another file (a name shared in an old index): now f.file
+        if same.get(_key(e), e["file"]) != e["file"] and entries.get(e["file"]) is e:
+            del entries[e["file"]]
     mine, texts = [], {}
     for f in found:
         old = entries.get(f.file)

@@ -30,8 +30,9 @@ _WRITES = ("copy_host_to_device_tensor", "to_device")
 LABEL_LIMIT = 64
 """The longest profile-pair part of a file name."""
 
-SLUG_LIMIT = 56
-"""The longest signature part of a file name (``hunt-<pair>-<signature>.yaml``; see hunt.file_name)."""
+SLUG_LIMIT = 47
+"""The longest signature part of a file name (``hunt-<pair>-<signature>-<hash>.yaml``, a name of at
+most 128 characters; see hunt.file_name)."""
 
 
 class Deadline:

@@ -1,0 +1,69 @@
+"""Which file of a hunt folder holds which signature: one name per (profile, against, kind, rule,
+op), never another signature's file replaced (by a hunt or a merge), and a name hunt may replace
+that is no regular file refused before the search (issue 34, sections 3 and 5)."""
+
+import itertools
+import json
+import os
+from pathlib import Path
+
+from cli_runner import invoke
+
+from meshspec.hunt.hunt import Found, entry_file, file_name, is_file, write  # noqa: F401
+from meshspec.hunt.programs import Program
+from meshspec.hunt.search import Signature, Target
+from meshspec.sim.profiles import define
+from meshspec.written import data_digest
+
+SCENARIO_A = "meshspec: 1\nname: a\nmesh: [1, 2]\nsteps:\n  - from_torch: {as: a, shape: [1, 1, 32, 32]}\n"
+SCENARIO_B = "meshspec: 1\nname: b\nmesh: [1, 2]\nsteps:\n  - from_torch: {as: b, shape: [1, 1, 32, 32]}\n"
+PAIR = {"profile": "uniform-by-value", "against": "reference"}
+
+
+def _entry(file: str, kind: str, rule: str, op: str, steps: int = 1, **kw) -> dict:
+    return {"file": file, "kind": kind, "rule": rule, "op": op, "steps_before": steps, "steps_after": steps, **PAIR, **kw}
+
+
+def _index(folder: Path, found: list, crashes: list = ()) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "hunt.json").write_text(json.dumps({"format": "meshspec.hunt/1", "found": found, "crashes": list(crashes)}))
+
+
+def _sha(text: str) -> str:
+    return data_digest(text.encode())[1]
+
+
+# -- 2: names are injective ------------------------------------------------------------------
+def test_two_signatures_and_pairs_whose_slugs_join_alike_get_two_file_names():
+    """With a profile reference-topology, (reference, topology_stale) and (reference-topology,
+    stale) were both hunt-uniform-by-value-vs-reference-topology-stale-op-topology-imputed-permute.yaml:
+    the second hunt's scenario replaced the first's."""
+    own = {"reference-topology": define("reference-topology", "reference", {})}
+    a = file_name(Signature("topology_stale", "op_topology=imputed", "permute"), Target("uniform-by-value", "reference", own))
+    b = file_name(Signature("stale", "op_topology=imputed", "permute"), Target("uniform-by-value", "reference-topology", own))
+    assert a != b and is_file(a) and is_file(b)
+    assert a.startswith("hunt-uniform-by-value-vs-reference-topology-stale-op-topology-imputed-permute-")  # still readable
+
+
+def test_distinct_keys_always_give_distinct_file_names():
+    parts = ["a", "a-b", "b", "a_b", "b-c", "a-b-c", "c"]
+    keys = [(kind, rule, op, profile, against) for kind, op, profile, against in itertools.product(parts, parts, ["p", "p-a"], parts)
+            for rule in (f"r={op}", "several")]
+    names = [entry_file(k) for k in keys]
+    assert len(set(names)) == len(set(keys)) and all(is_file(n) for n in names)
+    long = ("k" * 128, "several", "o" * 128, "p" * 128, "q" * 128)
+    assert is_file(entry_file(long)) and entry_file(long) != entry_file(long[:4] + ("q" * 127,))
+
+
+def test_a_folder_of_the_old_naming_is_still_what_a_later_hunt_compares_with(tmp_path):
+    """A later hunt into a folder keeps its program when the folder's is as small: the folder's
+    entry for the signature is found by the signature, whatever its file's name."""
+    out = tmp_path / "o"
+    old = "hunt-uniform-by-value-vs-reference-stale-several-to-torch.yaml"  # the naming before the hash
+    _index(out, [_entry(old, "stale", "several", "to_torch", sha256=_sha(SCENARIO_A))])
+    (out / old).write_text(SCENARIO_A)
+    target = Target("uniform-by-value", "reference")
+    program = Program([1, 2], ({"from_torch": {"as": "h", "shape": [1, 1, 32, 32]}}, {"to_torch": {"input": "h"}}))
+    entries, _ = write([Found(Signature("stale", "several", "to_torch"), program, 5, 0)], target, 0, out)
+    assert [e["file"] for e in entries] == [old] and sorted(p.name for p in out.iterdir()) == [old, "hunt.json"]
+    assert [e["file"] for e in json.loads((out / "hunt.json").read_text())["found"]] == [old]
