@@ -618,6 +618,11 @@ def _scenario_in(folder: Path, name: str) -> tuple[Optional[str], str]:
     return text, ""
 
 
+def _owners(index: dict, name: str) -> int:
+    """How many entries of ``index`` (found and crashes) name the file ``name``."""
+    return sum(1 for e in [*index["found"], *index.get("crashes", [])] if e["file"] == name)
+
+
 def _merged_index(folder: Path) -> dict:
     """A hunt folder's index (a folder to merge)."""
     if not os.path.lexists(folder / INDEX):
@@ -647,23 +652,46 @@ def merge(folders: list[Path], out: Path, skipped: Optional[list[str]] = None) -
     best: dict[tuple, tuple[dict, Path]] = {}
     crashes: dict[str, tuple[dict, Path]] = {c["file"]: (c, out) for c in index["crashes"]}
 
-    def key(e: dict) -> tuple:
-        return e["kind"], e["rule"], e["op"], e["profile"], e["against"]
-
     for e in index["found"]:
-        best[key(e)] = (e, out)
+        best[_key(e)] = (e, out)
     for folder, data in given:
         for e in data["found"]:
-            if (key(e) not in best or e["steps_after"] < best[key(e)][0]["steps_after"]) and usable(folder, e["file"]):
-                best[key(e)] = (e, folder)
+            if (_key(e) not in best or e["steps_after"] < best[_key(e)][0]["steps_after"]) and usable(folder, e["file"]):
+                best[_key(e)] = (e, folder)
+    # where each copied scenario goes: its own signature's name (the file OUT's index gives that
+    # signature, else entry_file of it), never the foreign index's name; a name another signature
+    # or a crash of OUT holds is not replaced: that entry is skipped, said why
+    held = {e["file"]: _key(e) for e in index["found"]} | {c["file"]: None for c in index["crashes"]}
+    source: dict[tuple, str] = {}
+    for k, (e, folder) in sorted(best.items()):
+        if folder == out:
+            continue
+        own = next((x["file"] for x in index["found"] if _key(x) == k), None)
+        dest = own if own is not None and _owners(index, own) == 1 else entry_file(k)
+        if held.get(dest, k) != k:
+            skipped.append(f"{one_line(str(folder / e['file']))}: {one_line(dest)} in {one_line(str(out))} holds another "
+                           "signature's scenario; not merged")
+            previous = next((x for x in index["found"] if _key(x) == k), None)
+            if previous is not None:
+                best[k] = (previous, out)
+            else:
+                del best[k]
+            continue
+        held[dest] = k
+        source[k] = e["file"]
+        best[k] = (e | {"file": dest}, folder)
+    for folder, data in given:
         for c in data["crashes"]:
-            if c["file"] not in crashes and usable(folder, c["file"]):
+            if c["file"] in held and c["file"] not in crashes:
+                skipped.append(f"{one_line(str(folder / c['file']))}: {one_line(str(out))} already holds a scenario of that name; not merged")
+            elif c["file"] not in crashes and usable(folder, c["file"]):
                 crashes[c["file"]] = (c, folder)
-    copied = [(e, f) for e, f in best.values() if f != out] + [(c, f) for c, f in crashes.values() if f != out]
-    names = [e["file"] for e, _ in copied]
+                held[c["file"]] = None
+    copied = [(e, f, source[_key(e)]) for e, f in best.values() if f != out] + [(c, f, c["file"]) for c, f in crashes.values() if f != out]
+    names = [e["file"] for e, _, _ in copied]
     _claim(out, index, names)
     _unchanged(out, index, names)
-    chosen = {e["file"]: texts[folder, e["file"]] for e, folder in copied}
+    chosen = {e["file"]: texts[folder, name] for e, folder, name in copied}
     stamped = {name: _digest(text.encode("utf-8")) for name, text in chosen.items()}
 
     def ours(e: dict) -> dict:  # its digest: of what this folder now holds

@@ -67,3 +67,45 @@ def test_a_folder_of_the_old_naming_is_still_what_a_later_hunt_compares_with(tmp
     entries, _ = write([Found(Signature("stale", "several", "to_torch"), program, 5, 0)], target, 0, out)
     assert [e["file"] for e in entries] == [old] and sorted(p.name for p in out.iterdir()) == [old, "hunt.json"]
     assert [e["file"] for e in json.loads((out / "hunt.json").read_text())["found"]] == [old]
+
+
+# -- 1: a merge never replaces another signature's file ----------------------------------------
+def test_a_merge_never_replaces_a_file_of_out_that_holds_another_signature(tmp_path):
+    """OUT's own hunt wrote signature A at F; a foreign folder's signature B named the same F:
+    the merge replaced OUT's F with B's scenario and listed both against F (A's program lost).
+    A merged scenario goes to its own signature's name, not the foreign index's."""
+    name = "hunt-uniform-by-value-vs-reference-stale-allocation-all-unsqueeze.yaml"
+    out, src = tmp_path / "m1", tmp_path / "src1"
+    _index(out, [_entry(name, "stale", "allocation=all", "unsqueeze", sha256=_sha(SCENARIO_A))])
+    (out / name).write_text(SCENARIO_A)
+    _index(src, [_entry(name, "data_mismatch", "several", "to_torch")])
+    (src / name).write_text(SCENARIO_B)
+    r = invoke(["hunt", "--merge", str(src), "--out", str(out)])
+    assert r.exit_code == 1, r.output
+    assert (out / name).read_text() == SCENARIO_A
+    theirs = entry_file(("data_mismatch", "several", "to_torch", "uniform-by-value", "reference"))
+    assert (out / theirs).read_text() == SCENARIO_B
+    found = json.loads((out / "hunt.json").read_text())["found"]
+    assert sorted((e["file"], e["kind"], e["sha256"]) for e in found) == sorted(
+        [(name, "stale", _sha(SCENARIO_A)), (theirs, "data_mismatch", _sha(SCENARIO_B))])
+
+
+def test_a_merge_whose_own_name_is_taken_by_another_signature_skips_it_and_says_why(tmp_path):
+    """Only a forged index holds a signature's hashed name for another signature: the merged
+    scenario is skipped, said in the summary, and OUT's file is kept; a foreign crash named like
+    one of OUT's scenarios is skipped the same way."""
+    theirs = entry_file(("data_mismatch", "several", "to_torch", "uniform-by-value", "reference"))
+    out, src = tmp_path / "m1", tmp_path / "src1"
+    _index(out, [_entry(theirs, "stale", "allocation=all", "unsqueeze")])
+    (out / theirs).write_text(SCENARIO_A)
+    _index(src, [_entry("hunt-b.yaml", "data_mismatch", "several", "to_torch")],
+           [{"file": theirs, "example": 1, "error": "x", "fault": None}])
+    (src / "hunt-b.yaml").write_text(SCENARIO_B)
+    (src / theirs).write_text(SCENARIO_B)
+    r = invoke(["hunt", "--merge", str(src), "--out", str(out)])
+    assert r.exit_code == 1 and r.exception is None, r.output
+    assert (out / theirs).read_text() == SCENARIO_A and sorted(p.name for p in out.iterdir()) == [theirs, "hunt.json"]
+    assert f"{src / 'hunt-b.yaml'}: {theirs} in {out} holds another signature's scenario; not merged" in r.stdout
+    assert f"{src / theirs}: {out} already holds a scenario of that name; not merged" in r.stdout
+    data = json.loads((out / "hunt.json").read_text())
+    assert [e["kind"] for e in data["found"]] == ["stale"] and data["crashes"] == []

@@ -10,7 +10,7 @@ import pytest
 from cli_runner import invoke
 
 from meshspec.errors import UsageError
-from meshspec.hunt.hunt import Found, file_name, hunt, is_file, merge, write
+from meshspec.hunt.hunt import Found, entry_file, file_name, hunt, is_file, merge, write
 from meshspec.hunt.programs import VOCABULARY, Program
 from meshspec.hunt.search import Signature, Target
 from meshspec.names import file_slug
@@ -119,13 +119,14 @@ def test_merge_reads_only_regular_files_inside_the_folder_that_load_and_says_wha
     out = tmp_path / "out"
     r = invoke(["hunt", "--merge", str(src), "--out", str(out)])
     assert r.exit_code == 1, r.output
-    assert sorted(p.name for p in out.iterdir()) == ["hunt-ok.yaml", "hunt.json"]
+    ok = entry_file(("stale", "several", "copy_host_to_device_tensor", "current", "reference"))  # its own signature's name
+    assert sorted(p.name for p in out.iterdir()) == [ok, "hunt.json"] and (out / ok).read_text() == SCENARIO
     assert "hunter2" not in "".join(p.read_text() for p in out.iterdir())
     assert f"skipped 4 files of the merged folders" in r.stdout
     for name, why in [("hunt-link.yaml", "a symbolic link"), ("hunt-fifo.yaml", "not a regular file"),
                       ("crash-link.yaml", "a symbolic link"), ("hunt-copy.yaml", "does not load as a scenario")]:
         assert f"  {src / name}: {why}" in r.stdout
-    assert [e["file"] for e in json.loads((out / "hunt.json").read_text())["found"]] == ["hunt-ok.yaml"]
+    assert [e["file"] for e in json.loads((out / "hunt.json").read_text())["found"]] == [ok]
 
 
 def test_merge_refuses_an_index_that_is_a_link_or_a_fifo(tmp_path):
