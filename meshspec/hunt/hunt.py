@@ -303,6 +303,9 @@ def prepare(out: Path, target: Optional[Target] = None, seed: int = 0) -> dict:
         mine = sorted(p.name for pattern in (f"hunt-{label}-*.yaml", f"crash-{label}-{seed}-*.yaml") for p in out.glob(pattern))
         _claim(out, index, mine, " (a name this hunt may write)")
         _unchanged(out, index, mine)
+        pair = (target.profile, _against(target))
+        _regular(out, sorted(set(mine) | {e["file"] for e in index["found"] if (e["profile"], e["against"]) == pair}
+                             | {c["file"] for c in index["crashes"] if c["file"].startswith(f"crash-{target.label}-{seed}-")}))
     return index
 
 
@@ -358,6 +361,24 @@ def _claim(out: Path, index: dict, names: list[str], why: str = "") -> None:
     if theirs:
         raise UsageError(f"{one_line(str(out / theirs[0]))}: exists and is not one of this folder's hunt files ({INDEX}){why}; rename it (not "
                          "'hunt-...' or 'crash-...'), or choose another --out")
+
+
+def _regular(out: Path, names: list[str]) -> None:
+    """Refuse, before anything is searched or written, a name hunt may replace that is in ``out``
+    as something other than a regular file (a folder, a link, a FIFO): replacing it would fail,
+    or follow it."""
+    for name in names:
+        try:
+            mode = os.lstat(out / name).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise UsageError(f"{one_line(str(out / name))}: {one_line(err.strerror or str(err))}; hunt may replace it; "
+                             "choose another --out") from None
+        if not stat.S_ISREG(mode):
+            what = "a folder" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise UsageError(f"{one_line(str(out / name))}: {what}, where {INDEX} lists a scenario hunt may replace; nothing was "
+                             "searched nor written: move it away (or remove its entry from the index), or choose another --out")
 
 
 def _digest(data: bytes) -> str:
@@ -691,6 +712,7 @@ def merge(folders: list[Path], out: Path, skipped: Optional[list[str]] = None) -
     names = [e["file"] for e, _, _ in copied]
     _claim(out, index, names)
     _unchanged(out, index, names)
+    _regular(out, names)
     chosen = {e["file"]: texts[folder, name] for e, folder, name in copied}
     stamped = {name: _digest(text.encode("utf-8")) for name, text in chosen.items()}
 

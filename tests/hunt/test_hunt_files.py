@@ -109,3 +109,27 @@ def test_a_merge_whose_own_name_is_taken_by_another_signature_skips_it_and_says_
     assert f"{src / theirs}: {out} already holds a scenario of that name; not merged" in r.stdout
     data = json.loads((out / "hunt.json").read_text())
     assert [e["kind"] for e in data["found"]] == ["stale"] and data["crashes"] == []
+
+
+# -- 3: what hunt may replace is a regular file, checked before the search -------------------------
+def test_a_listed_file_that_is_a_folder_link_or_fifo_is_refused_before_the_search(tmp_path, monkeypatch):
+    """A listed hunt-*.yaml replaced by a folder (its steps_after set to 99, so the hunt would
+    replace it): the hunt searched 18 s, then exit 2 "cannot write ...: Is a directory"."""
+    import meshspec.hunt.hunt as hunting
+
+    searched = []
+    monkeypatch.setattr(hunting, "hunt", lambda *a, **k: searched.append(1) or [])
+    for what, make in [("a folder", os.mkdir), ("a symbolic link", lambda p: p.symlink_to(tmp_path / "elsewhere.yaml")),
+                       ("not a regular file", os.mkfifo)]:
+        out = tmp_path / what.replace(" ", "-")
+        name = "hunt-old-name.yaml"  # any name the index gives one of this pair's signatures
+        _index(out, [_entry(name, "stale", "several", "to_torch", steps=99)])
+        make(out / name)
+        r = invoke(["hunt", "-p", "uniform-by-value", "--examples", "1", "--seed", "1", "--out", str(out)])
+        assert r.exit_code == 2 and r.exception is None and not searched, r.output
+        assert len(r.stderr.strip().splitlines()) == 1 and f"{out / name}: {what}," in r.stderr and "choose another --out" in r.stderr
+    out = tmp_path / "other-pair"  # an entry of another pair is none this hunt replaces
+    _index(out, [_entry("hunt-x.yaml", "stale", "several", "to_torch", profile="current")])
+    os.mkdir(out / "hunt-x.yaml")
+    r = invoke(["hunt", "-p", "uniform-by-value", "--examples", "1", "--seed", "1", "--out", str(out)])
+    assert r.exit_code == 0 and searched, r.output
