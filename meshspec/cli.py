@@ -314,6 +314,10 @@ def record(a: argparse.Namespace) -> int:
     arg("--profiles", dest="profiles_file", type=Path, metavar="FILE", help="A scenario file whose profiles: block defines user profiles."),
     arg("--merge", action="store_true", help="Merge the hunt folders given into --out (deduplicated) instead of hunting."),
     arg("--out", type=Path, metavar="DIR", help="The folder the scenarios and hunt.json go to."),
+    arg("--max-memory", metavar="SIZE", help="Memory each program's run may use, e.g. 8G or 512M (default: half the RAM); "
+        "a program that needs more is skipped and counted."),
+    arg("--max-work", type=count(1), metavar="N", help="Device operations each program's run may do (default as run's); "
+        "a program that needs more is skipped and counted."),
     FORMAT,
 )
 def hunt(a: argparse.Namespace) -> int:
@@ -323,7 +327,8 @@ def hunt(a: argparse.Namespace) -> int:
     if a.folders and not a.merge:
         raise UsageError(f"{a.folders[0]}: hunt takes folders only with --merge")
     text, code = hunting.main(a.profile, a.against, a.mesh, a.ops, a.time_budget, a.examples, a.seed, a.shard_spec, a.fault,
-                              a.profiles_file, a.folders if a.merge else None, a.out, a.fmt == "json")
+                              a.profiles_file, a.folders if a.merge else None, a.out, a.fmt == "json",
+                              max_memory=parse_bytes(a.max_memory) if a.max_memory is not None else None, max_work=a.max_work)
     _stdout(text)
     return code
 

@@ -44,9 +44,12 @@ def parse_mesh(text: str) -> tuple[object, tuple[int, ...]]:
 
 def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[str]], ops: Optional[str], time_budget: Optional[str],
          examples: Optional[int], seed: int, shard_spec: Optional[str], fault: Optional[str], profiles_file: Optional[Path],
-         merge: Optional[list[Path]], out: Optional[Path], as_json: bool) -> tuple[str, int]:
+         merge: Optional[list[Path]], out: Optional[Path], as_json: bool, max_memory: Optional[int] = None,
+         max_work: Optional[int] = None) -> tuple[str, int]:
     """The summary to print and the exit code: 0 nothing found, 1 disagreements found, 3 when
-    meshspec itself failed on a program (its bug; the program is kept), 130 when interrupted."""
+    meshspec itself failed on a program (its bug; the program is kept), 130 when interrupted.
+    ``max_memory`` and ``max_work`` bound every run of every program (the runner's defaults when
+    None); a program past either is skipped and counted in the summary."""
     from ..check import parse_shard
     from ..render.hunt import summary_data, summary_json, summary_text
     from .hunt import Progress, check_ops, hunt, merge as merge_folders, prepare, unreachable, write
@@ -78,7 +81,7 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
         from ..scenario.loader import load
 
         own = dict(load(profiles_file).profiles)
-    target = Target(profile, against or "reference", own, fault)
+    target = Target(profile, against or "reference", own, fault, max_memory=max_memory, max_work=max_work)
     if target.profile == target.against and not fault:
         raise UsageError(f"--profile {profile} --against {target.against}: the same profile never disagrees with itself")
     shard = parse_shard(shard_spec) if shard_spec else (1, 1)
@@ -93,7 +96,7 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
     entries, crashes = write(found, target, seed, out, progress.crashes)
     data = summary_data(entries, progress.tried, progress.disagreements, crashes, str(out),
                         unreachable=[] if fault else unreachable(target, vocabulary), interrupted=progress.interrupted,
-                        shrinks_stopped=progress.shrinks_stopped)
+                        shrinks_stopped=progress.shrinks_stopped, over_limit=progress.over_limit)
     code = 130 if progress.interrupted else 3 if crashes else 1 if entries else 0
     return (summary_json(data) if as_json else summary_text(data)), code
 

@@ -33,7 +33,7 @@ from ..names import NAME, file_slug, is_name
 from ..report import HUNT_FORMAT
 from ..text import one_line
 from .programs import RULE_OPS, VOCABULARY, MeshSpec, Program, generate
-from .search import Crash, Deadline, OutOfTime, Signature, Target, attribute, judge, shrink
+from .search import Crash, Deadline, OutOfTime, OverLimit, Signature, Target, attribute, judge, shrink
 
 INDEX = "hunt.json"
 FORMAT = HUNT_FORMAT
@@ -75,6 +75,8 @@ class Progress:
     """Stopped by an interrupt (Ctrl-C): what was found so far is kept."""
     shrinks_stopped: int = 0
     """Shrinks the time budget stopped (each keeps the smallest program found by then)."""
+    over_limit: int = 0
+    """Programs skipped because a run of them stopped at --max-memory or --max-work."""
 
 
 def check_ops(ops: Optional[list[str]]) -> tuple[str, ...]:
@@ -125,6 +127,9 @@ def hunt(target: Target, meshes: list[tuple[MeshSpec, tuple[int, ...]]], ops: tu
                     out = judge(program, target, deadline=deadline)
                 except OutOfTime:
                     break  # the budget ran out part way through this program: it is not judged
+                except OverLimit:
+                    progress.over_limit += 1  # past the memory or work bound: no evidence either way, skipped
+                    out = None
                 if out is not None and out.signatures:
                     progress.disagreements += 1
                     for sig in out.signatures:
@@ -134,7 +139,7 @@ def hunt(target: Target, meshes: list[tuple[MeshSpec, tuple[int, ...]]], ops: tu
                         progress.shrinks_stopped += stopped
                         try:  # the rule again, on the program kept (past the deadline: as found)
                             final = sig if stopped else attribute(small, target, sig, deadline)
-                        except OutOfTime:
+                        except (OutOfTime, OverLimit):
                             final = sig
                         if final not in found or _smaller(small, found[final].program):
                             found[final] = Found(final, small, len(program.steps), k, stopped=stopped,
@@ -229,7 +234,7 @@ def scenario_text(f: Found, target: Target, seed: int, name: str) -> str:
     known = dict(zip(sides, f.reports[1:] if target.fault else f.reports)) if f.reports else {}
     expect: dict = {}
     for prof in sides:
-        report = known.get(prof) or _run(scenario, prof)
+        report = known.get(prof) or _run(scenario, prof, bounds=target.bounds)
         block: dict = {"findings": [_pattern(x) for x in report.findings]}
         if report.error is not None:
             block["error"] = report.error.message[:80]

@@ -93,6 +93,10 @@ class Target:
     own: dict[str, Profile] = field(default_factory=dict)
     fault: Optional[str] = None
     """A fault injected into the hunted side, compared with the same profile unmodified."""
+    max_memory: Optional[int] = None
+    """Bytes each run may hold (``hunt --max-memory``; None: the runner's default)."""
+    max_work: Optional[int] = None
+    """Device operations each run may do (``hunt --max-work``; None: the runner's default)."""
 
     def __post_init__(self) -> None:
         from ..errors import UsageError
@@ -112,6 +116,11 @@ class Target:
         safe by :func:`meshspec.names.file_slug` (a user profile's name may hold ``/`` or ``..``,
         or be long: such a label is a slug with a hash of the pair)."""
         return file_slug(f"{self.profile}-with-{self.fault}" if self.fault else f"{self.profile}-vs-{self.against}", LABEL_LIMIT)
+
+    @property
+    def bounds(self) -> dict:
+        """The runner's bounds for every run of this hunt (:func:`meshspec.runner.run`)."""
+        return {"max_memory": self.max_memory, "max_work": self.max_work}
 
     def own_used(self) -> dict[str, Profile]:
         """The user profiles the pair needs, each after the user profile it is based on."""
@@ -151,6 +160,11 @@ def fault_for(program: Program, kind: str, mesh_shape: tuple[int, ...]) -> Optio
     return None
 
 
+class OverLimit(Exception):
+    """A run stopped at meshspec's memory or work bound (``--max-memory``, ``--max-work``): its
+    program is no evidence either way; hunt skips it and counts it."""
+
+
 class Crash(Exception):
     """meshspec itself failed on a program (a bug in meshspec, not a disagreement)."""
 
@@ -159,17 +173,22 @@ class Crash(Exception):
         self.fault = (fault.kind, fault.step, tuple(fault.coord)) if fault is not None else None
 
 
-def _run(scenario, profile: str, fault: Optional[Fault] = None, deadline: Optional[Deadline] = None):
+def _run(scenario, profile: str, fault: Optional[Fault] = None, deadline: Optional[Deadline] = None, bounds: Optional[dict] = None):
+    """The report of one run, under ``bounds`` (:attr:`Target.bounds`); raises :class:`OverLimit`
+    when the run stopped at one (its error is meshspec's, not TT-NN's)."""
     from ..runner import run
 
     try:
-        return run(scenario, profile, fault=fault, on_step=deadline.check if deadline is not None else None)
+        report = run(scenario, profile, fault=fault, on_step=deadline.check if deadline is not None else None, **(bounds or {}))
     except (MeshspecError, OutOfTime):
         if deadline is not None and deadline.passed():
             raise OutOfTime from None
         return None
     except Exception as err:  # noqa: BLE001 - meshspec's own bug: the hunt keeps the program to report
         raise Crash(err, fault) from err
+    if report.error is not None and report.error.source == "meshspec":
+        raise OverLimit(report.error.message)
+    return report
 
 
 def _keys(report) -> dict[tuple, str]:
@@ -223,8 +242,8 @@ def judge(program: Program, target: Target, attribute: bool = True, deadline: Op
     fault = fault_for(program, target.fault, tuple(scenario.mesh_shape)) if target.fault else None
     if target.fault and fault is None:
         return Outcome((), ())
-    hunted = _run(scenario, target.profile, fault, deadline)
-    other = _run(scenario, target.profile if target.fault else target.against, None, deadline)
+    hunted = _run(scenario, target.profile, fault, deadline, target.bounds)
+    other = _run(scenario, target.profile if target.fault else target.against, None, deadline, target.bounds)
     if hunted is None or other is None:
         return None
     found = disagreements(hunted, other) or silent(hunted, other, scenario)
@@ -246,7 +265,7 @@ def _rule(scenario, target: Target, kind: str, op: str, hunted, deadline: Option
     for rule in target.rules:
         flip = target.flipped(rule)
         with_flip = scenario.replace(profiles={**scenario.profiles, flip.name: flip})
-        report = _run(with_flip, flip.name, None, deadline)
+        report = _run(with_flip, flip.name, None, deadline, target.bounds)
         if report is not None and (kind, op) not in disagreements(hunted, report):
             return f"{rule}={target.hunted.rule(rule).value}"
     return "several"
@@ -271,7 +290,7 @@ def shows(program: Program, target: Target, sig: Signature, deadline: Optional[D
         return out
     rule = sig.rule.split("=")[0]
     scenario = _load(program, {**target.own, target.flipped(rule).name: target.flipped(rule)})
-    report = _run(scenario, target.flipped(rule).name, None, deadline) if scenario is not None else None
+    report = _run(scenario, target.flipped(rule).name, None, deadline, target.bounds) if scenario is not None else None
     return out if report is not None and (sig.kind, sig.op) not in disagreements(out.reports[0], report) else None
 
 
@@ -295,6 +314,8 @@ def shrink(program: Program, target: Target, sig: Signature, budget: int = 400,
             out = shows(candidate, target, sig, deadline)
         except OutOfTime:
             stopped[0] = True
+            return False
+        except OverLimit:  # a candidate past the bounds shows nothing
             return False
         if out is not None:
             reports[0] = out.reports

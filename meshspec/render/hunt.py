@@ -14,14 +14,15 @@ SKIPPED_SHOWN = 5
 
 
 def summary_data(entries: list[dict], tried, disagreements, crashes: list[dict], out: str, merged: int = 0,
-                 unreachable: tuple = (), interrupted: bool = False, skipped: tuple = (), shrinks_stopped: int = 0) -> dict:
+                 unreachable: tuple = (), interrupted: bool = False, skipped: tuple = (), shrinks_stopped: int = 0,
+                 over_limit: int = 0) -> dict:
     data: dict = {"format": HUNT_FORMAT, "out": out}
     if merged:
         data["merged"] = merged
         data["skipped"] = list(skipped)
     else:
         data.update(tried=tried, disagreements=disagreements, interrupted=interrupted, unreachable=list(unreachable),
-                    shrinks_stopped=shrinks_stopped)
+                    shrinks_stopped=shrinks_stopped, over_limit=over_limit)
     data.update(found=entries, crashes=crashes)
     return data
 
@@ -49,6 +50,10 @@ def summary_text(data: dict) -> str:
         k = data["shrinks_stopped"]
         out.append(f"the time budget stopped {k} shrink{'s' * (k != 1)}: {'each keeps its' if k != 1 else 'it keeps its'} smallest "
                    "program found by then (give more --time for smaller ones)")
+    if data.get("over_limit"):
+        k = data["over_limit"]
+        out.append(f"{k} program{'s' * (k != 1)} stopped at meshspec's memory or work bound (--max-memory, --max-work) and "
+                   f"{'were' if k != 1 else 'was'} skipped (raise the bounds to judge {'them' if k != 1 else 'it'})")
     skipped = data.get("skipped") or []
     if skipped:
         out.append(f"skipped {len(skipped)} file{'s' * (len(skipped) != 1)} of the merged folders (only regular files inside a "
