@@ -163,6 +163,8 @@ def _smaller(a: Program, b: Program) -> bool:
 
 NAME_HASH = 8
 """Hex digits of the hash that ends a scenario's file name (:func:`entry_file`)."""
+_HASHED = re.compile(r"hunt-.*-[0-9a-f]{%d}\.yaml" % NAME_HASH)
+"""A name of the hashed naming (:func:`entry_file`); older folders' names have no such hash."""
 
 
 def file_name(sig: Signature, target: Target) -> str:
@@ -309,6 +311,12 @@ def prepare(out: Path, target: Optional[Target] = None, seed: int = 0) -> dict:
         _claim(out, index, mine, " (a name this hunt may write)")
         _unchanged(out, index, mine)
         pair = (target.profile, _against(target))
+        forged = next((e for e in index["found"] if (e["profile"], e["against"]) == pair and _HASHED.fullmatch(e["file"])
+                       and e["file"] != entry_file(_key(e))), None)
+        if forged is not None:
+            raise UsageError(f"{one_line(str(out / INDEX))}: lists {one_line(forged['file'])} for {one_line(forged['kind'])} / "
+                             f"{one_line(forged['rule'])} / {one_line(forged['op'])}, a name hunt gives another signature; nothing "
+                             "was searched nor written: choose another --out (or remove that entry)")
         _regular(out, sorted(set(mine) | {e["file"] for e in index["found"] if (e["profile"], e["against"]) == pair}
                              | {c["file"] for c in index["crashes"] if c["file"].startswith(f"crash-{target.label}-{seed}-")}))
     return index

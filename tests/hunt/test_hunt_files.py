@@ -133,3 +133,23 @@ def test_a_listed_file_that_is_a_folder_link_or_fifo_is_refused_before_the_searc
     os.mkdir(out / "hunt-x.yaml")
     r = invoke(["hunt", "-p", "uniform-by-value", "--examples", "1", "--seed", "1", "--out", str(out)])
     assert r.exit_code == 0 and searched, r.output
+
+
+def test_an_index_giving_a_signature_another_signatures_name_is_refused_before_the_search(tmp_path, monkeypatch):
+    """Such an index (forged: hunt never writes one) made the hunt refuse when writing, after the
+    whole search, if it found that other signature."""
+    import meshspec.hunt.hunt as hunting
+
+    searched = []
+    monkeypatch.setattr(hunting, "hunt", lambda *a, **k: searched.append(1) or [])
+    theirs = entry_file(("data_mismatch", "several", "to_torch", "uniform-by-value", "reference"))
+    out = tmp_path / "o"
+    _index(out, [_entry(theirs, "stale", "several", "to_torch")])
+    (out / theirs).write_text(SCENARIO_A)
+    r = invoke(["hunt", "-p", "uniform-by-value", "--examples", "1", "--out", str(out)])
+    assert r.exit_code == 2 and not searched and len(r.stderr.strip().splitlines()) == 1, r.output
+    assert f"lists {theirs} for stale / several / to_torch, a name hunt gives another signature" in r.stderr
+    mine = entry_file(("stale", "several", "to_torch", "uniform-by-value", "reference"))
+    _index(out, [_entry(mine, "stale", "several", "to_torch")])  # its own name: fine
+    (out / theirs).rename(out / mine)
+    assert invoke(["hunt", "-p", "uniform-by-value", "--examples", "1", "--out", str(out)]).exit_code == 0 and searched
