@@ -194,7 +194,7 @@ def test_to_torch_of_a_device_tensor_counts_the_bytes_read_back_once():
 def test_cli_max_work_refuses_with_exit_4_and_takes_only_a_whole_number():
     seed = str(SCENARIOS[[p.stem for p in SCENARIOS].index("seed-uneven-copy")])
     res = invoke(["run", seed, "--no-data", "--max-work", "10"])
-    assert res.exit_code == 4 and "work bound of 10 device operations" in res.stdout and "--max-work" in res.stdout
+    assert res.exit_code == 4 and "work bound of 10 work units" in res.stdout and "--max-work" in res.stdout
     assert invoke(["run", seed, "--max-work", "0"]).exit_code == 2
     assert invoke(["run", seed, "--max-work", "many"]).exit_code == 2
     assert invoke(["run", seed, "--max-work", "1000"]).exit_code == 1  # the seed's findings: the bound is not reached

@@ -333,18 +333,22 @@ class Runtime:
         """``charge`` is returned when nothing holds ``owner`` any more (a rebound name's tensor)."""
         weakref.finalize(owner, _settle, self._held, charge)
 
-    def charge_work(self, devices: int, what: str) -> None:
-        """Count ``devices`` device operations (a buffer made, or a write, on each of them); refuse
-        one that would take the run past ``max_work``. Every step's cost is per device, so this
-        bounds a run's time whatever repeats, traces or mesh sizes multiply (issue 34: a trace
-        replayed 4,096 times on a 64x64 mesh ran 28 minutes)."""
-        if self.work + devices > self.max_work:
+    def charge_work(self, devices: int, what: str, nbytes: int = 0) -> None:
+        """Count the work units of an operation on ``devices`` devices moving ``nbytes`` bytes in
+        all (a buffer made, a write, a read, a host tensor's shards): one unit a device, plus one
+        per :data:`WORK_BYTES` moved in data mode (metadata mode moves none); refuse one that would
+        take the run past ``max_work``. This bounds a run's time whatever repeats, traces, mesh
+        sizes or shapes multiply (issue 34: a trace replayed 4,096 times on a 64x64 mesh ran 28
+        minutes; 4,096 copies of one 4 MiB tensor to a 1x1 mesh ran past 2 minutes)."""
+        units = devices + (nbytes // WORK_BYTES if self.with_data else 0)
+        if self.work + units > self.max_work:
             raise ResourceLimit(
-                f"step {self.step} ({self.ops.get(self.step, '?')}): {what} on {devices:,} device(s) would take the run past "
-                f"meshspec's work bound of {self.max_work:,} device operations (a buffer made or a write, per device; "
-                f"{self.work:,} done so far); raise it with --max-work, or use a smaller mesh or fewer repeats"
+                f"step {self.step} ({self.ops.get(self.step, '?')}): {what} on {devices:,} device(s) ({units:,} work units) would take "
+                f"the run past meshspec's work bound of {self.max_work:,} work units (one a device of each buffer made, write "
+                f"or read, plus one per KiB of data moved; {self.work:,} done so far); raise it with --max-work, or use a "
+                "smaller mesh, shape or fewer repeats"
             )
-        self.work += devices
+        self.work += units
 
     def new_buffer(self, spec: TensorSpec, mesh: Optional[MeshDevice] = None) -> MeshBuffer:
         """A mesh buffer of ``spec`` on every device of ``mesh`` (the same size everywhere)."""
@@ -361,7 +365,7 @@ class Runtime:
         if allocators is None:
             allocators = self.allocators[id(mesh or self.root)] = Allocators(self.arch, self._l1_banks)
         devices = volume(shape)
-        self.charge_work(devices, f"a buffer of {spec.describe()}")
+        self.charge_work(devices, f"a buffer of {spec.describe()}", spec.allocated_bytes * devices)
         # its data (data mode) and, in either mode, what meshspec keeps per device of a buffer:
         # both are charged before the buffer is made, and returned when it is freed or dropped
         nbytes = ((spec.allocated_bytes if self.with_data else 0) + RECORD_BYTES) * devices
@@ -430,7 +434,7 @@ class Runtime:
         sizes: dict[Coord, int] = {}
         buffer, step, name = dev.buffer, self.step, host.name
         on_cores = tuple(cores or ())
-        self.charge_work(len(shards), f"a write of {host.name}")
+        self.charge_work(len(shards), f"a write of {host.name}", _data_bytes(shards.values()) if buffer.with_data else 0)
         records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
         written = shards if skipped not in shards else {c: s for c, s in shards.items() if c != skipped}
         wanted = set(on_cores)
@@ -465,6 +469,11 @@ class Runtime:
         rec.recorded = tuple(new)
 
 
+def _data_bytes(shards) -> int:
+    """The device bytes of the host shards (what a write moves)."""
+    return sum(s.spec.buffer_bytes for s in shards)
+
+
 def _settle(held: list, charge: list) -> None:
     """Return ``charge`` into the account ``held``, once."""
     held[0] -= charge[0]
@@ -477,8 +486,14 @@ last write and the shard written (about 830 B measured for a device op's output 
 issue 34); charged against --max-memory with the buffer's data."""
 
 MAX_WORK = 1 << 22
-"""Device operations a run may do by default (4,194,304: about 500 device ops on a 64x64 mesh, 60
-on 256x256; at 3-8 microseconds each, well under a minute); --max-work raises it."""
+"""Work units a run may do by default (4,194,304: about 500 device ops on a 64x64 mesh, 60 on
+256x256, or 4 GiB of data moved; at 3-8 microseconds a device op and 12 microseconds a KiB,
+under a minute); --max-work raises it."""
+
+WORK_BYTES = 1 << 10
+"""Data a work unit stands for, on top of its device (:meth:`Runtime.charge_work`): a KiB, about
+12 microseconds to encode and write as bfloat8_b (a 4.25 MiB tensor's copy to a 1x1 mesh took
+55 ms, issue 34), the slowest data meshspec moves; the same order as a device op's bookkeeping."""
 
 
 def freed_by(t: DeviceTensor) -> str:

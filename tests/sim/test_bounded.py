@@ -114,7 +114,7 @@ def test_the_run_is_bounded_in_device_operations():
     report = run(_neg_repeat((8, 8), 20), "current", max_work=1000)
     assert report.exit_code == 4 and report.error.source == "meshspec"
     m = report.error.message
-    assert "work bound of 1,000 device operations" in m and "--max-work" in m and f"step {report.error.step} (neg)" in m
+    assert "work bound of 1,000 work units" in m and "--max-work" in m and f"step {report.error.step} (neg)" in m
     # the from_torch to the mesh makes 64 host shards, a buffer and writes it, 192, then each neg
     # 128: the 7th neg would reach 192 + 7 x 128 = 1,088
     assert report.error.step == 7 and report.steps_run == 7
@@ -182,3 +182,25 @@ def test_host_tensors_are_charged_and_counted_too():
     assert report.error.step == (16 << 20) // (4096 * 1024)  # the first tensor past 16 MiB of 4 MiB each
     report = run(make_scenario(steps, mesh=[64, 64], data="none"), "current", max_work=10 * 4096)
     assert report.exit_code == 4 and report.error.step == 10 and "making host tensor h10's shards" in report.error.message
+
+
+def test_a_work_unit_counts_the_data_moved_not_only_the_devices():
+    # 4,096 copies of a 4 MiB bfloat8_b tensor to a 1x1 mesh ran past 2 minutes under --max-work
+    # 5000: each copy counted 1 (its one device). Now a write of 128 KiB of bfloat16 (256x256) to
+    # one device costs 1 + 128 work units
+    from meshspec.sim.runtime import WORK_BYTES
+
+    shape = [1, 1, 256, 256]
+    steps = [
+        {"from_torch": {"as": "h", "shape": shape, "dtype": "bfloat16"}},
+        {"allocate_tensor_on_device": {"as": "d", "shape": shape, "dtype": "bfloat16"}},
+        {"repeat": {"times": 100, "steps": [{"copy_host_to_device_tensor": {"src": "h", "dst": "d"}}]}},
+    ]
+    assert WORK_BYTES == 1024
+    report = run(make_scenario(steps, mesh=[1, 1], data="full"), "current", max_work=2000)
+    assert report.exit_code == 4 and report.error.op == "copy_host_to_device_tensor"
+    m = report.error.message
+    assert "(129 work units)" in m and "one per KiB of data moved" in m and "work bound of 2,000 work units" in m
+    # host shard 1, buffer 1 + 128, then 129 a copy: the 15th copy (step 16) is the first past 2,000
+    assert report.error.step == 2 + 14
+    assert "\n" not in m
