@@ -3,10 +3,12 @@ parts share their topology in a report, and --max-memory and the work bound hold
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from conftest import make_scenario
 from meshspec.runner import run
+from meshspec.sim.spec import DataType
 from meshspec.sim.device import NOTHING, PageRanges
 
 
@@ -204,3 +206,44 @@ def test_a_work_unit_counts_the_data_moved_not_only_the_devices():
     # host shard 1, buffer 1 + 128, then 129 a copy: the 15th copy (step 16) is the first past 2,000
     assert report.error.step == 2 + 14
     assert "\n" not in m
+
+
+def test_a_replicated_block_float_is_quantized_once_and_encoded_in_chunks(monkeypatch):
+    # one [1,1024,64,32] bfloat8_b tensor replicated on 32x32 reached 8.5 GB under --max-memory 1G
+    # (bfloat16 was refused in 0.3 s): each replica was quantized into its own copy, each through
+    # float64 temporaries of the whole shard, none of it charged. Now the replicas share one
+    # quantized block, and encoding makes temporaries of GROUPS_AT_A_TIME groups at most
+    from meshspec.sim import values as v
+    from meshspec.sim.ops import from_torch as ft
+
+    calls, chunks = [], []
+    quantize, encode = ft.quantize_block_float, v._encode_groups
+    monkeypatch.setattr(ft, "quantize_block_float", lambda x, d: calls.append(x.shape) or quantize(x, d))
+    monkeypatch.setattr(v, "_encode_groups", lambda g, d: chunks.append(g.size // v.GROUP) or encode(g, d))
+    shape = [1, 1, 1024, 640]  # 40,960 groups: three chunks
+    steps = [{"from_torch": {"as": "h", "shape": shape, "dtype": "bfloat8_b", "mesh_mapper": "replicate", "data": "arange"}}]
+    report = run(make_scenario(steps, mesh=[4, 4], data="full"), "current")
+    assert report.error is None and calls == [(1, 1, 1024, 640)]  # once for the 16 replicas
+    assert chunks and max(chunks) <= v.GROUPS_AT_A_TIME and sum(chunks) == 1024 * 640 // 16
+    # chunked encoding gives what one pass gives
+    x = np.random.default_rng(34).standard_normal((3, 100, 48)).astype(np.float32) * 1000
+    monkeypatch.setattr(v, "GROUPS_AT_A_TIME", 7)
+    chunked = [a.copy() for a in v.encode_groups(x.reshape(3, -1, 16), DataType.BFLOAT8_B)]
+    monkeypatch.setattr(v, "GROUPS_AT_A_TIME", 1 << 20)
+    whole = v.encode_groups(x.reshape(3, -1, 16), DataType.BFLOAT8_B)
+    assert all(np.array_equal(a, b) for a, b in zip(chunked, whole))
+    assert chunked[0].shape == (3, 300) and chunked[1].shape == (3, 300, 16)
+
+
+def test_a_replicated_block_float_past_max_memory_is_refused_before_it_is_made():
+    # host2.yaml: 16x16, [1,1,1024,1024] bfloat8_b replicated reached 1.1 GB before exit 4 under
+    # --max-memory 256M: the 256 replicas were quantized (4 MiB each) before the buffer was charged
+    import resource
+
+    steps = [{"from_torch": {"as": "h", "shape": [1, 1, 1024, 1024], "dtype": "bfloat8_b", "mesh_mapper": "replicate"}},
+             {"to_device": {"src": "h", "as": "d"}}]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    report = run(make_scenario(steps, mesh=[16, 16], data="full"), "current", max_memory=256 << 20)
+    assert report.exit_code == 4 and report.error.op == "to_device" and "--max-memory" in report.error.message
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB (Linux)
+    assert grown < 200 << 10, grown  # was about 1 GiB: 256 quantized replicas

@@ -52,8 +52,11 @@ def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperCh
     dtype = DataType(a.dtype)
     itemsize = 4 if dtype.is_block_float else host_dtype(dtype).itemsize
     if rt.with_data:
-        # the values, plus up to one more copy of them as shards (replicas are views)
-        rt.reserve(2 * volume(shape) * itemsize, lambda: f"host tensor {name} {fmt_shape(shape)} {dtype}")
+        # the values, plus up to one more copy of them as shards (replicas are views, or share one
+        # quantized block), plus for block floats one more for a shard's quantizing (its padding and
+        # output; encoding itself works in small chunks, values.GROUPS_AT_A_TIME)
+        copies = 3 if dtype.is_block_float else 2
+        rt.reserve(copies * volume(shape) * itemsize, lambda: f"host tensor {name} {fmt_shape(shape)} {dtype}")
         values = _values(rt, a, shape, dtype)
     else:
         values = ShapeOnly(shape, host_dtype(dtype))
@@ -68,10 +71,15 @@ def distribute_values(rt: Runtime, name: str, values, shape: Shape, dtype: DataT
     shards = {}
     specs: dict = {}  # shard shape -> spec (a mapper's shards mostly share one)
     quantize = dtype.is_block_float and rt.with_data  # ttnn quantizes each shard on its own
+    quantized: dict = {}  # the same block (replicas) quantizes to the same values: once, shared
     for slot, index in zip(dist.slots, dist.slices()):
         v = values[index]
         if quantize:
-            v = quantize_block_float(v, dtype)
+            key = tuple((s.start, s.stop, s.step) for s in index)
+            q = quantized.get(key)
+            if q is None:
+                q = quantized[key] = quantize_block_float(v, dtype)
+            v = q
         spec = specs.get(slot.shape)
         if spec is None:
             spec = specs[slot.shape] = spec_of(slot.shape)
