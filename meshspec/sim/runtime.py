@@ -365,7 +365,6 @@ class Runtime:
         if allocators is None:
             allocators = self.allocators[id(mesh or self.root)] = Allocators(self.arch, self._l1_banks)
         devices = volume(shape)
-        self.charge_work(devices, f"a buffer of {spec.describe()}", spec.allocated_bytes * devices)
         # its data (data mode) and, in either mode, what meshspec keeps per device of a buffer:
         # both are charged before the buffer is made, and returned when it is freed or dropped
         nbytes = ((spec.allocated_bytes if self.with_data else 0) + RECORD_BYTES) * devices
@@ -373,6 +372,12 @@ class Runtime:
         try:
             self.reserve(nbytes, lambda: f"a buffer of {spec.describe()} on every device" + ("" if self.with_data else " (its records)"))
         except ResourceLimit:
+            allocators.free(spec, address)
+            raise
+        try:  # (after the memory: a buffer too large for it is refused with the --no-data hint)
+            self.charge_work(devices, f"a buffer of {spec.describe()}", spec.allocated_bytes * devices)
+        except ResourceLimit:
+            self.release(nbytes)
             allocators.free(spec, address)
             raise
         self._buffers += 1
