@@ -247,3 +247,23 @@ def test_a_replicated_block_float_past_max_memory_is_refused_before_it_is_made()
     assert report.exit_code == 4 and report.error.op == "to_device" and "--max-memory" in report.error.message
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB (Linux)
     assert grown < 200 << 10, grown  # was about 1 GiB: 256 quantized replicas
+
+
+@pytest.mark.parametrize("read, what", [
+    ({"to_torch": {"tensor": "dst", "mesh_composer": {"concat": 0}}}, "reading back dst"),
+    ({"cpu": {"tensor": "dst"}}, "reading back dst"),
+    ({"get_device_tensors": {"tensor": "dst", "as": "parts"}}, "the per-device tensors of dst"),
+    ({"to_torch": {"tensor": "src", "mesh_composer": {"concat": 0}}}, "composing src"),
+])
+def test_reads_count_as_work_a_device_each(read, what):
+    # 400 to_torch of a tensor on 256x256 ran 2 minutes under --max-work 200000: reads counted
+    # nothing. On 4x4 in metadata mode: from_torch 16 shards, to_device a buffer 16 and its write
+    # 16 (48), then each read 16: the 4th read (step 5) would reach 48 + 64 = 112 > 100
+    steps = [
+        {"from_torch": {"as": "src", "shape": [4, 4, 32, 32], "mesh_mapper": {"placements": [{"shard": 0}, {"shard": 1}]}}},
+        {"to_device": {"src": "src", "as": "dst"}},
+        {"repeat": {"times": 10, "steps": [read]}},
+    ]
+    report = run(make_scenario(steps, mesh=[4, 4], data="none"), "current", max_work=100)
+    assert report.exit_code == 4 and report.error.step == 5, report.error
+    assert f"{what} on 16 device(s) (16 work units)" in report.error.message and "96 done so far" in report.error.message

@@ -63,6 +63,7 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
                     f"DeviceStorage coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for mesh device shape "
                     f"{ttnn_shape(mesh.shape)}"
                 )
+        rt.charge_work(len(rec.recorded), f"the per-device tensors of {dev.name}")  # a part a device
         own = rt.profile.handles is Handles.OWN
         parts = []
         for c in rec.recorded:
@@ -74,6 +75,7 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
                 part_rec = Record(spec, rec.topology, {c: spec}, (c,), origin, shared=rec.shared)
             parts.append(DeviceTensor(a.as_, rt.step, dev.buffer, part_rec, dev.mesh, span=(c,)))
     else:
+        rt.charge_work(len(t.shards), f"the per-shard tensors of {a.tensor}")
         parts = []
         for c, shard in t.shards.items():
             one = HostShard(DEFAULT_TOPOLOGY_ORIGIN, shard.spec, shard.values, shard.offset, shard.origin, shard.composed_from)

@@ -47,8 +47,10 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
         direct = rt.with_data and _one_dtype(device)
         host = read(rt, device, a.as_ or f"{a.tensor}.torch", values=not direct)
         mesh_shape = rt.mesh_of(device).shape
-    else:
+    else:  # composing a host tensor reads each of its shards (a device's read is charged by read())
         host = t
+        rt.charge_work(len(host.shards), f"composing {a.tensor}",
+                       sum(sh.spec.buffer_bytes for sh in host.shards.values()) if rt.with_data else 0)
         mesh_shape = host.buffer_shape if host.buffer_shape is not None and not host.plain else rt.mesh_shape
     # read straight into the result, the bytes read back are the result: read() reserved them once
     if rt.with_data and not direct:
