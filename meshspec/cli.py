@@ -181,14 +181,29 @@ def run(a: argparse.Namespace) -> int:
     OUTPUT,
     NO_COLOR,
     ALLOW_OUTSIDE,
+    arg("--max-memory", metavar="SIZE", help="Memory each run and the diff may use, e.g. 8G or 512M (default: half the RAM)."),
+    arg("--max-work", type=count(1), metavar="N",
+        help="Work units each run and the diff may do (as run's; a device compared 1, a row drawn 16; default 4,194,304)."),
 )
 def diff(a: argparse.Namespace) -> int:
     """Expected vs actual per-device records; exit 1 when they differ."""
-    from .judge.diff import diff_reports
+    from .judge.diff import DiffRefused, bound_diff, diff_reports
     from .render import Options, render_diff
+    from .report import EXIT_LIMIT
+    from .sim.runtime import MAX_WORK, default_max_memory
+    from .text import printable
 
-    exp, act, exp_label, act_label = _diff_sides(a.sources, a.expected, a.actual, a.allow_outside_data)
-    result = diff_reports(exp, act, exp_label, act_label)
+    limits = {"max_memory": parse_bytes(a.max_memory) if a.max_memory is not None else default_max_memory(),
+              "max_work": a.max_work or MAX_WORK}
+    try:
+        exp, act, exp_label, act_label = _diff_sides(a.sources, a.expected, a.actual, a.allow_outside_data, limits, a.show_all)
+        result = diff_reports(exp, act, exp_label, act_label)
+        compared = sum(len(t.rows) for t in result.tensors)
+        drawn = compared if a.show_all else len({(d.tensor, d.device) for d in result.differences if d.device is not None})
+        bound_diff(" vs ".join(printable(str(p)) for p in a.sources), compared, drawn, limits)
+    except DiffRefused as refused:
+        _err(str(refused))
+        return EXIT_LIMIT
     opts = Options(color=_use_color(a.no_color, a.output), width=_width(a.output))
     _emit(render_diff(result, Format(a.fmt), opts, show_all=a.show_all), a.output, a.sources)
     return result.exit_code
@@ -450,7 +465,8 @@ def parse_bytes(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False):
+def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False,
+                limits: Optional[dict] = None, show_all: bool = False):
     import json
 
     from .judge.diff import check_report
@@ -497,7 +513,21 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
     scenario = load(sources[0], allow_outside_data=allow_outside_data)
     exp_p = get_profile(expected or "reference", scenario.profiles).name
     act_p = get_profile(actual or scenario.profile or "current", scenario.profiles).name
-    return run(scenario, exp_p).to_json(), run(scenario, act_p).to_json(), exp_p, act_p
+    from .judge.diff import DiffRefused, bound_runs
+    from .report import EXIT_LIMIT
+
+    reports = []
+    for p in (exp_p, act_p):  # each run bounded as `run` is; the first to stop at a limit ends the diff
+        report = run(scenario, p, **(limits or {}))
+        if report.exit_code == EXIT_LIMIT:
+            e = report.error
+            at = f"step {e.step} ({e.op})"
+            why = e.message[len(at) + 2:] if e.message.startswith(f"{at}: ") else e.message
+            raise DiffRefused(f"{printable(str(sources[0]))}: the {p} run stopped at meshspec's own limit at {at}: {why}")
+        reports.append(report)
+    if limits:
+        bound_runs(printable(str(sources[0])), reports, show_all, limits)  # before either is made JSON and compared
+    return reports[0].to_json(), reports[1].to_json(), exp_p, act_p
 
 
 def _cap_jobs(jobs: int, files: int) -> int:

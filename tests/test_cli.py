@@ -963,3 +963,53 @@ def test_an_output_name_that_is_not_utf8_is_written_and_replaced_like_any_other(
     refused = invoke(command, EVEN, option, out)
     assert refused.exit_code == 2
     assert stderr_lines(refused)[0].startswith(f"meshspec: {tmp_path}/r\\udcfe{suffix} exists, and meshspec did not write it")
+
+
+def _four_copies(tmp_path, mesh) -> Path:
+    """bigdiff2.yaml of issue 34 on a smaller mesh: one host tensor copied to the mesh four times."""
+    path = tmp_path / "four.yaml"
+    path.write_text(f"meshspec: 1\nname: four\nmesh: {mesh}\nsteps:\n  - from_torch: {{as: src, shape: [1, 1, 32, 32]}}\n"
+                    + "".join(f"  - to_device: {{src: src, as: d{i}}}\n" for i in range(4)))
+    return path
+
+
+def test_diff_is_bounded_by_max_work_and_max_memory_as_run_is(tmp_path):
+    # diff SCENARIO ran both runs and drew the table unbounded: 256x256 with --all ran past 2
+    # minutes at 1.8 GB. On 32x32 (data mode) each run costs 24,577 work units: from_torch 1, each
+    # to_device a buffer (1,024 devices + 2 KiB each, 3,072) and its write (3,072); the diff
+    # compares 4 x 1,024 + 1 devices, and with --all draws them all at 16 units a row
+    path = _four_copies(tmp_path, [32, 32])
+    assert invoke("diff", path, "--expected", "reference", "--max-work", "50000").exit_code == 0
+    result = invoke("diff", path, "--expected", "reference", "--all", "--max-work", "50000")
+    assert result.exit_code == 4 and result.stdout == ""
+    assert stderr_lines(result) == [
+        f"meshspec: {path}: the diff of 4,097 devices, 4,097 of them drawn, would take 69,649 work units (one a device "
+        "compared, 16 a row drawn), over meshspec's work bound of 50,000; raise --max-work, or drop --all (only the "
+        "devices that differ are drawn)"]
+    result = invoke("diff", path, "--expected", "reference", "--max-work", "20000")  # the first run's 4th to_device
+    assert result.exit_code == 4 and len(stderr_lines(result)) == 1
+    line = stderr_lines(result)[0]
+    assert line.startswith(f"meshspec: {path}: the reference run stopped at meshspec's own limit at step 4 (to_device): a buffer")
+    assert "work bound of 20,000 work units" in line
+    result = invoke("diff", path, "--expected", "reference", "--max-memory", "4M")  # 3 MiB a to_device, buffer and records
+    assert result.exit_code == 4 and len(stderr_lines(result)) == 1
+    assert "the reference run stopped at meshspec's own limit at step 2 (to_device): a buffer" in result.stderr and "--max-memory" in result.stderr
+    assert invoke("diff", path, "--max-work", "0").exit_code == 2
+
+
+def test_diff_draws_the_shared_topology_of_parts_on_a_mesh_of_more_than_64_devices(tmp_path):
+    # p89.yaml: a report names a topology of more than 64 devices once ({"same_as": "dst"} for the
+    # parts that share it); diff compared the names and its table crashed (KeyError, exit 3).
+    # reference: each part its own topology, (1) [R] on its device; current: dst's, a plain tensor
+    # replicated to all 72 devices, (72) [R] (mapping.replicate_all)
+    path = tmp_path / "p89.yaml"
+    path.write_text("meshspec: 1\nname: parts\nmesh: [8, 9]\nsteps:\n  - from_torch: {as: src, shape: [1, 1, 32, 32]}\n"
+                    "  - to_device: {src: src, as: dst}\n  - get_device_tensors: {tensor: dst, as: parts}\n")
+    result = invoke("diff", path, "--expected", "reference")
+    assert result.exit_code == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines.count("  topology: (1) [R] on 1 devices -> (72) [R] on 72 devices") == 72
+    assert "72 differences in 72 tensors" in result.stdout
+    data = json.loads(invoke("diff", path, "--expected", "reference", "--format", "json").stdout)
+    topologies = [d for d in data["differences"] if d["field"] == "topology"]
+    assert len(topologies) == 72 and all(len(d["actual"]["coords"]) == 72 for d in topologies)

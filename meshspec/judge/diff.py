@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..errors import ResourceLimit
 from ..report import DEVICE_FIELDS, UNKNOWN, Diff, Difference, TensorDiff, same
 from .reports import DiffError, validate_report
 
@@ -72,8 +73,8 @@ def diff_reports(expected: dict, actual: dict, expected_label: str = "expected",
         )
     if expected["mesh"] != actual["mesh"]:
         raise DiffError(f"the reports are of different meshes ({expected['mesh']} vs {actual['mesh']})")
-    exp_t = {t["name"]: t for t in expected["tensors"]}
-    act_t = {t["name"]: t for t in actual["tensors"]}
+    exp_t = {t["name"]: t for t in _listed(expected["tensors"])}
+    act_t = {t["name"]: t for t in _listed(actual["tensors"])}
     names = list(exp_t) + [n for n in act_t if n not in exp_t]
     e_err, a_err = expected.get("error"), actual.get("error")
     run = () if same_error(e_err, a_err) else (Difference("", None, "error", _error_text(e_err), _error_text(a_err)),)
@@ -87,6 +88,20 @@ def diff_reports(expected: dict, actual: dict, expected_label: str = "expected",
         tuple(_diff_tensor(n, exp_t.get(n), act_t.get(n), compared) for compared in [{}] for n in names),
         run,
     )
+
+
+def _listed(tensors: list) -> list:
+    """``tensors`` with each ``{"same_as": name}`` topology replaced by the one ``name`` lists (the
+    same dict): a report made by a run names a big shared topology once (report.py LISTED_ONCE),
+    and a saved one is read so already (reports.py); compared or drawn unresolved, the names of
+    two tensors were compared, not their topologies, and the table renderer failed on it."""
+    topologies: dict = {}
+    for t in tensors:
+        ref = t["topology"].get("same_as") if "coords" not in t["topology"] else None
+        if ref is not None and ref in topologies:
+            t["topology"] = topologies[ref]
+        topologies[t["name"]] = t["topology"]
+    return tensors
 
 
 def _values_text(v: dict) -> str:
@@ -130,3 +145,50 @@ def _diff_tensor(name: str, exp: Optional[dict], act: Optional[dict], compared: 
         rows.append((coord, e, a))
         diffs += [Difference(name, coord, f, e[f], a[f]) for f in DEVICE_FIELDS if not same(e[f], a[f])]
     return TensorDiff(name, tuple(rows), tuple(diffs))
+
+
+class DiffRefused(ResourceLimit):
+    """diff stopped at meshspec's own limit (--max-memory, --max-work): one line, exit 4."""
+
+
+DIFF_ROW_WORK = 16
+"""Work units of a device row diff draws (a rich table row: about 110 us, 20 device ops'
+bookkeeping; 262,144 rows with --all ran past 2 minutes, issue 34); a device compared costs 1."""
+
+
+def bound_diff(where: str, compared: int, drawn: int, limits: dict) -> None:
+    """Refuse a diff whose comparison of ``compared`` devices and table of ``drawn`` rows would pass
+    --max-work or --max-memory (counted before they are made)."""
+    from ..render import DEVICE_ENTRY_BYTES
+    from ..sim.runtime import fmt_bytes
+
+    work = compared + drawn * DIFF_ROW_WORK
+    if work > limits["max_work"]:
+        raise DiffRefused(f"{where}: the diff of {compared:,} devices, {drawn:,} of them drawn, would take {work:,} work units (one a device "
+                          f"compared, {DIFF_ROW_WORK} a row drawn), over meshspec's work bound of {limits['max_work']:,}; raise "
+                          "--max-work, or drop --all (only the devices that differ are drawn)")
+    need = drawn * DEVICE_ENTRY_BYTES
+    if need > limits["max_memory"]:
+        raise DiffRefused(f"{where}: the diff's table of {drawn:,} device rows would need about {fmt_bytes(need)}, over meshspec's memory "
+                          f"limit of {fmt_bytes(limits['max_memory'])} (--max-memory; default half the machine's RAM); raise "
+                          "--max-memory, or drop --all")
+
+
+def bound_runs(where: str, reports: list, show_all: bool, limits: dict) -> None:
+    """Refuse comparing two runs' reports (diff SCENARIO) that would pass --max-work or
+    --max-memory, counted from their devices before either report is made JSON: each as JSON
+    and the diff's field records of its devices, about twice its JSON (render.cost)."""
+    from ..render import Format, Options, cost
+    from ..sim.runtime import fmt_bytes
+
+    devices: dict = {}
+    for r in reports:
+        for t in r.tensors:
+            devices[t.name] = max(devices.get(t.name, 0), len(t.devices))
+    compared = sum(devices.values())
+    bound_diff(where, compared, compared if show_all else 0, limits)
+    need, what = cost(reports, Format.JSON, Options())
+    if 2 * need > limits["max_memory"]:
+        raise DiffRefused(f"{where}: comparing the two runs ({what}) would need about {fmt_bytes(2 * need)}, over meshspec's memory "
+                          f"limit of {fmt_bytes(limits['max_memory'])} (--max-memory; default half the machine's RAM); raise "
+                          "--max-memory, or use a smaller mesh or fewer tensors")

@@ -52,6 +52,8 @@ def _sharded(v) -> bool:
 
 
 def _topology(t: dict) -> str:
+    if "same_as" in t and "coords" not in t:  # a shared topology diff_reports could not resolve
+        return f"that of {one_line(str(t['same_as']))}"
     shape = "x".join(str(n) for n in t["distribution_shape"])
     placements = ", ".join("R" if p == "R" else f"S({p['shard']})" for p in t["placements"])
     return f"({shape}) [{placements}] on {len(t['coords'])} devices"
