@@ -322,7 +322,7 @@ class Runtime:
 
     def charge_records(self, devices: int, what: str) -> list:
         """Charge what meshspec keeps for ``devices`` devices of a new tensor (its shards or records:
-        :data:`RECORD_BYTES` each, and as many device operations) before they are made; the charge,
+        :data:`RECORD_BYTES` each, and a work unit each) before they are made; the charge,
         for :meth:`hold`."""
         self.charge_work(devices, f"making {what}")
         nbytes = devices * RECORD_BYTES
