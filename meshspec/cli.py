@@ -108,7 +108,8 @@ def _terminal(stream) -> bool:
     arg("--uninitialized", choices=UNINITIALIZED, default="poison", help="What never-written device memory holds."),
     arg("--max-memory", metavar="SIZE", help="Memory a run may use, its data, records and report, e.g. 8G or 512M (default: half the RAM)."),
     arg("--max-work", type=count(1), metavar="N",
-        help="Work units a run may do (a device of each buffer, write, read or host shard, plus one a KiB moved; default 4,194,304)."),
+        help="Work units a run may do (a device of each buffer, write, read or host shard, plus one a 16 KiB moved, "
+             "a KiB of block floats; default 4,194,304)."),
     ALLOW_OUTSIDE,
     arg("--svg", type=Path, metavar="FILE", help="Also save what was printed as SVG."),
     arg("--html", type=Path, metavar="FILE", help="Also save what was printed as HTML."),

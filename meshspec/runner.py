@@ -78,7 +78,7 @@ def run(
     and written pages only. ``uninitialized``: poison, zeros or reuse (see sim/modes.py).
     ``max_memory``: bytes a run may hold, its data (data mode), device records (both modes) and
     report (default: half the machine's RAM). ``max_work``: work units it may do (a device
-    of each buffer, write or read, plus a KiB of data moved: :meth:`~meshspec.sim.runtime.Runtime.charge_work`;
+    of each buffer, write or read, plus 16 KiB of data moved, or a KiB of block floats: :meth:`~meshspec.sim.runtime.Runtime.charge_work`;
     :data:`~meshspec.sim.runtime.MAX_WORK` by default); past either, the step is refused (exit 4).
     ``fault``: a :class:`~meshspec.sim.faults.Fault` to inject (testing the detectors).
     ``trace=False`` leaves the step trace out (``steps`` is empty) and ``tensors=False`` the

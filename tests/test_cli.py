@@ -975,9 +975,9 @@ def _four_copies(tmp_path, mesh) -> Path:
 
 def test_diff_is_bounded_by_max_work_and_max_memory_as_run_is(tmp_path):
     # diff SCENARIO ran both runs and drew the table unbounded: 256x256 with --all ran past 2
-    # minutes at 1.8 GB. On 32x32 (data mode) each run costs 24,577 work units: from_torch 1, each
-    # to_device a buffer (1,024 devices + 2 KiB each, 3,072) and its write (3,072); the diff
-    # compares 4 x 1,024 + 1 devices, and with --all draws them all at 16 units a row
+    # minutes at 1.8 GB. On 32x32 each run costs 8,193 work units: from_torch 1, each to_device a
+    # buffer (1,024 devices; 2 KiB of bfloat16 each is under a unit's 16 KiB) and its write (1,024);
+    # the diff compares 4 x 1,024 + 1 devices, and with --all draws them all at 16 units a row
     path = _four_copies(tmp_path, [32, 32])
     assert invoke("diff", path, "--expected", "reference", "--max-work", "50000").exit_code == 0
     result = invoke("diff", path, "--expected", "reference", "--all", "--max-work", "50000")
@@ -986,11 +986,11 @@ def test_diff_is_bounded_by_max_work_and_max_memory_as_run_is(tmp_path):
         f"meshspec: {path}: the diff of 4,097 devices, 4,097 of them drawn, would take 69,649 work units (one a device "
         "compared, 16 a row drawn), over meshspec's work bound of 50,000; raise --max-work, or drop --all (only the "
         "devices that differ are drawn)"]
-    result = invoke("diff", path, "--expected", "reference", "--max-work", "20000")  # the first run's 4th to_device
+    result = invoke("diff", path, "--expected", "reference", "--max-work", "5000")  # 4,097 + d2's buffer: 5,121
     assert result.exit_code == 4 and len(stderr_lines(result)) == 1
     line = stderr_lines(result)[0]
-    assert line.startswith(f"meshspec: {path}: the reference run stopped at meshspec's own limit at step 4 (to_device): a buffer")
-    assert "work bound of 20,000 work units" in line
+    assert line.startswith(f"meshspec: {path}: the reference run stopped at meshspec's own limit at step 3 (to_device): a buffer")
+    assert "work bound of 5,000 work units" in line
     result = invoke("diff", path, "--expected", "reference", "--max-memory", "4M")  # 3 MiB a to_device, buffer and records
     assert result.exit_code == 4 and len(stderr_lines(result)) == 1
     assert "the reference run stopped at meshspec's own limit at step 2 (to_device): a buffer" in result.stderr and "--max-memory" in result.stderr

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..errors import TTFatal
 from .mesh import Coord, coord_set, ttnn_shape, volume
 from .profiles import Composer
-from .runtime import Runtime
+from .runtime import Runtime, work_bytes
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
 from .values import ShapeOnly, host_dtype
 
@@ -33,7 +33,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
         listed = set(order)
         order += [c for c in everyone if c in recorded and c not in listed]
     specs = list(map(rec.specs.get, order))
-    rt.charge_work(len(order), f"reading back {dev.name}", sum(s.buffer_bytes for s in specs if s is not None) if rt.with_data else 0)
+    rt.charge_work(len(order), f"reading back {dev.name}", sum(work_bytes(s) for s in specs if s is not None) if rt.with_data else 0)
     if rt.with_data:
         need = sum(s.volume * host_dtype(s.dtype).itemsize for s in specs if s is not None)
         rt.reserve(need, lambda: f"reading back {dev.name} from {len(order)} device(s)")

@@ -335,8 +335,9 @@ class Runtime:
 
     def charge_work(self, devices: int, what: str, nbytes: int = 0) -> None:
         """Count the work units of an operation on ``devices`` devices moving ``nbytes`` bytes in
-        all (a buffer made, a write, a read, a host tensor's shards): one unit a device, plus one
-        per :data:`WORK_BYTES` moved in data mode (metadata mode moves none); refuse one that would
+        all, as :func:`work_bytes` counts them (a buffer made, a write, a read, a host tensor's
+        shards): one unit a device, plus one per :data:`WORK_BYTES` moved in data mode (metadata
+        mode moves none); refuse one that would
         take the run past ``max_work``. This bounds a run's time whatever repeats, traces, mesh
         sizes or shapes multiply (issue 34: a trace replayed 4,096 times on a 64x64 mesh ran 28
         minutes; 4,096 copies of one 4 MiB tensor to a 1x1 mesh ran past 2 minutes)."""
@@ -345,7 +346,7 @@ class Runtime:
             raise ResourceLimit(
                 f"step {self.step} ({self.ops.get(self.step, '?')}): {what} on {devices:,} device(s) ({units:,} work units) would take "
                 f"the run past meshspec's work bound of {self.max_work:,} work units (one a device of each buffer made, write "
-                f"or read, plus one per KiB of data moved; {self.work:,} done so far); raise it with --max-work, or use a "
+                f"or read, plus one per 16 KiB of data moved or KiB of block floats; {self.work:,} done so far); raise it with --max-work, or use a "
                 "smaller mesh, shape or fewer repeats"
             )
         self.work += units
@@ -375,7 +376,7 @@ class Runtime:
             allocators.free(spec, address)
             raise
         try:  # (after the memory: a buffer too large for it is refused with the --no-data hint)
-            self.charge_work(devices, f"a buffer of {spec.describe()}", spec.allocated_bytes * devices)
+            self.charge_work(devices, f"a buffer of {spec.describe()}", work_bytes(spec, spec.allocated_bytes) * devices)
         except ResourceLimit:
             self.release(nbytes)
             allocators.free(spec, address)
@@ -476,7 +477,7 @@ class Runtime:
 
 def _data_bytes(shards) -> int:
     """The device bytes of the host shards (what a write moves)."""
-    return sum(s.spec.buffer_bytes for s in shards)
+    return sum(work_bytes(s.spec) for s in shards)
 
 
 def _settle(held: list, charge: list) -> None:
@@ -492,13 +493,24 @@ issue 34); charged against --max-memory with the buffer's data."""
 
 MAX_WORK = 1 << 22
 """Work units a run may do by default (4,194,304: about 500 device ops on a 64x64 mesh, 60 on
-256x256, or 4 GiB of data moved; at 3-8 microseconds a device op and 12 microseconds a KiB,
-under a minute); --max-work raises it."""
+256x256, 64 GiB of data moved or 4 GiB of block floats; at 3-8 microseconds a device op and 12 a
+KiB of block floats, under a minute); --max-work raises it."""
 
-WORK_BYTES = 1 << 10
-"""Data a work unit stands for, on top of its device (:meth:`Runtime.charge_work`): a KiB, about
-12 microseconds to encode and write as bfloat8_b (a 4.25 MiB tensor's copy to a 1x1 mesh took
-55 ms, issue 34), the slowest data meshspec moves; the same order as a device op's bookkeeping."""
+WORK_BYTES = 16 << 10
+"""Data a work unit stands for, on top of its device (:meth:`Runtime.charge_work`): 16 KiB
+(copying it takes well under a device op's bookkeeping), or 1 KiB of bfloat8_b or bfloat4_b
+(:data:`BLOCK_FLOAT_WORK`)."""
+
+BLOCK_FLOAT_WORK = 16
+"""How many times plain bytes block-float bytes count: each is encoded or decoded value by value,
+about 12 microseconds a KiB (a 4.25 MiB bfloat8_b tensor's copy to a 1x1 mesh took 55 ms, one of
+bfloat16 twice its size 5 ms; issue 34)."""
+
+
+def work_bytes(spec: TensorSpec, nbytes: Optional[int] = None) -> int:
+    """What moving ``nbytes`` (default: the spec's buffer bytes) of ``spec``'s data counts as work."""
+    n = spec.buffer_bytes if nbytes is None else nbytes
+    return n * BLOCK_FLOAT_WORK if spec.dtype.is_block_float else n
 
 
 def freed_by(t: DeviceTensor) -> str:

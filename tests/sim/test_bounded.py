@@ -188,24 +188,31 @@ def test_host_tensors_are_charged_and_counted_too():
 
 def test_a_work_unit_counts_the_data_moved_not_only_the_devices():
     # 4,096 copies of a 4 MiB bfloat8_b tensor to a 1x1 mesh ran past 2 minutes under --max-work
-    # 5000: each copy counted 1 (its one device). Now a write of 128 KiB of bfloat16 (256x256) to
-    # one device costs 1 + 128 work units
-    from meshspec.sim.runtime import WORK_BYTES
+    # 5000: each copy counted 1 (its one device). A [1,1,256,256] bfloat8_b tensor is 64 tiles of
+    # 1,024 mantissa and 64 exponent bytes, 68 KiB; block floats count a unit a KiB: a copy to
+    # one device costs 1 + 68. from_torch's one host shard 1, the buffer (the same 68 KiB) 69, then
+    # 69 a copy: 70 + 28 x 69 = 2,002 > 2,000, the 28th copy (step 2 + 27) is refused
+    from meshspec.sim.runtime import BLOCK_FLOAT_WORK, WORK_BYTES
 
+    assert WORK_BYTES == 16 << 10 and BLOCK_FLOAT_WORK == 16
     shape = [1, 1, 256, 256]
     steps = [
-        {"from_torch": {"as": "h", "shape": shape, "dtype": "bfloat16"}},
-        {"allocate_tensor_on_device": {"as": "d", "shape": shape, "dtype": "bfloat16"}},
+        {"from_torch": {"as": "h", "shape": shape, "dtype": "bfloat8_b"}},
+        {"allocate_tensor_on_device": {"as": "d", "shape": shape, "dtype": "bfloat8_b"}},
         {"repeat": {"times": 100, "steps": [{"copy_host_to_device_tensor": {"src": "h", "dst": "d"}}]}},
     ]
-    assert WORK_BYTES == 1024
     report = run(make_scenario(steps, mesh=[1, 1], data="full"), "current", max_work=2000)
     assert report.exit_code == 4 and report.error.op == "copy_host_to_device_tensor"
     m = report.error.message
-    assert "(129 work units)" in m and "one per KiB of data moved" in m and "work bound of 2,000 work units" in m
-    # host shard 1, buffer 1 + 128, then 129 a copy: the 15th copy (step 16) is the first past 2,000
-    assert report.error.step == 2 + 14
+    assert "(69 work units)" in m and "one per 16 KiB of data moved or KiB of block floats" in m
+    assert "work bound of 2,000 work units" in m and "1,933 done so far" in m
+    assert report.error.step == 2 + 27
     assert "\n" not in m
+    # bfloat16 of the same shape, 128 KiB, counts 1 + 8 a copy: 100 copies pass (1 + 9 + 100 x 9)
+    for step in steps:
+        next(iter(step.values())).get("dtype") and next(iter(step.values())).update(dtype="bfloat16")
+    assert run(make_scenario(steps, mesh=[1, 1], data="full"), "current", max_work=910).error is None
+    assert run(make_scenario(steps, mesh=[1, 1], data="full"), "current", max_work=909).exit_code == 4
 
 
 def test_a_replicated_block_float_is_quantized_once_and_encoded_in_chunks(monkeypatch):

@@ -17,7 +17,7 @@ from ..mesh import block
 from ..placement import Shard
 from ..profiles import DefaultComposer, MapperOffset
 from ..readback import read
-from ..runtime import Runtime
+from ..runtime import Runtime, work_bytes
 from ..spec import BufferType, make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ..values import host_dtype
@@ -50,7 +50,7 @@ def run(rt: Runtime, a: ToTorch, keep_memory_config: bool = False) -> None:
     else:  # composing a host tensor reads each of its shards (a device's read is charged by read())
         host = t
         rt.charge_work(len(host.shards), f"composing {a.tensor}",
-                       sum(sh.spec.buffer_bytes for sh in host.shards.values()) if rt.with_data else 0)
+                       sum(work_bytes(sh.spec) for sh in host.shards.values()) if rt.with_data else 0)
         mesh_shape = host.buffer_shape if host.buffer_shape is not None and not host.plain else rt.mesh_shape
     # read straight into the result, the bytes read back are the result: read() reserved them once
     if rt.with_data and not direct:
