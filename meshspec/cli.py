@@ -189,7 +189,7 @@ def run(a: argparse.Namespace) -> int:
 def diff(a: argparse.Namespace) -> int:
     """Expected vs actual per-device records; exit 1 when they differ."""
     from .judge.diff import DiffRefused, bound_diff, diff_reports
-    from .render import Options, render_diff
+    from .render import DEVICE_ENTRY_BYTES, Options, render_diff
     from .report import EXIT_LIMIT
     from .sim.runtime import MAX_WORK, default_max_memory
     from .text import printable
@@ -201,7 +201,7 @@ def diff(a: argparse.Namespace) -> int:
         result = diff_reports(exp, act, exp_label, act_label)
         compared = sum(len(t.rows) for t in result.tensors)
         drawn = compared if a.show_all else len({(d.tensor, d.device) for d in result.differences if d.device is not None})
-        bound_diff(" vs ".join(printable(str(p)) for p in a.sources), compared, drawn, limits)
+        bound_diff(" vs ".join(printable(str(p)) for p in a.sources), compared, drawn, limits, DEVICE_ENTRY_BYTES)
     except DiffRefused as refused:
         _err(str(refused))
         return EXIT_LIMIT
@@ -527,7 +527,9 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             raise DiffRefused(f"{printable(str(sources[0]))}: the {p} run stopped at meshspec's own limit at {at}: {why}")
         reports.append(report)
     if limits:
-        bound_runs(printable(str(sources[0])), reports, show_all, limits)  # before either is made JSON and compared
+        from .render import DEVICE_ENTRY_BYTES, Options, cost
+
+        bound_runs(printable(str(sources[0])), reports, show_all, limits, cost(reports, Format.JSON, Options()), DEVICE_ENTRY_BYTES)  # before either is made JSON and compared
     return reports[0].to_json(), reports[1].to_json(), exp_p, act_p
 
 

@@ -156,10 +156,10 @@ DIFF_ROW_WORK = 16
 bookkeeping; 262,144 rows with --all ran past 2 minutes, issue 34); a device compared costs 1."""
 
 
-def bound_diff(where: str, compared: int, drawn: int, limits: dict) -> None:
-    """Refuse a diff whose comparison of ``compared`` devices and table of ``drawn`` rows would pass
-    --max-work or --max-memory (counted before they are made)."""
-    from ..render import DEVICE_ENTRY_BYTES
+def bound_diff(where: str, compared: int, drawn: int, limits: dict, row_bytes: int) -> None:
+    """Refuse a diff whose comparison of ``compared`` devices and table of ``drawn`` rows (of
+    ``row_bytes`` each, render.DEVICE_ENTRY_BYTES) would pass --max-work or --max-memory (counted
+    before they are made)."""
     from ..sim.runtime import fmt_bytes
 
     work = compared + drawn * DIFF_ROW_WORK
@@ -167,18 +167,17 @@ def bound_diff(where: str, compared: int, drawn: int, limits: dict) -> None:
         raise DiffRefused(f"{where}: the diff of {compared:,} devices, {drawn:,} of them drawn, would take {work:,} work units (one a device "
                           f"compared, {DIFF_ROW_WORK} a row drawn), over meshspec's work bound of {limits['max_work']:,}; raise "
                           "--max-work, or drop --all (only the devices that differ are drawn)")
-    need = drawn * DEVICE_ENTRY_BYTES
+    need = drawn * row_bytes
     if need > limits["max_memory"]:
         raise DiffRefused(f"{where}: the diff's table of {drawn:,} device rows would need about {fmt_bytes(need)}, over meshspec's memory "
                           f"limit of {fmt_bytes(limits['max_memory'])} (--max-memory; default half the machine's RAM); raise "
                           "--max-memory, or drop --all")
 
 
-def bound_runs(where: str, reports: list, show_all: bool, limits: dict) -> None:
+def bound_runs(where: str, reports: list, show_all: bool, limits: dict, json_cost: tuple[int, str], row_bytes: int) -> None:
     """Refuse comparing two runs' reports (diff SCENARIO) that would pass --max-work or
-    --max-memory, counted from their devices before either report is made JSON: each as JSON
-    and the diff's field records of its devices, about twice its JSON (render.cost)."""
-    from ..render import Format, Options, cost
+    --max-memory, counted from their devices before either report is made JSON: ``json_cost``
+    (render.cost of both as JSON), and the diff's field records of their devices about as much."""
     from ..sim.runtime import fmt_bytes
 
     devices: dict = {}
@@ -186,8 +185,8 @@ def bound_runs(where: str, reports: list, show_all: bool, limits: dict) -> None:
         for t in r.tensors:
             devices[t.name] = max(devices.get(t.name, 0), len(t.devices))
     compared = sum(devices.values())
-    bound_diff(where, compared, compared if show_all else 0, limits)
-    need, what = cost(reports, Format.JSON, Options())
+    bound_diff(where, compared, compared if show_all else 0, limits, row_bytes)
+    need, what = json_cost
     if 2 * need > limits["max_memory"]:
         raise DiffRefused(f"{where}: comparing the two runs ({what}) would need about {fmt_bytes(2 * need)}, over meshspec's memory "
                           f"limit of {fmt_bytes(limits['max_memory'])} (--max-memory; default half the machine's RAM); raise "
