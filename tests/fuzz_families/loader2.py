@@ -4,7 +4,7 @@
 character classes holding ``]``, ``(``, ``|`` and ``*``, groups of every kind, alternation,
 quantifiers lazy or not, now and then a backreference) and works out from the way it was built
 whether its matching time is bounded (no repeated group whose body holds a quantifier or ``|``,
-no backreference). Loaded as an ``expect`` error pattern, the loader must refuse exactly those
+no backreference, at most two repetitions without a small bound: ``*``, ``+``, ``{2,}``). Loaded as an ``expect`` error pattern, the loader must refuse exactly those
 that are not, in one line at the pattern, and take the others.
 """
 
@@ -28,6 +28,7 @@ expect:
       error: {{match: {pattern}}}
 """
 QUANTIFIERS = ["*", "+", "?", "{2}", "{1,3}", "{,2}", "{2,}"]
+OPEN_ENDED = {"*", "+", "{2,}"}
 
 
 class _Pattern:
@@ -35,6 +36,7 @@ class _Pattern:
         self.rng = rng
         self.groups = 0
         self.bad = False
+        self.open_ended = 0
 
     def seq(self, depth: int) -> tuple[str, bool]:
         """Text and whether it holds a quantifier or '|' (at any depth)."""
@@ -43,8 +45,10 @@ class _Pattern:
             text, inner, is_group = self.atom(depth)
             repeats = repeats or inner
             if self.rng.random() < 0.4:
-                text += self.rng.choice(QUANTIFIERS) + self.rng.choice(["", "", "?"])
-                self.bad = self.bad or (is_group and inner)
+                quantifier = self.rng.choice(QUANTIFIERS)
+                text += quantifier + self.rng.choice(["", "", "?"])
+                self.open_ended += quantifier in OPEN_ENDED
+                self.bad = self.bad or (is_group and inner) or self.open_ended > 2
                 repeats = True
             parts.append(text)
         if depth > 0 and self.rng.random() < 0.2:
