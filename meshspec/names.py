@@ -22,7 +22,6 @@ characters (an exported script maps every name to an identifier of its own).
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 MAX_NAME = 128
@@ -50,6 +49,8 @@ def is_name(text: object) -> bool:
 
 
 def _digest(text: str, n: int = 6) -> str:
+    import hashlib  # here: every run loads this module, and only a name that is changed needs a digest
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
 
 

@@ -22,7 +22,6 @@ from ..sim.ops.fields import Dim, MemoryConfig, Name
 from ..sim.spec import BufferType, DataType, Layout
 from ..text import one_line
 from ..typed import Before, Check, Length, Pattern, Range, Schema, Tagged, Typed, by_key, tagged
-from .regex import unbounded
 
 
 def _step_tag(value: Any) -> Optional[str]:
@@ -119,8 +118,9 @@ class TensorExpect(Typed):
 
 def _compiles(v: str) -> str:
     import re
-
     import warnings
+
+    from .regex import unbounded  # here: only a scenario with a pattern pays for the scanner
 
     try:
         with warnings.catch_warnings():  # "[a||]": a FutureWarning of what a later Python may read (two lines on stderr)
