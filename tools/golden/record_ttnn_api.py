@@ -55,14 +55,19 @@ def own(value) -> bool:
     return type(value).__module__.split(".")[0] == "ttnn"
 
 
-def functions() -> set[str]:
-    op = type(ttnn.add)  # ttnn.decorators.FastOperation
-    found = set()
+def namespaces():
+    """``(prefix, module)`` for ``ttnn`` and each of its op namespaces: ``("ttnn.experimental", ...)``."""
     for space in ("", *NAMESPACES):
         module = ttnn
         for part in filter(None, space.split(".")):
             module = getattr(module, part)
-        prefix = ".".join(filter(None, ("ttnn", space)))
+        yield ".".join(filter(None, ("ttnn", space))), module
+
+
+def functions() -> set[str]:
+    op = type(ttnn.add)  # ttnn.decorators.FastOperation
+    found = set()
+    for prefix, module in namespaces():
         found |= {f"{prefix}.{n}" for n in dir(module) if not n.startswith("_") and isinstance(getattr(module, n), op)}
     found |= {f"ttnn.{n}" for n in TENSOR_FUNCTIONS if callable(getattr(ttnn, n))}
     return {f for f in found - {f"ttnn.{n}" for n in FILE_CALLS} if not NOT_RUN.search(f)}
@@ -79,11 +84,7 @@ def existing() -> set[str]:
     """Every callable of ttnn's own in ``ttnn`` and its op namespaces (registered operations, bound
     functions, its Python functions and classes): what meshspec's own emitters may call."""
     found = set()
-    for space in ("", *NAMESPACES):
-        module = ttnn
-        for part in filter(None, space.split(".")):
-            module = getattr(module, part)
-        prefix = ".".join(filter(None, ("ttnn", space)))
+    for prefix, module in namespaces():
         for n in dir(module):
             value = getattr(module, n)
             if n.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
