@@ -27,7 +27,7 @@ from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
 from ..sim.mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
-from ..sim.tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin, Tensor
+from ..sim.tensor import DeviceTensor, HostShard, HostTensor, Provenance, Read, ReadOrigin, Tensor
 from ..sim.values import MANTISSA_BITS, ShapeOnly, count_different, differences
 from .values import EARLY_BYTES, Digests
 
@@ -264,6 +264,28 @@ def _taint(host: HostTensor, used: tuple[Coord, ...]) -> Optional[tuple]:
     return first.status, detail, first.record_step, where_from
 
 
+def _bad_read(r: Read) -> Optional[str]:
+    """What was wrong with what a read got, as a clause ("which was stale then"; None: it read
+    the input's current content, every page of it written). Never-written pages first: whatever
+    the record claims of that device, the op computed from memory nobody wrote since allocation.
+
+    >>> _bad_read(Read("x", (1, 0), 4, 4, False, None, None, 0, True, None))
+    'which had never been written since allocation (its record does not list that device)'
+    """
+    if r.unwritten:
+        what = ("which had never been written since allocation" if r.unwritten == r.pages
+                else f"{r.unwritten} of whose {r.pages} pages read had never been written since allocation")
+        if not r.recorded:
+            what += " (its record does not list that device)"
+        elif r.spec is None:
+            what += " (its record keeps no spec for that device)"
+        return what
+    status = _status(r.recorded, r.spec, r.written_spec, r.content_bytes, r.has_content)
+    if status in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
+        return f"which was {status.value} then"
+    return None
+
+
 def _read_detail(status: Kind, spec: TensorSpec, origin) -> str:
     read = f"read by step {origin.step} from {origin.tensor} {fmt_coord(origin.coord)}"
     if status is Kind.STALE:
@@ -359,23 +381,24 @@ def topology_contradictions(t: Tensor, mesh_shape: Shape) -> list[str]:
 
 def _gathered_padding(name: str, t: Tensor) -> list[Finding]:
     """A gather's output whose logical shape holds its shards' tile padding."""
-    if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.gathered_padding is None or t.record.truth is None:
+    made = t.provenance if isinstance(t, DeviceTensor) else None
+    if made is None or t.freed_step is not None or made.gathered_padding is None:
         return []
-    _, step, op = t.record.truth
-    return [Finding(Kind.PADDING_GATHERED, name, None, step, op, f"{name}: after {op} {t.record.gathered_padding}")]
+    return [Finding(Kind.PADDING_GATHERED, name, None, made.step, made.op, f"{name}: after {made.op} {made.gathered_padding}")]
 
 
 def _stale_topology(name: str, t: Tensor) -> list[Finding]:
-    """A device op's output whose topology is not its data's distribution (Record.truth)."""
-    if not isinstance(t, DeviceTensor) or t.freed_step is not None or t.record.truth is None:
+    """A device op's output whose topology is not its data's distribution (its provenance's layout)."""
+    made = t.provenance if isinstance(t, DeviceTensor) else None
+    if made is None or t.freed_step is not None or not made.claims:
         return []
-    truth, step, op = t.record.truth
+    truth, step, op = made.layout, made.step, made.op
     topo = t.record.topology
     rank = len(t.record.spec.shape)
     dims = [p.dim % rank for p in topo.placements if isinstance(p, Shard) and -rank <= p.dim < rank]
     twice = sorted({d for d in dims if dims.count(d) > 1})
-    if t.record.dishonest is not None:
-        why = f"after {op} its topology says {ttnn_placements(topo.placements)}: {t.record.dishonest}"
+    if made.dishonest is not None:
+        why = f"after {op} its topology says {ttnn_placements(topo.placements)}: {made.dishonest}"
         return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
     if truth is None:  # no layout describes the data: only a label that contradicts itself is judged
         if not twice:
@@ -444,6 +467,12 @@ class Judge:
         self.ops = ops
         self.mesh_of = mesh_of
         """Tensor -> the shape of its mesh now (for coordinates off the mesh); the scenario's mesh without it."""
+        self._tainted: "weakref.WeakKeyDictionary[DeviceTensor, tuple[Provenance, list]]" = weakref.WeakKeyDictionary()
+        """A device op's output -> (its provenance, the output devices that read what their input
+        did not hold, each with its first such read): worked out once per provenance, which never
+        changes (a trace replay gives the output a new one)."""
+        self._taint_since: dict[tuple, tuple[int, str]] = {}
+        """(tensor, device, input, input device) -> the step and op it was first found tainted at."""
         self._topology_since: dict[tuple[str, str], int] = {}
         """(tensor, contradiction) -> the step it was first seen after: its origin."""
         self.step_index = 0
@@ -511,12 +540,13 @@ class Judge:
         a device op's output's topology, gathered padding and inputs. Each is looked at only when
         the record says it can apply (four calls that found nothing cost 6,600 instructions each
         time a tensor that no op made and no shard spec lays out was judged)."""
-        rec = t.record
-        out = self._phantom(name, t) if rec.spec.shard is not None else []
-        if rec.truth is not None:
-            out += _stale_topology(name, t) + _gathered_padding(name, t)
-        if rec.sources is not None or rec.tainted is not None:
-            out += self._stale_inputs(name, t)
+        out = self._phantom(name, t) if t.record.spec.shard is not None else []
+        made = t.provenance
+        if made is not None:
+            if made.claims or made.dishonest is not None or made.gathered_padding is not None:
+                out += _stale_topology(name, t) + _gathered_padding(name, t)
+            if made.reads:
+                out += self._stale_inputs(name, t)
         return out
 
     def _host_tensor(self, name: str, t: HostTensor) -> list[Finding]:
@@ -541,38 +571,34 @@ class Judge:
         step = self._topology_since.setdefault((name, why), self.step_index)
         return [Finding(Kind.TOPOLOGY_MISMATCH, name, None, step, self.ops.get(step), f"{name}: {why}")]
 
-    def _stale_inputs(self, name: str, t: Tensor) -> list[Finding]:
-        """A device op's output devices whose sources held no current data when it ran: judged at
-        that step (the inputs as they were then), kept with the record afterwards."""
-        if not isinstance(t, DeviceTensor) or t.freed_step is not None:
+    def _stale_inputs(self, name: str, t: DeviceTensor) -> list[Finding]:
+        """A device op's output devices that computed from what their input did not hold: never
+        written memory, or data that is not the input's current content (its device stale,
+        partial or without a spec, as the judge calls a device). Judged from the facts of the
+        reads (:class:`~meshspec.sim.tensor.Read`), once per provenance; a device found tainted
+        keeps the step it was first found at (a trace replay that reads the same lie again)."""
+        if t.freed_step is not None:
             return []
-        rec = t.record
-        if rec.sources is not None:  # new sources (the op ran, or a trace replayed it): judged now, then dropped
-            before = rec.tainted[1] if rec.tainted is not None else {}
-            now, lying = {}, {}
-            first: dict[int, Optional[tuple]] = {}  # per sources tuple (a collective's group shares one): its first lying source
-            for c, srcs in rec.sources.items():
-                if id(srcs) not in first:
-                    first[id(srcs)] = None
-                    for src, src_name, g in srcs:
-                        key = (id(src), g)
-                        if key not in lying:
-                            lying[key] = _device_view(src, g).status if src.has_device(g) else None
-                        if lying[key] in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
-                            first[id(srcs)] = (src_name, g, lying[key])
-                            break
-                hit = first[id(srcs)]
-                if hit is not None:
-                    old = before.get(c)
-                    now[c] = old if old is not None and old[:2] == hit[:2] else (*hit, self.step_index, self.ops.get(self.step_index))
-            # the sources are the inputs as they were: kept, they held every earlier version of a
-            # tensor rebound by its own op (x = neg(x): each x held the one before, issue 34)
-            rec.tainted, rec.sources = (None, now), None
+        made = t.provenance
+        held = self._tainted.get(t)
+        memo = held[1] if held is not None and held[0] is made else None
+        if memo is None:
+            memo = []
+            first: dict[int, Optional[tuple]] = {}  # per reads tuple (a collective's group shares one): its first bad read
+            for c, reads in made.reads.items():
+                key = id(reads)
+                if key not in first:
+                    first[key] = next((r for r in reads if _bad_read(r) is not None), None)
+                r = first[key]
+                if r is not None:
+                    memo.append((c, r))
+            self._tainted[t] = (made, memo)
         out = []
-        for c, (src_name, g, status, step, op) in rec.tainted[1].items():
+        for c, r in memo:
+            step, op = self._taint_since.setdefault((name, c, r.tensor, r.device), (made.step, made.op))
             out.append(Finding(Kind.STALE_INPUT, name, c, step, op,
-                               f"{name} {fmt_coord(c)}: {op} at step {step} read {src_name} {fmt_coord(g)}, which was {status} then, "
-                               "and wrote what it read here"))
+                               f"{name} {fmt_coord(c)}: {op} at step {step} read {r.tensor} {fmt_coord(r.device)}, "
+                               f"{_bad_read(r)}, and wrote what it read here"))
         return out
 
     def _phantom(self, name: str, t: Tensor) -> list[Finding]:

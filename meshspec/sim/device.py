@@ -233,6 +233,14 @@ class PageRanges:
     def count(self) -> int:
         return self._count
 
+    def within(self, n: int) -> int:
+        """How many of the pages ``[0, n)`` are written.
+
+        >>> NOTHING.plus(0, 4).plus(10, 12).within(11)
+        5
+        """
+        return sum(max(0, min(b, n) - a) for a, b in self.ranges if a < n)
+
     def mask(self, n: int) -> np.ndarray:
         """Written pages among the first ``n``, as a bool array."""
         out = np.zeros(n, dtype=bool)

@@ -140,6 +140,17 @@ class CclPadding(str, enum.Enum):
     gathered as data (issue #24399, 2025-06-30: "doesn't do unpad at the end")."""
 
 
+class CclDevices(str, enum.Enum):
+    MESH = "mesh"
+    """A collective's groups are the mesh device's (its shape and cluster_axis), whatever devices
+    the tensor is on: a device the tensor does not cover is read all the same (tt-metal issue
+    #31845, open: "the CCL OPs are relying on the mesh shape to determine the set of devices";
+    ttnn 0.81.1)."""
+    TENSOR = "tensor"
+    """Each group is cut to the devices of the tensor's own topology, as #31845 asks (its
+    ``tensor_topology()``, not the mesh's shape): meshspec's reference."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -206,6 +217,10 @@ RULES: dict[str, Rule] = {
             "logical": "the logical shards concatenated, the padding left out (unpad_output_tensor; ttnn 0.81.1)",
             "padded": "the padded shards concatenated: padding rows become data (PR #19575's output spec; issue #24399)",
         }),
+        Rule("ccl_devices", CclDevices, "which devices a collective gathers or reduces over", {
+            "mesh": "the mesh's groups, whatever devices the tensor is on (issue #31845, open; ttnn 0.81.1)",
+            "tensor": "each group cut to the devices of the tensor's own topology, as #31845 asks (meshspec's reference)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -231,6 +246,7 @@ class Profile(Frozen):
     op_topology: OpTopology = OpTopology.IMPUTED
     ccl_topology: CclTopology = CclTopology.PER_AXIS
     ccl_padding: CclPadding = CclPadding.LOGICAL
+    ccl_devices: CclDevices = CclDevices.MESH
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -305,6 +321,7 @@ PROFILES: dict[str, Profile] = {
             CopyCheck.EVERY_SHARD,
             handles=Handles.OWN,
             op_topology=OpTopology.EXACT,
+            ccl_devices=CclDevices.TENSOR,
         ),
         _changes_current(
             "auto-compose",

@@ -250,6 +250,26 @@ class TensorSpec:
             return self
         return make_spec(self.shape, self.dtype, self.layout, self.tile, memory, self.arch, shard)
 
+    def with_shape(self, shape: Shape, dtype: Optional[DataType] = None, layout: Optional[Layout] = None) -> "TensorSpec":
+        """This spec for another shape (and dtype or layout, if given): tile, buffer type, shard
+        spec and arch kept, as a device op's output keeps its input's memory config by default
+        (docs/semantics.md section 12). A shard spec the new shape does not fit (a transpose of a
+        height-sharded tensor whose shard no longer divides it) cannot be kept as it is, and which
+        spec ttnn computes then is each op's own: meshspec puts the output interleaved in the same
+        buffer type, and says so in docs/semantics.md.
+
+        >>> s = make_spec((1, 1, 32, 64))
+        >>> s.with_shape((1, 1, 64, 32)).shape, s.with_shape((1, 1, 32, 64)) is s
+        ((1, 1, 64, 32), True)
+        """
+        dtype, layout = dtype or self.dtype, layout or self.layout
+        if self.shard is not None:
+            try:
+                return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch, self.shard)
+            except TTFatal:
+                pass
+        return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch)
+
     @property
     def memory_config(self) -> tuple[BufferType, Optional[ShardSpec]]:
         return self.memory, self.shard

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, is_
-from typing import Optional, Union
+from typing import Mapping, Optional, Union
 
 import numpy as np
 
+from ..frozen import Frozen
 from .device import MeshBuffer, Write
 from .meshdevice import MeshDevice
 from .mesh import Coord, Shape, coord_set, coord_tuple
@@ -135,6 +136,70 @@ class SharedTopology:
         """The step that set it last."""
 
 
+class Read:
+    """What an op read from one device of one of its inputs, as the simulator saw it then: a
+    fact, never changed once made (a plain class with slots: one is made per device an op reads).
+
+    ``pages`` pages were read from page 0 of ``device``'s buffer; ``unwritten`` of them had never
+    been written since the buffer was allocated (their bytes are whatever the memory held). The
+    rest say what the input's record and last write were then, which is what the judge's device
+    status is made of (meshspec/judge/findings.py ``_status``): whether the record claimed the
+    device, its per-device spec, the spec and size of the write holding the current content (None:
+    the current content never reached the device), whether the tensor had any content, and the
+    step of the device's last write (current or superseded; None: never written).
+    """
+
+    __slots__ = ("tensor", "device", "pages", "unwritten", "recorded", "spec", "written_spec", "content_bytes", "has_content",
+                 "last_step")
+
+    def __init__(self, tensor: str, device: Coord, pages: int, unwritten: int, recorded: bool, spec: Optional[TensorSpec],
+                 written_spec: Optional[TensorSpec], content_bytes: int, has_content: bool, last_step: Optional[int]) -> None:
+        self.tensor = tensor
+        self.device = device
+        self.pages = pages
+        self.unwritten = unwritten
+        self.recorded = recorded
+        self.spec = spec
+        self.written_spec = written_spec
+        self.content_bytes = content_bytes
+        self.has_content = has_content
+        self.last_step = last_step
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if hasattr(self, name):
+            raise AttributeError(f"Read.{name} is a fact of the step that read it: it is not changed")
+        object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"Read({self.tensor!r}, {self.device}, pages={self.pages}, unwritten={self.unwritten}, last_step={self.last_step})"
+
+
+class Provenance(Frozen):
+    """How a device op's output came to be: the step and op that made it, how its data is really
+    laid over the mesh, and what each output device read. Made once by the output primitive
+    (meshspec/sim/ops/output.py) and never changed: the judge reads it, and keeps what it
+    concludes in its own memo.
+
+    ``claims`` says whether the op states a layout for its data at all (``layout`` is then that
+    layout, or None where no layout describes the data: a concat of differently laid inputs; a
+    partial sum is :class:`~meshspec.sim.placement.Partial` on its axis); an op that moves no data
+    between devices and whose input was no op's output claims nothing: its label is judged as the
+    mapper's was.
+    """
+
+    step: int
+    op: str
+    claims: bool = False
+    layout: Optional[Topology] = None
+    reads: Mapping[Coord, tuple[Read, ...]] = {}
+    """Per output device, what it was computed from (the devices of a group share one tuple)."""
+    dishonest: Optional[str] = None
+    """Why the library itself says the topology cannot be honest (0.81.1's CCL helpers warn and
+    keep a legacy label), judged as topology_stale whatever the data's layout."""
+    gathered_padding: Optional[str] = None
+    """How a gather took its shards' tile padding as data (judged as padding_gathered)."""
+
+
 class Record:
     """What the runtime records about a device tensor.
 
@@ -144,7 +209,7 @@ class Record:
     profiles). Compared by identity: it is state, not a value.
     """
 
-    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "truth", "sources", "tainted", "dishonest", "gathered_padding")
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache")
 
     def __init__(
         self,
@@ -165,27 +230,6 @@ class Record:
         self.origin = origin
         """Step that last set (or cleared) each device's record."""
         self._recorded_cache: Optional[tuple] = None
-        self.sources: Optional[dict] = None
-        """For a device op's output: per device, the (tensor, name, device) it read, and the step."""
-        self.tainted: Optional[dict] = None
-        """Set by the judge at that step: the devices whose sources held no current data then."""
-        self.truth: Optional[tuple[Optional[Topology], int, str]] = None
-        """For a device op's output: how its data is really laid over the mesh, the step that
-        made it and the op (the ground truth its topology is judged against; None: not an op's).
-        The layout is None where no layout describes the data (a concat of differently laid
-        inputs); a partial sum is :class:`~meshspec.sim.placement.Partial` on its axis."""
-
-        self.dishonest: Optional[str] = None
-        """Why the library itself says the topology cannot be honest (0.81.1's CCL helpers warn
-        and keep a legacy label), judged as topology_stale whatever the data's layout."""
-
-        self.gathered_padding: Optional[str] = None
-        """How a gather took its shards' tile padding as data (judged as padding_gathered)."""
-
-    def layout(self) -> Optional[Topology]:
-        """How the data is really laid over the mesh: an op's truth, else the topology (what a
-        mapper wrote is what its topology says); None where no layout describes it."""
-        return self.truth[0] if self.truth is not None else self.topology
 
     @property
     def topology(self) -> Topology:
@@ -218,8 +262,16 @@ class DeviceTensor:
     span: Optional[tuple[Coord, ...]] = None
     """The devices of its storage this handle covers: one for a ``get_device_tensors`` part, the
     parts' for a combined tensor; None: every device of the buffer."""
+    provenance: Optional[Provenance] = None
+    """How a device op made it (None: no op did; a write from the host is what its topology says)."""
     _span_set: Optional[frozenset] = field(default=None, init=False, repr=False)
     """``span`` as a set, made on :meth:`has_device`'s first call (a span is set once, at construction)."""
+
+    def layout(self) -> Optional[Topology]:
+        """How the data is really laid over the mesh: what the op that made it claims, else the
+        topology (what a mapper wrote is what its topology says); None where no layout describes it."""
+        made = self.provenance
+        return made.layout if made is not None and made.claims else self.record.topology
 
     @property
     def devices(self) -> tuple[Coord, ...]:

@@ -124,10 +124,10 @@ def test_a_whole_mesh_collective_works_out_its_group_once_and_its_members_share_
     rt = Runtime(scenario.mesh_shape, get_profile("uniform-by-value"), scenario.folder)
     for step in scenario.steps:
         execute(rt, step)
-    rec = rt.tensors["gat"].record
-    assert len({id(s) for s in rec.sources.values()}) == 1 and len(next(iter(rec.sources.values()))) == 256
+    rec, reads = rt.tensors["gat"].record, rt.tensors["gat"].provenance.reads
+    assert len({id(s) for s in reads.values()}) == 1 and len(next(iter(reads.values()))) == 256
     assert len({id(s) for s in rec.specs.values()}) == 1 and rec.spec.shape == (1, 16 * 16, 32, 32)
     report = run(scenario, "uniform-by-value")
     inputs = [f for f in report.findings if f.kind.value == "stale_input"]
     assert len(inputs) == 256 and {f.device for f in inputs} == {(r, c) for r in range(16) for c in range(16)}
-    assert all("read tokens (0,1), which was stale then" in f.message for f in inputs)
+    assert all("read tokens (0,1), which had never been written since allocation" in f.message for f in inputs)

@@ -5,19 +5,12 @@ What the allocation records is the era's :class:`~meshspec.sim.profiles.Allocati
 (PR #18833 and today's coords), or nothing recorded until written (the reference).
 """
 
-import functools
 from typing import Optional
 
-from ..mesh import Shape, coord_tuple
-from ..meshdevice import MeshDevice
-from ..placement import Replicate, Topology
-from ..profiles import AllocationRecord
 from ..runtime import Runtime
-from ..spec import TensorSpec
-from ..tensor import DeviceTensor, Record
-from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MeshName, PrintedSpec, TensorFields
+from .output import allocation
 
 
 class Allocate(TensorFields, PrintedSpec):
@@ -38,29 +31,6 @@ def run(rt: Runtime, a: Allocate) -> None:
     rt.bind(a.as_, allocation(rt, a.spec(rt.arch), rt.mesh(a.mesh_device), a.as_))
 
 
-def allocation(rt: Runtime, spec: TensorSpec, mesh: MeshDevice, name: str, topology: Optional[Topology] = None) -> DeviceTensor:
-    """A device tensor of ``spec`` allocated on every device of ``mesh``, recorded as the era's
-    allocation is; its topology the mesh's shape with a Replicate per axis unless given."""
-    buffer = rt.new_buffer(spec, mesh)
-    rule = rt.profile.allocation
-    everyone = mesh.coords
-    record = Record(  # by position, the per-device dicts made in C (dict.fromkeys)
-        spec,
-        topology or replicated(mesh.shape),
-        {} if rule is AllocationRecord.NONE else dict.fromkeys(everyone, spec),
-        everyone if rule is AllocationRecord.ALL else (),
-        dict.fromkeys(everyone, rt.step),
-    )
-    return DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
-
-
-@functools.lru_cache(maxsize=16)
-def replicated(shape: Shape) -> Topology:
-    """A Replicate per axis of a mesh of ``shape``, on all its devices: an allocation's topology.
-    A value, made once per shape (its coordinate set, too, is then worked out once)."""
-    return Topology(shape, tuple(Replicate() for _ in shape), coord_tuple(shape))
-
-
 OP = Op(
     "allocate_tensor_on_device",
     Allocate,
@@ -71,11 +41,3 @@ OP = Op(
     binds=Use("as_", TensorKind.DEVICE),
 )
 
-
-def unread(rt: Runtime, spec: TensorSpec):
-    """What a device op writes to a device whose input it did not read: in metadata mode no values,
-    only their shape (as every write there); with data, zeros (an input that held no array)."""
-    import numpy as np
-
-    shape = tuple(spec.shape)
-    return ShapeOnly(shape, host_dtype(spec.dtype)) if not rt.with_data else np.zeros(shape, dtype=np.float32)

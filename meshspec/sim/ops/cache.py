@@ -28,7 +28,7 @@ from ..readback import read
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostTensor
 from .base import Op, TensorKind, Use
-from .device_tensors import default_topology
+from .output import default_topology
 from .fields import As, Data, FileName, Mapper, MeshName, Name, TensorFields
 
 

@@ -33,12 +33,11 @@ from ...typed import Range, Typed
 from ..mesh import Coord, coord_tuple
 from .. import ccl_topology as ccl
 from ..placement import Replicate, Shard, Topology, as_label
-from ..profiles import CclPadding, CclTopology, OpTopology
+from ..profiles import CclDevices, CclPadding, CclTopology, OpTopology
 from ..runtime import Runtime
-from ..spec import make_spec
-from ..tensor import HostShard
 from .base import Op, TensorKind, Use
 from .fields import As, Name
+from .output import emit, read, shard
 
 
 class Gather(Typed):
@@ -83,6 +82,22 @@ def groups(mesh_shape: tuple[int, ...], cluster_axis: Optional[int]) -> dict[Coo
     return {c: out[c] for c in every}  # in the mesh's order
 
 
+def _cut(group_of: dict[Coord, tuple[Coord, ...]], listed: frozenset) -> dict[Coord, tuple[Coord, ...]]:
+    """Each listed device's group cut to the listed devices (members still share one tuple).
+
+    >>> _cut(groups((2, 2), 1), frozenset({(0, 0), (0, 1), (1, 0)}))
+    {(0, 0): ((0, 0), (0, 1)), (0, 1): ((0, 0), (0, 1)), (1, 0): ((1, 0),)}
+    """
+    cut: dict[int, tuple[Coord, ...]] = {}
+    out = {}
+    for c, g in group_of.items():
+        if c in listed:
+            if id(g) not in cut:
+                cut[id(g)] = tuple(x for x in g if x in listed)
+            out[c] = cut[id(g)]
+    return out
+
+
 def gather_hook(topo: Topology, dim: int) -> Topology:
     """PR #30684's all_gather hook: every Shard of the gather dim (raw ints) Replicate, on every axis."""
     return Topology(topo.distribution_shape, tuple(Replicate() if isinstance(p, Shard) and p.dim == dim else p for p in topo.placements),
@@ -98,32 +113,32 @@ def _layout_after(real: Topology, helper) -> Optional[Topology]:
     return None if isinstance(result, ccl.NoLabel) else result
 
 
-def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None) -> None:
+def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None, padding: Optional[str] = None,
+                no_layout: bool = False, why: Optional[str] = None) -> None:
     """A collective over each device's group: ``combine(parts)`` is the group's result from its
-    buffers, computed once per group, and ``piece(result, index)`` a device's part of it by its
+    buffers, computed once per group, and ``piece(result, index, members)`` a device's part of it by its
     place in the group (all of it without ``piece``); the label by the era's rule (``helper`` on a
-    topology: 0.81.1's CCL helpers; ``legacy``: the label before them)."""
-    from .allocate import allocation, unread
-    from .creation import _plain
-
+    topology: 0.81.1's CCL helpers; ``legacy``: the label before them). ``padding``: how the
+    output took its shards' tile padding as data; ``no_layout``: no layout describes the output's
+    data (its label is worked out first); ``why``: the reason its label cannot be honest."""
     src = rt.device(a.tensor)
     rec = src.record
     mesh = rt.mesh_of(src)
     mesh_shape = tuple(mesh.shape)
     topo = rec.topology
     group_of = groups(mesh_shape, a.cluster_axis)
+    if rt.profile.ccl_devices is CclDevices.TENSOR:
+        group_of = _cut(group_of, frozenset(topo.coords))
     spec_in = rec.spec
-    def spec_of(shape: tuple[int, ...]):
-        return make_spec(shape, spec_in.dtype, spec_in.layout, spec_in.tile, spec_in.memory, spec_in.arch)
-
     # a device reads each of its group's buffers as their records say (uneven shards in an era
-    # that allows them give each group its own output shape)
-    read_as = {c: rec.specs.get(c) or spec_in for c in mesh.coords}
+    # that allows them give each group its own output shape); ttnn's CCLs take their devices from
+    # the mesh (tt-metal issue #31845), so a device the record does not list is read all the same
+    read_as = {c: rec.specs.get(c) or spec_in for c in group_of}
     distinct = list({id(g): g for g in group_of.values()}.values())  # each group once (members share its tuple)
-    group_spec = {id(g): spec_of(shape_of([tuple(read_as[x].shape) for x in g])) for g in distinct}
-    specs = {c: group_spec[id(group_of[c])] for c in mesh.coords}
-    out_spec = specs[mesh.coords[0]]
-    real = rec.layout()  # the data's layout, when an op made the input
+    group_spec = {id(g): spec_in.with_shape(shape_of([tuple(read_as[x].shape) for x in g])) for g in distinct}
+    specs = {c: group_spec[id(group_of[c])] for c in group_of}
+    out_spec = next(iter(specs.values())) if specs else spec_in
+    real = src.layout()  # the data's layout, when an op made the input
     truth = _layout_after(real, helper) if real is not None else None
     dishonest = None
     if rt.profile.op_topology is OpTopology.EXACT and truth is not None:
@@ -135,29 +150,22 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None) -
             dishonest = f"ttnn 0.81.1 warns: {result.reason}; keeping the legacy per-axis label"
     else:
         label = legacy(topo)
-    out = allocation(rt, out_spec, mesh, a.as_, label)
-    held = {c: src.buffer.read(c, read_as[c]) if rt.with_data else None for c in mesh.coords}
+    if no_layout:
+        truth = None
+    dishonest = why or dishonest
+    held = {c: read(rt, src, a.tensor, c, read_as[c]) for c in group_of}
     position = {c: i for g in distinct for i, c in enumerate(g)}
     results: dict[int, Optional[np.ndarray]] = {}  # each group's result (None: a part is not there), once
     for g in distinct:
-        parts = [held[x] for x in g]
+        parts = [held[x][0] for x in g]
         results[id(g)] = combine(parts) if all(p is not None for p in parts) else None
     shards = {}
-    for c in mesh.coords:
-        result = results[id(group_of[c])]
-        if result is not None:
-            values = result if piece is None else piece(result, position[c])
-        else:
-            values = unread(rt, specs[c])
-        shards[c] = HostShard(c, specs[c], values, (0,) * len(specs[c].shape))
-    out.record.recorded = tuple(mesh.coords)
-    out.record.specs = specs
-    rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", out_spec, None), shards)
-    out.record.truth = (truth, rt.step, rt.op)
-    out.record.dishonest = dishonest
-    sources = {id(g): tuple((src, a.tensor, x) for x in g) for g in distinct}  # a group's members share theirs
-    out.record.sources = {c: sources[id(group_of[c])] for c in mesh.coords}
-    rt.bind(a.as_, out)
+    for c, g in group_of.items():
+        result = results[id(g)]
+        shards[c] = shard(c, specs[c], (result if piece is None else piece(result, position[c], len(g))) if result is not None else None, rt)
+    got = {id(g): tuple(held[x][1] for x in g) for g in distinct}  # a group's members share what they read
+    emit(rt, a.as_, mesh, out_spec, label, shards, {c: got[id(g)] for c, g in group_of.items()}, claims=True, layout=truth,
+         dishonest=dishonest, gathered_padding=padding)
 
 
 def _rank_dim(rt: Runtime, a, what: str) -> tuple[int, int]:
@@ -184,19 +192,20 @@ def _gather(legacy, unpadded: bool = True):
         # the output spec from the padded shape (every dim), the gather dim times the group: each
         # part carries what its tiles hold past its end, the zeros from_torch padded with
         widths = [(0, p - n) for n, p in zip(shape, padded)]
+        padding = None
+        if with_padding:
+            n = len(next(iter(groups(mesh_shape, a.cluster_axis).values())))
+            want = list(shape[:dim] + (shape[dim] * n,) + shape[dim + 1 :])
+            got = list(padded[:dim] + (padded[dim] * n,) + padded[dim + 1 :])
+            where = [f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d]]
+            padding = (f"it is {got}, but the tensor gathered is {want}: each shard's tile padding is data now ({'; '.join(where)} is the "
+                       "shard, the rest padding), as the output spec was built from the padded shape (PR #19575; issue #24399)")
+        # a tensor with padding inside: no layout of the gathered one
         _collective(rt, a, lambda parts: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
                     lambda shapes: (padded[:dim] + (padded[dim] * len(shapes),) + padded[dim + 1 :]) if with_padding
                     else _joined(shapes, dim),
-                    lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim))
-        if with_padding:
-            out = rt.device(a.as_)
-            n = out.record.spec.shape[dim] // padded[dim]
-            got, want = list(out.record.spec.shape), list(shape[:dim] + (shape[dim] * n,) + shape[dim + 1 :])
-            where = [f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d]]
-            out.record.gathered_padding = (
-                f"it is {got}, but the tensor gathered is {want}: each shard's tile padding is data now ({'; '.join(where)} is the "
-                "shard, the rest padding), as the output spec was built from the padded shape (PR #19575; issue #24399)")
-            out.record.truth = (None, rt.step, rt.op)  # a tensor with padding inside: no layout of the gathered one
+                    lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim),
+                    padding=padding, no_layout=with_padding)
 
     return run
 
@@ -240,20 +249,24 @@ def reduce_scatter(rt: Runtime, a: Gather) -> None:
     if size % n:
         raise TTFatal(f"reduce_scatter: dim {a.dim} of size {size} does not split over the {n} devices of each group "
                       "(meshspec: each device takes an equal piece of the sum)")
-    piece = size // n
-    real = src.record.layout()
-    _collective(rt, a, _sum, lambda shapes: _same(shapes, "reduce_scatter")[:dim] + (piece,) + shapes[0][dim + 1 :],
+    real = src.layout()
+    inner = _split_again(real, mesh_shape, a.cluster_axis, dim, rank) if real is not None else None
+    why = None
+    if inner is not None and rt.profile.op_topology is not OpTopology.EXACT:
+        why = (f"the scatter along mesh axis {a.cluster_axis} splits each piece of dim {dim} that axis {inner} already holds, so "
+               f"the pieces run in column-major device order, which the label (read row-major) does not describe")
+    def pieces(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:  # a group cut to the tensor's devices may be smaller
+        whole = _same(shapes, "reduce_scatter")
+        if whole[dim] % len(shapes):
+            raise TTFatal(f"reduce_scatter: dim {a.dim} of size {whole[dim]} does not split over the {len(shapes)} devices of a group "
+                          "(meshspec: each device takes an equal piece of the sum)")
+        return whole[:dim] + (whole[dim] // len(shapes),) + whole[dim + 1 :]
+
+    _collective(rt, a, _sum, pieces,
                 lambda t: ccl.reduce_scatter_topology(t, a.cluster_axis, mesh_shape, rank, a.dim),
                 lambda t: ccl.legacy_relabel(t, a.cluster_axis, Shard(dim)),  # the per-axis edit before the helpers
-                piece=lambda whole, i: np.take(whole, range(i * piece, (i + 1) * piece), axis=dim))
-    inner = _split_again(real, mesh_shape, a.cluster_axis, dim, rank) if real is not None else None
-    if inner is not None:
-        out = rt.device(a.as_)
-        out.record.truth = (None, rt.step, rt.op)
-        if rt.profile.op_topology is not OpTopology.EXACT:
-            out.record.dishonest = (
-                f"the scatter along mesh axis {a.cluster_axis} splits each piece of dim {dim} that axis {inner} already holds, so "
-                f"the pieces run in column-major device order, which the label (read row-major) does not describe")
+                piece=lambda whole, i, k: np.take(whole, range(i * (whole.shape[dim] // k), (i + 1) * (whole.shape[dim] // k)), axis=dim),
+                no_layout=inner is not None, why=why)
 
 
 def _split_again(real: Topology, mesh_shape: tuple[int, ...], cluster_axis: Optional[int], dim: int, rank: int) -> Optional[int]:

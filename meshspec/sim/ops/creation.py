@@ -17,18 +17,17 @@ ttnn 0.81.1 records them with three different spellings of "everywhere" (tests/g
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Optional
 
 from ...errors import Crash
 from ...typed import Typed
 from ..mesh import volume
 from ..runtime import Runtime
 from ..spec import DataType, Layout, make_spec
-from ..tensor import DeviceTensor, HostShard, HostTensor
+from ..tensor import DeviceTensor
 from ..values import generate
 from .base import Op, TensorKind, Use
-from .allocate import allocation
-from .device_tensors import default_topology
+from .output import allocation, emit, plain_host, shard
 from .fields import As, FillValue, MemoryConfig, MeshName, Name, TensorFields, memory_of
 
 
@@ -80,24 +79,11 @@ def _fill(rt: Runtime, a: Filled, value: float) -> None:
 
     spec = a.spec(rt.arch)
     values = generate("fill", tuple(spec.shape), spec.dtype, value) if rt.with_data else None
-    host = _plain(rt, a.as_, spec, values)
+    host = plain_host(rt, a.as_, spec, values)
     if a.device is None:
         rt.bind(a.as_, host)
     else:
         put(rt, host, a.as_, spec.memory, rt.mesh(a.device))
-
-
-def _plain(rt: Runtime, name: str, spec, values) -> HostTensor:
-    from ..values import ShapeOnly, host_dtype
-
-    known = values is not None  # None: a device op's output, whose values only its devices hold
-    if values is None:
-        values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
-    origin = (0, 0)
-    shard = HostShard(origin, spec, values, (0,) * len(spec.shape))
-    return HostTensor(name, rt.step, spec, default_topology(), {origin: shard}, plain=True,
-                      source_values=values if rt.with_data and known else None,
-                      shape=tuple(spec.shape), buffer_shape=(1, 1))
 
 
 def zeros(rt: Runtime, a: Filled) -> None:
@@ -139,7 +125,7 @@ def _fill_like(rt: Runtime, a: Like, value: float) -> None:
     spec = _like_spec(rt, a, t)
     values = generate("fill", tuple(spec.shape), spec.dtype, value) if rt.with_data else None
     if not isinstance(t, DeviceTensor):
-        host = _plain(rt, a.as_, spec, values)
+        host = plain_host(rt, a.as_, spec, values)
         if a.device is None:
             rt.bind(a.as_, host)
         else:
@@ -149,13 +135,10 @@ def _fill_like(rt: Runtime, a: Like, value: float) -> None:
         return
     dev = rt.device(a.tensor)
     mesh = rt.mesh(a.device) if a.device else rt.mesh_of(dev)
-    out = allocation(rt, spec, mesh, a.as_, dev.record.topology)  # a device op: the input's topology
-    host = _plain(rt, f"{a.as_}.fill", spec, values)
-    shards = {c: HostShard(c, spec, host.shards[(0, 0)].values, (0,) * len(spec.shape)) for c in dev.record.recorded}
-    out.record.recorded = tuple(dev.record.recorded)
-    out.record.specs = {c: spec for c in dev.record.recorded}
-    rt.write(out, host, shards)
-    rt.bind(a.as_, out)
+    # a device op on the input's devices that reads none of its values; the input's topology
+    value = plain_host(rt, a.as_, spec, values).shards[(0, 0)].values
+    shards = {c: shard(c, spec, value, rt) for c in dev.record.recorded}
+    emit(rt, a.as_, mesh, spec, dev.record.topology, shards, dict.fromkeys(shards, ()))
 
 
 def zeros_like(rt: Runtime, a: Like) -> None:

@@ -25,8 +25,8 @@ from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
+from .output import DEFAULT_TOPOLOGY_ORIGIN, default_topology
 
-DEFAULT_TOPOLOGY_ORIGIN = (0, 0)
 
 
 class GetDeviceTensors(Typed):
@@ -42,12 +42,6 @@ class CombineDeviceTensors(Typed):
     tensors: Names
     """Per-device tensors (``parts[0]``, ...), or the name of a list of them (``parts``)."""
     as_: As
-
-
-def default_topology() -> Topology:
-    """The topology of a tensor nothing distributed: (1) [Replicate] on (0, 0) (``TensorTopology{}``,
-    ttnn/api/ttnn/distributed/tensor_topology.hpp)."""
-    return Topology((1,), (Replicate(),), (DEFAULT_TOPOLOGY_ORIGIN,))
 
 
 def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:

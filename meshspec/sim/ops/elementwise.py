@@ -26,11 +26,11 @@ from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..mesh import Shape
 from ..spec import DataType, Layout, make_spec
-from ..tensor import HostShard
+from ..imputation import renumber_permute, union
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, Name, memory_of
-from .views import per_device, renumber_permute
+from .output import alias, each_device, emit, per_device, read, shard
 
 
 class Unary(Typed):
@@ -90,36 +90,6 @@ class ToMemoryConfig(Typed):
     as_: As
 
 
-def union(labels: list[Topology], rank: Optional[int] = None) -> Topology:
-    """The default imputation over the inputs' labels (PR #29899): only the inputs of the largest
-    distribution rank count; an axis is the first Shard any of them has there whose dim no earlier
-    axis shards, else Replicate. Dims are compared as written (-1 and 3 differ: the code never
-    normalises them; issue #35362); with a tensor ``rank``, they are normalised first (the reference).
-
-    >>> a = Topology((2, 4), (Replicate(), Shard(3)), ())
-    >>> b = Topology((2, 4), (Shard(2), Replicate()), ())
-    >>> union([a, b]).placements
-    (Shard(dim=2), Shard(dim=3))
-    """
-    dist_rank = max(len(t.distribution_shape) for t in labels)
-    top = [t for t in labels if len(t.distribution_shape) == dist_rank]
-    placements: list[Placement] = []
-    used: set[int] = set()
-    for axis in range(dist_rank):
-        shard = None
-        for t in top:
-            p = t.placements[axis]
-            if isinstance(p, Shard):
-                d = p.dim + rank if rank is not None and p.dim < 0 else p.dim
-                if d not in used:
-                    shard = Shard(d)
-                    break
-        if shard is not None:
-            used.add(shard.dim)
-        placements.append(shard or Replicate())
-    return Topology(top[0].distribution_shape, tuple(placements), top[0].coords)
-
-
 def _gelu(v: np.ndarray) -> np.ndarray:
     x = v.astype(np.float32)
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
@@ -174,41 +144,30 @@ def broadcast(sa: Shape, sb: Shape, what: str) -> Shape:
 
 def _binary(fn, linear: bool):
     def run(rt: Runtime, a: Binary) -> None:
-        from .allocate import allocation, unread
-        from .creation import _plain
-
         x, y = rt.device(a.a), rt.device(a.b)
-        mesh = rt.mesh_of(x)
         labels = [x.record.topology, y.record.topology]
-        truths = [t.record.layout() for t in (x, y)]
+        truths = [t.layout() for t in (x, y)]
         shape = broadcast(tuple(x.record.spec.shape), tuple(y.record.spec.shape), f"{a.a} {list(x.record.spec.shape)} and {a.b} {list(y.record.spec.shape)}")
         s = x.record.spec
-        out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
+        out_spec = s.with_shape(shape)
         truth = _binary_layout(truths, linear)
         exact = rt.profile.op_topology is OpTopology.EXACT and truth is not None
         label = as_label(truth) if exact else union(labels)
-        out = allocation(rt, out_spec, mesh, a.as_, label)
-        shards = {}
+        shards, reads = {}, {}
         for c in x.record.recorded:
             sx, sy = x.record.specs.get(c), y.record.specs.get(c)
             if sx is None or sy is None:
                 continue
             # each device's own shapes (uneven shards, in an era that allows them, differ by device)
             shape_c = broadcast(tuple(sx.shape), tuple(sy.shape), f"{a.a} {list(sx.shape)} and {a.b} {list(sy.shape)} on device {c}")
-            spec_c = make_spec(shape_c, s.dtype, s.layout, s.tile, s.memory, s.arch)
-            vx, vy = (x.buffer.read(c, sx), y.buffer.read(c, sy)) if rt.with_data else (None, None)
+            (vx, rx), (vy, ry) = read(rt, x, a.a, c, sx), read(rt, y, a.b, c, sy)
+            values = None
             if vx is not None and vy is not None:
                 with np.errstate(all="ignore"):
                     values = _rounded(fn(vx.astype(np.float32), vy.astype(np.float32)), s.dtype)
-            else:
-                values = unread(rt, spec_c)
-            shards[c] = HostShard(c, spec_c, values, (0,) * len(shape_c))
-        out.record.recorded = tuple(shards)
-        out.record.specs = {c: sh.spec for c, sh in shards.items()}
-        rt.write(out, _plain(rt, f"{a.as_}.{a.a}", out_spec, None), shards)
-        out.record.truth = (truth, rt.step, rt.op)
-        out.record.sources = {c: ((x, a.a, c), (y, a.b, c)) for c in shards}
-        rt.bind(a.as_, out)
+            shards[c] = shard(c, s.with_shape(shape_c), values, rt)
+            reads[c] = (rx, ry)
+        emit(rt, a.as_, rt.mesh_of(x), out_spec, label, shards, reads, claims=True, layout=truth)
 
     return run
 
@@ -227,10 +186,8 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     inputs' (raw dims, #35362); the data's distribution has no label where the contracted dim is
     sharded (each device holds a partial sum): then the reference labels only the output's own
     shard dims, and no truth is claimed."""
-    from .allocate import allocation, unread
-    from .creation import _plain
-
     x, y = rt.device(a.a), rt.device(a.b)
+    b = rt.device(a.bias) if a.bias is not None else None
     sx, sy = tuple(x.record.spec.shape), tuple(y.record.spec.shape)
     if len(sx) < 2 or len(sy) < 2:  # 0.81.1 fails its program config (per_core_M > 0) on a 1-D operand
         low = a.a if len(sx) < 2 else a.b
@@ -243,39 +200,34 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     if shape is None:
         raise TTFatal(f"The width of the first tensor must be equal to the height of the second tensor ({sx[-1]} != {sy[-2]})")
     s = x.record.spec
-    out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch)
+    out_spec = s.with_shape(shape)
     labels = [x.record.topology, y.record.topology]
-    lx, ly = x.record.layout(), y.record.layout()
+    lx, ly = x.layout(), y.layout()
     layout = _matmul_layout(lx, ly, len(sx), len(sy)) if lx is not None and ly is not None and not (has_partial(lx) or has_partial(ly)) else None
     exact = rt.profile.op_topology is OpTopology.EXACT and layout is not None
     label = as_label(layout) if exact else union(labels)
-    out = allocation(rt, out_spec, rt.mesh_of(x), a.as_, label)
-    shards = {}
+    shards, reads = {}, {}
     for c in x.record.recorded:
         px, py = x.record.specs.get(c), y.record.specs.get(c)
         if px is None or py is None:
             continue
-        vx, vy = (x.buffer.read(c, px), y.buffer.read(c, py)) if rt.with_data else (None, None)
+        (vx, rx), (vy, ry) = read(rt, x, a.a, c, px), read(rt, y, a.b, c, py)
+        got = (rx, ry)
+        pb = b.record.specs.get(c) if b is not None else None
+        vb = None
+        if pb is not None:
+            vb, rb = read(rt, b, a.bias, c, pb)
+            got += (rb,)
+        values = None
         if vx is not None and vy is not None:
             with np.errstate(all="ignore"):
                 prod = np.matmul(vx.astype(np.float32), vy.astype(np.float32))
-                if a.bias is not None:
-                    b = rt.device(a.bias)
-                    pb = b.record.specs.get(c)
-                    vb = b.buffer.read(c, pb) if pb is not None else None
-                    prod = prod + vb.astype(np.float32) if vb is not None else prod
-                values = _rounded(prod, s.dtype)
-        else:
-            values = unread(rt, out_spec)
-        shards[c] = HostShard(c, out_spec, values, (0,) * len(shape))
-    out.record.recorded = tuple(shards)
-    out.record.specs = {c: out_spec for c in shards}
-    rt.write(out, _plain(rt, f"{a.as_}.{a.a}", out_spec, None), shards)
+                values = _rounded(prod + vb.astype(np.float32) if vb is not None else prod, s.dtype)
+        shards[c] = shard(c, out_spec, values, rt)
+        reads[c] = got
     if a.bias is not None and layout is not None and has_partial(layout):
         layout = None  # each device adds the bias to its partial sum: summed, the bias counts once per device
-    out.record.truth = (layout, rt.step, rt.op)
-    out.record.sources = {c: ((x, a.a, c), (y, a.b, c)) for c in shards}
-    rt.bind(a.as_, out)
+    emit(rt, a.as_, rt.mesh_of(x), out_spec, label, shards, reads, claims=True, layout=layout)
 
 
 def _matmul_layout(tx: Topology, ty: Topology, rx: int, ry: int) -> Topology:
@@ -351,30 +303,19 @@ def transpose(rt: Runtime, a: Transpose) -> None:
 
 def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
     """A copy of each device's data in another dtype, layout or memory config (its label kept)."""
-    from .allocate import allocation, unread
-    from .creation import _plain
-
     src = rt.device(a.tensor)
     rec = src.record
     s = rec.spec
-    buffer, shard = memory if memory is not None else (s.memory, s.shard)
-    out_spec = make_spec(s.shape, dtype or s.dtype, layout or s.layout, s.tile, buffer, s.arch, shard)
-    out = allocation(rt, out_spec, rt.mesh_of(src), a.as_, rec.topology)
-    out.record.truth = (rec.truth[0], rt.step, rt.op) if rec.truth is not None else None  # the input's lie carried over
-    shards = {}
-    for c in rec.recorded:
-        spec_c = rec.specs.get(c)
-        if spec_c is None:
-            continue
-        held = src.buffer.read(c, spec_c) if rt.with_data else None
-        c_spec = make_spec(spec_c.shape, out_spec.dtype, out_spec.layout, s.tile, buffer, s.arch, shard)
-        values = _rounded(held, out_spec.dtype) if held is not None else unread(rt, c_spec)
-        shards[c] = HostShard(c, c_spec, values, (0,) * len(spec_c.shape))
-    out.record.recorded = tuple(shards)
-    out.record.specs = {c: sh.spec for c, sh in shards.items()}
-    rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", out_spec, None), shards)
-    out.record.sources = {c: ((src, a.tensor, c),) for c in shards}
-    rt.bind(a.as_, out)
+    buffer, kept = memory if memory is not None else (s.memory, s.shard)
+    out_spec = make_spec(s.shape, dtype or s.dtype, layout or s.layout, s.tile, buffer, s.arch, kept)
+    made = src.provenance
+    shards, reads = {}, {}
+    for c, spec_c, held, r in each_device(rt, src, a.tensor):
+        c_spec = make_spec(spec_c.shape, out_spec.dtype, out_spec.layout, s.tile, buffer, s.arch, kept)
+        shards[c] = shard(c, c_spec, _rounded(held, out_spec.dtype) if held is not None else None, rt)
+        reads[c] = (r,)
+    claims = made is not None and made.claims  # the input's lie carried over
+    emit(rt, a.as_, rt.mesh_of(src), out_spec, rec.topology, shards, reads, claims=claims, layout=made.layout if claims else None)
 
 
 def typecast(rt: Runtime, a: Typecast) -> None:
@@ -384,8 +325,6 @@ def typecast(rt: Runtime, a: Typecast) -> None:
 def to_layout(rt: Runtime, a: ToLayout) -> None:
     """A copy in the other layout; to the layout it has, the input itself (the same tensor and
     address, observed: tests/golden views)."""
-    from .to_device import alias
-
     src = rt.device(a.tensor)
     if src.record.spec.layout == Layout(a.layout):
         rt.bind(a.as_, alias(src, a.as_))
@@ -413,26 +352,17 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     is a fresh allocation's, the mesh's shape with Replicate on each axis: the input's label is lost
     (ttnn 0.81.1, observed in the mock for a tensor already lowest: tests/golden views; a move
     lower needs a kernel the mock cannot run). The reference keeps the data's distribution."""
-    from .allocate import allocation, unread
-    from .creation import _plain
-
     src = rt.device(a.tensor)
     rec = src.record
     mesh = rt.mesh_of(src)
-    held = {c: (s, src.buffer.read(c, s) if rt.with_data else None) for c in rec.recorded if (s := rec.specs.get(c)) is not None}
-    real = rec.layout()
+    held = {c: (spec_c, values, r) for c, spec_c, values, r in each_device(rt, src, a.tensor)}  # read before the input is freed
+    real = src.layout()
     if not rt.shares_buffer(src):  # a view's buffer, held by another handle too, stays (both allocated after, observed in the mock)
         rt.free(src)
     exact = rt.profile.op_topology is OpTopology.EXACT
     label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own
-    out = allocation(rt, rec.spec, mesh, a.as_, label)
-    shards = {c: HostShard(c, s, v if v is not None else unread(rt, s), (0,) * len(s.shape))
-              for c, (s, v) in held.items()}
-    out.record.recorded = tuple(shards)
-    out.record.specs = {c: sh.spec for c, sh in shards.items()}
-    rt.write(out, _plain(rt, f"{a.as_}.{a.tensor}", rec.spec, None), shards)
-    out.record.truth = (real, rt.step, rt.op)
-    rt.bind(a.as_, out)
+    emit(rt, a.as_, mesh, rec.spec, label, {c: shard(c, s, v, rt) for c, (s, v, _) in held.items()},
+         {c: (r,) for c, (_, _, r) in held.items()}, claims=True, layout=real)
 
 
 def to_memory_config(rt: Runtime, a: ToMemoryConfig) -> None:

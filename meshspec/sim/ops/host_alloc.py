@@ -26,7 +26,7 @@ from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
 from .copy import same_spec
-from .device_tensors import default_topology
+from .output import default_topology
 from .fields import As, MeshName, Name, TensorFields
 
 

@@ -19,6 +19,7 @@ from ..runtime import Runtime
 from ..tensor import HostShard, HostTensor
 from .base import Op, TensorKind, Use
 from .fields import As, Names, TensorFields
+from .output import emit, plain_host, shard
 from .topology import TopologyFields
 
 
@@ -45,25 +46,18 @@ class Opaque(TensorFields):
 
 
 def run(rt: Runtime, a: Opaque) -> None:
-    from .allocate import allocation
-    from .creation import _plain
-
     spec = a.spec(rt.arch)
     topology: Topology = a.topology.topology()
     coords = tuple(tuple(c) for c in (a.recorded if a.recorded is not None else a.topology.coords))
-    host = _plain(rt, f"{a.as_}.values", spec, None if not rt.with_data else _zeros(spec))
+    value = plain_host(rt, a.as_, spec, None if not rt.with_data else _zeros(spec)).shards[(0, 0)].values
     if a.storage == "host":
-        value = host.shards[(0, 0)].values
         shards = {c: HostShard(c, spec, value, None) for c in coords}
         rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, topology, shards, buffer_shape=rt.root.shape))
         return
     rt.root.check_coords(coords)
-    out = allocation(rt, spec, rt.root, a.as_, topology)
-    out.record.recorded = coords
-    out.record.specs = {c: spec for c in coords}
-    value = host.shards[(0, 0)].values
-    rt.write(out, host, {c: HostShard(c, spec, value, (0,) * len(spec.shape)) for c in coords})
-    rt.bind(a.as_, out)
+    # what the call read is not modeled: its output's devices read nothing meshspec knows of
+    shards = {c: shard(c, spec, value, rt) for c in coords}
+    emit(rt, a.as_, rt.root, spec, topology, shards, dict.fromkeys(coords, ()))
 
 
 def _zeros(spec):

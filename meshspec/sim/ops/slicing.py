@@ -23,12 +23,12 @@ from ...typed import Check, Length, Range, Typed
 from ..placement import Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
-from ..spec import make_spec
-from ..tensor import DeviceTensor, HostShard
+from ..imputation import union
+from ..tensor import DeviceTensor
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
-from .to_device import alias
+from .output import alias, emit, fact, read, shard
 
 Index = Annotated[int, Range(ge=-(2**31), le=2**31)]
 
@@ -78,36 +78,34 @@ def slices(shape: tuple[int, ...], starts: list[int], ends: list[int], steps: Op
     return tuple(slice(*slice(b, e, s).indices(n)) for b, e, s, n in zip(starts, ends, steps, shape))
 
 
-def _each_device(rt: Runtime, name: str, src: DeviceTensor, src_name: str, shape: tuple[int, ...], fn, label: Topology, truth) -> None:
-    """Bind ``name`` to a per-device op's output: every recorded device's tensor through ``fn``
-    (None: no data, in metadata mode), on a new buffer."""
-    from .allocate import allocation, unread
-    from .creation import _plain
-
+def _each_device(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]], shape: tuple[int, ...], fn, label: Topology,
+                 truth: Optional[Topology], claims: bool) -> None:
+    """Bind ``name`` to a per-device op's output: every device the first input records with a spec,
+    computed by ``fn`` from each input's values there, on a new buffer. A device another input
+    keeps no spec for gets no values (zeros; none in metadata mode), and its read is the tensor's
+    spec's, as a kernel reading it would."""
+    src = inputs[0][0]
     rec = src.record
-    s = rec.spec
-    out_spec = make_spec(shape, s.dtype, s.layout, s.tile, s.memory, s.arch, s.shard)
-    out = allocation(rt, out_spec, rt.mesh_of(src), name, label)
-    shards = {}
+    out_spec = rec.spec.with_shape(shape)
+    shards, reads = {}, {}
     for c in rec.recorded:
         if rec.specs.get(c) is None:
             continue
-        values = fn(c)
-        shards[c] = HostShard(c, out_spec, values if values is not None else unread(rt, out_spec), (0,) * len(shape))
-    out.record.recorded = tuple(shards)
-    out.record.specs = {c: out_spec for c in shards}
-    rt.write(out, _plain(rt, f"{name}.{src_name}", out_spec, None), shards)
-    out.record.truth = truth
-    rt.bind(name, out)
+        got = [read(rt, t, n, c) if t.record.specs.get(c) is not None else (None, fact(t, n, c, t.record.spec)) for t, n in inputs]
+        values = fn([v for v, _ in got]) if all(v is not None for v, _ in got) else None
+        shards[c] = shard(c, out_spec, values, rt)
+        reads[c] = tuple(r for _, r in got)
+    emit(rt, name, rt.mesh_of(src), out_spec, label, shards, reads, claims=claims, layout=truth)
 
 
-def _kept(rt: Runtime, rec) -> tuple[Topology, Optional[tuple]]:
-    """The label and truth of an op that moves no data between devices: the input's."""
-    real = rec.layout()
+def _kept(rt: Runtime, t: DeviceTensor) -> tuple[Topology, bool]:
+    """The label of an op that moves no data between devices, and whether it claims a layout: the
+    input's (its layout is the input's, ``t.layout()``)."""
+    rec = t.record
+    real = t.layout()
     exact = rt.profile.op_topology is OpTopology.EXACT and real is not None
     label = as_label(real) if exact else rec.topology
-    truth = (real, rt.step, rt.op) if rec.truth is not None else None
-    return label, truth
+    return label, made.claims if (made := t.provenance) is not None else False
 
 
 def slice_(rt: Runtime, a: Slice) -> None:
@@ -130,23 +128,11 @@ def slice_(rt: Runtime, a: Slice) -> None:
     if out_shape == shape:  # nothing to cut: ttnn returns the input as it is (observed)
         rt.bind(a.as_, alias(src, a.as_))
         return
-    label, truth = _kept(rt, rec)
-    _each_device(rt, a.as_, src, a.tensor, out_shape, lambda c: _read(rt, src, c)[cut] if rt.with_data else None, label, truth)
-    _bound_sources(rt, a.as_, [(src, a.tensor)])
-
-
-def _read(rt: Runtime, src: DeviceTensor, c) -> np.ndarray:
-    return src.buffer.read(c, src.record.specs[c])
-
-
-def _bound_sources(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]]) -> None:
-    out = rt.device(name)
-    out.record.sources = {c: tuple((t, n, c) for t, n in inputs) for c in out.record.recorded}
+    label, claims = _kept(rt, src)
+    _each_device(rt, a.as_, [(src, a.tensor)], out_shape, lambda vs: vs[0][cut], label, src.layout() if claims else None, claims)
 
 
 def concat(rt: Runtime, a: Concat) -> None:
-    from .elementwise import union
-
     names = [n for name in a.tensors for n in rt.names(name)]
     if not names:
         raise TTFatal("ttnn.concat: expected a non-empty list of Tensors!")
@@ -167,22 +153,15 @@ def concat(rt: Runtime, a: Concat) -> None:
             raise TTFatal("All dimensions must be the same size except for the dimension along which the contenation is taking place. "
                           f"({names[0]} is {list(first.shape)}, {t.name} is {list(s)})")
     recs = [t.record for t in tensors]
-    layouts = [r.layout() for r in recs]
+    layouts = [t.layout() for t in tensors]
     same = all(lay is not None and lay == layouts[0] for lay in layouts)
     exact = rt.profile.op_topology is OpTopology.EXACT and same
     label = as_label(layouts[0]) if exact else union([r.topology for r in recs])
-    judged = any(r.truth is not None for r in recs) or not same
-    truth = ((layouts[0] if same else None), rt.step, rt.op) if judged else None  # differently laid inputs: no layout describes it
+    claims = any(t.provenance is not None and t.provenance.claims for t in tensors) or not same
     shape = tuple(first.shape[:dim]) + (sum(t.record.spec.shape[dim] for t in tensors),) + tuple(first.shape[dim + 1 :])
-    src = tensors[0]
-
-    def joined(c):
-        if not rt.with_data or any(t.record.specs.get(c) is None for t in tensors):
-            return None
-        return np.concatenate([_read(rt, t, c) for t in tensors], axis=dim)
-
-    _each_device(rt, a.as_, src, names[0], shape, joined, label, truth)
-    _bound_sources(rt, a.as_, list(zip(tensors, names)))
+    # differently laid inputs: no layout describes the output
+    _each_device(rt, a.as_, list(zip(tensors, names)), shape, lambda vs: np.concatenate(vs, axis=dim), label,
+                 layouts[0] if same and claims else None, claims)
 
 
 def pad(rt: Runtime, a: Pad) -> None:
@@ -200,12 +179,11 @@ def pad(rt: Runtime, a: Pad) -> None:
         return
     out_shape = tuple(n + front + back for n, (front, back) in zip(shape, widths))
     value = _pad_value(a.value, rec.spec.dtype)
-    label, truth = _kept(rt, rec)
-    if truth is not None and truth[0] is not None and has_partial(truth[0]) and value != 0:
-        truth = (None, truth[1], truth[2])  # a pad value added to every partial sum: summed, it counts once per device
-    _each_device(rt, a.as_, src, a.tensor, out_shape, lambda c: np.pad(_read(rt, src, c), widths, constant_values=value) if rt.with_data else None,
-                 label, truth)
-    _bound_sources(rt, a.as_, [(src, a.tensor)])
+    label, claims = _kept(rt, src)
+    truth = src.layout() if claims else None
+    if truth is not None and has_partial(truth) and value != 0:
+        truth = None  # a pad value added to every partial sum: summed, it counts once per device
+    _each_device(rt, a.as_, [(src, a.tensor)], out_shape, lambda vs: np.pad(vs[0], widths, constant_values=value), label, truth, claims)
 
 
 def _pad_value(value: Union[int, float], dtype) -> Union[int, float]:

@@ -19,6 +19,7 @@ from ..tensor import DeviceTensor, HostTensor, Record
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, MeshName, Name, memory_of
+from .output import alias
 
 
 class ToDevice(Typed):
@@ -74,11 +75,6 @@ def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
     dev = rt.device(src)
     rt.bind(name, dev if name == src else alias(dev, name))
     return True
-
-
-def alias(dev: DeviceTensor, name: str) -> DeviceTensor:
-    """Another handle on ``dev``'s storage: the same buffer, records and shared topology."""
-    return DeviceTensor(name, dev.step, dev.buffer, dev.record, dev.mesh, dev.span)
 
 
 def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDevice] = None) -> None:

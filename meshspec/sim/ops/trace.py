@@ -4,7 +4,8 @@
 tt-metal's BeginTraceCapture delays the captured programs until the trace is replayed; a replay
 re-runs them against the buffers captured (the same output tensors, the same addresses) and
 neither recomputes a topology nor touches a record (tt_metal trace docs; research of
-ttnn/cpp/ttnn/operations/core/core.cpp). meshspec runs a captured step when it is captured (its
+ttnn/cpp/ttnn/operations/core/core.cpp); a runtime that records exactly what is written (the
+reference's ``copy: exact``) records the replay's output as written. meshspec runs a captured step when it is captured (its
 output and records made then) and, at each ``execute_trace``, computes it again from what its
 inputs' buffers and records hold at that moment, writing the result into the captured output's
 buffer. That is the decode loop of models/tt_transformers: persistent inputs refreshed with
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 from ...errors import TTFatal
 from ...typed import Typed
+from ..profiles import CopyRecord
 from ..runtime import Runtime
-from ..tensor import DeviceTensor, HostShard
+from ..tensor import DeviceTensor
 from .base import Op
 from .fields import NewName
+from .output import plain_host, shard
 
 #: Steps that cannot be captured: a trace holds device programs, not host transfers or allocations.
 UNTRACEABLE = {"from_torch", "to_device", "to", "copy_host_to_device_tensor", "copy_host_to_device_tensor_partial", "cpu", "to_torch",
@@ -75,22 +78,20 @@ def execute(rt: Runtime, a: TraceName) -> None:
 
 def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor) -> None:
     """Write ``fresh``'s per-device data into ``output``'s buffer and drop ``fresh``'s buffer."""
-    from .creation import _plain
-
-    from ..values import ShapeOnly, host_dtype
-
     shards = {}
     for c in fresh.record.recorded:
         spec = fresh.record.specs.get(c)
         if spec is None:
             continue
-        values = fresh.buffer.read(c, spec) if rt.with_data else None
-        if values is None:  # metadata mode: the pages are written, no bytes
-            values = ShapeOnly(tuple(spec.shape), host_dtype(spec.dtype))
-        shards[c] = HostShard(c, spec, values, (0,) * len(spec.shape))
+        shards[c] = shard(c, spec, fresh.buffer.read(c, spec) if rt.with_data else None, rt)  # metadata mode: the pages only
     if shards:
-        rt.write(output, _plain(rt, f"{output.name}.trace", output.record.spec, None), shards)
-    output.record.sources = fresh.record.sources  # judged again at this step (the earliest origin kept)
+        rt.write(output, plain_host(rt, f"{rt.op} at step {rt.step}", output.record.spec, None, source=False), shards)
+    if rt.profile.copy is CopyRecord.EXACT:  # a runtime that records exactly what is written does so on a replay too
+        rt.set_recorded(output.record, tuple(fresh.record.recorded))
+        output.record.specs = dict(fresh.record.specs)
+        output.record.spec = fresh.record.spec
+        output.record.topology = fresh.record.topology
+    output.provenance = fresh.provenance  # what the replay read, now: judged at this step
     rt.free(fresh)  # its block, its bytes under --max-memory and its memory for --uninitialized reuse
 
 
