@@ -22,7 +22,7 @@ use_after_free     no        a deallocated tensor was used
 topology_mismatch  no        the tensor's topology disagrees with the devices or shards it records
 phantom_cores      no        a sharded spec's grid claims cores that hold no page of the tensor
 topology_stale     no        after a device op, the topology says another distribution than the data has
-stale_input        no        a device op read a device that held no current data, and wrote what it read
+stale_input        no        a device op read never-written memory or a device that held no current data, and wrote what it read
 =================  ========  ==========================================================================
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
@@ -225,15 +225,17 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.STALE_INPUT: KindInfo(
         True,
         False,
-        "a device op read a device that held no current data (stale, partial), and wrote what it read here",
-        "A collective or per-device op computed this device's data from another device whose record lies: "
-        "recorded as holding the tensor, but the write that defines its content never reached it (or only "
-        "part of it). The op moved those bytes on, so this device's data is wrong although it was written: "
-        "the lie spreads past the device that holds it.",
-        "The seed's copy leaves device (1,3) stale; an all_gather of the tensor, replayed by execute_trace "
+        "a device op read never-written memory, or a device that held no current data (stale, partial), and wrote what it read here",
+        "A collective or per-device op computed this device's data from pages of its input that were never "
+        "written since allocation (whatever the input's record says of that device: ttnn's collectives run "
+        "on every device of the mesh, tt-metal issue #31845), or from a device whose record lies: recorded "
+        "as holding the tensor, but the write that defines its content never reached it (or only part of "
+        "it). The op moved those bytes on, so this device's data is wrong although it was written: the lie "
+        "spreads past the device that holds it. The finding names the input device read, the op and the step.",
+        "The seed's copy leaves device (1,3) unwritten; an all_gather of the tensor, replayed by execute_trace "
         "each decode step, hands every device (1,3)'s never-written bytes (scenarios/traced-decode-seed.yaml).",
-        "Fix the source's record (or the copy that left it stale); gather only devices the record and the "
-        "data agree on.",
+        "Fix the source's record (or the copy that left it stale); gather only devices the data is on "
+        "(a submesh of them, or a tensor put on every device of the mesh).",
     ),
     Kind.TOPOLOGY_STALE: KindInfo(
         True,
