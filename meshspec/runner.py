@@ -21,12 +21,10 @@ from .scenario.loader import LoadedScenario, LoadedStep, load
 from .sim.device import MemoryPool
 from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
-from .sim.ops import OPS
 from .sim.profiles import DEFAULT_PROFILE, PROFILES, get_profile
-from .sim.ops.trace import UNTRACEABLE
 from .sim.runtime import Runtime
-
-TRACE_OPS = {"begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"}
+from .sim.ops import execute as run_step
+from .sim.steps import StepResult
 
 OUT_OF_MEMORY = (
     "out of memory: the machine could not hold this step's data; run with --no-data (records and written pages "
@@ -34,17 +32,10 @@ OUT_OF_MEMORY = (
 )
 
 
-def execute(rt: Runtime, step: LoadedStep) -> None:
-    """Execute one step on ``rt`` (raises the step's error, if it has one)."""
-    rt.begin(step.index, step.op)
-    try:
-        OPS[step.op].run(rt, step.args)
-        capture = rt.traces.get(rt.capturing) if rt.capturing is not None else None  # (a trace released mid-capture holds nothing)
-        if capture is not None and step.op not in TRACE_OPS and step.op not in UNTRACEABLE:
-            name = getattr(step.args, "as_", None)
-            capture.append((step.op, step.args, rt.tensors.get(name) if name else None))
-    finally:
-        rt.end()
+def execute(rt: Runtime, step: LoadedStep) -> StepResult:
+    """Execute one step on ``rt`` and say what it did (raises the step's error, if it has one;
+    what it did before is then ``rt.last``)."""
+    return run_step(rt, step.index, step.op, step.args)
 
 
 def _banks(system: Optional[str]) -> Optional[tuple[tuple[int, int], int]]:
@@ -113,7 +104,7 @@ def run(
             on_step(step.index, len(scenario.steps), step.op)
         failure = None
         try:
-            execute(rt, step)
+            done = execute(rt, step)
         except (TTFatal, StepInputError) as err:
             error = StepError(step.index, step.op, str(err), step.line, crash=isinstance(err, Crash))
             failure = str(err)
@@ -123,17 +114,18 @@ def run(
         except MemoryError:
             error = StepError(step.index, step.op, OUT_OF_MEMORY, step.line, source="meshspec")
             failure = OUT_OF_MEMORY
-        entries = rt.log  # the step's own
+        if failure is not None:
+            done = rt.last
         # A step changes only the tensors it names or touches: judge those alone, so a long
         # scenario costs time in proportion to its length.
         mentioned = step.touched
         # in a fixed order (the step's own names, then the rest by name), so the trace's rows do not
         # follow the string hashes of a set, which differ from one process to the next
-        names = dict.fromkeys([*mentioned, *sorted(rt.touched)])
+        names = dict.fromkeys([*mentioned, *sorted(done.touched)])
         judge.step_index = step.index
-        now = judge.step(rt.tensors, rt.events, names)
+        now = judge.step(rt.tensors, list(done.events), names)
         if trace:
-            traces.append(_trace_row(step, mentioned, names, rt, records, entries, now, seen, failure))
+            traces.append(_trace_row(step, mentioned, names, rt, records, done, now, seen, failure))
         if failure is not None:
             break
         ran += 1
@@ -174,7 +166,7 @@ def run(
     return report.replace(expect=check_report(report, scenario.expect))
 
 
-def _trace_row(step: LoadedStep, mentioned, names, rt: Runtime, records: dict, entries, now, seen: set, failure) -> StepTrace:
+def _trace_row(step: LoadedStep, mentioned, names, rt: Runtime, records: dict, done: StepResult, now, seen: set, failure) -> StepTrace:
     """The step's trace row; ``records`` (the snapshot before it) is brought up to date and
     ``seen`` (the findings of earlier steps) gains this step's."""
     before = {n: records.pop(n) for n in names if n in records}
@@ -182,7 +174,7 @@ def _trace_row(step: LoadedStep, mentioned, names, rt: Runtime, records: dict, e
     records.update(after)
     new = tuple(f for f in now if _key(f) not in seen)
     seen.update(_key(f) for f in now)
-    written, read = touches(entries)
+    written, read = touches(done)
     return StepTrace(step.index, step.op, step.line, mentioned, written, read, tuple(record_changes(before, after)), new, failure)
 
 

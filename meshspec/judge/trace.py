@@ -13,6 +13,7 @@ from typing import Optional
 from ..report import RecordChange, Touch
 from ..sim.mesh import Coord, ranges
 from ..sim.spec import TensorSpec
+from ..sim.steps import StepResult
 from ..sim.tensor import DeviceTensor, Tensor
 
 Snapshot = dict[str, tuple[tuple[Coord, ...], dict[Coord, TensorSpec]]]
@@ -61,22 +62,20 @@ def _describe(spec: Optional[TensorSpec]) -> str:
     return spec.describe() if spec is not None else "none"
 
 
-def touches(entries: list[tuple]) -> tuple[tuple[Touch, ...], tuple[Touch, ...]]:
-    """The runtime's log entries of one step (see ``Runtime.log``) as (written, read): per
-    device tensor (and, for writes, per size), the devices as boxes, in the order of first use."""
+def touches(done: StepResult) -> tuple[tuple[Touch, ...], tuple[Touch, ...]]:
+    """What one step wrote and read back, per device tensor (and, for writes, per size): the
+    devices as boxes, in the order of first use."""
     written: dict[tuple[str, int], list[Coord]] = {}
     read: dict[str, list[Coord]] = {}
-    for entry in entries:
-        if entry[0] == "write":
-            name, sizes = entry[1], entry[2]
-            each = dict.fromkeys(sizes.values())
-            if len(each) == 1:  # every device got the same bytes (the common case)
-                written.setdefault((name, next(iter(each))), []).extend(sizes)
-                continue
-            for nbytes in each:
-                written.setdefault((name, nbytes), []).extend(c for c, b in sizes.items() if b == nbytes)
-        else:
-            read.setdefault(entry[1], []).extend(entry[2])
+    for w in done.writes:
+        each = dict.fromkeys(w.sizes.values())
+        if len(each) == 1:  # every device got the same bytes (the common case)
+            written.setdefault((w.tensor, next(iter(each))), []).extend(w.sizes)
+            continue
+        for nbytes in each:
+            written.setdefault((w.tensor, nbytes), []).extend(c for c, b in w.sizes.items() if b == nbytes)
+    for r in done.reads:
+        read.setdefault(r.tensor, []).extend(r.devices)
     return (
         tuple(Touch(name, ranges(cs), nbytes) for (name, nbytes), cs in written.items()),
         tuple(Touch(name, ranges(cs)) for name, cs in read.items()),

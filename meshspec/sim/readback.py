@@ -12,6 +12,7 @@ from ..errors import TTFatal
 from .mesh import Coord, coord_set, ttnn_shape, volume
 from .profiles import Composer
 from .runtime import Runtime, work_bytes
+from .steps import ReadBack
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
 from .values import ShapeOnly, host_dtype
 
@@ -65,7 +66,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
             write is not None and intact is not None and intact(c, write, spec),
         )
         shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
-    rt.log.append(("read", dev.name, tuple(shards)))
+    rt.log.append(ReadBack(dev.name, tuple(shards)))
     unread = {}
     for c in everyone:
         if c not in shards:

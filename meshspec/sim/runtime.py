@@ -14,11 +14,12 @@ import os
 import weakref
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from ..errors import Crash, ResourceLimit, StepInputError, TTFatal
 from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
+from .steps import ReadBack, StepResult, Wrote
 from .faults import Fault
 from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
@@ -113,10 +114,11 @@ class Runtime:
         """``.tensorbin`` files written by dump_tensor (in memory: a run never writes a file)."""
         self.events: list[Event] = []
         """What steps did that the judge must see, in order (see events.py)."""
-        self.log: list[tuple] = []
-        """The current step's ("write", tensor, {device: bytes}) and ("read", tensor, (device, ...))
-        entries, in order (a new list each step: kept for the whole run, a 256x256 mesh's log grew by
-        a 65,536-entry dict a copy, 2.6 MB)."""
+        self.log: list[Union[Wrote, ReadBack]] = []
+        """The current step's writes and reads back, in order (a new list each step: kept for the
+        whole run, a 256x256 mesh's log grew by a 65,536-entry dict a copy, 2.6 MB)."""
+        self.last: Optional[StepResult] = None
+        """What the last step did (:meth:`end`), also when it failed."""
         self.ops: dict[int, str] = {}
         """Step index -> op name, for every step begun."""
         self.step = -1
@@ -135,15 +137,20 @@ class Runtime:
         self.ops[index] = op
         self.touched = set()
         self.log = []
+        self.events = []
 
-    def end(self) -> None:
-        """Finish the current step: apply an injected record fault to what it wrote."""
+    def end(self) -> StepResult:
+        """Finish the current step: apply an injected record fault to what it wrote, and say what
+        the step did (kept as :attr:`last`)."""
+        writes = tuple(e for e in self.log if isinstance(e, Wrote))
         if self.fault is not None and self.fault.step == self.step and self.fault.kind != "skip_write":
-            written = {e[1] for e in self.log if e[0] == "write"}
-            for name in written:
+            for name in {w.tensor for w in writes}:
                 t = self.tensors.get(name)
                 if isinstance(t, DeviceTensor):
                     self._apply_fault(t.record)
+        self.last = StepResult(self.step, self.op, writes, tuple(e for e in self.log if isinstance(e, ReadBack)),
+                               frozenset(self.touched), tuple(self.events))
+        return self.last
 
     def _apply_fault(self, rec: Record) -> None:
         fault = self.fault
@@ -464,7 +471,7 @@ class Runtime:
                 continue
             buffer.write_shards(coords, shards, dst, write)
             sizes.update(dict.fromkeys(coords, size))
-        self.log.append(("write", dev.name, sizes))
+        self.log.append(Wrote(dev.name, sizes))
         dev.buffer.content_step = self.step
         self.touched.add(dev.name)
 

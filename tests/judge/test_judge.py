@@ -27,8 +27,8 @@ def test_a_host_tensor_made_from_data_is_judged_without_views_and_reported_with_
     rt = Runtime(scenario.mesh_shape, get_profile("uniform-by-value"), scenario.folder)
     judge = Judge(scenario.mesh_shape, rt.ops)
     for step in scenario.steps[:2]:
-        execute(rt, step)
-        judge.step(rt.tensors, rt.events, set(step.touched))
+        done = execute(rt, step)
+        judge.step(rt.tensors, list(done.events), set(step.touched))
     assert "src" not in judge.views and judge.found["src"] == []
     reports, _ = judge.result(rt.tensors)
     src = next(t for t in reports if t.name == "src")

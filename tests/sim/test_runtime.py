@@ -293,9 +293,10 @@ def test_to_torch_of_records_in_mixed_dtypes_composes_as_concatenate_promotes():
     assert result.dtype == np.float32 and same_bits(result, expected).all()
 
 
-def test_the_log_holds_the_current_steps_entries_only():
-    # Runtime.log: the runner reads a step's writes and reads for its trace row right after the
-    # step; kept for the run, a copy on a 256x256 mesh added a 65,536-entry dict (2.6 MB) a step
+def test_a_step_says_what_it_wrote_and_read_back_and_the_log_holds_its_own_entries_only():
+    # A step returns a typed StepResult (meshspec/sim/steps.py): the runner builds its trace row
+    # from it; the log behind it is the current step's only (kept for the run, a copy on a 256x256
+    # mesh added a 65,536-entry dict, 2.6 MB, a step)
     steps = [
         {"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 32]}},
         {"from_torch": {"as": "src", "shape": [1, 8, 32, 32], "mesh_mapper": {"shard": 1}}},
@@ -306,9 +307,12 @@ def test_the_log_holds_the_current_steps_entries_only():
     rt = Runtime(scenario.mesh_shape, get_profile("current"), scenario.folder)
     logs = []
     for step in scenario.steps:
-        execute(rt, step)
-        logs.append([(kind, name) for kind, name, _ in rt.log])
+        done = execute(rt, step)
+        assert done is rt.last and (done.index, done.op) == (step.index, step.op)
+        assert len(rt.log) == len(done.writes) + len(done.reads)
+        logs.append([("write", w.tensor) for w in done.writes] + [("read", r.tensor) for r in done.reads])
     assert logs == [[], [], [("write", "dst")], [("write", "dst")], [("write", "dst")], [("read", "dst")]]
+    assert done.reads[0].devices == tuple(T3K) and done.events[0].name == "dst"  # the composition, for the judge
     report = run_steps(steps)  # the trace rows still name what each step wrote and read
     assert [([t.tensor for t in s.written], [t.tensor for t in s.read]) for s in report.steps] == (
         [([], []), ([], [])] + [(["dst"], [])] * 3 + [([], ["dst"])]

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import importlib
 
+from typing import Any
+
 from ...lazy import Lazy
+from ..runtime import Runtime
+from ..steps import TRACE_OPS, StepResult
 from .base import Op, TensorKind, Use
 
 #: Module of meshspec/sim/ops -> the ops it defines, in the order the README lists them.
@@ -63,4 +67,23 @@ def _load(name: str) -> Op:
 #: Op name -> op, in the order the README lists them; a module is imported at its first op's look-up.
 OPS: Lazy[str, Op] = Lazy(_MODULE_OF, _load)
 
-__all__ = ["MODULES", "OPS", "Op", "TensorKind", "Use"]
+
+
+def execute(rt: Runtime, index: int, op: str, args: Any) -> StepResult:
+    """Run step ``index`` (``op`` with its validated ``args``) on ``rt`` and say what it did; the
+    op's error, if it has one, is raised (what it did before is ``rt.last``)."""
+    from .trace import UNTRACEABLE
+
+    rt.begin(index, op)
+    try:
+        OPS[op].run(rt, args)
+        capture = rt.traces.get(rt.capturing) if rt.capturing is not None else None  # (a trace released mid-capture holds nothing)
+        if capture is not None and op not in TRACE_OPS and op not in UNTRACEABLE:
+            name = getattr(args, "as_", None)
+            capture.append((op, args, rt.tensors.get(name) if name else None))
+    finally:
+        result = rt.end()
+    return result
+
+
+__all__ = ["MODULES", "OPS", "Op", "TensorKind", "Use", "execute"]
