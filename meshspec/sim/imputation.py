@@ -1,8 +1,8 @@
 """The default imputation of a device op's output topology, and how each op moves shard dims.
 
-ttnn 0.81.1 gives a device op's output the union of its inputs' labels and keeps the placements
-as they are, whatever the op does to the dims (ttnn/core/device_operation_detail.cpp, PR #29899;
-issue #52331). The functions here say both: :func:`union` is that imputation, and the
+ttnn 0.81.1 gives a device op's output the union of its inputs' labels, taken in argument order, and
+keeps the placements as they are, whatever the op does to the dims (ttnn/core/device_operation_detail.cpp,
+PR #29899; issue #52331). The functions here say both: :func:`union` is that imputation, and the
 ``renumber_*`` functions say where a shard dim really goes when an op moves the dims (the data's
 layout, which the reference profile labels and ``topology_stale`` compares with). Pure functions
 on placements and plain tuples (docs/semantics.md section 12).
@@ -21,33 +21,55 @@ from .placement import Placement, Replicate, Shard, Topology
 
 
 def union(labels: list[Topology], rank: Optional[int] = None) -> Topology:
-    """The default imputation over the inputs' labels (PR #29899): only the inputs of the largest
-    distribution rank count; an axis is the first Shard any of them has there whose dim no earlier
-    axis shards, else Replicate. Dims are compared as written (-1 and 3 differ: the code never
-    normalises them; issue #35362); with a tensor ``rank``, they are normalised first (the reference).
+    """ttnn 0.81.1's default imputation over the inputs' labels, in argument order
+    (``compute_output_placements_and_shape``, ttnn/core/device_operation_detail.cpp @ 0815d3efc;
+    observed in the mock, tests/golden/ttnn_0_81_1_imputation.json):
 
-    >>> a = Topology((2, 4), (Replicate(), Shard(3)), ())
-    >>> b = Topology((2, 4), (Shard(2), Replicate()), ())
-    >>> union([a, b]).placements
-    (Shard(dim=2), Shard(dim=3))
+    1. the distribution rank is the largest among the inputs with a Shard, or the first input's when
+       none has one (a fully replicated input of another rank is left out);
+    2. the inputs of that rank, in order, make the distribution shape (the per-axis maximum of
+       theirs) and the placements: each Shard whose tensor dim no earlier Shard claimed claims that
+       dim for its axis, and takes the axis if nothing holds it yet (else the earlier Shard stays);
+       a Shard of a dim already claimed leaves the axis as it is. Every other axis is Replicate.
+
+    So the order counts: a dim claimed first on one axis is Replicate on any other. Dims are
+    compared as written (-1 and 3 differ: the code never normalises them; issue #35362); with a
+    tensor ``rank`` they are normalised first (the reference). ``coords`` are no part of the rule
+    (launch() gives the output tensor's own; in the mock, the whole mesh): meshspec takes those of
+    the first counted input whose distribution shape is the result's, else the first counted one's.
+
+    >>> col = Topology((2, 4), (Replicate(), Shard(3)), ())
+    >>> row = Topology((2, 4), (Shard(3), Replicate()), ())
+    >>> union([col, row]).placements  # add(col, row): dim 3 is claimed by axis 1 first
+    (Replicate(), Shard(dim=3))
+    >>> union([row, col]).placements  # add(row, col): by axis 0 first
+    (Shard(dim=3), Replicate())
+    >>> union([Topology((2, 4), (Shard(2), Replicate()), ()), Topology((2, 4), (Shard(3), Replicate()), ()),
+    ...        col]).placements  # dim 3 is claimed on axis 0 (which keeps Shard(2)), so axis 1 is Replicate
+    (Shard(dim=2), Replicate())
+    >>> union([Topology((2, 4), (Replicate(), Replicate()), ()), Topology((8,), (Shard(3),), ())])
+    Topology(distribution_shape=(8,), placements=(Shard(dim=3),), coords=())
+    >>> union([Topology((1, 4), (Replicate(), Shard(3)), ()), col]).distribution_shape
+    (2, 4)
     """
-    dist_rank = max(len(t.distribution_shape) for t in labels)
-    top = [t for t in labels if len(t.distribution_shape) == dist_rank]
-    placements: list[Placement] = []
-    used: set[int] = set()
-    for axis in range(dist_rank):
-        shard = None
-        for t in top:
-            p = t.placements[axis]
-            if isinstance(p, Shard):
-                d = p.dim + rank if rank is not None and p.dim < 0 else p.dim
-                if d not in used:
-                    shard = Shard(d)
-                    break
-        if shard is not None:
-            used.add(shard.dim)
-        placements.append(shard or Replicate())
-    return Topology(top[0].distribution_shape, tuple(placements), top[0].coords)
+    sharded = [t for t in labels if any(isinstance(p, Shard) for p in t.placements)]
+    dist_rank = max(len(t.distribution_shape) for t in sharded) if sharded else len(labels[0].distribution_shape)
+    counted = [t for t in labels if len(t.distribution_shape) == dist_rank]
+    shape = tuple(max(n) for n in zip(*(t.distribution_shape for t in counted)))
+    placements: list[Placement] = [Replicate()] * dist_rank
+    claimed: set[int] = set()
+    for t in counted:
+        for axis, p in enumerate(t.placements):
+            if not isinstance(p, Shard):
+                continue
+            d = p.dim + rank if rank is not None and p.dim < 0 else p.dim
+            if d in claimed:
+                continue
+            claimed.add(d)
+            if not isinstance(placements[axis], Shard):
+                placements[axis] = Shard(d)
+    coords = next((t.coords for t in counted if tuple(t.distribution_shape) == shape), counted[0].coords)
+    return Topology(shape, tuple(placements), coords)
 
 
 def dim_index(d: int, rank: int) -> int:
