@@ -139,17 +139,23 @@ def _distribute(shape: Shape, mesh_shape: Shape, placements: tuple[Placement, ..
             f"placements in the config {mapper_config_repr(placements, override)} (give one placement per axis of the "
             "distribution shape)"
         )
+    # Every shard dim is checked for range before any is checked for being unique, and ttnn's
+    # message lists all of them as given: [S(4), S(3)] of a rank-4 tensor is "got dims: {4, 3}"
+    # (ttnn 0.81.1, tests/golden "mappers").
+    given = [p.dim for p in placements if isinstance(p, Shard)]
+    bad = [(axis, p.dim) for axis, p in enumerate(placements) if isinstance(p, Shard) and not -rank <= p.dim < rank]
+    if bad:
+        axis, dim = bad[0]
+        raise TTFatal(
+            f"Invalid dimension index; got dims: {{{', '.join(map(str, given))}}}, tensor dimension: {rank} "
+            f"(Shard(dim={dim}) on axis {axis} is out of range for a rank-{rank} tensor {list(shape)}; dims are "
+            f"0..{rank - 1}, or negative from the end)"
+        )
     seen: dict[int, int] = {}
     norm: list[Placement] = []
     for axis, p in enumerate(placements):
         if isinstance(p, Shard):
             dim = p.dim + rank if p.dim < 0 else p.dim
-            if not 0 <= dim < rank:
-                raise TTFatal(
-                    f"Invalid dimension index; got dims: {{{p.dim}}}, tensor dimension: {rank} (Shard(dim={p.dim}) on "
-                    f"axis {axis} is out of range for a rank-{rank} tensor {list(shape)}; dims are 0..{rank - 1}, or "
-                    "negative from the end)"
-                )
             if dim in seen:
                 raise TTFatal(
                     f"dims must be unique (tensor dim {dim} is sharded on both distribution axes "
@@ -180,17 +186,16 @@ def _distribute(shape: Shape, mesh_shape: Shape, placements: tuple[Placement, ..
                 "than devices is allowed only for a 1-D distribution)"
             )
     if rules.equal_shards:
-        for a in sharded_axes:
-            sizes = [stop - start for start, stop in per_axis[a]]  # type: ignore[misc]
-            if len(set(sizes)) > 1:
-                dim = norm[a].dim  # type: ignore[union-attr]
-                first, short = list(shape), list(shape)
-                first[dim], short[dim] = sizes[0], sizes[-1]
-                raise TTFatal(
-                    f"Shard shape mismatch: expected {ttnn_shape(first, 'Shape')} but got {ttnn_shape(short, 'Shape')} "
-                    f"(dim {dim} of size {shape[dim]} split {dist_shape[a]} ways gives {sizes}; "
-                    "all tensor shards must have the same tensor spec)"
-                )
+        mismatch = first_unequal_shard(shape, norm, per_axis)
+        if mismatch is not None:
+            axis, first, other = mismatch
+            dim = norm[axis].dim  # type: ignore[union-attr]
+            sizes = [stop - start for start, stop in per_axis[axis]]  # type: ignore[misc]
+            raise TTFatal(
+                f"Shard shape mismatch: expected {ttnn_shape(first, 'Shape')} but got {ttnn_shape(other, 'Shape')} "
+                f"(dim {dim} of size {shape[dim]} split {dist_shape[axis]} ways gives {sizes}; "
+                "all tensor shards must have the same tensor spec)"
+            )
 
     # Lay chunks on the distribution shape; replicate along replicated axes.
     populated: list[tuple[Coord, Shape, Shape]] = []
@@ -225,6 +230,34 @@ def _distribute(shape: Shape, mesh_shape: Shape, placements: tuple[Placement, ..
     # The topology keeps the placements as given: ttnn reports PlacementShard(-1), not (rank-1).
     topology = Topology(dist_shape, tuple(placements), tuple(s.coord for s in slots))
     return Distribution(topology, slots)
+
+
+def first_unequal_shard(shape: Shape, placements: list[Placement], per_axis: list) -> tuple[int, Shape, Shape] | None:
+    """The first shard (row-major over the distribution) whose shape differs from the first
+    shard's: ``(axis, first shard's shape, its shape)``, or None when all are equal. ttnn 0.81.1
+    names these two shards' whole shapes, every sharded dim split (tests/golden "mappers").
+
+    Row-major, later axes are faster, so the first unequal shard is at index 0 on every axis but
+    the last axis with unequal chunks, at that axis's first chunk that differs from its first.
+
+    >>> first_unequal_shard((1, 1, 96, 26), [Shard(2), Shard(3)], [chunk_ranges(96, 2), chunk_ranges(26, 4)])
+    (1, (1, 1, 48, 7), (1, 1, 48, 5))
+    """
+    first = list(shape)
+    for p, chunks in zip(placements, per_axis):
+        if isinstance(p, Shard):
+            first[p.dim] = chunks[0][1] - chunks[0][0]
+    for axis in reversed(range(len(placements))):
+        p = placements[axis]
+        if not isinstance(p, Shard):
+            continue
+        sizes = [stop - start for start, stop in per_axis[axis]]
+        other = next((n for n in sizes if n != sizes[0]), None)
+        if other is not None:
+            got = list(first)
+            got[p.dim] = other
+            return axis, tuple(first), tuple(got)
+    return None
 
 
 def anchor(region: Shape, mesh_shape: Shape, offset: Coord | None, submesh: bool) -> Coord:

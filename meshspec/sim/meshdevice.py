@@ -73,6 +73,16 @@ def submesh(parent: MeshDevice, name: str, shape: Shape, offset: Optional[Coord]
     """``parent.create_submesh(MeshShape(shape), offset)``: a rectangle of the parent, no rotation or
     reshape; ttnn 0.81.1's error when it does not fit (tests/golden ``api``)."""
     shape = tuple(shape)
+    if len(shape) != len(parent.shape):  # checked before the offset (observed, tests/golden api "submesh_ranks")
+        raise TTFatal(
+            f"Submesh shape {ttnn_shape(shape)} and mesh device shape {ttnn_shape(parent.shape)} must have the same "
+            "number of dimensions. (a submesh is a rectangle of its parent, written with one size per axis of the parent)"
+        )
+    if offset is not None and len(offset) != len(shape):
+        raise TTFatal(
+            f"Submesh shape {ttnn_shape(shape)} and offset {ttnn_shape(tuple(offset), 'MeshCoordinate')} must have the "
+            "same number of dimensions. (give the offset one coordinate per axis of the parent)"
+        )
     where = (0,) * len(parent.shape) if offset is None else tuple(offset)
     fits = len(shape) == len(parent.shape) and len(where) == len(shape) and all(
         o >= 0 and o + s <= p for s, o, p in zip(shape, where, parent.shape)
@@ -88,9 +98,22 @@ def submesh(parent: MeshDevice, name: str, shape: Shape, offset: Optional[Coord]
 def submeshes(parent: MeshDevice, name: str, shape: Shape) -> list[MeshDevice]:
     """``parent.create_submeshes(MeshShape(shape))``: the parent tiled by ``shape``, row-major."""
     shape = tuple(shape)
-    if len(shape) != len(parent.shape):
-        raise TTFatal(f"Submesh shape {ttnn_shape(shape)} must have the same rank as the mesh {ttnn_shape(parent.shape)}")
-    for d, (p, s) in enumerate(zip(parent.shape, shape)):
+    # Each axis in turn, as far as the longer of the two shapes; one the submesh shape lacks, or one
+    # the parent lacks, is ttnn 0.81.1's index error there (observed on a 2x4 mesh, tests/golden api
+    # "submesh_ranks": (2,) and (2, 4, 1) on 2x4).
+    for d in range(max(len(shape), len(parent.shape))):
+        if d >= len(shape):
+            raise TTFatal(
+                f"ShapeBase[] index out of range. {d} not in [-{max(len(shape), 4)}, {len(shape)}) (the submesh shape "
+                f"{ttnn_shape(shape)} has fewer axes than the mesh {ttnn_shape(parent.shape)}; give one size per axis)"
+            )
+        if d >= len(parent.shape):
+            n = len(parent.shape)
+            raise TTFatal(
+                f"Index out of bounds: {d} not in [-{n}, {n}) (the submesh shape {ttnn_shape(shape)} has more axes "
+                f"than the mesh {ttnn_shape(parent.shape)}; give one size per axis)"
+            )
+        p, s = parent.shape[d], shape[d]
         if s <= 0 or p % s:
             raise TTFatal(f"Shape {ttnn_shape(parent.shape)} is not divisible by submesh shape {ttnn_shape(shape)} along dimension {d}")
     grid = tuple(p // s for p, s in zip(parent.shape, shape))

@@ -9,7 +9,7 @@ Each read-back shard remembers where it came from and what that device really he
 from __future__ import annotations
 
 from ..errors import TTFatal
-from .mesh import Coord, coord_set, ttnn_shape, volume
+from .mesh import Coord, coord_set, ttnn_shape
 from .profiles import Composer
 from .runtime import Runtime, work_bytes
 from .steps import ReadBack
@@ -26,7 +26,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
     recorded = rec.recorded_set
     mesh = rt.mesh_of(dev)
     everyone = dev.devices
-    _check_host_buffer(rec, mesh)
+    buffer_shape = host_buffer_shape(dev, mesh)
     if rt.profile.composer is Composer.LEGACY:
         order = [c for c in everyone if c in recorded]
     else:
@@ -74,19 +74,30 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
             if w is not None:
                 unread[c] = w
     first = next(iter(shards.values())).spec if shards else rec.spec
-    return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread, buffer_shape=mesh.shape)
+    return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread, buffer_shape=buffer_shape)
 
 
-def _check_host_buffer(rec, mesh) -> None:
-    """The host buffer ``cpu()`` fills is shaped like the distribution when it has the mesh's rank,
-    else like the mesh; it is filled from every device of the mesh when the tensor is on all of
-    them, else from its recorded devices. After ``MeshDevice.reshape`` one of those may not fit:
-    ttnn 0.81.1's error (observed, tests/golden ``api`` reshape; both forms)."""
-    dist = tuple(rec.topology.distribution_shape)
-    shape = dist if len(dist) == len(mesh.shape) else tuple(mesh.shape)
-    source = mesh.coords if len(rec.recorded) == mesh.num_devices else rec.recorded
-    if volume(shape) <= mesh.num_devices and coord_set(shape).issuperset(source):  # one C-level pass: every coordinate fits
-        return  # (only for a shape no larger than the mesh: a topology may claim any distribution shape)
+def host_buffer_shape(dev: DeviceTensor, mesh) -> tuple[int, ...]:
+    """The shape of the host buffer ``cpu()`` fills, after checking that every coordinate it is
+    filled from fits it (ttnn 0.81.1: ``cpu()`` in tensor_apis.cpp, ``DeviceStorage::is_uniform_storage``).
+
+    A tensor recorded on as many devices as its mesh has is read as a whole: the buffer has the
+    shape the mesh had when the tensor's buffer was allocated, and is filled from every
+    coordinate of the mesh's shape now. Any other is read from its recorded devices into a
+    buffer of the mesh's shape now. The distribution shape plays no part: a 4x2 distribution on
+    a 2x4 mesh reads back into a 2x4 buffer. Only after ``MeshDevice.reshape`` can a coordinate
+    miss: ttnn's error (observed, tests/golden ``api`` "reshape" and "readback_buffer_shape":
+    allocated on 2x4 and reshaped to 1x8, ``(0,4)`` is out of a 2x4 buffer; on 7 of them, ``(1,0)``
+    is out of a 1x8 one)."""
+    rec = dev.record
+    whole = len(rec.recorded) == mesh.num_devices
+    shape = tuple(dev.buffer.mesh_shape) if whole else tuple(mesh.shape)
+    source = mesh.coords if whole else rec.recorded
+    if coord_set(shape).issuperset(source):  # one C-level pass: every coordinate fits
+        return shape
     for c in source:
-        if len(c) != len(shape) or any(not 0 <= x < n for x, n in zip(c, shape)):
+        if len(c) != len(shape):
+            raise TTFatal(f"Shape and coordinate dimensions do not match: {len(shape)} != {len(c)}")
+        if any(not 0 <= x < n for x, n in zip(c, shape)):
             raise TTFatal(f"Coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for shape {ttnn_shape(shape)}")
+    return shape

@@ -184,6 +184,18 @@ MAPPER_CASES = [
     mapper((2, 4), (1, 1, 32, 256), [S(-1)], (8,)),  # added: negative dim
     mapper((2, 4), (1, 8, 32, 32), [S(4)], (8,)),  # added: dim out of range
     mapper((2, 4), (16,), [S(0)], (8,)),
+    # issue 35: which dims an index error lists, and which two shards a shape mismatch names
+    mapper((2, 4), (1, 1, 96, 26), [S(4), S(3)]),
+    mapper((2, 4), (1, 1, 96, 26), [S(3), S(4)]),
+    mapper((2, 4), (1, 1, 96, 26), [S(4), S(4)]),  # the range check comes before the unique one
+    mapper((2, 4), (1, 1, 96, 26), [S(4), R, S(3)], (2, 2, 2)),
+    mapper((2, 4), (1, 1, 96, 26), [R, S(-5)]),
+    mapper((2, 4), (1, 1, 96, 26), [S(2), S(3)]),  # 48 rows each; 7, 7, 7, 5 columns
+    mapper((2, 4), (1, 3, 96, 26), [S(1), S(2)]),  # 2, 1 channels; 24 rows each
+    mapper((2, 4), (1, 3, 96, 26), [S(3), S(1)], (4, 2)),  # both uneven: the last axis's differs first
+    mapper((2, 4), (1, 3, 5, 7), [S(1), S(2), S(3)], (2, 2, 2)),
+    mapper((2, 4), (3, 5, 96, 26), [S(0), S(1)], (2, 2)),
+    mapper((2, 4), (1, 1, 96, 26), [S(3)], (8,)),  # 4 x 6 and a 2
     # Galaxy 8x4
     mapper((8, 4), (1, 31, 64, 64), [S(1)], (32,)),
     mapper((8, 4), (8, 4, 32, 32), [S(0), S(1)]),  # added
@@ -725,6 +737,63 @@ API_SCENARIOS = [
       compose({"function": "ConcatMeshToTensor", "dim": 1}, src=EIGHT32, block=[1, 1, 32, 32]),
       compose({"function": "ConcatMesh2dToTensor", "mesh_shape": [2, 4], "dims": [0, 1]}, src=EIGHT32,
               block=[1, 1, 32, 32])]),
+    ("mapper_errors", "Mapper and composer errors naming shapes and dims (issue 35): ShardTensor2dMesh over uneven "
+     "and out-of-range dims, the 2-D composers with a dim out of range.",
+     [event("distribute_tensor", out="u1", src=host((1, 1, 96, 26), "float32", mapper="ShardTensor2dMesh",
+                                                    mesh_shape=[2, 4], dims=[2, 3])),
+      event("distribute_tensor", out="u2", src=host((1, 3, 64, 26), "float32", mapper="ShardTensor2dMesh",
+                                                    mesh_shape=[2, 4], dims=[1, 2])),
+      event("distribute_tensor", out="u3", src=host((1, 1, 64, 26), "float32", mapper="ShardTensor2dMesh",
+                                                    mesh_shape=[2, 4], dims=[3, 2])),
+      event("distribute_tensor", out="x1", src=host((1, 1, 96, 26), "float32", mapper="ShardTensor2dMesh",
+                                                    mesh_shape=[2, 4], dims=[4, 3])),
+      event("distribute_tensor", out="x2", src=host((1, 1, 96, 26), "float32", mapper="ShardTensor2dMesh",
+                                                    mesh_shape=[2, 4], dims=[3, 4])),
+      event("distribute_tensor", out="x3", src=host((1, 1, 96, 26), "float32", mapper="ShardTensor2dMesh",
+                                                    mesh_shape=[2, 4], dims=[None, 4])),
+      compose({"function": "ConcatMesh2dToTensor", "mesh_shape": [2, 4], "dims": [4, 3]}, src=X2D),
+      compose(nd([3, 4]), src=X2D),
+      compose(nd([-5, 3]), src=X2D)]),
+    ("submesh_ranks", "create_submesh / create_submeshes with a shape or offset of another rank than the 2x4 mesh.",
+     [submesh("r1", (1, 2, 2)),
+      submesh("r2", (1, 2, 2), (0, 0)),
+      submesh("r3", (4,)),
+      submesh("r4", (2, 4), (0, 0, 0)),
+      submesh("r5", (1, 4), (0,)),
+      submesh("r6", (2, 4, 1)),
+      event("create_submeshes", out="t1", shape=[4]),
+      event("create_submeshes", out="t2", shape=[2]),
+      event("create_submeshes", out="t3", shape=[2, 4, 1]),
+      event("create_submeshes", out="t4", shape=[1, 2, 2]),
+      event("create_submeshes", out="t5", shape=[3, 4, 1])]),
+    ("readback_buffer_shape", "cpu()'s host buffer: a tensor on every device reads into a buffer of the mesh shape its "
+     "buffer was allocated on, from every coordinate of the mesh shape now; any other into one of the mesh shape now, "
+     "from its coordinates. A 4x2 distribution on 2x4 reads back whole; MeshDevice.reshape makes the misses.",
+     [event("to_device", out="a42", src=host((4, 2, 32, 32), mapper="ShardTensor2dMesh", mesh_shape=[4, 2],
+                                              dims=[0, 1])),
+      event("cpu", tensor="a42", out="a42_back"),
+      ALLOCATE, copy(host((4, 2, 32, 32), mapper="ShardTensor2dMesh", mesh_shape=[4, 2], dims=[0, 1])),
+      event("cpu", tensor="dst", out="dst_back"),
+      event("to_device", out="rr42", src=host((1, 1, 32, 32), placements=[R, R], override=(4, 2))),
+      event("cpu", tensor="rr42", out="rr42_back"),
+      event("to_device", out="rs14", src=host((1, 1, 32, 128), placements=[R, S(3)], override=(1, 4))),
+      event("to_device", out="rs23", src=host((1, 6, 32, 32), placements=[R, S(1)], override=(2, 3))),
+      event("reshape", shape=[4, 2]),
+      event("cpu", tensor="a42", out="x1"),
+      event("cpu", tensor="rs14", out="x2"),
+      event("allocate_tensor_on_device", out="n42", **DST),
+      event("cpu", tensor="n42", out="n42_back"),
+      event("reshape", shape=[1, 8]),
+      event("cpu", tensor="a42", out="x3"),
+      event("cpu", tensor="rs14", out="rs14_back"),
+      event("cpu", tensor="rs23", out="x4"),
+      event("cpu", tensor="n42", out="x5"),
+      event("reshape", shape=[8]),
+      event("cpu", tensor="a42", out="x6"),
+      event("cpu", tensor="rs14", out="x7"),
+      event("reshape", shape=[2, 4]),
+      event("cpu", tensor="a42", out="a42_again"),
+      event("cpu", tensor="n42", out="x8")]),
     ("no_composer", "Tensor.to_numpy() / Tensor.to_torch() without a composer: only a one-shard host tensor converts "
      "(to_torch then needs torch); value = the array's shape.",
      [named("eight", EIGHT32),
