@@ -188,3 +188,91 @@ def test_nd_specs_convert_place_and_refuse_as_ttnn_does(row):
         for c in row["cores"]:
             assert got.pop(tuple(c["core"])) == c["pages"], c["core"]
         assert all(not p for p in got.values())
+
+
+# -- writes into a sharded buffer: which ones check the packed size (meshspec/sim/ops/copy.py) -------
+from meshspec.runner import execute  # noqa: E402
+from meshspec.scenario.loader import LoadedStep  # noqa: E402
+from meshspec.sim.ops import OPS  # noqa: E402
+from meshspec.sim.profiles import get_profile  # noqa: E402
+from meshspec.sim.runtime import Runtime  # noqa: E402
+from meshspec.typed import validate  # noqa: E402
+
+WRITES = [c for c in GOLDEN["mesh"] if c["name"] == "to_device_split_row_major_width"]
+
+
+def _memory_config(m: dict) -> dict:
+    return {"memory_layout": m["memory_layout"], "buffer_type": m["buffer_type"],
+            "shard_spec": {"grid": m["grid"], "shape": m["shard_shape"], "orientation": m["orientation"]}}
+
+
+def _write_step(s: dict) -> dict:
+    """A recorded mesh step as the meshspec step it is."""
+    if s["op"] == "host":
+        h = s["host"]
+        step = {"as": s["out"], "shape": h["shape"], "dtype": h["dtype"], "layout": h["layout"]}
+        if h["placements"] is not None:
+            mapper = {"placements": [p if p == "R" else {"shard": p["shard"]} for p in h["placements"]]}
+            if h["mesh_shape_override"] is not None:
+                mapper["mesh_shape_override"] = h["mesh_shape_override"]
+            step["mesh_mapper"] = {"create_mesh_mapper": mapper}
+        return {"from_torch": step}
+    if s["op"] == "to_device":
+        key, op = ("src", "to_device") if s["call"] == "ttnn.to_device" else ("tensor", "to")
+        return {op: {key: s["src"], "as": s["out"], "memory_config": _memory_config(s["memory_config"])}}
+    if s["op"] == "allocate":
+        t = s["tensor"]
+        return {"allocate_tensor_on_device": {"as": s["out"], "shape": t["shape"], "dtype": t["dtype"], "layout": t["layout"],
+                                              "memory_config": _memory_config(t["memory_config"])}}
+    assert s["op"] == "copy", s
+    return {"copy_host_to_device_tensor": {"src": s["src"], "dst": s["dst"]}}
+
+
+@pytest.mark.parametrize("case", WRITES, ids=lambda c: f"{c['system']}-{c['name']}")
+def test_only_a_plain_host_tensor_has_its_packed_size_checked(case):
+    """docs/semantics.md section 11: the packed-size check is ttnn's for one host buffer replicated
+    over the mesh (distributed_tensor_apis.cpp, h2d_as_replicate_tensor_on_1x1_mesh); a mapped host
+    tensor of the same per-device shape goes into the padded buffer."""
+    rt = Runtime(tuple(SYSTEMS[case["system"]].shape), get_profile("current"))
+    for n, s in enumerate(case["steps"]):
+        (op, args), = _write_step(s).items()
+        step = LoadedStep(n, op, validate(OPS[op].args, args), 0)
+        if s["error"]:
+            with pytest.raises(TTFatal) as err:
+                execute(rt, step)
+            assert str(err.value).startswith(s["error"].removeprefix("TT_FATAL: ")), n
+            continue
+        execute(rt, step)
+        got, want = rt.tensors[s.get("out") or s.get("dst")], s["result"]
+        if want["storage"] != "device":
+            continue
+        rec = got.record
+        assert rec.topology.to_json()["distribution_shape"] == want["topology"]["distribution_shape"], n
+        assert [list(c) for c in rec.recorded] == want["device_coords"], n
+        for group in want["device_specs"]:
+            for c in group["coords"]:
+                spec = rec.specs[tuple(c)]
+                assert (list(spec.padded_shape), spec.num_pages) == (group["padded_shape"], group["num_pages"]), (n, c)
+
+
+def test_a_plain_host_tensor_onto_one_device_is_not_checked():
+    """The packed-size check sits on the path that replicates a 1x1 host buffer over a larger mesh
+    (distributed_tensor_apis.cpp: host buffer shape (1,1) and fewer shards than the mesh has
+    devices): on a 1x1 submesh the plain (1,1,64,200) goes in padded to 256 (ttnn 0.81.1 mock: taken
+    on a 1x1 submesh and on an N150, refused on a 1x2 submesh)."""
+    from meshspec.runner import run
+    from meshspec.scenario.loader import parse
+
+    width = ("{memory_layout: width_sharded, buffer_type: l1, shard_spec: {grid: [[[0, 0], [3, 0]]], shape: [64, 64]}}")
+
+    def put(shape):
+        steps = (f"  - create_submesh: {{shape: {shape}, as: s}}\n"
+                 "  - from_torch: {as: h, shape: [1, 1, 64, 200], layout: row_major}\n"
+                 f"  - to_device: {{src: h, as: d, device: s, memory_config: {width}}}\n")
+        return run(parse(f"meshspec: 1\nname: r\nmesh: t3k\nsteps:\n{steps}", Path("r.yaml")), "current").to_json()
+
+    one = put([1, 1])
+    assert one["error"] is None
+    d = next(t for t in one["tensors"] if t["name"] == "d")
+    assert d["devices"][0]["spec"]["padded_shape"] == [1, 1, 64, 256]
+    assert put([1, 2])["error"]["message"].startswith("Host data with total size 25600B does not match expected size 32768B")

@@ -138,7 +138,7 @@ def nd_as_2d(nd: ShardSpec, padded: tuple[int, ...], physical: tuple[int, int], 
     """The 2-D shard spec an ND one means, when there is one (ttnn 0.81.1 converts it in the
     TensorSpec; observed): its leading shard dims all 1, no shard across a leading dim, no more
     shards than cores, and a height (full width), width (full height) or block spec valid for
-    the tensor; else None (it stays ND_SHARDED)."""
+    the tensor (grid_2d: always block); else None (it stays ND_SHARDED)."""
     shape = nd.shape
     lead, (sh, sw) = shape[:-2], shape[-2:] if len(shape) >= 2 else (1, shape[-1])
     if any(d != 1 for d in lead):
@@ -148,13 +148,15 @@ def nd_as_2d(nd: ShardSpec, padded: tuple[int, ...], physical: tuple[int, int], 
     height, width = physical
     if sh > height or sw > width:
         return None
-    if sw == width:
+    if nd.distribution is Distribution.GRID_2D:  # always block: (1,1,64,256) in 64x64 shards on 4 cores too (observed)
+        layout = MemoryLayout.BLOCK_SHARDED
+    elif sw == width:
         layout = MemoryLayout.HEIGHT_SHARDED
     elif sh == height:
         layout = MemoryLayout.WIDTH_SHARDED
     else:
         layout = MemoryLayout.BLOCK_SHARDED
-    candidate = ShardSpec(layout, nd.grid, (sh, sw), nd.orientation, nd_shape=tuple(shape))
+    candidate = ShardSpec(layout, nd.grid, (sh, sw), nd.orientation, nd.distribution, nd_shape=tuple(shape))  # (the buffer checks a grid_2d one)
     if spec_error(candidate, physical, tile) is not None:
         return None
     if nd.distribution is Distribution.GRID_2D or len(shape) > len(padded):
@@ -201,23 +203,31 @@ def nd_shards(nd: ShardSpec, padded: tuple[int, ...], page: tuple[int, int]) -> 
 
 def nd_allocation_error(nd: ShardSpec, padded: tuple[int, ...], page: tuple[int, int]) -> Optional[str]:
     """The real words for an ND spec refused when the buffer is made (buffer_distribution_spec.cpp);
-    a 2-D spec made from an ND one is checked by the ND shape's rank."""
+    a 2-D spec made from an ND one is checked by the ND shape it came from.
+
+    grid_2d is checked first, on the shard shape as given: more than two dims (even leading 1s:
+    (1, 1, 64, 64)), more than one core range, then the shards along the width and along the
+    height, every leading tensor dim folded into the height ((2, 128, 128) in 64x64 shards is 4
+    down), against the grid's columns and rows (swapped for col_major). ttnn 0.81.1, observed:
+    tests/golden sharded ``nd_specs``."""
     rank = len(nd.nd_shape) if nd.nd_shape is not None else len(nd.shape)
-    if rank > len(padded):
-        return f"Tensor shape rank ({len(padded)}) can't be less than shard shape rank ({rank})!"
-    if not nd.is_nd:
-        return None
-    if nd.distribution is Distribution.GRID_2D:
-        per = [d for d in nd.shape[:-2] if d != 1]
-        if per or len(padded) > 2 and any(d != 1 for d in padded[:-2]):
+    if nd.distribution is Distribution.GRID_2D and (nd.is_nd or nd.nd_shape is not None):
+        if rank > 2:
             return "2D grid distribution is only supported for 2D sharding!"
+        if len(nd.grid) != 1:
+            return "2D grid distribution is only supported for one contiguous core grid!"
         (x0, y0), (x1, y1) = nd.grid[0]
-        across = -(-padded[-1] // nd.shape[-1])
-        down = -(-padded[-2] // nd.shape[-2])
+        sh, sw = nd.shape[-2:] if len(nd.shape) >= 2 else (1, nd.shape[-1])
+        across = max(-(-padded[-1] // sw), 1)
+        down = max(-(-math.prod(padded[:-1]) // sh), 1)
+        if nd.orientation is not Orientation.ROW_MAJOR:
+            across, down = down, across
         if across > x1 - x0 + 1:
             return "Number of shards along width must not exceed core grid width!"
         if down > y1 - y0 + 1:
             return "Number of shards along height must not exceed core grid height!"
+    if rank > len(padded):
+        return f"Tensor shape rank ({len(padded)}) can't be less than shard shape rank ({rank})!"
     return None
 
 

@@ -552,6 +552,20 @@ ND_CASES = [
     tensor((1, 1, 64, 64), nd((1, 1, 30, 64), ROW4), note="shard not tile-sized"),
     tensor((64, 64), nd((1, 1, 32, 64), ROW4), note="shard rank above the tensor's"),
     tensor((1, 1, 32, 32), nd((1, 1, 64, 64), ROW4), note="shard bigger than the tensor"),
+    # issue 35: when grid_2d is refused (checked when the buffer is made, before the rank check)
+    tensor((1, 1, 128, 128), nd((1, 1, 64, 64), SQ22, distribution="grid_2d"), note="grid_2d, leading 1s: 4 dims"),
+    tensor((1, 1, 128, 128), nd((1, 64, 64), SQ22, distribution="grid_2d"), note="grid_2d, 3 dims"),
+    tensor((1, 1, 64, 200), nd((1, 64, 64), ROW4, distribution="grid_2d"), layout="row_major", note="grid_2d, 3 dims"),
+    tensor((64, 64), nd((1, 1, 32, 64), ROW4, distribution="grid_2d"), note="grid_2d, shard rank above the tensor's"),
+    tensor((1, 1, 128, 128), nd((64, 64), [rect(0, 0, 1, 0), rect(0, 1, 1, 1)], distribution="grid_2d"),
+           note="grid_2d on two ranges"),
+    tensor((2, 128, 128), nd((64, 64), SQ22, distribution="grid_2d"), note="grid_2d: leading dims fold into the height"),
+    tensor((2, 128, 128), nd((64, 64), [rect(0, 0, 1, 3)], distribution="grid_2d"), note="grid_2d: 4 down on 4 rows"),
+    tensor((2, 64, 64), nd((64, 64), ROW4, distribution="grid_2d"), note="grid_2d: 2 down on 1 row"),
+    tensor((2, 64, 64), nd((64, 64), COL4, distribution="grid_2d"), note="grid_2d: 2 down on 4 rows"),
+    tensor((1, 1, 64, 128), nd((64, 32), COL4, distribution="grid_2d"), note="grid_2d: 4 across on 1 column"),
+    tensor((1, 1, 128, 64), nd((64, 64), SQ22, "col_major", "grid_2d"), note="grid_2d col_major: axes swapped"),
+    tensor((1, 1, 4, 200), nd((64,), ROW4, distribution="grid_2d"), layout="row_major", note="grid_2d, a 1-D shard"),
 ]
 
 
@@ -730,6 +744,25 @@ MESH_CASES = [
       step("host", out="hs", host=host((1, 1, 64, 200), "float32", "row_major",
                                        memory_config=width((64, 64), ROW4))),
       step("to_device", src="hs", memory_config=None, call="Tensor.to", out="b")]),
+    ("to_device_split_row_major_width", "issue 35: the packed-size check is for a plain host tensor only (one host "
+     "buffer replicated over the mesh): ROW_MAJOR width 200 into 64x64 width shards on 4 cores (padded to 256 on "
+     "device) is refused for the plain tensor and taken when the host tensor is mapped, whatever the mapping.",
+     [step("host", out="plain", host=host((1, 1, 64, 200), layout="row_major")),
+      step("to_device", src="plain", memory_config=width((64, 64), ROW4), call="ttnn.to_device", out="p"),
+      step("host", out="split", host=host((1, 1, 64, 1600), layout="row_major", placements=[{"shard": 3}], override=(8,))),
+      step("to_device", src="split", memory_config=width((64, 64), ROW4), call="ttnn.to_device", out="a"),
+      step("to_device", src="split", memory_config=width((64, 64), ROW4), call="Tensor.to", out="b"),
+      step("host", out="rr", host=host((1, 1, 64, 200), layout="row_major", placements=["R", "R"])),
+      step("to_device", src="rr", memory_config=width((64, 64), ROW4), call="ttnn.to_device", out="c"),
+      step("host", out="seven", host=host((1, 7, 64, 200), layout="row_major", placements=[{"shard": 1}], override=(8,))),
+      step("to_device", src="seven", memory_config=width((64, 64), ROW4), call="ttnn.to_device", out="d"),
+      step("host", out="one", host=host((1, 1, 64, 200), layout="row_major", placements=["R"], override=(1,))),
+      step("to_device", src="one", memory_config=width((64, 64), ROW4), call="ttnn.to_device", out="e"),
+      alloc("dst", (1, 1, 64, 200), width((64, 64), ROW4), layout="row_major"),
+      step("copy", src="plain", dst="dst"),
+      step("copy", src="split", dst="dst"),
+      alloc("dst7", (1, 1, 64, 200), width((64, 64), ROW4), layout="row_major"),
+      step("copy", src="seven", dst="dst7")]),
     ("host_with_sharded_config", "ttnn.Tensor(array, dtype, None, layout, mem_config=sharded): bfloat16 and float32; "
      "then to_device without a memory config and Tensor.to.",
      [step("host", out="hb", host=host((1, 1, 96, 64), memory_config=HEIGHT_96)),

@@ -77,19 +77,33 @@ def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord,
         if id(spec) in seen:
             continue
         seen.add(id(spec))
-        packed_size_check(spec, in_memory(spec, buf.memory_config))
-        if spec.page_size != buf.page_size or spec.num_pages > buf.num_pages:
+        laid = in_memory(spec, buf.memory_config)  # the shard as the buffer pages it (a sharded ROW_MAJOR page is a shard-width row)
+        if one_buffer_to_many(host, rt.mesh_of(dev)):
+            packed_size_check(spec, laid)
+        if laid.page_size != buf.page_size or laid.num_pages > buf.num_pages:
             raise TTFatal(
                 f"shard of {host.name} for device {fmt_coord(shards[coords[0]].coord)} is {spec.describe()} "
-                f"({spec.num_pages} pages of {spec.page_size} B); the buffer of {dev.name} has "
+                f"({laid.num_pages} pages of {laid.page_size} B there); the buffer of {dev.name} has "
                 f"{buf.num_pages} pages of {buf.page_size} B"
             )
 
 
+def one_buffer_to_many(host: HostTensor, mesh) -> bool:
+    """Whether a write of ``host`` to ``mesh`` is ttnn's "replicate a 1x1 host buffer over the
+    mesh" path, the only one that checks the packed size (distributed_tensor_apis.cpp,
+    ``h2d_as_replicate_tensor_on_1x1_mesh``): a plain host tensor, onto a mesh of more than one
+    device. A mapped host tensor (even of one shard) and any write to a 1x1 mesh are not checked
+    (observed: (1,1,64,1600) ROW_MAJOR split 8 ways into 64x64 width shards on 4 cores is taken,
+    each device padded to (1,1,64,256); the plain (1,1,64,200) is refused on 2x4 and on a 1x2
+    submesh, taken on a 1x1 submesh; tests/golden sharded ``mesh`` "to_device_split_row_major_width")."""
+    return host.plain and mesh.num_devices > 1
+
+
 def packed_size_check(host: TensorSpec, device: TensorSpec) -> None:
     """The packed host data must be the device buffer's size (tt_metal/impl/tensor/distributed_tensor_apis.cpp:211,
-    ttnn 0.81.1): a plain ROW_MAJOR host tensor put into a width- or block-sharded buffer that pads
-    the width is refused (docs/semantics.md section 11)."""
+    ttnn 0.81.1) when one host buffer is replicated (:func:`one_buffer_to_many`): a plain ROW_MAJOR
+    host tensor put into a width- or block-sharded buffer that pads the width is refused
+    (docs/semantics.md section 11)."""
     if device.shard is not None and host.buffer_bytes != device.buffer_bytes:
         raise TTFatal(f"Host data with total size {host.buffer_bytes}B does not match expected size {device.buffer_bytes}B of device buffer! "
                       f"(the device pads each row to a multiple of the shard width: {list(host.shape)} is {list(device.padded_shape)} there; "

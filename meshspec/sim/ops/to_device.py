@@ -85,10 +85,11 @@ def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDev
     mesh = mesh or rt.root
     shards = rt.shards_to_write(host, mesh)
     specs = {c: s.spec.with_memory(*memory) for c, s in shards.items()}
-    from .copy import packed_size_check
+    from .copy import one_buffer_to_many, packed_size_check
 
-    for c, s in shards.items():
-        packed_size_check(s.spec, specs[c])
+    if one_buffer_to_many(host, mesh):  # one spec: the plain tensor's, on every device
+        c = next(iter(shards))
+        packed_size_check(shards[c].spec, specs[c])
     widest = max(specs.values(), key=lambda s: s.num_pages)
     buffer = rt.new_buffer(widest, mesh)
     topology = rt.written_topology(host, mesh)
