@@ -62,6 +62,7 @@ SECTION_SYSTEMS = {
     "per_core_allocator": ["t3k", "p150"],
     "create_sharded_memory_config": ["t3k"],
     "printed": ["t3k"],
+    "op_outputs": ["t3k"],
 }
 #: Systems whose generic (not grid-derived) error cases are recorded; the grid cases run on every errors system.
 GENERIC_ERROR_SYSTEMS = ("t3k", "p150x8")
@@ -1226,6 +1227,111 @@ def record_printed(system):
     return [{"system": system, "setup": PRINTED_SETUP, "values": rows}]
 
 
+# --- section: op_outputs ---------------------------------------------------------------------------
+
+#: Set-up for every op case, on a fresh 2x4 mesh: x and y are (1,1,128,64) bfloat16 TILE tensors
+#: height-sharded 32x64 on 4 cores (x allocated first, at the top of L1); w a (1,1,64,64) DRAM
+#: interleaved tensor.
+OP_SETUP = [
+    "HS = ttnn.MemoryConfig(ttnn.TensorMemoryLayout.HEIGHT_SHARDED, ttnn.BufferType.L1, ttnn.ShardSpec("
+    "ttnn.CoreRangeSet([ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(3, 0))]), [32, 64], "
+    "ttnn.ShardOrientation.ROW_MAJOR))",
+    "x = ttnn.allocate_tensor_on_device(ttnn.Shape([1, 1, 128, 64]), ttnn.bfloat16, ttnn.TILE_LAYOUT, md, HS)",
+    "y = ttnn.allocate_tensor_on_device(ttnn.Shape([1, 1, 128, 64]), ttnn.bfloat16, ttnn.TILE_LAYOUT, md, HS)",
+    "w = ttnn.allocate_tensor_on_device(ttnn.Shape([1, 1, 64, 64]), ttnn.bfloat16, ttnn.TILE_LAYOUT, md, "
+    "ttnn.DRAM_MEMORY_CONFIG)",
+]
+#: (name, expression) of each op on the set-up's tensors. Device ops build a kernel, which the mock
+#: cannot do: they fail after allocating their output, so the output is read from a graph capture.
+OP_CASES = [
+    ("zeros_sharded", "ttnn.zeros([1, 1, 128, 64], ttnn.bfloat16, ttnn.TILE_LAYOUT, device=md, memory_config=HS)"),
+    ("ones_sharded", "ttnn.ones([1, 1, 128, 64], ttnn.bfloat16, ttnn.TILE_LAYOUT, device=md, memory_config=HS)"),
+    ("full_sharded", "ttnn.full([1, 1, 128, 64], 3.0, ttnn.bfloat16, ttnn.TILE_LAYOUT, device=md, memory_config=HS)"),
+    ("neg", "ttnn.neg(x)"),
+    ("exp", "ttnn.exp(x)"),
+    ("relu", "ttnn.relu(x)"),
+    ("gelu", "ttnn.gelu(x)"),
+    ("typecast", "ttnn.typecast(x, ttnn.float32)"),
+    ("add", "ttnn.add(x, y)"),
+    ("sub", "ttnn.sub(x, y)"),
+    ("mul", "ttnn.mul(x, y)"),
+    ("matmul", "ttnn.matmul(x, w)"),
+    ("sum_last_dim", "ttnn.sum(x, dim=-1)"),
+    ("transpose", "ttnn.transpose(x, -2, -1)"),
+    ("clone", "ttnn.clone(x)"),
+    ("to_layout_row_major", "ttnn.to_layout(x, ttnn.ROW_MAJOR_LAYOUT)"),
+]
+
+
+def graph_buffers(graph):
+    """The buffers a captured call allocated and freed, in order: [op, address, layout, buffer type,
+    size, page size, cores] (op: "allocate" / "deallocate")."""
+    rows = []
+    for node in graph:
+        kind = node.get("node_type")
+        if kind in ("buffer_allocate", "buffer_deallocate"):
+            p = node["params"]
+            rows.append([kind.split("_")[1], int(p["address"]), p["layout"].lower(), p["type"].lower(), int(p["size"]),
+                         int(p["page_size"]), int(p["num_cores"])])
+    return rows
+
+
+def record_op_outputs(system):
+    """Each op on a fresh mesh: its error (device ops cannot build kernels in the mock), the buffers it
+    allocated (from ttnn.graph in NORMAL mode, which records them before the kernel build fails), and
+    the output tensor when it returns one."""
+    graph = ttnn._ttnn.graph
+    rows = []
+    for name_, expression in OP_CASES:
+        md = open_mesh(system)
+        namespace = {"ttnn": ttnn, "md": md}
+        for statement in OP_SETUP:
+            exec(statement, namespace)  # noqa: S102 - the statements are this file's own case data
+        inputs = {k: {"address": namespace[k].buffer_address(),
+                      "memory_config": memory_config_json(namespace[k].memory_config())} for k in ("x", "y", "w")}
+        graph.begin_graph_capture(graph.RunMode.NORMAL)
+        try:
+            out, error = eval(expression, namespace), dict(NO_ERROR)  # noqa: S307
+        except RECORDED_ERRORS as exc:
+            out, error = None, Raised("op", exc).json()
+        buffers = graph_buffers(graph.end_graph_capture())
+        rows.append({"system": system, "name": name_, "setup": OP_SETUP, "inputs": inputs, "expression": expression,
+                     **error, "buffers": buffers, "result": None if out is None else observe(out)})
+        namespace.clear()
+        ttnn.close_mesh_device(md)
+    rows.append(record_reallocate_shared(system))
+    return rows
+
+
+def record_reallocate_shared(system):
+    """reallocate of a tensor on 7 of 8 devices while a second handle (ttnn.Tensor(dst)) holds its buffer."""
+    md = open_mesh(system)
+    spec = ttnn.TensorSpec([1, 1, 32, 32], ttnn.bfloat16, ttnn.TILE_LAYOUT, ttnn.BufferType.DRAM)
+    dst = ttnn.allocate_tensor_on_device(spec, md)
+    seven = make_host(host((1, 7, 32, 32), placements=[{"shard": 1}], override=(8,)), md)
+    ttnn.copy_host_to_device_tensor(seven, dst)
+    alias = ttnn.Tensor(dst)
+    before = observe(dst)
+    graph = ttnn._ttnn.graph
+    graph.begin_graph_capture(graph.RunMode.NORMAL)
+    try:
+        out, error = ttnn.reallocate(dst), dict(NO_ERROR)
+    except RECORDED_ERRORS as exc:
+        out, error = None, Raised("op", exc).json()
+    buffers = graph_buffers(graph.end_graph_capture())
+    row = {"system": system, "name": "reallocate_shared_seven",
+           "setup": ["dst = allocate (1,1,32,32) bfloat16 TILE DRAM on 2x4", "copy (1,7,32,32) [S(1)] over (8) into dst",
+                     "alias = ttnn.Tensor(dst)"],
+           "inputs": {"dst": before}, "expression": "ttnn.reallocate(dst)", **error, "buffers": buffers,
+           "result": None if out is None else observe(out),
+           "dst_after": {"is_allocated": dst.is_allocated(), "address": dst.buffer_address() if dst.is_allocated() else None},
+           "alias_after": {"is_allocated": alias.is_allocated(),
+                           "address": alias.buffer_address() if alias.is_allocated() else None}}
+    del out, alias, dst
+    ttnn.close_mesh_device(md)
+    return row
+
+
 SECTIONS = {
     "systems": record_systems,
     "specs": record_specs,
@@ -1236,6 +1342,7 @@ SECTIONS = {
     "per_core_allocator": record_per_core_allocator,
     "create_sharded_memory_config": record_create_sharded_memory_config,
     "printed": record_printed,
+    "op_outputs": record_op_outputs,
 }
 
 ABOUT_SECTIONS = {
@@ -1288,6 +1395,12 @@ ABOUT_SECTIONS = {
     "printed": "str() and repr() of CoreCoord, CoreRange, CoreRangeSet, ShardSpec, NdShardSpec, MemoryConfig "
                "(constructed, after allocation, after cpu(), constants), enums, to_json(); each expression is "
                "evaluated after the setup statements.",
+    "op_outputs": "Device ops on a height-sharded input (issue 35, for meshspec's op output primitive): each case on "
+                  "a fresh 2x4 mesh after the setup statements; the error (the mock cannot build kernels, so most "
+                  "ops fail after allocating their output), buffers: what the call allocated and freed as captured "
+                  "by ttnn.graph in NORMAL mode, [op, address, layout, buffer type, size, page size, cores], and "
+                  "result: the output tensor when the call returns one (same format as mesh). "
+                  "reallocate_shared_seven: reallocate of a 7-device tensor a second handle holds.",
 }
 
 ABOUT_CONVENTIONS = {
