@@ -299,8 +299,7 @@ _OP_STEPS = {
     "to_layout_row_major": "to_layout: {tensor: x, layout: row_major, as: o}",
 }
 #: Where meshspec's op bodies disagree today; the lead's output primitive flips them (strict xfail).
-_LEAD = {"zeros_sharded", "ones_sharded", "full_sharded", "neg", "exp", "relu", "gelu", "add", "sub", "mul", "matmul",
-         "sum_last_dim", "transpose", "reallocate_shared_seven"}
+_LEAD: set = set()
 _OPS_ROWS = [pytest.param(r, marks=pytest.mark.xfail(strict=True, reason="lead: output primitive")) if r["name"] in _LEAD
              else r for r in GOLDEN["op_outputs"]]
 

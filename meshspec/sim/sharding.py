@@ -24,6 +24,7 @@ fewer, and cores past the last shard hold none, but every core reserves a whole 
 from __future__ import annotations
 
 import enum
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -111,6 +112,36 @@ class ShardSpec:
         if self.is_nd:
             return {"shard_shape": list(self.shape), "grid": grid, "orientation": self.orientation.value, "distribution": self.distribution.value}
         return {"grid": grid, "shape": list(self.shape), "orientation": self.orientation.value}
+
+
+def transposed(shard: ShardSpec) -> Optional[ShardSpec]:
+    """The shard spec of a transpose of the last two dims: a height-sharded (h, w) shard becomes a
+    width-sharded (w, h) one on the same grid, and back (ttnn 0.81.1, observed: a (1,1,128,64)
+    tensor height-sharded 32x64 on 4 cores transposes into a width-sharded one, tests/golden
+    sharded ``op_outputs`` transpose); None for other layouts, whose transposed spec is not known.
+
+    >>> t = transposed(ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (3, 0)),), (32, 64)))
+    >>> t.layout.value, t.shape
+    ('width_sharded', (64, 32))
+    """
+    swap = {MemoryLayout.HEIGHT_SHARDED: MemoryLayout.WIDTH_SHARDED, MemoryLayout.WIDTH_SHARDED: MemoryLayout.HEIGHT_SHARDED}
+    if shard.layout not in swap:
+        return None
+    return dataclasses.replace(shard, layout=swap[shard.layout], shape=(shard.shape[1], shard.shape[0]), nd_shape=None)
+
+
+def narrowed(shard: ShardSpec, width: int) -> Optional[ShardSpec]:
+    """The shard spec of a reduction over the last dim of a height-sharded tensor: each shard keeps
+    its rows and is ``width`` (the output's padded width) wide (ttnn 0.81.1, observed: sum over the
+    last dim of a (1,1,128,64) tensor height-sharded 32x64 on 4 cores allocates 8,192 B
+    height-sharded, tests/golden sharded ``op_outputs`` sum_last_dim); None for other layouts.
+
+    >>> narrowed(ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (3, 0)),), (32, 64)), 32).shape
+    (32, 32)
+    """
+    if shard.layout is not MemoryLayout.HEIGHT_SHARDED:
+        return None
+    return dataclasses.replace(shard, shape=(shard.shape[0], width), nd_shape=None)
 
 
 @functools.lru_cache(maxsize=256)  # a shard's core is looked up in it once per shard

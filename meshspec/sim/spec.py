@@ -270,6 +270,11 @@ class TensorSpec:
                 pass
         return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch)
 
+    def with_shard(self, shape: Shape, shard: ShardSpec) -> "TensorSpec":
+        """This spec for another shape, sharded by ``shard`` (an op's own rule for its output's shard
+        spec: a transpose's turns, meshspec/sim/sharding.py ``transposed``)."""
+        return make_spec(shape, self.dtype, self.layout, self.tile, self.memory, self.arch, shard)
+
     @property
     def memory_config(self) -> tuple[BufferType, Optional[ShardSpec]]:
         return self.memory, self.shard

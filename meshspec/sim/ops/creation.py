@@ -83,7 +83,7 @@ def _fill(rt: Runtime, a: Filled, value: float) -> None:
     if a.device is None:
         rt.bind(a.as_, host)
     else:
-        put(rt, host, a.as_, spec.memory, rt.mesh(a.device))
+        put(rt, host, a.as_, spec.memory_config, rt.mesh(a.device))  # sharded as asked (observed: tests/golden sharded op_outputs)
 
 
 def zeros(rt: Runtime, a: Filled) -> None:

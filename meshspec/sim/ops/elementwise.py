@@ -25,7 +25,8 @@ from ..placement import Partial, Placement, Replicate, Shard, Topology, as_label
 from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..mesh import Shape
-from ..spec import DataType, Layout, make_spec
+from ..sharding import narrowed, transposed
+from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
 from ..imputation import renumber_permute, union
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
@@ -200,7 +201,9 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     if shape is None:
         raise TTFatal(f"The width of the first tensor must be equal to the height of the second tensor ({sx[-1]} != {sy[-2]})")
     s = x.record.spec
-    out_spec = s.with_shape(shape)
+    # memory_config=None gives ttnn.DRAM_MEMORY_CONFIG (ttnn.linear's docstring, 0.81.1; observed for
+    # matmul: tests/golden sharded op_outputs), whatever the inputs' memory
+    out_spec = make_spec(shape, s.dtype, s.layout, s.tile, BufferType.DRAM, s.arch)
     labels = [x.record.topology, y.record.topology]
     lx, ly = x.layout(), y.layout()
     layout = _matmul_layout(lx, ly, len(sx), len(sy)) if lx is not None and ly is not None and not (has_partial(lx) or has_partial(ly)) else None
@@ -281,9 +284,13 @@ def _reduce(fn, summed: bool):
             out = tuple(one(q) for q in p)
             return None if any(q is None for q in out) else out
 
+        def respec(spec: TensorSpec, shape: tuple) -> TensorSpec:  # over the last dim, a height-sharded tensor stays so
+            narrow = narrowed(spec.shard, spec.with_shape(shape).padded_shape[-1]) if spec.shard is not None and dim == rank - 1 else None
+            return spec.with_shard(shape, narrow) if narrow is not None else spec.with_shape(shape)
+
         with np.errstate(all="ignore"):
             per_device(rt, a, a.as_, lambda v: _rounded(fn(v.astype(np.float32), axis=dim, keepdims=a.keepdim), dtype), shape_of, placements,
-                       linear=summed)
+                       linear=summed, respec=respec)
 
     return run
 
@@ -297,8 +304,13 @@ def transpose(rt: Runtime, a: Transpose) -> None:
                           f"(transpose of a rank-{rank} tensor: dim0 {a.dim0}, dim1 {a.dim1})")
     order = list(range(rank))
     order[d0], order[d1] = order[d1], order[d0]
+
+    def respec(spec: TensorSpec, shape: tuple) -> TensorSpec:  # the last two dims swapped: a shard spec turns
+        turned = transposed(spec.shard) if spec.shard is not None and {d0, d1} == {rank - 2, rank - 1} else None
+        return spec.with_shard(shape, turned) if turned is not None else spec.with_shape(shape)
+
     per_device(rt, a, a.as_, lambda v: np.ascontiguousarray(np.transpose(v, order)), lambda s: tuple(s[i] for i in order),
-               lambda p, r: renumber_permute(p, tuple(order)))
+               lambda p, r: renumber_permute(p, tuple(order)), respec=respec)
 
 
 def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
@@ -346,19 +358,23 @@ def clone(rt: Runtime, a: Unary) -> None:
 
 
 def reallocate(rt: Runtime, a: Unary) -> None:
-    """``ttnn.reallocate``: the input is deallocated (unless another handle, a view, holds its
-    buffer) and a new buffer allocated (the lowest free place: where the input was, if nothing
-    lower is free), the data copied into it. Its topology
+    """``ttnn.reallocate``: the input is deallocated and a new buffer allocated (the lowest free
+    place: where the input was, if nothing lower is free), the data copied into it. When another
+    handle (a view, a second tensor on its storage) holds its buffer, the input itself comes back,
+    its address, topology and coords as they were, both handles allocated (observed in the mock:
+    tests/golden sharded op_outputs reallocate_shared_seven). Its topology
     is a fresh allocation's, the mesh's shape with Replicate on each axis: the input's label is lost
     (ttnn 0.81.1, observed in the mock for a tensor already lowest: tests/golden views; a move
     lower needs a kernel the mock cannot run). The reference keeps the data's distribution."""
     src = rt.device(a.tensor)
+    if rt.shares_buffer(src):  # another handle holds its buffer: the tensor as it is, both still allocated (observed in the mock)
+        rt.bind(a.as_, alias(src, a.as_))
+        return
     rec = src.record
     mesh = rt.mesh_of(src)
     held = {c: (spec_c, values, r) for c, spec_c, values, r in each_device(rt, src, a.tensor)}  # read before the input is freed
     real = src.layout()
-    if not rt.shares_buffer(src):  # a view's buffer, held by another handle too, stays (both allocated after, observed in the mock)
-        rt.free(src)
+    rt.free(src)
     exact = rt.profile.op_topology is OpTopology.EXACT
     label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own
     emit(rt, a.as_, mesh, rec.spec, label, {c: shard(c, s, v, rt) for c, (s, v, _) in held.items()},

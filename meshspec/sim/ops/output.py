@@ -173,17 +173,19 @@ def emit(
 
 def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
                placements_of: Callable[[tuple[Placement, ...], int], Optional[tuple[Placement, ...]]], view: bool = False,
-               linear: bool = True) -> None:
+               linear: bool = True, respec: Callable[[TensorSpec, tuple], TensorSpec] = TensorSpec.with_shape) -> None:
     """A device op: each recorded device's output computed from what it holds; the output on the
     same devices, its topology by the era's rule, its data's real distribution kept with it.
     ``view``: no data moves (a size-1 leading dim added or removed): the output is a view on the
     input's buffer, as ttnn 0.81.1's squeeze and unsqueeze are (the same address, observed), and
     deallocating either frees both. ``linear``: the op keeps partial sums partial (a nonlinear
-    one, exp of a partial sum, leaves data no layout describes)."""
+    one, exp of a partial sum, leaves data no layout describes). ``respec(spec, shape)``: the
+    output's spec for an input spec and the output's shape (the input's memory config kept, unless
+    the op has its own rule: a transpose's shard spec turns)."""
     src = rt.device(a.tensor)
     rec = src.record
     spec_in = rec.spec
-    out_spec = spec_in.with_shape(shape_of(tuple(spec_in.shape)))
+    out_spec = respec(spec_in, shape_of(tuple(spec_in.shape)))
     rank = len(spec_in.shape)
     topo = rec.topology
     real = src.layout()  # the data's layout, when an op made the input
@@ -196,13 +198,13 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     made = src.provenance
     claims = moved is not None or (real is None and made is not None and made.claims)
     if view:
-        specs = {c: s.with_shape(shape_of(tuple(s.shape))) for c, s in rec.specs.items()}
+        specs = {c: respec(s, shape_of(tuple(s.shape))) for c, s in rec.specs.items()}
         record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
         rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span,
                                    Provenance(rt.step, rt.op, claims, truth if claims else None)))
         return
     shards, reads = {}, {}
     for c, spec_c, held, r in each_device(rt, src, a.tensor):
-        shards[c] = shard(c, spec_c.with_shape(shape_of(tuple(spec_c.shape))), fn(held) if held is not None else None, rt)
+        shards[c] = shard(c, respec(spec_c, shape_of(tuple(spec_c.shape))), fn(held) if held is not None else None, rt)
         reads[c] = (r,)
     emit(rt, name, rt.mesh_of(src), out_spec, label, shards, reads, claims=claims, layout=truth if claims else None)
