@@ -22,7 +22,8 @@ def explain(name: str) -> str:
     key = name.strip().lower().replace("-", "_")
     if key in Kind._value2member_map_:
         info = KINDS[Kind(key)]
-        return f"{key}\n\nWhat it means\n  {info.what}\n\nHow it arises\n  {info.example}\n\nWhat a fix looks like\n  {info.fix}\n"
+        return (f"{key}\n\nWhat it means\n  {info.what}\n\nHow it arises\n  {info.example}\n\nWhat a fix looks like\n  {info.fix}\n"
+                f"\nWhose error\n  {_whose(info)}\n")
     from .sim.ops import OPS
 
     step = next((op for op in OPS if op.lower().replace("-", "_") == key), None)
@@ -41,11 +42,26 @@ def choices_text() -> str:
 
     width = max(len(k.value) for k in Kind)
     lines = ["finding kinds and device statuses:"]
-    lines += [f"  {k.value:<{width}}  {KINDS[k].meaning}{'' if k.is_finding else ' (a status, not a finding)'}" for k in Kind]
+    lines += [f"  {k.value:<{width}}  {KINDS[k].meaning}{_tag(k)}" for k in Kind]
     width = max(len(n) for n in OPS)
     lines += ["", "steps:"]
     lines += [f"  {name:<{width}}  {op.doc}" for name, op in OPS.items()]
     return "\n".join(lines) + "\n\nmeshspec explain NAME explains one.\n"
+
+
+def _whose(info) -> str:
+    if not info.finding:
+        return "A status, not a finding."
+    if info.user_error:
+        return ("The user's: the program itself is wrong, whatever the runtime records; every profile reports it, "
+                "reference included.")
+    return "The runtime's: a record that lies. The reference profile never reports it (a program that is not wrong gets none)."
+
+
+def _tag(kind: Kind) -> str:
+    if not kind.is_finding:
+        return " (a status, not a finding)"
+    return " (a user error)" if KINDS[kind].user_error else ""
 
 
 def field_words(op) -> list[str]:

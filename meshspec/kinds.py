@@ -27,6 +27,10 @@ stale_input        no        a device op read never-written memory or a device t
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
 shape_mismatch, lost is its status (the one that best explains what a reader will see).
+
+``use_after_free`` is the one *user error* (:attr:`KindInfo.user_error`): the program used a tensor it
+had freed (or freed it twice), and no runtime can record its way out of that. Every other finding is a
+record that lies, which the ``reference`` profile never does.
 """
 
 from __future__ import annotations
@@ -76,6 +80,10 @@ class KindInfo(Frozen):
     what: str
     example: str
     fix: str
+    user_error: bool = False
+    """The user's program is wrong whatever the runtime records (a tensor used after it was freed):
+    no era of the runtime, the ``reference`` profile included, can make it go away. Every other
+    finding is a record that lies, and ``reference`` reports none of those (tests/test_reference_clean.py)."""
 
 
 KINDS: dict[Kind, KindInfo] = {
@@ -192,6 +200,7 @@ KINDS: dict[Kind, KindInfo] = {
         "deallocate(dst) then dst.cpu(): ttnn 0.81.1 crashes (SIGSEGV) in mock mode "
         "(scenarios/use-after-deallocate.yaml).",
         "Keep the tensor alive while it is used, or reallocate it.",
+        user_error=True,
     ),
     Kind.TOPOLOGY_MISMATCH: KindInfo(
         True,
@@ -271,3 +280,5 @@ STATUSES: tuple[Kind, ...] = tuple(k for k in Kind if k.is_status)
 """Device statuses, in their declared order (tables, legends and counts use it)."""
 FINDINGS: tuple[Kind, ...] = tuple(k for k in Kind if k.is_finding)
 """Finding kinds, in their declared order."""
+USER_ERRORS: tuple[Kind, ...] = tuple(k for k in Kind if KINDS[k].user_error)
+"""Finding kinds that are the user's program's fault, not a record's (``meshspec explain`` says so)."""
