@@ -50,6 +50,31 @@ class UseAfterFreeCrash(UseAfterFree, Crash):
     """A use after free the real library does not check: the process dies (SIGSEGV)."""
 
 
+SIGSEGV = "SIGSEGV"
+UNCHECKED = ""
+FREED_USE: dict[str, str] = {
+    **dict.fromkeys(("cpu", "to_torch", "copy_host_to_device_tensor", "copy_device_to_host_tensor", "dump_tensor", "empty_like",
+                     "zeros_like", "concat", "all_gather", "neg", "exp", "relu", "gelu", "to_layout", "untilize", "clone"), SIGSEGV),
+    **dict.fromkeys(("deallocate", "get_device_tensors", "to_device", "to", "reduce_scatter"), UNCHECKED),
+    **dict.fromkeys(("update_tensor_topology", "squeeze", "unsqueeze", "reshape", "view", "reallocate"), "Tensor is not allocated"),
+    **dict.fromkeys(("permute", "slice", "pad", "transpose", "typecast", "to_memory_config"), "Input Tensor is not allocated"),
+    **dict.fromkeys(("add", "sub", "mul"), "Input Tensor {operand} is not allocated"),
+    **dict.fromkeys(("matmul", "linear"), "Operand to matmul must be on device"),
+    **dict.fromkeys(("sum", "max"), "input_tensor.device() == nullptr, No device found, move input_tensor to device"),
+    "combine_device_tensors": "All DeviceStorages must be allocated",
+    "all_reduce": "Mesh device is required for all_reduce operation",
+}
+"""What ttnn 0.81.1 does when an op is given a deallocated tensor, observed in mock mode op by op
+(tests/golden/ttnn_0_81_1_freed.json, recorded by tools/golden/record_freed.py; docs/semantics.md
+section 6): :data:`SIGSEGV`, the process dies; :data:`UNCHECKED`, nothing checks and the call runs
+on the freed buffer; else the first line of ttnn's error (``{operand}``: A or B, the operand that was
+freed). An op not listed was not observed: meshspec stops the run there and claims nothing of ttnn."""
+
+CONTINUES = frozenset({"get_device_tensors", "to_device", "to"})
+"""Unchecked uses meshspec carries on through (they make handles on the freed buffer and read no
+data: their later uses are use after free again); ``deallocate`` twice is the judge's double free."""
+
+
 class Runtime:
     """The state of one simulated run (mutable: the ops change it)."""
 
@@ -123,6 +148,8 @@ class Runtime:
         """Step index -> op name, for every step begun."""
         self.step = -1
         """The step being executed."""
+        self.args: object = None
+        """Its typed arguments (which operand a freed tensor is, for ttnn's words)."""
         self.touched: set[str] = set()
         """Names the current step bound, wrote, read or freed."""
         self._buffers = 0
@@ -131,9 +158,10 @@ class Runtime:
         holding the runtime, which a finalizer holding a bound method would keep alive)."""
 
     # -- steps ---------------------------------------------------------------------------------
-    def begin(self, index: int, op: str) -> None:
-        """Start step ``index`` (op ``op``)."""
+    def begin(self, index: int, op: str, args: object = None) -> None:
+        """Start step ``index`` (op ``op``, its typed ``args``)."""
         self.step = index
+        self.args = args
         self.ops[index] = op
         self.touched = set()
         self.log = []
@@ -239,16 +267,28 @@ class Runtime:
             raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
         self.touched.add(name)
         if t.freed_step is not None:
-            # ttnn 0.81.1 crashes (SIGSEGV) on cpu() or a copy into a deallocated tensor (tests/golden).
-            why = f"{freed_by(t)}; {self.op} uses it after free"
-            if refused:
-                msg = f"{refused}; {why}"
-                self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
-                raise UseAfterFree(msg)
-            msg = f"{why} (the real library crashes here)"
-            self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
-            raise UseAfterFreeCrash(msg, "SIGSEGV")
+            self._freed_use(name, refused or FREED_USE.get(self.op))
         return t
+
+    def _freed_use(self, name: str, seen: Optional[str]) -> None:
+        """A use of the freed tensor ``name``, as ttnn 0.81.1 answers it (:data:`FREED_USE`): its
+        error, its crash, or (unchecked) nothing; always a use_after_free event for the judge."""
+        why = f"{freed_by(self.item(name))}; {self.op} uses it after free"
+        if seen == SIGSEGV:
+            msg = f"{why} (ttnn 0.81.1 crashes here: SIGSEGV, observed in mock mode)"
+        elif seen == UNCHECKED:
+            msg = f"{why} (ttnn 0.81.1 does not check it and runs on the freed buffer, observed in mock mode)"
+        elif seen is None:
+            msg = f"{why} (meshspec stops the run here; what ttnn 0.81.1 does with a freed tensor in {self.op} was not observed)"
+        else:
+            operand = "B" if getattr(self.args, "b", None) == name and getattr(self.args, "a", None) != name else "A"
+            msg = f"{seen.format(operand=operand)}; {why}"
+        self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
+        if seen == SIGSEGV:
+            raise UseAfterFreeCrash(msg, SIGSEGV)
+        if seen == UNCHECKED and self.op in CONTINUES:
+            return
+        raise UseAfterFree(msg)
 
     def host(self, name: str) -> HostTensor:
         t = self.item(name)

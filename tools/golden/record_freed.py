@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Record what ttnn 0.81.1 does when a deallocated mesh tensor is used, op by op, for
 tests/golden/ttnn_0_81_1_freed.json (read by tests/test_golden_freed.py; facts in docs/semantics.md
-section 9, "Using a deallocated tensor").
+section 9, "Using a deallocated tensor"). ``to_torch`` needs torch, which the mock's Python 3.10
+lacks: its case is the call it makes first on a device tensor, ``ttnn.from_device(tensor)``
+(ttnn/operations/core.py of the 0.81.1 wheel).
 
 Each case runs in a child process twice: on a live tensor (the control: in mock mode an op that needs
 a kernel fails for that reason) and on the same tensor after ``ttnn.deallocate``. The outcome of the
@@ -30,15 +32,15 @@ os.environ.setdefault("TT_LOGGER_LEVEL", "FATAL")
 OUT = Path(__file__).resolve().parents[2] / "tests" / "golden" / "ttnn_0_81_1_freed.json"
 
 # meshspec op -> the ttnn call on t (a (1, 8, 32, 32) bfloat16 TILE tensor, [R, S(1)] on a 2x4 T3K: each
-# device holds (1, 2, 32, 32)), h (its host tensor) and md (the mesh device)
+# device holds (1, 2, 32, 32)), h (its host tensor), u (a live copy of t) and md (the mesh device)
 CASES = {
     "cpu": "t.cpu()",
-    "to_torch": "ttnn.to_torch(t, mesh_composer=ttnn.concat_mesh_to_tensor_composer(md, 1))",
+    "to_torch": "ttnn.from_device(t)",
     "copy_host_to_device_tensor": "ttnn.copy_host_to_device_tensor(h, t)",
     "copy_device_to_host_tensor": "ttnn.copy_device_to_host_tensor(t, ttnn.allocate_tensor_on_host(t.spec, md))",
     "deallocate": "ttnn.deallocate(t)",
     "get_device_tensors": "ttnn.get_device_tensors(t)",
-    "combine_device_tensors": "ttnn.combine_device_tensors([t])",
+    "combine_device_tensors": "ttnn.combine_device_tensors(tensors=ttnn.get_device_tensors(t))",
     "update_tensor_topology": "t.update_tensor_topology(t.tensor_topology())",
     "to_device": "ttnn.to_device(t, md)",
     "to": "t.to(md)",
@@ -61,6 +63,7 @@ CASES = {
     "relu": "ttnn.relu(t)",
     "gelu": "ttnn.gelu(t)",
     "add": "ttnn.add(t, t)",
+    "add (b freed)": "ttnn.add(u, t)",
     "sub": "ttnn.sub(t, t)",
     "mul": "ttnn.mul(t, t)",
     "matmul": "ttnn.matmul(t, t)",
@@ -86,10 +89,11 @@ def child(call: str, free: bool) -> None:
     mapper = ttnn.create_mesh_mapper(md, ttnn.MeshMapperConfig([ttnn.PlacementReplicate(), ttnn.PlacementShard(1)]))
     h = ttnn.distribute_tensor(host, mapper, None)
     t = ttnn.to_device(h, md)
+    u = ttnn.to_device(h, md)  # a live second operand
     if free:
         ttnn.deallocate(t)
     print("READY", flush=True)
-    eval(call, {"ttnn": ttnn, "t": t, "h": h, "md": md})
+    eval(call, {"ttnn": ttnn, "t": t, "u": u, "h": h, "md": md})
     print("RETURNED", flush=True)
 
 

@@ -74,7 +74,7 @@ def execute(rt: Runtime, index: int, op: str, args: Any) -> StepResult:
     op's error, if it has one, is raised (what it did before is ``rt.last``)."""
     from .trace import UNTRACEABLE
 
-    rt.begin(index, op)
+    rt.begin(index, op, args)
     try:
         OPS[op].run(rt, args)
         capture = rt.traces.get(rt.capturing) if rt.capturing is not None else None  # (a trace released mid-capture holds nothing)
