@@ -47,13 +47,13 @@ class Composition(Frozen):
     grid: Shape = ()
 
 
-def no_composer_error(mesh_shape: Shape) -> TTFatal:
+def no_composer_error(mesh_shape: Shape, hint: str = "") -> TTFatal:
     """ttnn 0.81.1's error for a multi-shard tensor read back without a composer
     (``ttnn/cpp/ttnn-nanobind/pytensor.cpp``; observed, tests/golden ``no_composer``)."""
     return TTFatal(
         f"Can't convert a tensor distributed on {ttnn_shape(mesh_shape)} mesh to row-major logical tensor. "
-        "Supply a mesh composer to concatenate multi-device shards. (give to_torch a mesh_composer, e.g. {concat: 0}: "
-        "ttnn 0.81.1 counts host shards, so a replicated tensor needs one too)"
+        "Supply a mesh composer to concatenate multi-device shards. "
+        + (hint or "(give to_torch a mesh_composer, e.g. {concat: 0}: ttnn 0.81.1 counts host shards, so a replicated tensor needs one too)")
     )
 
 
@@ -72,6 +72,10 @@ def compose(
     """
     shards = host.shards
     present = sorted(shards)
+    if not present and dims is None:
+        # no shard is not one: ttnn's check is buffers.size() == 1 (pytensor.cpp), its words for none too
+        raise no_composer_error(mesh_shape, f"({host.read_from or host.name} has no shard: {host.read_from or host.name} "
+                                            "records no device, so cpu() read nothing back; write it before reading it)")
     if not present:
         raise TTFatal(
             f"{host.read_from or host.name} has no recorded device to read back (0 shards); "

@@ -1,4 +1,10 @@
-"""``t.cpu()``: read a device tensor back into a host tensor (see meshspec/sim/readback.py)."""
+"""``t.cpu()``: read a device tensor back into a host tensor (see meshspec/sim/readback.py).
+
+A tensor that records no device reads back as a host tensor with no shard, and no error: ttnn 0.81.1's
+``to_host_mesh_tensor`` (ttnn/core/tensor/tensor_impl.cpp) makes a host buffer of the mesh's shape and
+fills the coordinates its storage lists, none here. What fails is composing it: ``to_torch`` with no
+composer is ttnn's ``buffers.size() == 1`` check, its words (docs/semantics.md section 5).
+"""
 
 
 from ..readback import read
