@@ -21,7 +21,7 @@ data_mismatch      no        a read-back value differs from what was written
 use_after_free     no        a deallocated tensor was used
 topology_mismatch  no        the tensor's topology disagrees with the devices or shards it records
 phantom_cores      no        a sharded spec's grid claims cores that hold no page of the tensor
-topology_stale     no        after a device op, the topology says another distribution than the data has
+topology_stale     no        after a device op (or a topology set by hand), the topology says another distribution than the data has
 stale_input        no        a device op read never-written memory or a device that held no current data, and wrote what it read
 =================  ========  ==========================================================================
 
@@ -249,11 +249,13 @@ KINDS: dict[Kind, KindInfo] = {
     Kind.TOPOLOGY_STALE: KindInfo(
         True,
         False,
-        "after a device op, the tensor's topology says another distribution than its data has",
+        "after a device op (or a topology set by hand), the tensor's topology says another distribution than its data has",
         "A device op's output took its inputs' placements (ttnn's default imputation) although the op moved "
         "the dims or the data: a Shard on a dim the tensor no longer has, on a dim that moved, or on an axis "
         "whose devices now hold the same data. Whatever reads the topology (a composer derived from it, "
-        "models/common/auto_compose.py, a later op's imputation) then puts the data in the wrong place.",
+        "models/common/auto_compose.py, a later op's imputation) then puts the data in the wrong place. A "
+        "topology set by hand with update_tensor_topology is judged the same way: the data's devices listed in "
+        "another order put each shard at another's place.",
         "ttnn.squeeze(t, 0) of a tensor sharded on dim 3 keeps PlacementShard(3) on a rank-3 tensor; "
         "ttnn.permute keeps Shard(3) on a dim that moved (issue #52331; scenarios/squeeze-permute-topology.yaml).",
         "Give the op a compute_output_topologies that renumbers the placements, or update_tensor_topology "

@@ -407,7 +407,11 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
                "of the tensor, which no data can be")
         return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
     if _labels(topo, rank) == _labels(as_label(truth), rank):
-        return []  # a partial axis labelled Replicate: the nearest label ttnn has (the reference's)
+        moved = _reordered(topo, truth)
+        if moved is None:
+            return []  # a partial axis labelled Replicate: the nearest label ttnn has (the reference's)
+        why = f"after {op} its topology says {ttnn_placements(topo.placements)} on the same devices as its data, in another order: {moved}"
+        return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
     out_of_range = [p for p in topo.placements if isinstance(p, Shard) and not -rank <= p.dim < rank]
     why = (f"after {op} its topology says {ttnn_placements(topo.placements)}, but its data is laid out as "
            f"{ttnn_placements(truth.placements)}")
@@ -416,6 +420,20 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
     if twice:
         why += f" (two mesh axes shard dim {twice[0]})"
     return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
+
+
+def _reordered(topo, truth) -> Optional[str]:
+    """Where a sharded label lists the data's devices in another order (the same devices: which
+    shard is where is what it gets wrong), e.g. ``update_tensor_topology`` given the coordinates
+    reversed; None when the order is the data's, or when no axis shards (a replica is on every
+    listed device whatever the order)."""
+    if topo.coords == truth.coords or set(topo.coords) != set(truth.coords):
+        return None
+    if not any(isinstance(p, Shard) for p in topo.placements):
+        return None
+    i = next(i for i, (a, b) in enumerate(zip(topo.coords, truth.coords)) if a != b)
+    return (f"position {i} of its distribution {ttnn_shape(topo.distribution_shape)} is on {fmt_coord(truth.coords[i])}, "
+            f"the topology says {fmt_coord(topo.coords[i])} (a reader that follows the topology puts that shard in the wrong place)")
 
 
 def _labels(topo, rank: int) -> tuple:
