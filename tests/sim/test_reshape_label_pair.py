@@ -1,0 +1,51 @@
+"""The reshape view's topology_stale appears in one case and not in an equivalent one (issue 35, list
+item 4; docs/semantics.md section 12, "A reshape's or view's layout").
+
+A (1, 64, 32, 64) tensor sharded on dim 1 over a T3K's 8 devices holds (1, 8, 32, 64) on each. Both
+reshapes below are views in TILE layout (the last two dims stay) and both move the sharded dim; ttnn
+0.81.1 keeps the label ``PlacementShard(1)`` for both (the default imputation, PR #29899):
+
+- to (8, 32, 64): the sharded dim becomes dim 0, the data is ``Shard(0)``, and meshspec reports the
+  kept ``Shard(1)`` as topology_stale;
+- to (2, 4, 32, 64): the sharded dim is split in two, each device's 8 rows become 2 x 4, and no
+  placement describes the data (composing along dim 1 interleaves the devices' rows); the label
+  ``Shard(1)`` lies as much, and meshspec says nothing.
+
+Diagnosis (for the lead, views.per_device): ``placements_of`` (renumber_reshape) returns None when the
+reshape splits or merges the sharded dim with another, and then
+``judged = (truth, step, op) if moved is not None or (real is None and rec.truth is not None) else None``
+is None: the output carries no ``Record.truth``, so the judge has no layout to compare the label with,
+and ``Record.layout()`` hands the stale label to every later op as if it were the data's layout (the
+reference even labels the output with it: ``truth`` falls back to ``real.placements`` unchanged). The
+fix: when ``real`` is not None, has a Shard, and ``moved`` is None, set the output's truth to
+``(None, rt.step, rt.op)`` (no layout describes the data) and its ``dishonest`` reason ("reshape
+(1, 8, 32, 64) -> (2, 4, 32, 64) splits the sharded dim 1: no placement describes the data"), so the
+label is topology_stale in every profile that keeps a Shard there, as the (8, 32, 64) case is; the
+reference's label has no honest choice either (a profile rule to refuse such a reshape, or Replicate
+with the finding, is the lead's call).
+"""
+
+import pytest
+from conftest import run_steps
+
+MAKE = [{"from_torch": {"as": "h", "shape": [1, 64, 32, 64], "mesh_mapper": {"shard": 1}}}, {"to_device": {"src": "h", "as": "x"}}]
+
+
+def _stale(shape, op="reshape"):
+    report = run_steps([*MAKE, {op: {"tensor": "x", "shape": shape, "as": "y"}}], "current")
+    assert report.error is None
+    return [f for f in report.findings if f.tensor == "y" and f.kind.value == "topology_stale"]
+
+
+@pytest.mark.parametrize("op", ["reshape", "view"])
+def test_a_reshape_that_moves_the_sharded_dim_keeps_a_stale_label(op):
+    [finding] = _stale([8, 32, 64], op)
+    assert "laid out as [PlacementShard(0)]" in finding.message
+
+
+@pytest.mark.xfail(strict=True, reason="lead: output primitive (views.per_device's judged is None when renumber_reshape "
+                                       "finds no placement; see the module docstring)")
+@pytest.mark.parametrize("op", ["reshape", "view"])
+def test_a_reshape_that_splits_the_sharded_dim_keeps_a_stale_label_too(op):
+    [finding] = _stale([2, 4, 32, 64], op)
+    assert finding.op == op
