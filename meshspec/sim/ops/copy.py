@@ -39,6 +39,13 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
     everyone = mesh.coords
     full = set(written) == set(everyone)
     topology = rt.written_topology(host, mesh)
+    # the record now describes the copy's data: the layout of the op that made dst (its provenance's)
+    # and what the judge drew from it no longer do (a neg output filled by a sharded copy was reported
+    # as a stale [S(2)] at the neg); what the op read stays what it read. A view of dst keeps its own
+    # record and provenance: its label is still the view's.
+    made = dev.provenance
+    if made is not None and made.claims:
+        dev.provenance = made.replace(claims=False, layout=None, dishonest=None, gathered_padding=None)
     if rule is CopyRecord.CURRENT:
         rec.topology = topology
         if host.plain:
