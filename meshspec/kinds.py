@@ -23,6 +23,7 @@ topology_mismatch  no        the tensor's topology disagrees with the devices or
 phantom_cores      no        a sharded spec's grid claims cores that hold no page of the tensor
 topology_stale     no        after a device op (or a topology set by hand), the topology says another distribution than the data has
 stale_input        no        a device op read never-written memory or a device that held no current data, and wrote what it read
+uninitialized_read no        a device op computed from a tensor's own devices before anything was written there (user error)
 =================  ========  ==========================================================================
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
@@ -56,6 +57,7 @@ class Kind(str, enum.Enum):
     PHANTOM_CORES = "phantom_cores"
     TOPOLOGY_STALE = "topology_stale"
     STALE_INPUT = "stale_input"
+    UNINITIALIZED_READ = "uninitialized_read"
     PADDING_GATHERED = "padding_gathered"
 
     def __str__(self) -> str:
@@ -245,6 +247,19 @@ KINDS: dict[Kind, KindInfo] = {
         "each decode step, hands every device (1,3)'s never-written bytes (scenarios/traced-decode-seed.yaml).",
         "Fix the source's record (or the copy that left it stale); gather only devices the data is on "
         "(a submesh of them, or a tensor put on every device of the mesh).",
+    ),
+    Kind.UNINITIALIZED_READ: KindInfo(
+        True,
+        False,
+        "a device op computed from a tensor's own devices before anything was written there (user error)",
+        "A device op read pages of its input that were never written since allocation, on a device the "
+        "input's own topology lists and no record lie explains (the device is not stale: nothing was ever "
+        "meant to be there yet). The program used the tensor before filling it, as reading torch.empty "
+        "would: whatever the runtime records, the values are whatever the memory held. A user error, so "
+        "the reference profile reports it too.",
+        "allocate_tensor_on_device(t), then neg(t) before any copy into t.",
+        "Write the tensor (copy_host_to_device_tensor, a fill) before an op reads it.",
+        user_error=True,
     ),
     Kind.TOPOLOGY_STALE: KindInfo(
         True,

@@ -62,15 +62,6 @@ LEAD_VIEW_RECORD = (
     "reference the view's record must follow its storage's (one record per buffer, the view's shape derived "
     "from it), as the topology does when the handles share it."
 )
-LEAD_CCL_COORDS = (
-    "lead: output primitive. collectives._collective records the output on every device of the mesh "
-    "(out.record.recorded = mesh.coords: ttnn's CCLs take their devices from the mesh, issue #31845) but "
-    "labels it with the input's topology, built over the input's coordinates only: an input on fewer "
-    "devices than the mesh gives an output whose topology lists fewer devices than it records "
-    "(topology_mismatch, and every op made from it inherits the label). Under reference the label's "
-    "coordinates must be the devices the output records; reading a device the input never wrote is item 1's "
-    "stale_input."
-)
 INTENT = (
     "item 4 (intent, another helper): to_torch composes along another dim than the mapper's (the hunt draws "
     "the composer's dim at random); every shard is read once and lands elsewhere, which is reported as a "
@@ -111,10 +102,8 @@ TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
 
 #: Hunt programs reference does not keep clean yet: example -> diagnosis.
 HUNT_KNOWN: dict[int, str] = {
-    **dict.fromkeys((6, 8, 25, 50, 104, 174, 180, 290), LEAD_CCL_COORDS),
     **dict.fromkeys((7, 128, 129, 176, 223, 241, 255), LEAD_VIEW_RECORD),
-    **dict.fromkeys((95, 102, 106, 233, 235, 269, 272), INTENT),
-    150: f"{LEAD_CCL_COORDS}; and {INTENT}",
+    **dict.fromkeys((95, 102, 106, 150, 233, 235, 269, 272), INTENT),
 }
 
 

@@ -264,14 +264,21 @@ def _taint(host: HostTensor, used: tuple[Coord, ...]) -> Optional[tuple]:
     return first.status, detail, first.record_step, where_from
 
 
-def _bad_read(r: Read) -> Optional[str]:
-    """What was wrong with what a read got, as a clause ("which was stale then"; None: it read
-    the input's current content, every page of it written). Never-written pages first: whatever
-    the record claims of that device, the op computed from memory nobody wrote since allocation.
+def _bad_read(r: Read) -> Optional[tuple[Kind, str]]:
+    """What was wrong with what a read got (None: it read the input's current content, every page
+    of it written), as a finding kind and a clause ("which was stale then").
 
-    >>> _bad_read(Read("x", (1, 0), 4, 4, False, None, None, 0, True, None))
+    - the device was stale, partial or without a spec (a record that lies), or the read took
+      never-written pages from a device the input's topology does not list (a collective over
+      the mesh: tt-metal issue #31845): **stale_input**, the runtime's doing;
+    - it took never-written pages from a device the input's topology lists and no record lie
+      explains: the program used the tensor before writing it, **uninitialized_read**, a user error.
+
+    >>> _bad_read(Read("x", (1, 0), 4, 4, False, None, None, 0, True, None, listed=False))[1]
     'which had never been written since allocation (its record does not list that device)'
     """
+    status = _status(r.recorded, r.spec, r.written_spec, r.content_bytes, r.has_content)
+    lie = status in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC)
     if r.unwritten:
         what = ("which had never been written since allocation" if r.unwritten == r.pages
                 else f"{r.unwritten} of whose {r.pages} pages read had never been written since allocation")
@@ -279,10 +286,11 @@ def _bad_read(r: Read) -> Optional[str]:
             what += " (its record does not list that device)"
         elif r.spec is None:
             what += " (its record keeps no spec for that device)"
-        return what
-    status = _status(r.recorded, r.spec, r.written_spec, r.content_bytes, r.has_content)
-    if status in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC):
-        return f"which was {status.value} then"
+        elif lie:
+            what += f" (the device was {status.value} then)"
+        return (Kind.STALE_INPUT if lie or not r.listed else Kind.UNINITIALIZED_READ), what
+    if lie:
+        return Kind.STALE_INPUT, f"which was {status.value} then"
     return None
 
 
@@ -606,17 +614,20 @@ class Judge:
             for c, reads in made.reads.items():
                 key = id(reads)
                 if key not in first:
-                    first[key] = next((r for r in reads if _bad_read(r) is not None), None)
+                    bad = [(r, _bad_read(r)) for r in reads]
+                    # the runtime's lie first (a group read some devices a record lies about, others never written)
+                    first[key] = next((r for r, b in bad if b is not None and b[0] is Kind.STALE_INPUT),
+                                      next((r for r, b in bad if b is not None), None))
                 r = first[key]
                 if r is not None:
-                    memo.append((c, r))
+                    memo.append((c, r, *_bad_read(r)))
             self._tainted[t] = (made, memo)
         out = []
-        for c, r in memo:
+        for c, r, kind, what in memo:
             step, op = self._taint_since.setdefault((name, c, r.tensor, r.device), (made.step, made.op))
-            out.append(Finding(Kind.STALE_INPUT, name, c, step, op,
+            out.append(Finding(kind, name, c, step, op,
                                f"{name} {fmt_coord(c)}: {op} at step {step} read {r.tensor} {fmt_coord(r.device)}, "
-                               f"{_bad_read(r)}, and wrote what it read here"))
+                               f"{what}, and wrote what it read here"))
         return out
 
     def _phantom(self, name: str, t: Tensor) -> list[Finding]:

@@ -146,14 +146,16 @@ class Read:
     status is made of (meshspec/judge/findings.py ``_status``): whether the record claimed the
     device, its per-device spec, the spec and size of the write holding the current content (None:
     the current content never reached the device), whether the tensor had any content, and the
-    step of the device's last write (current or superseded; None: never written).
+    step of the device's last write (current or superseded; None: never written), and whether the
+    input's topology lists the device at all.
     """
 
     __slots__ = ("tensor", "device", "pages", "unwritten", "recorded", "spec", "written_spec", "content_bytes", "has_content",
-                 "last_step")
+                 "last_step", "listed")
 
     def __init__(self, tensor: str, device: Coord, pages: int, unwritten: int, recorded: bool, spec: Optional[TensorSpec],
-                 written_spec: Optional[TensorSpec], content_bytes: int, has_content: bool, last_step: Optional[int]) -> None:
+                 written_spec: Optional[TensorSpec], content_bytes: int, has_content: bool, last_step: Optional[int],
+                 listed: bool = True) -> None:
         self.tensor = tensor
         self.device = device
         self.pages = pages
@@ -164,6 +166,8 @@ class Read:
         self.content_bytes = content_bytes
         self.has_content = has_content
         self.last_step = last_step
+        self.listed = listed
+        """Whether the input's topology lists the device (a collective reads devices it does not)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if hasattr(self, name):

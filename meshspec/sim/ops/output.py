@@ -107,7 +107,8 @@ def fact(t: DeviceTensor, name: str, c: Coord, spec: TensorSpec) -> Read:
     current = last if last is not None and last.step == content else None
     rec = t.record
     return Read(name, c, n, n - done, c in rec.recorded_set, rec.specs.get(c), current.spec if current is not None else None,
-                current.content_bytes if current is not None else 0, content is not None, last.step if last is not None else None)
+                current.content_bytes if current is not None else 0, content is not None, last.step if last is not None else None,
+                c in rec.topology.coord_set())
 
 
 def read(rt: Runtime, t: DeviceTensor, name: str, c: Coord, spec: Optional[TensorSpec] = None) -> tuple[Optional[np.ndarray], Read]:
