@@ -865,13 +865,33 @@ def _readback_difference(shard: HostShard, origin: ReadOrigin) -> str:
 
 def _source_tensor(host: HostTensor, shard: HostShard) -> Optional[HostTensor]:
     """The from_torch tensor a shard holds a slice of: ``host`` itself when it was made by a
-    mapper, the host tensor that was written for a shard read back from a device."""
+    mapper, the host tensor that was written for a shard read back from a device, when the
+    device got that tensor's own shard (:func:`_sent`)."""
     if host.shape is not None:
         return host
-    if shard.origin is not None and shard.origin.write is not None:
-        src = shard.origin.write.host
-        return src if isinstance(src, HostTensor) and src.shape is not None else None
+    origin = shard.origin
+    if origin is not None and origin.write is not None:
+        src = origin.write.host
+        return src if isinstance(src, HostTensor) and src.shape is not None and _sent(src, origin.write, origin.coord) else None
     return None
+
+
+def _sent(src: HostTensor, write: Write, coord: Coord) -> bool:
+    """Whether the shard ``write`` put on ``coord`` is one of ``src``'s: the shard itself (a
+    mapped tensor's), or its one shard's values (a plain tensor, replicated). A device op's output
+    is written with a stand-in host tensor named after the op (``out.a``), holding none of what
+    each device got: its shards were computed on the devices, so it is no source to compare a
+    composition with (an ``add`` of uneven shards was judged against it as though ``out.a`` were
+    a tensor that was sent)."""
+    written = write.shards.get(coord)
+    if written is None:
+        return False
+    if src.shards.get(coord) is written:
+        return True
+    if src.plain and len(src.shards) == 1:
+        only = next(iter(src.shards.values()))
+        return written.values is only.values
+    return False
 
 
 def _slice_of(shard: HostShard) -> Optional[tuple[Shape, Shape]]:
