@@ -8,6 +8,7 @@ does the README's step table (:func:`step_table`, kept current by tests/test_rea
 from __future__ import annotations
 
 import enum
+import textwrap
 import types
 import typing
 from typing import Any, Optional
@@ -158,6 +159,10 @@ def _explain_step(name: str) -> str:
     lines += ["", f"uses: {uses}"]
     if op.binds is not None:
         lines.append(f"binds: {op.binds.field.rstrip('_')} (a {op.binds.kind.value} tensor)")
+    if "mesh_composer" in op.args.fields():
+        from .kinds import COMPOSITION_RULE
+
+        lines += ["", "judged", *textwrap.wrap(COMPOSITION_RULE, 100, initial_indent="  ", subsequent_indent="  ")]
     lines += ["", f"(source: {op.run.__module__.replace('.', '/')}.py)"]
     return "\n".join(lines) + "\n"
 

@@ -88,6 +88,18 @@ class KindInfo(Frozen):
     finding is a record that lies, and ``reference`` reports none of those (tests/test_reference_clean.py)."""
 
 
+COMPOSITION_RULE = (
+    "A composition (to_torch or aggregate_tensor with a mesh_composer) that reads every shard once "
+    "and drops none, along other dims or another mesh shape than the mapper's, is not a lie by itself "
+    "(upstream tests do it on purpose: shard on dim 1, concat on dim 0): the report notes where each "
+    "shard landed, under the readback, and it is a data_mismatch only when the scenario's expect says "
+    "the result equals the tensor that was sent (values: {equals: SOURCE} on the result), or when a "
+    "written shard is dropped, read from never-written memory, or its values differ from what was sent."
+)
+"""When a composition is a data_mismatch (docs/semantics.md section 5); ``meshspec explain`` says it
+under data_mismatch and under each step that composes."""
+
+
 KINDS: dict[Kind, KindInfo] = {
     Kind.OK: KindInfo(
         False,
@@ -187,7 +199,7 @@ KINDS: dict[Kind, KindInfo] = {
         False,
         "a read-back value differs from what was written there, or a written device was left out of the readback",
         "A value read back differs from what was written to that device, or a device that holds the "
-        "tensor's data was left out of the readback. Reported at the to_torch that read it.",
+        "tensor's data was left out of the readback. Reported at the to_torch that read it. " + COMPOSITION_RULE,
         "The seed under uniform-by-value: the legacy composer concatenates all 8 recorded shards, "
         "including (1,3)'s poison, into a (1,8,32,32) tensor where (1,7,32,32) was sent.",
         "Fix the record (stale, partial, lost, ...) that made the reader read the wrong memory; the "

@@ -237,6 +237,22 @@ class Readback(Frozen):
     shape: Shape
     from_device: bool = True
     """False when a host tensor's shards were composed (nothing was read from a device)."""
+    source: Optional[str] = None
+    """With ``landed``: the tensor that was sent, whose slices the shards hold."""
+    landed: tuple[tuple[Coord, Shape, Shape, Shape], ...] = ()
+    """(device, offset in ``source``, size, offset in the composed tensor) of every shard, when the
+    composer put shards elsewhere than ``source`` has them: information, not a finding, unless an
+    expectation says the composed tensor equals ``source`` (docs/semantics.md section 5)."""
+
+    def note(self) -> str:
+        """Where the shards landed, in words ("": they landed where the source has them)."""
+        if not self.landed:
+            return ""
+        shown = [f"{fmt_coord(c)} {self.source}{slice_text(off, size)} at {slice_text(at, size)}" for c, off, size, at in self.landed[:4]]
+        more = f" and {len(self.landed) - 4} more" if len(self.landed) > 4 else ""
+        return (f"laid out otherwise than {self.source}: {'; '.join(shown)}{more} (every shard read once, none dropped: "
+                f"information, not a finding; an expect giving the result values: {{equals: {self.source}}} claims it is "
+                f"{self.source}, and makes this a data_mismatch)")
 
     def to_json(self) -> dict:
         return {
@@ -245,7 +261,14 @@ class Readback(Frozen):
             "devices": [list(c) for c in self.devices],
             "shape": list(self.shape),
             "from_device": self.from_device,
+            "source": self.source,
+            "landed": [{"device": list(c), "slice": slice_text(off, size), "at": slice_text(at, size)} for c, off, size, at in self.landed],
         }
+
+
+def slice_text(offset: Shape, size: Shape) -> str:
+    """``[0:1, 1:2, 0:32, 0:32]``: a block as start:stop on every dim."""
+    return "[" + ", ".join(f"{o}:{o + n}" for o, n in zip(offset, size)) + "]"
 
 
 def ranges_json(boxes: tuple[CoordRange, ...]) -> list[dict]:

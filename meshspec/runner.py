@@ -12,7 +12,7 @@ from typing import Optional
 
 
 from .errors import Crash, ResourceLimit, ScenarioError, StepInputError, TTFatal
-from .judge.expect import check_report
+from .judge.expect import check_report, claimed_sources
 from .judge.findings import Judge
 from .sim.tensor import DeviceTensor
 from .judge.trace import record_changes, snapshot, touches
@@ -93,7 +93,8 @@ def run(
     if max_work is not None:
         rt.max_work = max_work
     rt.fault = fault
-    judge = Judge(scenario.mesh_shape, rt.ops, lambda t: rt.mesh_of(t).shape if isinstance(t, DeviceTensor) else rt.mesh_shape)
+    judge = Judge(scenario.mesh_shape, rt.ops, lambda t: rt.mesh_of(t).shape if isinstance(t, DeviceTensor) else rt.mesh_shape,
+                  claims=_claims(scenario, prof.name, prof.base))
     error = None
     ran = 0
     traces: list[StepTrace] = []
@@ -195,6 +196,16 @@ def _with_cores(tensors: list, rt: Runtime, device: tuple[int, ...]) -> list:
         cores = core_views(live, device, view) if isinstance(live, DeviceTensor) and view is not None else None
         out.append(t.replace(cores=(device, cores)) if cores else t)
     return out
+
+
+def _claims(scenario: LoadedScenario, profile: str, base: Optional[str]) -> dict[int, str]:
+    """Per step, the tensor the expectations say the tensor it binds equals (the last step that
+    binds a name: the one whose tensor the expectation reads at the end of the run)."""
+    claimed = claimed_sources(scenario.expect, profile, base) if scenario.expect is not None else {}
+    if not claimed:
+        return {}
+    last = {getattr(s.args, "as_", None): s.index for s in scenario.steps}
+    return {last[name]: source for name, source in claimed.items() if name in last}
 
 
 def _slices_named(expect) -> dict[str, tuple[str, ...]]:

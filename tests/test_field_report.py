@@ -43,14 +43,20 @@ def scenario_file(tmp_path, steps, name="s.yaml", mesh="t3k", **top):
 
 
 # -- 1.1 a composer on another dim than the mapper's ----------------------------------------------------
-def test_1_1_composing_on_the_wrong_dim_is_a_data_mismatch_that_says_where_shards_went():
-    # docs/semantics.md section 5: shard i of (1,8,32,32) on dim 1 lands at columns 32i.. of dim 3
-    report = run_steps([EIGHT, {"to_device": {"src": "src", "as": "dev"}}, {"to_torch": {"tensor": "dev", "mesh_composer": {"concat": 3}}}])
-    [f] = report.findings
+def test_1_1_composing_on_the_wrong_dim_claimed_equal_is_a_data_mismatch_that_says_where_shards_went():
+    # docs/semantics.md section 5: shard i of (1,8,32,32) on dim 1 lands at columns 32i.. of dim 3;
+    # issue 35: a finding only when the scenario's expect says the result equals src
+    steps = [EIGHT, {"to_device": {"src": "src", "as": "dev"}}, {"to_torch": {"tensor": "dev", "mesh_composer": {"concat": 3}, "as": "y"}}]
+    claimed = run(make_scenario(steps, expect={"tensors": {"y": {"values": {"equals": "src"}}}}), "current")
+    [f] = claimed.findings
     assert f.kind.value == "data_mismatch" and f.device is None
-    assert "the composed tensor is 1x1x32x256, but src, the tensor that was sent, is 1x8x32x32" in f.message
+    assert "the composed tensor is 1x1x32x256, but src, the tensor that was sent and that the scenario's expect says it equals, is 1x8x32x32" in f.message
     assert "(0,1)'s src[0:1, 1:2, 0:32, 0:32] landed at [0:1, 0:1, 0:32, 32:64]" in f.message
-    assert report.exit_code == 1
+    assert claimed.exit_code == 1
+    unclaimed = run_steps(steps)
+    assert unclaimed.findings == () and unclaimed.exit_code == 0
+    [rb] = unclaimed.readbacks
+    assert rb.source == "src" and ((0, 1), (0, 1, 0, 0), (1, 1, 32, 32), (0, 0, 0, 32)) in rb.landed
 
 
 def test_1_1_composing_on_the_mapper_dim_and_stacking_replicas_are_clean():

@@ -101,6 +101,20 @@ def _tensors_read(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> s
     return names
 
 
+def claimed_sources(expect: Optional[Expect], profile: str, base: Optional[str] = None) -> dict[str, str]:
+    """Per tensor, the tensor the expectations under ``profile`` say it equals as a whole
+    (``values: {equals: NAME}``, or ``{tensor: NAME}`` with no slice): the claim that makes a
+    composition laid out otherwise than its source a ``data_mismatch`` (docs/semantics.md section 5)."""
+    out = {}
+    for name, te in _merged_tensors(expect, profile_entry(expect, profile, base)).items():
+        eq = te.values.equals if te.values is not None else None
+        if isinstance(eq, str):
+            out[name] = eq
+        elif eq is not None and eq.slice is None:
+            out[name] = eq.tensor
+    return out
+
+
 def _merged_tensors(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> dict[str, TensorExpect]:
     """Top-level tensor expectations with the profile's on top, key by key (and device by device):
     a profile adds to or overrides what holds for every profile, it does not drop it."""

@@ -21,7 +21,7 @@ from typing import Optional
 import numpy as np
 
 from ..kinds import Kind
-from ..report import DeviceView, Finding, Readback, TensorReport
+from ..report import DeviceView, Finding, Readback, TensorReport, slice_text as _slice_text
 from ..sim.device import Write
 from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
@@ -488,9 +488,12 @@ class Judge:
     are kept as they stood.
     """
 
-    def __init__(self, mesh_shape: Shape, ops: dict[int, str], mesh_of=None) -> None:
+    def __init__(self, mesh_shape: Shape, ops: dict[int, str], mesh_of=None, claims: Optional[dict[int, str]] = None) -> None:
         self.mesh_shape = mesh_shape
         self.ops = ops
+        self.claims = claims or {}
+        """Step -> the tensor the scenario's expectations say that step's result equals (``values:
+        {equals: NAME}``): a composition laid out otherwise than that tensor is then a data_mismatch."""
         self.mesh_of = mesh_of
         """Tensor -> the shape of its mesh now (for coordinates off the mesh); the scenario's mesh without it."""
         self._tainted: "weakref.WeakKeyDictionary[DeviceTensor, tuple[Provenance, list]]" = weakref.WeakKeyDictionary()
@@ -719,13 +722,15 @@ class Judge:
 
     def _composed(self, e: Composed) -> None:
         comp, host = e.composition, e.host
-        self.readbacks.append(Readback(e.step, e.name, comp.used, tuple(comp.values.shape), e.device is not None))
         before = len(self.events)
         self._judge_readback(host, e.name, comp.used, e.step)
         self._judge_dropped(e)
         partial = e.device is not None and e.device.span is not None  # a get_device_tensors part holds a slice only
+        landed = None
         if len(self.events) == before and not partial:  # no device explains a difference: compare with the source
-            self._judge_composed(e)
+            landed = self._judge_composed(e)
+        self.readbacks.append(Readback(e.step, e.name, comp.used, tuple(comp.values.shape), e.device is not None,
+                                       *(landed or (None, ()))))
 
     def _judge_readback(self, host: HostTensor, name: str, used: tuple[Coord, ...], step: int) -> None:
         """data_mismatch for each device whose read-back values are not what was written."""
@@ -764,24 +769,30 @@ class Judge:
             )
             self._mismatch(label, c, e.step, msg, host.shards[c].spec, None)
 
-    def _judge_composed(self, e: Composed) -> None:
-        """data_mismatch (no device) when the composed tensor is not the tensor that was sent: a
-        shard landed somewhere else than its place in the source (the composer's dims or mesh
-        shape do not undo the mapper's), or a value differs within the dtype's precision (exact
-        for integers, float32 and bfloat16, one step of the shared exponent for block floats).
-        Concatenating replicas on purpose (a copy of the whole source per block) is not a lie."""
+    def _judge_composed(self, e: Composed) -> Optional[tuple[str, tuple]]:
+        """Compare the composed tensor with the tensor that was sent (docs/semantics.md section 5).
+
+        Every shard was read once and none was dropped (the readback and dropped judgements found
+        nothing), so a composer that puts the shards elsewhere than the source has them (other
+        dims or another mesh shape than the mapper's, on purpose in many upstream tests) loses
+        nothing: where each shard landed is returned as information, (source name, landings),
+        and is a data_mismatch only when the scenario's expectations say this step's result equals
+        the source (``values: {equals: SOURCE}``). Stacking replicas (a copy of the whole source
+        per block) is in place. Either way each block's values are compared with the slice of the
+        source it holds, within the dtype's precision (exact for integers, float32 and bfloat16,
+        one step of the shared exponent for block floats): a difference is a data_mismatch."""
         comp, host = e.composition, e.host
         source = _common_source(host, comp.used)
         if source is None or source.shape is None:
-            return
+            return None
         result = comp.values
         shape = tuple(source.shape)
         got = tuple(result.shape)
         held = {c: _slice_of(host.shards[c]) for c in comp.used}
         if any(h is None for h in held.values()):
-            return  # a shard of unknown content: the readback judgement speaks for it
+            return None  # a shard of unknown content: the readback judgement speaks for it
         if len(got) != len(shape) or any(tuple(host.shards[c].values.shape) != tuple(size) for c, (_, size) in held.items()):
-            return  # read through a view of another shape: its pages were judged device by device
+            return None  # read through a view of another shape: its pages were judged device by device
         misplaced = [(c, off, size) for c, (off, size) in held.items() if not _in_place(comp.placed[c], off, size, shape)]
 
         def whole(d: int) -> bool:  # every block spans all of the source's dim d: copies may stack on it
@@ -789,20 +800,25 @@ class Judge:
 
         stacked = all(g == n or (g % n == 0 and whole(d)) for d, (g, n) in enumerate(zip(got, shape)))
         name = host.read_from or e.name
+        landed = None
         if misplaced or not stacked:
-            msg = f"{e.name}: the composed tensor is {fmt_shape(got)}, but {source.name}, the tensor that was sent, is {fmt_shape(shape)}"
-            if misplaced:
-                shown = [
-                    f"{fmt_coord(c)}'s {source.name}{_slice_text(off, size)} landed at {_slice_text(comp.placed[c], size)}"
-                    for c, off, size in misplaced[:3]
-                ]
-                more = f" and {len(misplaced) - 3} more" if len(misplaced) > 3 else ""
-                msg += f": {'; '.join(shown)}{more}"
-            msg += f" ({e.composer}; check that the composer's dims and mesh_shape undo the mapper's placements)"
-            self._add_event(Finding(Kind.DATA_MISMATCH, name, None, e.step, self.ops.get(e.step), msg))
-            return
+            if self.claims.get(e.step) != source.name:
+                landed = (source.name, tuple((c, tuple(off), tuple(size), tuple(comp.placed[c])) for c, (off, size) in held.items()))
+            else:
+                msg = (f"{e.name}: the composed tensor is {fmt_shape(got)}, but {source.name}, the tensor that was sent and that "
+                       f"the scenario's expect says it equals, is {fmt_shape(shape)}")
+                if misplaced:
+                    shown = [
+                        f"{fmt_coord(c)}'s {source.name}{_slice_text(off, size)} landed at {_slice_text(comp.placed[c], size)}"
+                        for c, off, size in misplaced[:3]
+                    ]
+                    more = f" and {len(misplaced) - 3} more" if len(misplaced) > 3 else ""
+                    msg += f": {'; '.join(shown)}{more}"
+                msg += f" ({e.composer}; check that the composer's dims and mesh_shape undo the mapper's placements)"
+                self._add_event(Finding(Kind.DATA_MISMATCH, name, None, e.step, self.ops.get(e.step), msg))
+                return None
         if isinstance(result, ShapeOnly) or source.source_values is None:
-            return
+            return landed
         src = source.source_values
         dtype = source.spec.dtype
         tolerance = None
@@ -824,12 +840,14 @@ class Judge:
         if not total and tolerance is None and got == shape and result.dtype == src.dtype and in_place and tiled:
             self.same_bytes[id(result)] = (result, src)
         if total:
+            compared = "" if landed is None else f"; each block compared with the slice of {source.name} it holds"
             msg = (
                 f"{e.name}: the composed tensor differs from {source.name}, the tensor that was sent, in {total} of "
-                f"{result.size} values (first at {first}), though every device read back what was written there: "
-                "check the composer's dims and mesh_shape"
+                f"{result.size} values (first at {first}{compared}), though every device read back what was written there"
+                + (": check the composer's dims and mesh_shape" if landed is None else "")
             )
             self._add_event(Finding(Kind.DATA_MISMATCH, name, None, e.step, self.ops.get(e.step), msg))
+        return landed
 
     def _mismatch(
         self, tensor: str, coord: Coord, step: int, msg: str, spec: Optional[TensorSpec], written: Optional[int]
@@ -917,7 +935,3 @@ def _in_place(placed: Shape, offset: Shape, size: Shape, shape: Shape) -> bool:
     replica) at a multiple of the dim's size."""
     return all(p == o or (o == 0 and s == n and p % n == 0) for p, o, s, n in zip(placed, offset, size, shape))
 
-
-def _slice_text(offset: Shape, size: Shape) -> str:
-    """``[0:1, 1:2, 0:32, 0:32]``: the slice as start:stop on every dim."""
-    return "[" + ", ".join(f"{o}:{o + n}" for o, n in zip(offset, size)) + "]"

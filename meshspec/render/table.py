@@ -80,6 +80,10 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
                     + f" [{devices}] -> {fmt_shape(rb.shape)}"
                 )
             )
+            note = rb.note()
+            if note:  # information, not a finding: where each shard landed (docs/semantics.md section 5)
+                parts.append(Text(textwrap.fill(f"note: {note}", width=max(40, width - 4), initial_indent="  ", subsequent_indent="    "),
+                                  style="dim"))
     if r.error:
         parts.append(Text())
         line = f" (line {r.error.line})" if r.error.line else ""
