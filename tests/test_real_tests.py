@@ -31,6 +31,9 @@ def test_real_test_passes(path):
         ("partial-concat", "first: [0, 1, 2, 10, 11, 12]}", "first: [0, 1, 2, 0, 1, 2]}"),
         ("mesh-tensor-write-multi-device-host-tensor", "[1, 1], [1, 2]]", "[1, 1], [1, 2], [1, 3]]"),
         ("default-mesh-composer", "error: Supply a mesh composer\n      findings: []\n      tensors", "error: null\n      findings: []\n      tensors"),
+        # issue 35: claiming the result is the tensor that was sent makes the other-dim layout a finding
+        ("shard-1d-concat-dim-0", "values: {equals: expected_tensor}", "values: {equals: input_tensor}"),
+        ("shard-dims-concat-dims-0-2", "shape: [2, 1, 4, 3]\n", "shape: [1, 2, 4, 3]\n"),
     ],
 )
 def test_a_wrong_expectation_fails(tmp_path, name, old, new):
@@ -41,3 +44,15 @@ def test_a_wrong_expectation_fails(tmp_path, name, old, new):
         (tmp_path / data.name).write_bytes(data.read_bytes())
     results = check_file(tmp_path / f"{name}.yaml")
     assert any(r.outcome == "FAIL" for r in results), [(r.profile, r.outcome) for r in results]
+
+
+@pytest.mark.parametrize("name, count", [("shard_1d", 8), ("shard_1d_fewer", 7), ("shard_dims", 8)])
+def test_the_data_is_the_gtests_test_data(name, count):
+    # test_distributed_tensor.cpp (4dd832b) fills test_data with {i * 1.F, i * 2.F, i * 3.F} for each
+    # shard i; its expected_tensor is the same vector in the composed shape
+    import numpy as np
+
+    want = [float(i * k) for i in range(count) for k in (1, 2, 3)]
+    data, expected = np.load(REAL / f"{name}.npy"), np.load(REAL / f"{name}_expected.npy")
+    assert data.dtype == expected.dtype == np.float32
+    assert data.ravel().tolist() == want and expected.ravel().tolist() == want
