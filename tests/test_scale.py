@@ -128,17 +128,20 @@ def test_block_float_round_trip_is_clean_and_stale_is_not(dtype):
 
 
 def test_a_wrong_composer_is_a_data_mismatch_with_no_device():
-    # docs/semantics.md section 7: composed readback differs from the source host tensor
+    # docs/semantics.md sections 5 and 7: composed readback differs from the source host tensor the
+    # scenario says it equals (without that claim, issue 35, where the shards landed is a note)
     steps = [
         {"from_torch": {"as": "h", "shape": [1, 1, 64, 64], "dtype": "float32", "mesh_mapper": {"placements": [{"shard": 2}, {"shard": 3}]}}},
         {"to_device": {"src": "h", "as": "d"}},
-        {"to_torch": {"tensor": "d", "mesh_composer": {"concat": [3, 2]}}},
+        {"to_torch": {"tensor": "d", "mesh_composer": {"concat": [3, 2]}, "as": "y"}},
     ]
-    report = run_steps(steps, "current", mesh="p150x4")
+    claim = {"tensors": {"y": {"values": {"equals": "h"}}}}
+    report = run(make_scenario(steps, mesh="p150x4", expect=claim), "current")
     assert [(f.kind.value, f.device) for f in report.findings] == [("data_mismatch", None)]
     assert "composer" in report.findings[0].message
-    steps[-1] = {"to_torch": {"tensor": "d", "mesh_composer": {"concat": [2, 3]}}}
     assert run_steps(steps, "current", mesh="p150x4").findings == ()
+    steps[-1] = {"to_torch": {"tensor": "d", "mesh_composer": {"concat": [2, 3]}, "as": "y"}}
+    assert run(make_scenario(steps, mesh="p150x4", expect=claim), "current").findings == ()
 
 
 def test_bfloat16_conversion_is_round_to_nearest_even():
