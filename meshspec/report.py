@@ -255,15 +255,17 @@ class Readback(Frozen):
                 f"{self.source}, and makes this a data_mismatch)")
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "step": self.step,
             "tensor": self.tensor,
             "devices": [list(c) for c in self.devices],
             "shape": list(self.shape),
             "from_device": self.from_device,
-            "source": self.source,
-            "landed": [{"device": list(c), "slice": slice_text(off, size), "at": slice_text(at, size)} for c, off, size, at in self.landed],
         }
+        if self.landed:  # only then: a composition in place reads as it always did
+            out["source"] = self.source
+            out["landed"] = [{"device": list(c), "slice": slice_text(off, size), "at": slice_text(at, size)} for c, off, size, at in self.landed]
+        return out
 
 
 def slice_text(offset: Shape, size: Shape) -> str:

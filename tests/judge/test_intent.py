@@ -36,6 +36,7 @@ def test_a_composition_in_place_has_no_note():
     report = run_steps([SRC, DEV, {"to_torch": {"tensor": "dev", "mesh_composer": {"concat": 1}, "as": "y"}}])
     [rb] = report.readbacks
     assert report.findings == () and rb.landed == () and rb.source is None and rb.note() == ""
+    assert "landed" not in rb.to_json() and "source" not in rb.to_json()  # a readback in place reads as before
 
 
 def test_claiming_the_result_equals_its_source_makes_it_a_data_mismatch():
