@@ -105,8 +105,11 @@ def claimed_sources(expect: Optional[Expect], profile: str, base: Optional[str] 
     """Per tensor, the tensor the expectations under ``profile`` say it equals as a whole
     (``values: {equals: NAME}``, or ``{tensor: NAME}`` with no slice): the claim that makes a
     composition laid out otherwise than its source a ``data_mismatch`` (docs/semantics.md section 5)."""
+    entry = profile_entry(expect, profile, base)
+    if not any(te.values is not None and te.values.equals is not None for source in _tensor_sources(expect, entry) for te in source.values()):
+        return {}  # the usual block (findings, records): nothing merged for nothing
     out = {}
-    for name, te in _merged_tensors(expect, profile_entry(expect, profile, base)).items():
+    for name, te in _merged_tensors(expect, entry).items():
         eq = te.values.equals if te.values is not None else None
         if isinstance(eq, str):
             out[name] = eq
