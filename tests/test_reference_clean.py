@@ -62,11 +62,6 @@ LEAD_VIEW_RECORD = (
     "reference the view's record must follow its storage's (one record per buffer, the view's shape derived "
     "from it), as the topology does when the handles share it."
 )
-INTENT = (
-    "item 4 (intent, another helper): to_torch composes along another dim than the mapper's (the hunt draws "
-    "the composer's dim at random); every shard is read once and lands elsewhere, which is reported as a "
-    "data_mismatch although no record lies"
-)
 HOST_ALLOC = (
     "not an output body: sim/ops/host_alloc.py gives allocate_tensor_on_host the default topology (1) [R] "
     "on (0, 0) over a shard at every device under every profile (ttnn 0.81.1, observed); no profile rule "
@@ -103,7 +98,6 @@ TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
 #: Hunt programs reference does not keep clean yet: example -> diagnosis.
 HUNT_KNOWN: dict[int, str] = {
     **dict.fromkeys((7, 128, 129, 176, 223, 241, 255), LEAD_VIEW_RECORD),
-    **dict.fromkeys((95, 102, 106, 150, 233, 235, 269, 272), INTENT),
 }
 
 
