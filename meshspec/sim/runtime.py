@@ -29,7 +29,7 @@ from .profiles import Profile
 from .allocator import Allocators
 from .sharding import grid_error, nd_allocation_error
 from .spec import Arch, BufferType, TensorSpec, make_spec
-from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
+from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor, spec_runs
 
 
 def in_memory(spec: TensorSpec, memory: tuple) -> TensorSpec:
@@ -477,21 +477,24 @@ class Runtime:
             return replicate_all((mesh or self.root).shape, host.spec.shape).topology
         return host.topology
 
-    def write(self, dev: DeviceTensor, host: HostTensor, shards: dict[Coord, HostShard], cores: Optional[tuple] = None) -> None:
+    def write(self, dev: DeviceTensor, host: Optional[HostTensor], shards: dict[Coord, HostShard], cores: Optional[tuple] = None,
+              source: str = "") -> None:
         """Write each shard to its device from page 0; the shards become the tensor's content.
-        ``cores``: only the pages the destination's shard spec puts on those cores. The writes keep
-        ``shards`` (each device's offset and values): the caller must not change it afterwards."""
+        ``host``: the host tensor sent (None: a device op's output, which no host tensor holds;
+        ``source`` then names what wrote it). ``cores``: only the pages the destination's shard spec
+        puts on those cores. The writes keep ``shards`` (each device's offset and values): the
+        caller must not change it afterwards."""
         memory = dev.buffer.spec.memory_config
         fault = self.fault
         skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
         sizes: dict[Coord, int] = {}
-        buffer, step, name = dev.buffer, self.step, host.name
+        buffer, step, name = dev.buffer, self.step, host.name if host is not None else source
         on_cores = tuple(cores or ())
-        self.charge_work(len(shards), f"a write of {host.name}", _data_bytes(shards.values()) if buffer.with_data else 0)
+        self.charge_work(len(shards), f"a write of {name}", _data_bytes(shards.values()) if buffer.with_data else 0)
         records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
         written = shards if skipped not in shards else {c: s for c, s in shards.items() if c != skipped}
         wanted = set(on_cores)
-        for src, coords in host.spec_runs(written):  # what follows depends on the spec only
+        for src, coords in (host.spec_runs(written) if host is not None else spec_runs(written)):  # what follows depends on the spec only
             dst = in_memory(src, memory)
             pages: Optional[tuple[int, ...]] = None
             if cores is not None:

@@ -108,19 +108,25 @@ class HostTensor:
         """
         if self._runs is not None and self._runs[0] is shards:
             return self._runs[1]
-        specs = list(map(attrgetter("spec"), shards.values()))
-        if specs and all(map(is_, specs, repeat(specs[0]))):  # one spec: a mapper's even shards
-            runs = [(specs[0], list(shards))]
-        else:
-            runs = []
-            for c, spec in zip(shards, specs):
-                if runs and runs[-1][0] is spec:
-                    runs[-1][1].append(c)
-                else:
-                    runs.append((spec, [c]))
+        runs = spec_runs(shards)
         if shards is self.shards:
             self._runs = (shards, runs)
         return runs
+
+
+def spec_runs(shards: dict[Coord, HostShard]) -> list[tuple[TensorSpec, list[Coord]]]:
+    """``shards`` as runs of consecutive devices whose shards share one spec object, in order
+    (:meth:`HostTensor.spec_runs`, which keeps them for a tensor's own shards)."""
+    specs = list(map(attrgetter("spec"), shards.values()))
+    if specs and all(map(is_, specs, repeat(specs[0]))):  # one spec: a mapper's even shards
+        return [(specs[0], list(shards))]
+    runs: list[tuple[TensorSpec, list[Coord]]] = []
+    for c, spec in zip(shards, specs):
+        if runs and runs[-1][0] is spec:
+            runs[-1][1].append(c)
+        else:
+            runs.append((spec, [c]))
+    return runs
 
 
 class SharedTopology:

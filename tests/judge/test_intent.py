@@ -110,12 +110,11 @@ def test_an_op_output_of_uneven_shards_is_not_judged_against_a_stand_in_source()
         assert rb.shape == (13, 32) and rb.source is None and rb.landed == ()
 
 
-@pytest.mark.xfail(strict=True, reason="lead: output primitive")
 def test_a_device_op_output_is_written_from_no_stand_in_host_tensor():
     # the root cause of the out.a finding: elementwise._binary (as slicing, views.per_device,
-    # collectives, trace) writes its output from creation._plain(rt, f"{out}.{a}", ...), a host
-    # tensor holding none of what each device got; the judge now ignores it (_sent), the output
-    # primitive should write with no host tensor at all
+    # collectives, trace) wrote its output from creation._plain(rt, f"{out}.{a}", ...), a host
+    # tensor holding none of what each device got; the output primitive (sim/ops/output.py emit)
+    # writes with no host tensor at all
     scenario = make_scenario(ADD_13_ROWS[:5])
     rt = Runtime(scenario.mesh_shape, get_profile("uniform-by-value"), scenario.folder)
     for step in scenario.steps:

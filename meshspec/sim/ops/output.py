@@ -8,8 +8,8 @@ allocates a device op's output, records it, writes it, binds it and states its p
 
 - the buffer is sized for the widest device (a record can claim more than its tensor's spec);
 - the record holds exactly the devices and per-device specs the op computed;
-- the write is the op's own (no host tensor was sent: a composition of the output is judged by
-  its devices, not against a source it never had);
+- the write is the op's own (no host tensor was sent, ``Write.host`` is None: a composition of the
+  output is judged by its devices, not against a source it never had);
 - the :class:`~meshspec.sim.tensor.Provenance` says which step and op made it, how its data is
   really laid over the mesh, and what every output device read, down to how many of the pages
   it read had never been written since their buffer was allocated.
@@ -76,18 +76,16 @@ def alias(dev: DeviceTensor, name: str) -> DeviceTensor:
     return DeviceTensor(name, dev.step, dev.buffer, dev.record, dev.mesh, dev.span, dev.provenance)
 
 
-def plain_host(rt: Runtime, name: str, spec: TensorSpec, values: Optional[np.ndarray], source: bool = True) -> HostTensor:
+def plain_host(rt: Runtime, name: str, spec: TensorSpec, values: Optional[np.ndarray]) -> HostTensor:
     """A host tensor of one spec holding ``values`` (None: their shape only), that a write puts on
-    every device alike (``ttnn.zeros`` filled on host). ``source``: it is a tensor a program
-    made and may compare a readback with; an op's output never is (:func:`emit`)."""
+    every device alike (``ttnn.zeros`` filled on host)."""
     known = values is not None
     if values is None:
         values = ShapeOnly(spec.shape, host_dtype(spec.dtype))
     origin = (0, 0)
     shard = HostShard(origin, spec, values, (0,) * len(spec.shape))
     return HostTensor(name, rt.step, spec, default_topology(), {origin: shard}, plain=True,
-                      source_values=values if rt.with_data and known and source else None,
-                      shape=tuple(spec.shape) if source else None, buffer_shape=(1, 1))
+                      source_values=values if rt.with_data and known else None, shape=tuple(spec.shape), buffer_shape=(1, 1))
 
 
 def unread(rt: Runtime, spec: TensorSpec):
@@ -164,7 +162,7 @@ def emit(
     out.record.spec = spec
     out.record.recorded = tuple(shards)
     out.record.specs = {c: s.spec for c, s in shards.items()}
-    rt.write(out, plain_host(rt, f"{rt.op} at step {rt.step}", spec, None, source=False), shards)
+    rt.write(out, None, shards, source=f"{rt.op} at step {rt.step}")
     if rt.capturing is not None:  # a captured program runs when the trace is replayed, not now: it read nothing yet
         reads = {}
     out.provenance = Provenance(rt.step, rt.op, claims, layout, reads, dishonest, gathered_padding)

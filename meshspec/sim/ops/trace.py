@@ -22,7 +22,7 @@ from ..runtime import Runtime
 from ..tensor import DeviceTensor
 from .base import Op
 from .fields import NewName
-from .output import plain_host, shard
+from .output import shard
 
 #: Steps that cannot be captured: a trace holds device programs, not host transfers or allocations.
 UNTRACEABLE = {"from_torch", "to_device", "to", "copy_host_to_device_tensor", "copy_host_to_device_tensor_partial", "cpu", "to_torch",
@@ -85,7 +85,7 @@ def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor) -> None:
             continue
         shards[c] = shard(c, spec, fresh.buffer.read(c, spec) if rt.with_data else None, rt)  # metadata mode: the pages only
     if shards:
-        rt.write(output, plain_host(rt, f"{rt.op} at step {rt.step}", output.record.spec, None, source=False), shards)
+        rt.write(output, None, shards, source=f"{rt.op} at step {rt.step}")
     if rt.profile.copy is CopyRecord.EXACT:  # a runtime that records exactly what is written does so on a replay too
         rt.set_recorded(output.record, tuple(fresh.record.recorded))
         output.record.specs = dict(fresh.record.specs)
