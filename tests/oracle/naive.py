@@ -1,0 +1,459 @@
+"""A second, deliberately naive model of what was written on a mesh, to check meshspec's judge.
+
+It shares no code with meshspec's simulator or judge: no ``meshspec.sim.device``, ``sim.pages``,
+``sim.values``, ``sim.spec``, ``sim.mapping`` or ``judge.*``. It takes each step as the scenario
+writes it (a one-key mapping, ``{op: {field: value}}``) and keeps, per mesh buffer and device, one
+plain numpy ``int32`` array over the buffer's bytes: the step that last wrote each byte, ``-1`` for
+never written since allocation. The only thing it takes from a meshspec run is what the runtime
+RECORDS, the claims under test: each device tensor's recorded devices (``device_coords()``), its
+per-device specs and its tensor spec, before every step (:class:`Records`).
+
+What each op writes and reads (ttnn 0.81.1 as docs/semantics.md describes it):
+
+=============================  ===========================================================================
+op                             effect on the naive buffers
+=============================  ===========================================================================
+from_torch (host)              host shards by the mapper (torch.chunk of each sharded dim; a 1-D override
+                               lays its chunks on the mesh's devices row-major, an N-D one on a submesh at
+                               (0, ...)); nothing on a device
+from_torch with device         as to_device of those shards
+to_device                      a new buffer; each host shard's pages written on its device
+allocate_tensor_on_device      a new buffer, nothing written
+copy_host_to_device_tensor     each of src's host shards written on its device of dst's buffer
+cpu                            a host tensor of the devices src records, each with its recorded spec
+to_torch                       nothing on a device
+deallocate                     the buffer (every handle on it) freed
+squeeze / unsqueeze            a view (same buffer) when the last two dims stay (the tiles do not move;
+                               the mock: ttnn.squeeze(x, 0) has x's address and coords); else as permute
+permute                        a new buffer; on every device the input RECORDS, read the input's bytes by
+                               its spec there, write the output's
+neg                            as permute
+add(a, b)                      on every device a records: read a and b (each by its own spec there, b's
+                               tensor spec where b records none), write the broadcast output
+all_gather(_async)             every device of the mesh (the CCLs take their devices from the mesh,
+                               tt-metal issue #31845) reads the input's bytes on every device of its group
+                               (along cluster_axis through it, or the whole mesh), by the input's spec there
+                               or its tensor spec where it records none, and writes the gathered output
+=============================  ===========================================================================
+
+Bytes: a spec covers ``pages * aligned page size`` bytes from the start of the device's buffer (a
+TILE page is one tile, its last two dims padded to the tile; a ROW_MAJOR page one row; pages
+aligned to 32 B in Wormhole DRAM). A write or a read of a spec touches exactly those bytes.
+
+The verdicts compared (:func:`statuses`, :meth:`Model.reads`):
+
+(a) device statuses, for every device of every device tensor alive at the end. ``C`` is the step of
+    the last write to the tensor's buffer (its current content); a device holds current content
+    when any of its bytes was last written at ``C``. In this order, first match wins:
+
+    - ``missing_spec``: recorded, or holding current content, and the runtime keeps no spec for it;
+    - nothing written to the buffer yet: ``uninitialized`` if recorded, else ``empty``;
+    - recorded: the recorded spec's bytes hold nothing of ``C`` -> ``stale``; some but not all ->
+      ``partial``; all, but the shape written there (leading size-1 dims aside, which a squeeze or
+      unsqueeze view drops or adds) differs from the recorded one -> ``shape_mismatch``; else ``ok``;
+    - not recorded: holds current content -> ``lost``; else ``empty``.
+
+(b) never-written reads: an op output device computed from input bytes never written since the
+    input's allocation MUST carry a ``stale_input`` finding naming that output device (and, where
+    meshspec names one, an input device it read). meshspec MAY report ``stale_input`` where the
+    bytes read were written but not by the input's current content (a superseded write), or the
+    input device has no spec; a ``stale_input`` outside both is unsupported. Not transitive: an
+    op's output bytes are written by the op, so a later read of them is a read of written memory.
+
+Not compared: findings about values (data_mismatch), topologies (topology_mismatch,
+topology_stale), padding_gathered, phantom_cores, use_after_free, and the statuses of tensors
+deallocated before the end.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+Coord = tuple[int, ...]
+
+TILE = (32, 32)
+ELEMENT_BYTES = {"bfloat16": 2, "float32": 4, "uint32": 4, "int32": 4, "uint16": 2, "uint8": 1}
+BLOCK_TILE_BYTES = {"bfloat8_b": 1088, "bfloat4_b": 576}
+"""A 32x32 tile of a block float: 1024 or 512 bytes of mantissas and 64 of shared exponents."""
+ALIGNMENT = {("wormhole_b0", "dram"): 32, ("wormhole_b0", "l1"): 16, ("blackhole", "dram"): 64, ("blackhole", "l1"): 16}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One device's tensor as the naive model needs it: shape, dtype and layout (and where it lives)."""
+
+    shape: tuple[int, ...]
+    dtype: str = "bfloat16"
+    layout: str = "tile"
+    memory: str = "dram"
+    arch: str = "wormhole_b0"
+    tile: tuple[int, int] = TILE
+
+    def with_shape(self, shape) -> "Spec":
+        return Spec(tuple(shape), self.dtype, self.layout, self.memory, self.arch, self.tile)
+
+    @property
+    def padded(self) -> tuple[int, ...]:
+        if self.layout != "tile":
+            return self.shape
+        s = list(self.shape) if len(self.shape) >= 2 else [1] * (2 - len(self.shape)) + list(self.shape)
+        s[-2] = -(-s[-2] // self.tile[0]) * self.tile[0]
+        s[-1] = -(-s[-1] // self.tile[1]) * self.tile[1]
+        return tuple(s)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the spec covers in a device's buffer: pages times the aligned page size.
+
+        >>> Spec((1, 1, 30, 50)).nbytes, Spec((4, 10, 31), "float32", "row_major").nbytes
+        (4096, 5120)
+        >>> Spec((1, 1, 32, 32), "bfloat8_b").nbytes
+        1088
+        """
+        if math.prod(self.shape) == 0:
+            return 0
+        align = ALIGNMENT[(self.arch, self.memory)]
+        if self.layout == "tile":
+            p = self.padded
+            pages = math.prod(p) // (self.tile[0] * self.tile[1])
+            page = BLOCK_TILE_BYTES.get(self.dtype) or self.tile[0] * self.tile[1] * ELEMENT_BYTES[self.dtype]
+        else:
+            pages = math.prod(self.shape[:-1]) if len(self.shape) > 1 else 1
+            page = self.shape[-1] * ELEMENT_BYTES[self.dtype]
+        return pages * (-(-page // align) * align)
+
+
+def spec_of(s) -> Spec:
+    """A meshspec TensorSpec (or anything with its attribute names) as a naive Spec."""
+    return Spec(tuple(s.shape), _value(s.dtype), _value(s.layout), _value(s.memory), _value(s.arch), tuple(s.tile))
+
+
+def _value(x) -> str:
+    return getattr(x, "value", x)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the runtime records about one device tensor (the claims under test)."""
+
+    spec: Spec
+    recorded: tuple[Coord, ...]
+    specs: dict
+
+
+Records = dict  # name -> Record, for device tensors
+
+
+def records_of(tensors: dict) -> Records:
+    """The runtime's records of every device tensor in ``tensors`` (meshspec's ``rt.tensors``)."""
+    out = {}
+    for name, t in tensors.items():
+        if getattr(t, "storage", None) != "device":
+            continue
+        rec = t.record
+        out[name] = Record(spec_of(rec.spec), tuple(rec.recorded), {c: spec_of(s) for c, s in rec.specs.items()})
+    return out
+
+
+class Buffer:
+    """One mesh buffer: per device, the step that last wrote each byte (-1: never)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, step: int) -> None:
+        self.id = next(Buffer._ids)
+        self.step = step
+        self.last: dict[Coord, np.ndarray] = {}
+        self.shape_written: dict[Coord, tuple[int, tuple[int, ...]]] = {}
+        """Per device: the step and shape of its last write."""
+        self.freed = False
+
+    def _bytes(self, c: Coord, n: int) -> np.ndarray:
+        a = self.last.get(c)
+        if a is None or len(a) < n:
+            grown = np.full(max(n, 0), -1, dtype=np.int32)
+            if a is not None:
+                grown[: len(a)] = a
+            self.last[c] = a = grown
+        return a
+
+    def write(self, c: Coord, spec: Spec, step: int) -> None:
+        n = spec.nbytes
+        self._bytes(c, n)[:n] = step
+        self.shape_written[c] = (step, spec.shape)
+
+    def region(self, c: Coord, spec: Spec) -> np.ndarray:
+        """The last-writing step of each byte ``spec`` covers on ``c``."""
+        n = spec.nbytes
+        return self._bytes(c, n)[:n]
+
+    @property
+    def content(self) -> Optional[int]:
+        """The step of the last write to any device (None: never written)."""
+        steps = [int(a.max()) for a in self.last.values() if len(a)]
+        top = max(steps, default=-1)
+        return top if top >= 0 else None
+
+
+@dataclass(frozen=True)
+class Read:
+    """One op output device computed from one input device's bytes."""
+
+    step: int
+    op: str
+    out: str
+    out_device: Coord
+    input: str
+    in_device: Coord
+    never_written: bool
+    """Some byte read was never written since the input's allocation."""
+    not_current: bool
+    """Some byte read was not written by the input's current content (never, or superseded), or
+    the input device has no spec in the runtime's record."""
+    in_status: str
+    """The input device's naive status when it was read."""
+
+
+class Unmodelled(Exception):
+    """A step this model does not know (the program is skipped and counted)."""
+
+
+@dataclass
+class Model:
+    mesh_shape: tuple[int, ...]
+    ccl_padded: bool = False
+    """The profile's ccl_padding is ``padded``: all_gather_async gathers tile padding as data."""
+    handles: dict[str, Buffer] = field(default_factory=dict)
+    hosts: dict[str, dict[Coord, Spec]] = field(default_factory=dict)
+    reads: list[Read] = field(default_factory=list)
+
+    @property
+    def coords(self) -> list[Coord]:
+        return list(itertools.product(*(range(n) for n in self.mesh_shape)))
+
+    def step(self, index: int, step: dict, records: Records) -> None:
+        """Apply one scenario step; ``records`` are the runtime's records before it."""
+        (op, a), = step.items()
+        fn = getattr(self, "op_" + op, None)
+        if fn is None:
+            raise Unmodelled(op)
+        fn(index, a, records)
+
+    # host side -------------------------------------------------------------------------------
+    def op_from_torch(self, k: int, a: dict, records: Records) -> None:
+        spec = Spec(tuple(a["shape"]), a.get("dtype", "bfloat16"), a.get("layout", "tile"))
+        shards = self._map(spec, a.get("mesh_mapper"))
+        if a.get("device") is not None:
+            self._to_device(k, a["as"], shards)
+        else:
+            self.hosts[a["as"]] = shards
+
+    def _map(self, spec: Spec, mapper) -> dict[Coord, Spec]:
+        """Each device's host shard under ``mapper`` (torch.chunk: ceil-sized chunks, maybe fewer)."""
+        mesh = self.mesh_shape
+        if mapper is None or mapper == "replicate":
+            return {c: spec for c in self.coords}
+        if isinstance(mapper, dict) and "shard" in mapper:
+            placements, override = [{"shard": mapper["shard"]}], [math.prod(mesh)]
+        elif isinstance(mapper, dict) and "create_mesh_mapper" in mapper:
+            inner = mapper["create_mesh_mapper"]
+            if set(inner) - {"placements", "mesh_shape_override"}:
+                raise Unmodelled(f"mapper fields {sorted(inner)}")
+            placements = inner["placements"]
+            override = inner.get("mesh_shape_override") or list(mesh)
+        else:
+            raise Unmodelled(f"mapper {mapper!r}")
+        rank = len(spec.shape)
+        chunks = []  # per distribution axis: (dim, [(start, stop), ...]) or None
+        for p, parts in zip(placements, override):
+            if isinstance(p, dict) and "shard" in p:
+                dim = p["shard"] % rank
+                n = spec.shape[dim]
+                size = -(-n // parts)
+                chunks.append((dim, [(i, min(i + size, n)) for i in range(0, n, size)]))
+            else:
+                chunks.append(None)
+        out_shapes = []
+        for dc in itertools.product(*(range(n) for n in override)):
+            shape = list(spec.shape)
+            ok = True
+            for axis, ch in enumerate(chunks):
+                if ch is None:
+                    continue
+                dim, ranges = ch
+                if dc[axis] >= len(ranges):
+                    ok = False
+                    break
+                shape[dim] = ranges[dc[axis]][1] - ranges[dc[axis]][0]
+            if ok:
+                out_shapes.append((dc, tuple(shape)))
+        if len(override) == len(mesh) and all(o <= m for o, m in zip(override, mesh)):
+            return {dc: spec.with_shape(s) for dc, s in out_shapes}  # a submesh at the origin
+        devices = self.coords  # a flat distribution: row-major on the mesh
+        return {devices[i]: spec.with_shape(s) for i, (_, s) in enumerate(out_shapes)}
+
+    def op_cpu(self, k: int, a: dict, records: Records) -> None:
+        rec = records[a["tensor"]]
+        self.hosts[a["as"]] = {c: rec.specs[c] for c in rec.recorded if c in rec.specs}
+
+    def op_to_torch(self, k: int, a: dict, records: Records) -> None:
+        pass  # a torch tensor: nothing on a device, nothing hunt uses again
+
+    # writes ----------------------------------------------------------------------------------
+    def _to_device(self, k: int, name: str, shards: dict[Coord, Spec]) -> None:
+        buf = Buffer(k)
+        for c, s in shards.items():
+            buf.write(c, s, k)
+        self.handles[name] = buf
+
+    def op_to_device(self, k: int, a: dict, records: Records) -> None:
+        self._to_device(k, a["as"], self.hosts[a["src"]])
+
+    def op_allocate_tensor_on_device(self, k: int, a: dict, records: Records) -> None:
+        self.handles[a["as"]] = Buffer(k)
+
+    def op_copy_host_to_device_tensor(self, k: int, a: dict, records: Records) -> None:
+        buf = self.handles[a["dst"]]
+        dst = records[a["dst"]].spec
+        for c, s in self.hosts[a["src"]].items():
+            buf.write(c, Spec(s.shape, s.dtype, s.layout, dst.memory, dst.arch, s.tile), k)
+
+    def op_deallocate(self, k: int, a: dict, records: Records) -> None:
+        self.handles[a["tensor"]].freed = True
+
+    # device ops ------------------------------------------------------------------------------
+    def _read(self, k: int, op: str, out: str, oc: Coord, name: str, ic: Coord, records: Records) -> None:
+        """Output device ``oc`` of ``out`` reads input ``name`` on ``ic``, by its spec there (its
+        tensor spec where the runtime records none)."""
+        buf, rec = self.handles[name], records[name]
+        spec = rec.specs.get(ic)
+        region = buf.region(ic, spec or rec.spec)
+        never = bool((region < 0).any())
+        stale = never or spec is None or bool((region != buf.content).any())
+        self.reads.append(Read(k, op, out, oc, name, ic, never, stale, status(buf, rec, ic)))
+
+    def _per_device(self, k: int, op: str, a: dict, records: Records, shape_of) -> None:
+        src, out = a["tensor"], a["as"]
+        rec = records[src]
+        buf = Buffer(k)
+        for c in rec.recorded:
+            s = rec.specs.get(c)
+            self._read(k, op, out, c, src, c, records)
+            base = s or rec.spec
+            buf.write(c, base.with_shape(shape_of(base.shape)), k)
+        self.handles[out] = buf
+
+    def op_neg(self, k: int, a: dict, records: Records) -> None:
+        self._per_device(k, "neg", a, records, lambda s: s)
+
+    def op_permute(self, k: int, a: dict, records: Records) -> None:
+        rank = len(records[a["tensor"]].spec.shape)
+        order = [d % rank for d in a["dims"]]
+        self._per_device(k, "permute", a, records, lambda s: tuple(s[d] for d in order))
+
+    def _reshape(self, k: int, op: str, a: dict, records: Records, shape_of) -> None:
+        old = records[a["tensor"]].spec.shape
+        new = shape_of(old)
+        if len(old) >= 2 and len(new) >= 2 and old[-2:] == new[-2:]:
+            self.handles[a["as"]] = self.handles[a["tensor"]]  # a view: the same buffer
+        else:
+            self._per_device(k, op, a, records, shape_of)
+
+    def op_squeeze(self, k: int, a: dict, records: Records) -> None:
+        rank = len(records[a["tensor"]].spec.shape)
+        d = a["dim"] % rank
+        self._reshape(k, "squeeze", a, records, lambda s: s[:d] + s[d + 1 :] if s[d] == 1 else s)
+
+    def op_unsqueeze(self, k: int, a: dict, records: Records) -> None:
+        rank = len(records[a["tensor"]].spec.shape)
+        d = a["dim"] % (rank + 1)
+        self._reshape(k, "unsqueeze", a, records, lambda s: s[:d] + (1,) + s[d:])
+
+    def op_add(self, k: int, a: dict, records: Records) -> None:
+        x, y, out = a["a"], a["b"], a["as"]
+        rx, ry = records[x], records[y]
+        buf = Buffer(k)
+        for c in rx.recorded:
+            sx, sy = rx.specs.get(c), ry.specs.get(c)
+            self._read(k, "add", out, c, x, c, records)
+            self._read(k, "add", out, c, y, c, records)
+            ax, ay = (sx or rx.spec).shape, (sy or ry.spec).shape
+            rank = max(len(ax), len(ay))
+            ax, ay = (1,) * (rank - len(ax)) + ax, (1,) * (rank - len(ay)) + ay
+            buf.write(c, rx.spec.with_shape(tuple(max(p, q) for p, q in zip(ax, ay))), k)
+        self.handles[out] = buf
+
+    def _groups(self, axis: Optional[int]) -> dict[Coord, list[Coord]]:
+        every = self.coords
+        if axis is None:
+            return {c: every for c in every}
+        return {c: [c[:axis] + (i,) + c[axis + 1 :] for i in range(self.mesh_shape[axis])] for c in every}
+
+    def _gather(self, k: int, op: str, a: dict, records: Records, padded: bool) -> None:
+        src, out = a["tensor"], a["as"]
+        rec = records[src]
+        rank = len(rec.spec.shape)
+        dim = a["dim"] % rank
+        groups = self._groups(a.get("cluster_axis"))
+        buf = Buffer(k)
+        for c, group in groups.items():
+            for g in group:
+                self._read(k, op, out, c, src, g, records)
+            base = list(rec.spec.padded if padded else rec.spec.shape)
+            base[dim] *= len(group)
+            buf.write(c, rec.spec.with_shape(base), k)
+        self.handles[out] = buf
+
+    def op_all_gather(self, k: int, a: dict, records: Records) -> None:
+        self._gather(k, "all_gather", a, records, False)
+
+    def op_all_gather_async(self, k: int, a: dict, records: Records) -> None:
+        spec = records[a["tensor"]].spec
+        self._gather(k, "all_gather_async", a, records, self.ccl_padded and spec.padded != spec.shape)
+
+
+def _strip(shape: tuple[int, ...]) -> tuple[int, ...]:
+    i = 0
+    while i < len(shape) - 1 and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def status(buf: Buffer, rec: Record, c: Coord) -> str:
+    """The naive status of device ``c`` of a tensor on ``buf`` recorded as ``rec`` (module docstring (a))."""
+    content = buf.content
+    recorded = c in rec.recorded
+    arr = buf.last.get(c)
+    holds = content is not None and arr is not None and bool((arr == content).any())
+    if (recorded or holds) and c not in rec.specs:
+        return "missing_spec"
+    if content is None:
+        return "uninitialized" if recorded else "empty"
+    if not recorded:
+        return "lost" if holds else "empty"
+    region = buf.region(c, rec.specs[c])
+    current = region == content
+    if not current.any() and len(region):
+        return "stale"
+    if not current.all():
+        return "partial"
+    step, shape = buf.shape_written.get(c, (None, None))
+    if step == content and _strip(shape) != _strip(rec.specs[c].shape):
+        return "shape_mismatch"
+    return "ok"
+
+
+def statuses(model: Model, records: Records) -> dict[tuple[str, Coord], str]:
+    """Every device of every live device tensor: its naive status under ``records``."""
+    out = {}
+    for name, buf in model.handles.items():
+        if buf.freed or name not in records:
+            continue
+        for c in model.coords:
+            out[(name, c)] = status(buf, records[name], c)
+    return out

@@ -1,0 +1,137 @@
+"""Run a scenario through meshspec and through the naive model (naive.py), and list where their
+verdicts differ (naive.py's docstring says which verdicts are compared and how).
+
+meshspec runs it as ``meshspec run --profile P`` would (:func:`meshspec.runner.run`); the only
+thing taken from that run besides its report is what the runtime records before each step, read
+off ``rt.tensors`` by wrapping :func:`meshspec.runner.execute` for the length of the run.
+
+A disagreement is a tuple ``(category, detail)``; the categories:
+
+- ``status:NAIVE/MESHSPEC``: a device's status differs (naive's first);
+- ``stale_input:missed``: an op output device read never-written bytes and meshspec reports no
+  ``stale_input`` on it;
+- ``stale_input:wrong_input``: meshspec reports it, naming an input device the naive model saw no
+  never-written (or superseded) read of on that output device;
+- ``stale_input:unsupported``: meshspec reports ``stale_input`` on an output device whose every
+  read was of the inputs' current content.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import meshspec.runner as runner
+from meshspec.sim.profiles import PROFILES, get_profile
+
+from naive import Model, Unmodelled, records_of, statuses
+
+PROFILE_NAMES = tuple(PROFILES)
+
+COMPARED_STATUSES = ("ok", "empty", "uninitialized", "stale", "partial", "lost", "missing_spec", "shape_mismatch")
+
+
+@contextmanager
+def _recording(snapshots: list):
+    """Keep, after each step meshspec executes, its runtime's records (``snapshots[i]`` after step i)."""
+    real = runner.execute
+
+    def execute(rt, step):
+        try:
+            real(rt, step)
+        finally:
+            snapshots.append(records_of(rt.tensors))
+
+    runner.execute = execute
+    try:
+        yield
+    finally:
+        runner.execute = real
+
+
+_READ = re.compile(r"read (\S+) \(([\d, ]+)\)")
+
+
+def _input_named(message: str) -> Optional[tuple[str, tuple[int, ...]]]:
+    """The input device a stale_input message names (``... read x (1, 3), which ...``)."""
+    m = _READ.search(message)
+    if m is None:
+        return None
+    return m.group(1), tuple(int(v) for v in m.group(2).split(","))
+
+
+@dataclass
+class Outcome:
+    profile: str
+    skipped: Optional[str] = None
+    """The op the naive model does not know, if it skipped the program."""
+    disagreements: list[tuple[str, str]] = field(default_factory=list)
+    compared: int = 0
+    """Device statuses and op output devices compared."""
+
+
+def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool] = None) -> Outcome:
+    """Run ``scenario`` (loaded; ``steps`` its steps as written) under ``profile`` and compare."""
+    prof = get_profile(profile, scenario.profiles)
+    snapshots: list = []
+    with _recording(snapshots):
+        report = runner.run(scenario, profile, with_data=with_data, trace=False)
+    out = Outcome(profile)
+    model = Model(tuple(scenario.mesh_shape), ccl_padded=prof.ccl_padding.value == "padded")
+    ran = report.steps_run if report.error is None else report.error.step  # a failing step changes nothing naive
+    before: dict = {}
+    try:
+        for i in range(ran):
+            model.step(i, steps[i], before)
+            before = snapshots[i]
+    except Unmodelled as err:
+        out.skipped = str(err)
+        return out
+    final = snapshots[-1] if snapshots else {}
+
+    # (a) device statuses of the tensors alive at the end
+    views = {(t.name, v.coord): v.status.value for t in report.tensors if t.storage == "device" for v in t.devices}
+    for key, naive_status in statuses(model, final).items():
+        theirs = views.get(key)
+        if theirs is None:
+            continue
+        out.compared += 1
+        if theirs != naive_status:
+            out.disagreements.append((f"status:{naive_status}/{theirs}", f"{key[0]} {key[1]}"))
+
+    # (b) never-written reads against stale_input findings
+    live = {n for n, b in model.handles.items() if not b.freed}
+    found: dict[tuple, list] = {}
+    for f in report.findings:
+        if f.kind.value == "stale_input" and f.tensor in live:
+            found.setdefault((f.tensor, f.device), []).append((f.step, _input_named(f.message)))
+    by_output: dict[tuple, list] = {}
+    for r in model.reads:
+        if r.out in live:
+            by_output.setdefault((r.out, r.out_device), []).append(r)
+    for key, reads in by_output.items():
+        out.compared += 1
+        never = {(r.input, r.in_device) for r in reads if r.never_written}
+        maybe = {(r.input, r.in_device) for r in reads if r.not_current}
+        theirs = found.get(key, [])
+        if never and not theirs:
+            first = min((r for r in reads if r.never_written), key=lambda r: (r.input, r.in_device))
+            kind = "gather" if first.op.startswith("all_gather") else "per_device"
+            out.disagreements.append((f"stale_input:missed:{kind}:{first.in_status}",
+                                      f"{key[0]} {key[1]} ({first.op}, step {first.step}) read never-written {first.input} {first.in_device}"))
+        for step, named in theirs:
+            if not maybe:
+                out.disagreements.append(("stale_input:unsupported", f"{key[0]} {key[1]} (meshspec names {named})"))
+            elif named is not None and named not in maybe:
+                out.disagreements.append(("stale_input:wrong_input", f"{key[0]} {key[1]} names {named}, naive {sorted(maybe)}"))
+    return out
+
+
+def load_program(program):
+    """A hunt Program as a loaded scenario (as ``meshspec hunt`` loads it)."""
+    from meshspec.scenario.loader import parse
+
+    return parse(program.text(), Path("hunt.yaml"))

@@ -1,0 +1,105 @@
+"""The naive model on its own (no meshspec run): bytes of a spec, a mapper's shards, statuses and
+never-written reads, each worked out by hand in the comments."""
+
+import yaml
+from pathlib import Path
+
+from naive import Model, Record, Spec, status, statuses
+
+T3K = (2, 4)
+EVERY = [(r, c) for r in range(2) for c in range(4)]
+
+
+def test_bytes_of_a_spec():
+    # docs/semantics.md section 3: a TILE page is a 32x32 tile (2048 B of bfloat16, 1088 B of
+    # bfloat8_b); a ROW_MAJOR page is a row, aligned to 32 B in Wormhole DRAM
+    assert Spec((1, 1, 32, 32)).nbytes == 2048
+    assert Spec((1, 1, 30, 50)).nbytes == 2 * 2048  # padded to 32x64: two tiles
+    assert Spec((1, 1, 17, 32)).nbytes == Spec((1, 1, 32, 32)).nbytes  # 17 rows fill one tile
+    assert Spec((4, 10, 31), "float32", "row_major").nbytes == 40 * 128  # 124 B rows, aligned to 128
+    assert Spec((1, 1, 32, 32), "bfloat8_b").nbytes == 1088
+
+
+def test_mapper_shards_like_torch_chunk():
+    m = Model(T3K)
+    # the seed: 7 rows over 8 devices, chunks of 1: seven shards, row-major, (1, 3) gets none
+    shards = m._map(Spec((1, 7, 32, 32)), {"shard": 1})
+    assert sorted(shards) == EVERY[:7] and all(s.shape == (1, 1, 32, 32) for s in shards.values())
+    # 9 rows over 8: chunks of 2 -> 2, 2, 2, 2, 1 on the first five devices
+    shards = m._map(Spec((1, 9, 32, 32)), {"shard": 1})
+    assert [shards[c].shape[1] for c in EVERY[:5]] == [2, 2, 2, 2, 1] and len(shards) == 5
+    # issue 35 item 1: [replicate, shard 3] on a (1, 4) submesh: row 0 only, a quarter each
+    shards = m._map(Spec((1, 1, 32, 128)), {"create_mesh_mapper": {"placements": ["replicate", {"shard": 3}],
+                                                                   "mesh_shape_override": [1, 4]}})
+    assert sorted(shards) == EVERY[:4] and {s.shape for s in shards.values()} == {(1, 1, 32, 32)}
+    # a 1-D override of 3 on the 2x4 mesh: the first three devices row-major
+    shards = m._map(Spec((1, 6, 32, 32)), {"create_mesh_mapper": {"placements": [{"shard": 1}], "mesh_shape_override": [3]}})
+    assert sorted(shards) == EVERY[:3]
+
+
+def _seed(recorded, specs):
+    """allocate (1,1,32,32) on a T3K, copy the seed's 7 shards into it; ``recorded``/``specs`` the record."""
+    m = Model(T3K)
+    rec = Record(Spec((1, 1, 32, 32)), tuple(recorded), specs)
+    m.step(0, {"from_torch": {"as": "h", "shape": [1, 7, 32, 32], "mesh_mapper": {"shard": 1}}}, {})
+    m.step(1, {"allocate_tensor_on_device": {"as": "d", "shape": [1, 1, 32, 32]}}, {})
+    m.step(2, {"copy_host_to_device_tensor": {"src": "h", "dst": "d"}}, {"d": rec})
+    return m, rec
+
+
+def test_status_of_the_seed():
+    # every device recorded with the uniform spec: (1, 3) was never written -> stale, the rest ok
+    m, rec = _seed(EVERY, {c: Spec((1, 1, 32, 32)) for c in EVERY})
+    got = statuses(m, {"d": rec})
+    assert got[("d", (1, 3))] == "stale" and all(got[("d", c)] == "ok" for c in EVERY[:7])
+    # no spec kept anywhere (before PR #18833): every written or claimed device is missing_spec
+    m, rec = _seed(EVERY, {})
+    assert set(statuses(m, {"d": rec}).values()) == {"missing_spec"}
+    # the record drops (0, 0) although it was written (its spec kept): lost
+    m, rec = _seed(EVERY[1:7], {c: Spec((1, 1, 32, 32)) for c in EVERY})
+    got = statuses(m, {"d": rec})
+    assert got[("d", (0, 0))] == "lost" and got[("d", (1, 3))] == "empty"
+
+
+def test_partial_and_shape_mismatch():
+    m, _ = _seed(EVERY, {})
+    buf = m.handles["d"]
+    # recorded with two tiles, one written: partial
+    assert status(buf, Record(Spec((1, 1, 32, 32)), ((0, 0),), {(0, 0): Spec((1, 2, 32, 32))}), (0, 0)) == "partial"
+    # recorded (1,1,17,32): the same one tile was written, with another shape: shape_mismatch
+    assert status(buf, Record(Spec((1, 1, 32, 32)), ((0, 0),), {(0, 0): Spec((1, 1, 17, 32))}), (0, 0)) == "shape_mismatch"
+    # a squeeze view's record (leading 1 dropped) of the same bytes: ok
+    assert status(buf, Record(Spec((1, 32, 32)), ((0, 0),), {(0, 0): Spec((1, 32, 32))}), (0, 0)) == "ok"
+    # nothing written to the buffer yet: uninitialized where recorded, empty elsewhere
+    m.step(3, {"allocate_tensor_on_device": {"as": "e", "shape": [1, 1, 32, 32]}}, {})
+    assert status(m.handles["e"], Record(Spec((1, 1, 32, 32)), ((0, 0),), {(0, 0): Spec((1, 1, 32, 32))}), (0, 0)) == "uninitialized"
+    assert status(m.handles["e"], Record(Spec((1, 1, 32, 32)), ((0, 0),), {(0, 0): Spec((1, 1, 32, 32))}), (0, 1)) == "empty"
+
+
+def test_item1_reads_row_1_never_written():
+    """Issue 35 item 1 (tests/oracle/item1-row0-gather.yaml): the gather along cluster axis 1 reads
+    every device of each row; row 1 of x was never written."""
+    steps = yaml.safe_load((Path(__file__).parent / "item1-row0-gather.yaml").read_text())["steps"]
+    m = Model(T3K)
+    m.step(0, steps[0], {})
+    quarter = Spec((1, 1, 32, 32))
+    row0 = EVERY[:4]
+    x = Record(Spec((1, 1, 32, 32)), tuple(row0), {c: quarter for c in row0})  # what 0.81.1 records
+    m.step(1, steps[1], {"x": x})
+    never = {(r.out_device, r.in_device) for r in m.reads if r.never_written}
+    assert never == {((1, i), (1, j)) for i in range(4) for j in range(4)}
+    assert {r.in_status for r in m.reads if r.never_written} == {"empty"}
+    assert all(r.op == "all_gather" and r.step == 1 and r.out == "y" for r in m.reads)
+
+
+def test_reads_are_not_transitive():
+    """A neg of y reads y's bytes, which the gather wrote: no never-written read, although y's row 1
+    came from never-written memory."""
+    m = Model(T3K)
+    m.step(0, {"from_torch": {"as": "x", "shape": [1, 1, 32, 128], "device": "mesh_device", "mesh_mapper": {
+        "create_mesh_mapper": {"placements": ["replicate", {"shard": 3}], "mesh_shape_override": [1, 4]}}}}, {})
+    x = Record(Spec((1, 1, 32, 32)), tuple(EVERY[:4]), {c: Spec((1, 1, 32, 32)) for c in EVERY[:4]})
+    m.step(1, {"all_gather": {"tensor": "x", "dim": 3, "cluster_axis": 1, "as": "y"}}, {"x": x})
+    y = Record(Spec((1, 1, 32, 128)), tuple(EVERY), {c: Spec((1, 1, 32, 128)) for c in EVERY})
+    m.step(2, {"neg": {"tensor": "y", "as": "z"}}, {"x": x, "y": y})
+    assert [r for r in m.reads if r.out == "z" and r.not_current] == []
