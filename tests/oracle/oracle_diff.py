@@ -73,12 +73,13 @@ class Outcome:
     """Device statuses and op output devices compared."""
 
 
-def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool] = None) -> Outcome:
-    """Run ``scenario`` (loaded; ``steps`` its steps as written) under ``profile`` and compare."""
+def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool] = None, fault=None) -> Outcome:
+    """Run ``scenario`` (loaded; ``steps`` its steps as written) under ``profile`` and compare
+    (``fault``: a :class:`~meshspec.sim.faults.Fault` injected into meshspec's run)."""
     prof = get_profile(profile, scenario.profiles)
     snapshots: list = []
     with _recording(snapshots):
-        report = runner.run(scenario, profile, with_data=with_data, trace=False)
+        report = runner.run(scenario, profile, with_data=with_data, trace=False, fault=fault)
     out = Outcome(profile)
     model = Model(tuple(scenario.mesh_shape), ccl_padded=prof.ccl_padding.value == "padded")
     ran = report.steps_run if report.error is None else report.error.step  # a failing step changes nothing naive
@@ -135,3 +136,52 @@ def load_program(program):
     from meshspec.scenario.loader import parse
 
     return parse(program.text(), Path("hunt.yaml"))
+
+
+MESHES = (("t3k", (2, 4)), ([2, 2], (2, 2)))
+"""The meshes programs run on, in turn: a T3K and a bare 2x2 mesh."""
+
+
+@dataclass
+class Summary:
+    programs: int = 0
+    runs: int = 0
+    """Programs times profiles."""
+    skipped: int = 0
+    agreeing: int = 0
+    """Runs with no disagreement."""
+    compared: int = 0
+    by_category: dict = field(default_factory=dict)
+    """Category -> number of disagreements."""
+    example: dict = field(default_factory=dict)
+    """Category -> (program text, profile, detail) of its first disagreement."""
+
+
+def campaign(seed: int, count: int, *, with_data: bool = False, profiles: tuple[str, ...] = PROFILE_NAMES,
+             max_steps: int = 7, on_program=None) -> Summary:
+    """``count`` hunt programs of seed ``seed`` (example k is ``Random(f"{seed}:{k}")``, as hunt's),
+    each run under every profile of ``profiles`` and compared."""
+    import random
+
+    from meshspec.hunt.programs import VOCABULARY, generate
+
+    s = Summary()
+    for k in range(count):
+        mesh, shape = MESHES[k % len(MESHES)]
+        program = generate(random.Random(f"{seed}:{k}"), shape, mesh, VOCABULARY, max_steps)
+        scenario = load_program(program)
+        s.programs += 1
+        for profile in profiles:
+            s.runs += 1
+            o = check(scenario, list(program.steps), profile, with_data=with_data)
+            if o.skipped is not None:
+                s.skipped += 1
+                continue
+            s.compared += o.compared
+            s.agreeing += not o.disagreements
+            for category, detail in o.disagreements:
+                s.by_category[category] = s.by_category.get(category, 0) + 1
+                s.example.setdefault(category, (program.text(f"oracle-{seed}-{k}"), profile, detail))
+        if on_program is not None:
+            on_program(k)
+    return s

@@ -103,3 +103,23 @@ def test_reads_are_not_transitive():
     y = Record(Spec((1, 1, 32, 128)), tuple(EVERY), {c: Spec((1, 1, 32, 128)) for c in EVERY})
     m.step(2, {"neg": {"tensor": "y", "as": "z"}}, {"x": x, "y": y})
     assert [r for r in m.reads if r.out == "z" and r.not_current] == []
+
+
+def test_the_oracle_sees_a_write_meshspec_did_not_make():
+    """A fault makes meshspec's runtime record device (0, 2) but skip its write (sim/faults.py
+    skip_write): meshspec then says stale, the naive model, which writes what the steps write,
+    says ok, and the oracle reports exactly that device. The two faults that change only a record
+    (drop_record, alter_shape) reach the naive model through the records: no disagreement."""
+    from meshspec.scenario.loader import load
+    from meshspec.sim.faults import Fault
+    from oracle_diff import check
+
+    path = Path(__file__).parents[2] / "scenarios" / "even-copy.yaml"
+    steps = yaml.safe_load(path.read_text())["steps"]
+    write = next(i for i, s in enumerate(steps) if "copy_host_to_device_tensor" in s)
+    dst = steps[write]["copy_host_to_device_tensor"]["dst"]
+    assert check(load(path), steps, "current").disagreements == []
+    out = check(load(path), steps, "current", fault=Fault("skip_write", write, (0, 2)))
+    assert out.disagreements == [("status:ok/stale", f"{dst} (0, 2)")]
+    for kind in ("drop_record", "alter_shape"):
+        assert check(load(path), steps, "current", fault=Fault(kind, write, (0, 2))).disagreements == []
