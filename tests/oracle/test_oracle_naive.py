@@ -123,3 +123,11 @@ def test_the_oracle_sees_a_write_meshspec_did_not_make():
     assert out.disagreements == [("status:ok/stale", f"{dst} (0, 2)")]
     for kind in ("drop_record", "alter_shape"):
         assert check(load(path), steps, "current", fault=Fault(kind, write, (0, 2))).disagreements == []
+
+
+def test_docstring_examples_hold():
+    import doctest
+
+    import naive
+
+    assert doctest.testmod(naive).failed == 0

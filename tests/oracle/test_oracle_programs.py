@@ -11,38 +11,10 @@ import functools
 
 import pytest
 
-from oracle_diff import PROFILE_NAMES, campaign
+from oracle_diff import KNOWN, LEAD, OPEN, PROFILE_NAMES, campaign
 
 SEED, PROGRAMS, DATA_PROGRAMS = 35, 200, 40
 
-LEAD = {
-    "stale_input:missed:gather:empty": (
-        "issue 35 item 1: a collective reads every device of its group, and an unrecorded, never-written device's bytes "
-        "reach the output with no stale_input (judge/findings.py _stale_inputs fires only for a source recorded stale, "
-        "partial or missing_spec); the lead's provenance change fires on any never-written read"),
-    "stale_input:missed:gather:uninitialized": (
-        "a collective of an allocated tensor nothing was copied into: its devices are 'uninitialized', not a lie, so "
-        "_stale_inputs passes them; the bytes read were never written"),
-    "stale_input:missed:per_device:uninitialized": (
-        "neg/permute/add (or a squeeze that copies) of an allocated tensor nothing was copied into: as above, for "
-        "per-device ops (sim/ops/views.per_device, elementwise._binary)"),
-}
-"""Disagreements the lead's change (stale_input on any read of never-written bytes) removes."""
-
-OPEN = {
-    "status:shape_mismatch/ok": (
-        "legacy eras (uneven shards): all_gather's output spec is the input's tensor spec with dim times the group "
-        "(ttnn's compute_output_specs), but sim/ops/collectives._collective sizes each group's output from the "
-        "per-device shapes it read (_joined), so the record matches that and meshspec says ok where the naive model "
-        "says the written shape differs"),
-    "status:missing_spec/empty": (
-        "a device op on a tensor recorded on a device with no per-device spec: the naive model runs the op on every "
-        "recorded device (reading by the tensor spec), meshspec's per_device and _binary skip the device, so the "
-        "output there is neither written nor recorded (seen in the tier only)"),
-}
-"""Disagreements the lead's change leaves: a question about what an op writes (see the report)."""
-
-KNOWN = {**LEAD, **OPEN}
 
 
 @functools.lru_cache(maxsize=None)

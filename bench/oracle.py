@@ -1,0 +1,55 @@
+"""The differential oracle's slower tier: thousands of random hunt programs, each under every
+built-in profile, meshspec's device statuses and stale_input findings against the naive model of
+tests/oracle/naive.py (its docstring says what is compared; docs/semantics.md section 14).
+
+    python bench/oracle.py                      # 2,000 programs, metadata and data mode: about 1 to 2 minutes
+    python bench/oracle.py --programs 10000 --seed 7 --max-steps 9
+
+Programs run on a T3K, a 2x2, a 1x8 and a 4x2 mesh in turn (example k of seed s is the same
+program on every machine, as hunt's). It prints the counts (programs, runs, skipped, agreeing runs,
+verdicts compared, disagreements by class, each class marked as known or NEW, with its first
+program as a scenario) and how long it took, and exits 1 on any disagreement, 0 on none. The main
+suite runs a few hundred of the same (tests/oracle/test_oracle_programs.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracle"))
+from oracle_diff import KNOWN, campaign  # noqa: E402
+
+MESHES = (("t3k", (2, 4)), ([2, 2], (2, 2)), ([1, 8], (1, 8)), ([4, 2], (4, 2)))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--programs", type=int, default=2000, help="programs per mode (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="hunt seed (default 0)")
+    p.add_argument("--max-steps", type=int, default=7, help="steps a program has at most (default 7)")
+    p.add_argument("--mode", choices=["both", "metadata", "data"], default="both")
+    a = p.parse_args(argv)
+    start = time.monotonic()
+    total = 0
+    for mode in (["metadata", "data"] if a.mode == "both" else [a.mode]):
+        t = time.monotonic()
+        s = campaign(a.seed, a.programs, with_data=mode == "data", max_steps=a.max_steps, meshes=MESHES)
+        took = time.monotonic() - t
+        n = sum(s.by_category.values())
+        total += n
+        print(f"{mode}: {s.programs} programs x {s.runs // max(s.programs, 1)} profiles = {s.runs} runs, {s.skipped} skipped, "
+              f"{s.agreeing} agreeing, {s.runs - s.skipped - s.agreeing} disagreeing; {s.compared} verdicts compared, "
+              f"{n} disagreements ({took:.1f} s)")
+        for category, count in sorted(s.by_category.items()):
+            text, profile, detail = s.example[category]
+            print(f"  {count:6d}  {category}  [{'known' if category in KNOWN else 'NEW'}]  first under {profile}: {detail}")
+            print("          " + text.rstrip().replace("\n", "\n          "))
+    print(f"oracle tier: {total} disagreements in {time.monotonic() - start:.1f} s")
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
