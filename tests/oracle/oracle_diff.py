@@ -53,9 +53,10 @@ OPEN = {
         "per-device shapes it read (_joined), so the record matches that and meshspec says ok where the naive model "
         "says the written shape differs"),
     "status:missing_spec/empty": (
-        "a device op on a tensor recorded on a device with no per-device spec: the naive model runs the op on every "
-        "recorded device (reading by the tensor spec), meshspec's per_device and _binary skip the device, so the "
-        "output there is neither written nor recorded (seen in the tier only)"),
+        "profiles based on current: a copy of more shards into a tensor made on fewer devices records the new devices "
+        "(as 0.81.1 does) but sim/ops/copy.py's CopyRecord.CURRENT branch gives them no per-device spec, where 0.81.1 "
+        "has the tensor's (tests/oracle/mock_copy_coords.py); a device op then skips them (views.per_device, "
+        "elementwise._binary), which ttnn runs on: the naive model writes the output there, the record has no spec"),
 }
 """Disagreements the lead's change leaves: a question about what an op writes (see the report)."""
 
