@@ -28,8 +28,9 @@ squeeze / unsqueeze            a view (same buffer) when the last two dims stay 
 permute                        a new buffer; on every device the input RECORDS, read the input's bytes by
                                its spec there, write the output's
 neg                            as permute
-add(a, b)                      on every device a records: read a and b (each by its own spec there, b's
-                               tensor spec where b records none), write the broadcast output
+add(a, b)                      on the devices of whichever input records fewer (a's if the same number:
+                               :func:`workload`), read a and b by their specs there (a tensor spec where
+                               one records none), write the broadcast output
 all_gather(_async)             every device of the mesh (the CCLs take their devices from the mesh,
                                tt-metal issue #31845) reads the input's bytes on every device of its group
                                (along cluster_axis through it, or the whole mesh), by the input's spec there
@@ -378,7 +379,7 @@ class Model:
         x, y, out = a["a"], a["b"], a["as"]
         rx, ry = records[x], records[y]
         buf = Buffer(k)
-        for c in rx.recorded:
+        for c in workload(rx.recorded, ry.recorded):
             sx, sy = rx.specs.get(c), ry.specs.get(c)
             self._read(k, "add", out, c, x, c, records)
             self._read(k, "add", out, c, y, c, records)
@@ -415,6 +416,22 @@ class Model:
     def op_all_gather_async(self, k: int, a: dict, records: Records) -> None:
         spec = records[a["tensor"]].spec
         self._gather(k, "all_gather_async", a, records, self.ccl_padded and spec.padded != spec.shape)
+
+
+def workload(*recorded: tuple[Coord, ...]) -> tuple[Coord, ...]:
+    """The devices a device op runs on, from its input tensors' recorded devices in argument order:
+    the first's, replaced by any later one's that has fewer (``extract_tensor_coordinates``,
+    ttnn/api/ttnn/mesh_device_operation_utils.hpp @ 021df86f; the output keeps only those,
+    ``filter_tensor_shards``).
+
+    >>> workload(((0, 0), (0, 1)), ((0, 1),))
+    ((0, 1),)
+    """
+    coords = recorded[0]
+    for r in recorded[1:]:
+        if len(r) < len(coords):
+            coords = r
+    return coords
 
 
 def _strip(shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -131,3 +131,18 @@ def test_docstring_examples_hold():
     import naive
 
     assert doctest.testmod(naive).failed == 0
+
+
+def test_add_runs_on_the_input_with_fewer_devices():
+    """ttnn's workload is the first input's devices, replaced by a later input's that has fewer
+    (mesh_device_operation_utils.hpp, extract_tensor_coordinates): add(a on 7, b on 1) runs on b's one
+    device, and reads nothing never written."""
+    m = Model((1, 8))
+    row = [(0, j) for j in range(8)]
+    m.step(0, {"from_torch": {"as": "b", "shape": [1, 1, 32, 32], "mesh_mapper": {"shard": 1}, "device": "mesh_device"}}, {})
+    m.step(1, {"from_torch": {"as": "a", "shape": [1, 7, 32, 32], "mesh_mapper": {"shard": 1}, "device": "mesh_device"}}, {})
+    one = Spec((1, 1, 32, 32))
+    records = {"a": Record(one, tuple(row[:7]), {c: one for c in row[:7]}), "b": Record(one, (row[0],), {row[0]: one})}
+    m.step(2, {"add": {"a": "a", "b": "b", "as": "c"}}, records)
+    assert {(r.out_device, r.input, r.in_device) for r in m.reads} == {((0, 0), "a", (0, 0)), ((0, 0), "b", (0, 0))}
+    assert not any(r.not_current for r in m.reads)
