@@ -31,17 +31,22 @@ neg                            as permute
 add(a, b)                      on the devices of whichever input records fewer (a's if the same number:
                                :func:`workload`), read a and b by their specs there (a tensor spec where
                                one records none), write the broadcast output
+reshape                        a view when TILE and the last two dims stay (ttnn's view()), else as permute
+all_reduce, reduce_scatter     as all_gather, writing the tensor spec (all_reduce) or its piece of dim
+(and their _async forms)       (reduce_scatter: dim divided by the group)
 all_gather(_async)             every device of the mesh (the CCLs take their devices from the mesh,
                                tt-metal issue #31845) reads the input's bytes on every device of its group
                                (along cluster_axis through it, or the whole mesh), by the input's spec there
-                               or its tensor spec where it records none, and writes the gathered output
+                               or its tensor spec where it records none, and writes the output spec: the
+                               input's tensor spec with the gather dim times the group (compute_output_specs;
+                               all_gather_async under ccl_padding ``padded``: of the padded shape)
 =============================  ===========================================================================
 
 Bytes: a spec covers ``pages * aligned page size`` bytes from the start of the device's buffer (a
 TILE page is one tile, its last two dims padded to the tile; a ROW_MAJOR page one row; pages
 aligned to 32 B in Wormhole DRAM). A write or a read of a spec touches exactly those bytes.
 
-The verdicts compared (:func:`statuses`, :meth:`Model.reads`):
+The verdicts compared (:func:`statuses`, :attr:`Model.reads`):
 
 (a) device statuses, for every device of every device tensor alive at the end. ``C`` is the step of
     the last write to the tensor's buffer (its current content); a device holds current content
@@ -256,19 +261,8 @@ class Model:
 
     def _map(self, spec: Spec, mapper) -> dict[Coord, Spec]:
         """Each device's host shard under ``mapper`` (torch.chunk: ceil-sized chunks, maybe fewer)."""
+        placements, override = self._placements(mapper)
         mesh = self.mesh_shape
-        if mapper is None or mapper == "replicate":
-            return {c: spec for c in self.coords}
-        if isinstance(mapper, dict) and "shard" in mapper:
-            placements, override = [{"shard": mapper["shard"]}], [math.prod(mesh)]
-        elif isinstance(mapper, dict) and "create_mesh_mapper" in mapper:
-            inner = mapper["create_mesh_mapper"]
-            if set(inner) - {"placements", "mesh_shape_override"}:
-                raise Unmodelled(f"mapper fields {sorted(inner)}")
-            placements = inner["placements"]
-            override = inner.get("mesh_shape_override") or list(mesh)
-        else:
-            raise Unmodelled(f"mapper {mapper!r}")
         rank = len(spec.shape)
         chunks = []  # per distribution axis: (dim, [(start, stop), ...]) or None
         for p, parts in zip(placements, override):
@@ -297,6 +291,29 @@ class Model:
             return {dc: spec.with_shape(s) for dc, s in out_shapes}  # a submesh at the origin
         devices = self.coords  # a flat distribution: row-major on the mesh
         return {devices[i]: spec.with_shape(s) for i, (_, s) in enumerate(out_shapes)}
+
+    def _placements(self, mapper) -> tuple[list, list[int]]:
+        """A scenario's mesh_mapper, any spelling, as (placements, distribution shape)."""
+        mesh, flat = self.mesh_shape, [math.prod(self.mesh_shape)]
+        if mapper is None or isinstance(mapper, str):  # replicate, ReplicateTensorToMesh, ...
+            return ["replicate"], flat
+        if set(mapper) == {"shard"}:
+            return [mapper], flat
+        if "placements" in mapper and set(mapper) <= {"placements", "mesh_shape"}:
+            return mapper["placements"], mapper.get("mesh_shape") or list(mesh)
+        (key, inner), = mapper.items()
+        inner = inner or {}
+        if "mesh_device" in inner or "mesh_offset_override" in inner:
+            raise Unmodelled(f"mapper {key} on a submesh or with an offset")
+        if key in ("ShardTensorToMesh", "shard_tensor_to_mesh_mapper"):
+            return [{"shard": inner["dim"]}], flat
+        if key in ("ReplicateTensorToMesh", "replicate_tensor_to_mesh_mapper"):
+            return ["replicate"], flat
+        if key == "ShardTensor2dMesh":
+            return ["replicate" if d is None else {"shard": d} for d in inner["dims"]], inner["mesh_shape"]
+        if key == "create_mesh_mapper" and "placements" in inner:
+            return inner["placements"], inner.get("mesh_shape_override") or list(mesh)
+        raise Unmodelled(f"mapper {mapper!r}")
 
     def op_cpu(self, k: int, a: dict, records: Records) -> None:
         rec = records[a["tensor"]]
@@ -409,6 +426,36 @@ class Model:
             base[dim] *= len(group)
             buf.write(c, rec.spec.with_shape(base), k)
         self.handles[out] = buf
+
+    def op_reshape(self, k: int, a: dict, records: Records) -> None:
+        rec = records[a["tensor"]]
+        old, new = rec.spec.shape, tuple(a["shape"])
+        if rec.spec.layout == "tile" and len(old) >= 2 and len(new) >= 2 and old[-2:] == new[-2:]:
+            self.handles[a["as"]] = self.handles[a["tensor"]]  # the tiles stay: a view (ttnn's view())
+        else:
+            self._per_device(k, "reshape", a, records, lambda s: new if s == old else s)
+
+    def _reduce(self, k: int, op: str, a: dict, records: Records, shape_of) -> None:
+        """A collective whose every device reads its group and writes ``shape_of(tensor shape)``."""
+        src, out = a["tensor"], a["as"]
+        rec = records[src]
+        buf = Buffer(k)
+        for c, group in self._groups(a.get("cluster_axis")).items():
+            for g in group:
+                self._read(k, op, out, c, src, g, records)
+            buf.write(c, rec.spec.with_shape(shape_of(rec.spec.shape, len(group))), k)
+        self.handles[out] = buf
+
+    def op_all_reduce(self, k: int, a: dict, records: Records) -> None:
+        self._reduce(k, "all_reduce", a, records, lambda s, n: s)
+
+    op_all_reduce_async = op_all_reduce
+
+    def op_reduce_scatter(self, k: int, a: dict, records: Records) -> None:
+        dim = a["dim"] % len(records[a["tensor"]].spec.shape)
+        self._reduce(k, "reduce_scatter", a, records, lambda s, n: s[:dim] + (s[dim] // n,) + s[dim + 1 :])
+
+    op_reduce_scatter_minimal_async = op_reduce_scatter
 
     def op_all_gather(self, k: int, a: dict, records: Records) -> None:
         self._gather(k, "all_gather", a, records, False)
