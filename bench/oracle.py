@@ -2,11 +2,12 @@
 built-in profile, meshspec's device statuses and stale_input findings against the naive model of
 tests/oracle/naive.py (its docstring says what is compared; docs/semantics.md section 14).
 
-    python bench/oracle.py                      # 2,000 programs, metadata and data mode: about 1 to 2 minutes
+    python bench/oracle.py                      # 2,000 programs, in metadata then data mode: about 3 minutes
     python bench/oracle.py --programs 10000 --seed 7 --max-steps 9
 
 Programs run on a T3K, a 2x2, a 1x8 and a 4x2 mesh in turn (example k of seed s is the same
-program on every machine, as hunt's). It prints the counts (programs, runs, skipped, agreeing runs,
+program on every machine, as hunt's); both modes run the same programs, so meshspec's metadata
+mode is held to the same verdicts as its data mode. It prints the counts (programs, runs, skipped, agreeing runs,
 verdicts compared, disagreements by class, each class marked as known or NEW, with its first
 program as a scenario) and how long it took, and exits 1 on any disagreement, 0 on none. The main
 suite runs a few hundred of the same (tests/oracle/test_oracle_programs.py).
