@@ -85,11 +85,16 @@ _READ = re.compile(r"read (\S+) \(([\d, ]+)\)")
 
 
 def _input_named(message: str) -> Optional[tuple[str, tuple[int, ...]]]:
-    """The input device a stale_input message names (``... read x (1, 3), which ...``)."""
+    """The input device a stale_input message names (``... read x (1, 3), which ...``); the finding
+    has no field for it (yet), so its text is read.
+
+    >>> _input_named("y (1, 0): all_gather at step 1 read x (1, 3), which was stale then"), _input_named("read x (2,), which")
+    (('x', (1, 3)), ('x', (2,)))
+    """
     m = _READ.search(message)
     if m is None:
         return None
-    return m.group(1), tuple(int(v) for v in m.group(2).split(","))
+    return m.group(1), tuple(int(v) for v in m.group(2).split(",") if v.strip())
 
 
 @dataclass

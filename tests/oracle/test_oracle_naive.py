@@ -129,8 +129,9 @@ def test_docstring_examples_hold():
     import doctest
 
     import naive
+    import oracle_diff
 
-    assert doctest.testmod(naive).failed == 0
+    assert doctest.testmod(naive).failed == 0 and doctest.testmod(oracle_diff).failed == 0
 
 
 def test_add_runs_on_the_input_with_fewer_devices():
