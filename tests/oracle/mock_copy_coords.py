@@ -1,6 +1,6 @@
 """What ttnn 0.81.1 records after a partial copy into a tensor that to_device made on fewer
 devices: the question behind the oracle's ``status:missing_spec/empty`` class (oracle_diff.OPEN).
-Run in the mock (../shared/ttnn-mock/README.md), not by the suite:
+Run in the ttnn mock (set up as README.md, "Checked against the real ttnn", says), not by the suite:
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh && python tests/oracle/mock_copy_coords.py
 
