@@ -70,7 +70,7 @@ def _recording(snapshots: list):
 
     def execute(rt, step):
         try:
-            real(rt, step)
+            return real(rt, step)
         finally:
             snapshots.append(records_of(rt.tensors))
 
