@@ -80,15 +80,17 @@ def test_all_gather_async_of_tile_padded_shards_gathers_the_padding_in_its_padde
         assert report["findings"] == [] and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 96]
 
 
-def test_a_gather_of_uneven_shards_concatenates_what_each_record_says():
-    # the legacy mapper (uniform-by-value) splits 100 as 13 x 7 + 9; a device reads each buffer as its
-    # record says, so the gather is 100 wide (it was an internal error: the output assumed 13 x 8)
+def test_a_gather_of_uneven_shards_reads_every_device_as_the_tensors_spec():
+    # the legacy mapper (uniform-by-value) splits 100 as 13 x 7 + 9; the gather's output spec is the
+    # tensor's spec (the first shard's, 13 wide) with the gather dim times the ring, and every device
+    # is read as that spec (all_gather_device_operation.cpp @ 00555207; docs/semantics.md section 12):
+    # 104 wide, the last device's 4 columns past its 9 the tile padding it holds
     steps = ("  - from_torch: {as: x, shape: [1, 1, 32, 100], mesh_mapper: {shard: 3}, device: mesh_device}\n"
              "  - all_gather: {tensor: x, dim: 3, as: g}\n")
     report, t = _run(steps, "uniform-by-value")
-    assert report["error"] is None and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 100]
-    report, _ = _run(steps + "  - all_reduce: {tensor: x, as: r}\n", "uniform-by-value")
-    assert report["error"]["op"] == "all_reduce" and "cannot be summed" in report["error"]["message"]
+    assert report["error"] is None and t["g"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 104]
+    report, t = _run(steps + "  - all_reduce: {tensor: x, as: r}\n", "uniform-by-value")
+    assert report["error"] is None and t["r"]["devices"][0]["spec"]["shape"] == [1, 1, 32, 13]
 
 
 def test_a_scatter_along_the_outer_axis_of_an_inner_shard_is_no_row_major_label(tmp_path):

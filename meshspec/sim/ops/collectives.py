@@ -130,12 +130,13 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None, p
     if rt.profile.ccl_devices is CclDevices.TENSOR:
         group_of = _cut(group_of, frozenset(topo.coords))
     spec_in = rec.spec
-    # a device reads each of its group's buffers as their records say (uneven shards in an era
-    # that allows them give each group its own output shape); ttnn's CCLs take their devices from
-    # the mesh (tt-metal issue #31845), so a device the record does not list is read all the same
-    read_as = {c: rec.specs.get(c) or spec_in for c in group_of}
+    # a device reads each of its group's buffers as the tensor's spec says, whatever each device's
+    # record (the device op's compute_output_specs takes the input's tensor spec and multiplies the
+    # gather dim by the ring: all_gather_device_operation.cpp @ 00555207), so uneven legacy shards
+    # give no uneven output; ttnn's CCLs take their devices from the mesh (tt-metal issue #31845), so
+    # a device the record does not list is read all the same
     distinct = list({id(g): g for g in group_of.values()}.values())  # each group once (members share its tuple)
-    group_spec = {id(g): spec_in.with_shape(shape_of([tuple(read_as[x].shape) for x in g])) for g in distinct}
+    group_spec = {id(g): spec_in.with_shape(shape_of([tuple(spec_in.shape)] * len(g))) for g in distinct}
     specs = {c: group_spec[id(group_of[c])] for c in group_of}
     out_spec = next(iter(specs.values())) if specs else spec_in
     real = src.layout()  # the data's layout, when an op made the input
@@ -153,7 +154,7 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None, p
     if no_layout:
         truth = None
     dishonest = why or dishonest
-    held = {c: read(rt, src, a.tensor, c, read_as[c]) for c in group_of}
+    held = {c: read(rt, src, a.tensor, c, spec_in) for c in group_of}
     position = {c: i for g in distinct for i, c in enumerate(g)}
     results: dict[int, Optional[np.ndarray]] = {}  # each group's result (None: a part is not there), once
     for g in distinct:
@@ -211,19 +212,8 @@ def _gather(legacy, unpadded: bool = True):
 
 
 def _joined(shapes: list[tuple[int, ...]], dim: int) -> tuple[int, ...]:
-    """The shape of a group's shards concatenated along ``dim`` (they must agree elsewhere)."""
-    if any(len(s) != len(shapes[0]) or s[:dim] + s[dim + 1 :] != shapes[0][:dim] + shapes[0][dim + 1 :] for s in shapes):
-        raise TTFatal(f"all_gather: the devices of a group hold shards that differ outside dim {dim} "
-                      f"({', '.join(str(list(s)) for s in sorted(set(shapes)))}; meshspec: uneven shards, as this era's mapper allows)")
+    """The shape of a group's parts (each the tensor's spec) concatenated along ``dim``."""
     return shapes[0][:dim] + (sum(s[dim] for s in shapes),) + shapes[0][dim + 1 :]
-
-
-def _same(shapes: list[tuple[int, ...]], op: str) -> tuple[int, ...]:
-    """The one shape a sum over a group needs (uneven shards cannot be added)."""
-    if any(s != shapes[0] for s in shapes):
-        raise TTFatal(f"{op}: the devices of a group hold different shapes ({', '.join(str(list(s)) for s in sorted(set(shapes)))}), "
-                      "which cannot be summed (meshspec: uneven shards, as this era's mapper allows)")
-    return shapes[0]
 
 
 def _sum(parts):
@@ -234,7 +224,7 @@ def _sum(parts):
 def all_reduce(rt: Runtime, a: Reduce) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
     mesh_shape = tuple(rt.mesh_of(rt.device(a.tensor)).shape)
-    _collective(rt, a, _sum, lambda shapes: _same(shapes, "all_reduce"),
+    _collective(rt, a, _sum, lambda shapes: shapes[0],
                 lambda t: ccl.all_reduce_topology(t, a.cluster_axis, mesh_shape, rank),
                 lambda t: t)  # the default imputation: the input's label (#50657)
 
@@ -256,7 +246,7 @@ def reduce_scatter(rt: Runtime, a: Gather) -> None:
         why = (f"the scatter along mesh axis {a.cluster_axis} splits each piece of dim {dim} that axis {inner} already holds, so "
                f"the pieces run in column-major device order, which the label (read row-major) does not describe")
     def pieces(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:  # a group cut to the tensor's devices may be smaller
-        whole = _same(shapes, "reduce_scatter")
+        whole = shapes[0]
         if whole[dim] % len(shapes):
             raise TTFatal(f"reduce_scatter: dim {a.dim} of size {whole[dim]} does not split over the {len(shapes)} devices of a group "
                           "(meshspec: each device takes an equal piece of the sum)")

@@ -52,7 +52,13 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
             rt.set_recorded(rec, everyone)
         elif not full:
             rt.set_recorded(rec, written)
-        # a full write from a mapped host tensor keeps the old coords: the current gap
+        # a full write from a mapped host tensor keeps the old coords: the current gap. A device the
+        # record now lists has the tensor's spec, as every device has in 0.81.1's one spec + coords
+        # (a copy of 3 shards into a tensor to_device made on 2: 3 device tensors of that spec, and
+        # cpu() gives 3 shards; tests/oracle/mock_copy_coords.py)
+        missing = [c for c in rec.recorded if c not in rec.specs]
+        if missing:
+            rec.specs = {**rec.specs, **dict.fromkeys(missing, rec.spec)}
         return
     assert rule is CopyRecord.EXACT
     rec.topology = topology
