@@ -29,7 +29,7 @@ import numpy as np
 from ..device import NOTHING
 from ..mesh import Coord, Shape, coord_tuple
 from ..meshdevice import MeshDevice
-from ..placement import Placement, Replicate, Topology, as_label, has_partial
+from ..placement import Placement, Replicate, Shard, Topology, as_label, has_partial
 from ..profiles import AllocationRecord, OpTopology
 from ..runtime import Runtime
 from ..spec import TensorSpec
@@ -172,7 +172,8 @@ def emit(
 
 def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
                placements_of: Callable[[tuple[Placement, ...], int], Optional[tuple[Placement, ...]]], view: bool = False,
-               linear: bool = True, respec: Callable[[TensorSpec, tuple], TensorSpec] = TensorSpec.with_shape) -> None:
+               linear: bool = True, respec: Callable[[TensorSpec, tuple], TensorSpec] = TensorSpec.with_shape,
+               unplaced: Optional[str] = None) -> None:
     """A device op: each recorded device's output computed from what it holds; the output on the
     same devices, its topology by the era's rule, its data's real distribution kept with it.
     ``view``: no data moves (a size-1 leading dim added or removed): the output is a view on the
@@ -180,7 +181,10 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     deallocating either frees both. ``linear``: the op keeps partial sums partial (a nonlinear
     one, exp of a partial sum, leaves data no layout describes). ``respec(spec, shape)``: the
     output's spec for an input spec and the output's shape (the input's memory config kept, unless
-    the op has its own rule: a transpose's shard spec turns)."""
+    the op has its own rule: a transpose's shard spec turns). ``unplaced``: why no placement
+    describes the output's data when ``placements_of`` finds none for a sharded input (a reshape
+    that splits the sharded dim): the output then claims no layout, and a label that keeps a Shard
+    is judged stale for that reason (except by the reference, which has no honest label either)."""
     src = rt.device(a.tensor)
     rec = src.record
     spec_in = rec.spec
@@ -196,14 +200,20 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     label = as_label(truth) if exact else Topology(topo.distribution_shape, topo.placements, topo.coords)
     made = src.provenance
     claims = moved is not None or (real is None and made is not None and made.claims)
+    dishonest = None
+    if unplaced is not None and real is not None and moved is None and any(isinstance(p, Shard) for p in real.placements):
+        claims, truth = True, None
+        if any(isinstance(p, Shard) for p in label.placements) and rt.profile.op_topology is not OpTopology.EXACT:
+            dishonest = unplaced
     if view:
         specs = {c: respec(s, shape_of(tuple(s.shape))) for c, s in rec.specs.items()}
         record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
         rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span,
-                                   Provenance(rt.step, rt.op, claims, truth if claims else None)))
+                                   Provenance(rt.step, rt.op, claims, truth if claims else None, dishonest=dishonest)))
         return
     shards, reads = {}, {}
     for c, spec_c, held, r in each_device(rt, src, a.tensor):
         shards[c] = shard(c, respec(spec_c, shape_of(tuple(spec_c.shape))), fn(held) if held is not None else None, rt)
         reads[c] = (r,)
-    emit(rt, name, rt.mesh_of(src), out_spec, label, shards, reads, claims=claims, layout=truth if claims else None)
+    emit(rt, name, rt.mesh_of(src), out_spec, label, shards, reads, claims=claims, layout=truth if claims else None,
+         dishonest=dishonest)

@@ -80,6 +80,11 @@ def unsqueeze(rt: Runtime, a: Unsqueeze) -> None:
                lambda p, r: renumber_unsqueeze(p, r, dim), view=dim <= rank - 2)
 
 
+def _unplaced(old: tuple, new: tuple) -> str:
+    return (f"the reshape {list(old)} -> {list(new)} splits or merges the dim it is sharded on with another: no placement "
+            "describes its data (composing along any dim interleaves the devices' rows)")
+
+
 def reshape(rt: Runtime, a: ReshapeTensor) -> None:
     """A view when the tiles stay as they are (TILE layout, the last two dims unchanged: ttnn's
     view() keeps the storage and the topology, ttnn/core/tensor/tensor_ops.cpp @ c2aaf71d), so
@@ -90,7 +95,7 @@ def reshape(rt: Runtime, a: ReshapeTensor) -> None:
         raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}")
     view = spec.layout.value == "tile" and old[-2:] == new[-2:] if len(new) >= 2 and len(old) >= 2 else False
     per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s,
-               lambda p, r: renumber_reshape(p, old, new), view=view)
+               lambda p, r: renumber_reshape(p, old, new), view=view, unplaced=_unplaced(old, new))
 
 
 def view(rt: Runtime, a: ReshapeTensor) -> None:
@@ -106,7 +111,8 @@ def view(rt: Runtime, a: ReshapeTensor) -> None:
                       "use reshape instead")
     if spec.layout.value == "tile" and len(old) >= 2 and len(new) >= 2 and old[-2] != new[-2]:
         raise TTFatal(f"Invalid second last dims for TILED reshape, from {old[-2]} to {new[-2]}, use reshape instead")
-    per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s, lambda p, r: renumber_reshape(p, old, new), view=True)
+    per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s, lambda p, r: renumber_reshape(p, old, new), view=True,
+               unplaced=_unplaced(old, new))
 
 
 def permute(rt: Runtime, a: Permute) -> None:
