@@ -53,15 +53,6 @@ def record_findings(report) -> list[tuple]:
 
 # --- diagnoses (one per cause; the programs below name them) ----------------------------------
 
-LEAD_VIEW_RECORD = (
-    "lead: output primitive. views.per_device (view=True) gives the view a new Record holding a copy of its "
-    "base's recorded devices and specs at the time of the view; a later write through the base (a copy "
-    "into it) changes the shared buffer and, under reference, the base's record, but not the view's: the "
-    "view still records devices the new write did not reach (stale) and misses devices it did (lost), and "
-    "a copy into the base can leave the view's specs without the devices written (missing_spec). Under "
-    "reference the view's record must follow its storage's (one record per buffer, the view's shape derived "
-    "from it), as the topology does when the handles share it."
-)
 HOST_ALLOC = (
     "not an output body: sim/ops/host_alloc.py gives allocate_tensor_on_host the default topology (1) [R] "
     "on (0, 0) over a shard at every device under every profile (ttnn 0.81.1, observed); no profile rule "
@@ -97,7 +88,6 @@ TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
 
 #: Hunt programs reference does not keep clean yet: example -> diagnosis.
 HUNT_KNOWN: dict[int, str] = {
-    **dict.fromkeys((7, 128, 129, 176, 223, 241, 255), LEAD_VIEW_RECORD),
 }
 
 
@@ -246,3 +236,23 @@ def test_a_view_keeps_its_label_when_its_base_is_copied_into(layout):
         {"copy_host_to_device_tensor": {"src": "h", "dst": "x"}},
     ], "current")
     assert [(f.kind.value, f.tensor) for f in report.findings] == [("topology_stale", "y")]
+
+
+@pytest.mark.parametrize("mapper", ["replicate", {"shard": 1}])
+def test_a_copy_into_a_views_storage_is_recorded_for_the_view_under_reference(mapper):
+    """A runtime that records exactly what is written (reference, copy: exact) records a copy into
+    a tensor for every view of its storage too, in the view's own dims (an unsqueeze's Shard(1) is
+    its Shard(2)): the view made before the copy listed the devices it held then (hunt programs 7,
+    128, 129, 176, 223, 241, 255 were stale, lost and topology_mismatch)."""
+    steps = [{"from_torch": {"as": "h", "shape": [1, 1, 32, 32], "mesh_mapper": "replicate", "device": "mesh_device"}},
+             {"unsqueeze": {"tensor": "h", "dim": 0, "as": "v"}},
+             {"from_torch": {"as": "w", "shape": [1, 7, 32, 32] if mapper != "replicate" else [1, 1, 32, 32], "mesh_mapper": mapper}},
+             {"copy_host_to_device_tensor": {"src": "w", "dst": "h"}}]
+    from conftest import run_steps
+
+    report = run_steps(steps, "reference")
+    assert report.error is None and record_findings(report) == []
+    v = next(t for t in report.tensors if t.name == "v")
+    if mapper != "replicate":
+        assert [d.coord for d in v.devices if d.recorded] == [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2)]
+        assert v.topology.placements[0].dim == 2

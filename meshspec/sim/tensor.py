@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, is_
-from typing import Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
 
@@ -219,7 +219,7 @@ class Record:
     profiles). Compared by identity: it is state, not a value.
     """
 
-    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache")
+    __slots__ = ("spec", "shared", "specs", "recorded", "origin", "_recorded_cache", "derive")
 
     def __init__(
         self,
@@ -240,6 +240,9 @@ class Record:
         self.origin = origin
         """Step that last set (or cleared) each device's record."""
         self._recorded_cache: Optional[tuple] = None
+        self.derive: Optional[Callable] = None
+        """A view's (squeeze, unsqueeze, reshape, view): its placements from its storage's (None where
+        no placement describes them), for a runtime that records what is written through any handle."""
 
     @property
     def topology(self) -> Topology:

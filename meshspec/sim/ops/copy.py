@@ -8,6 +8,7 @@ source against the destination is the era's :class:`~meshspec.sim.profiles.CopyC
 
 from ...errors import TTFatal
 from ..mesh import Coord, fmt_coord
+from ..placement import Topology
 from ..profiles import CopyCheck, CopyRecord
 from ..runtime import Runtime, in_memory
 from ..spec import Layout, TensorSpec
@@ -67,6 +68,18 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
         c: rec.spec for c in everyone if c not in shards
     }
     rt.set_recorded(rec, written)
+    # a runtime that records exactly what is written records it for every view of the storage too
+    # (a view made before the copy would still list the devices it held then: stale, lost)
+    for t in list(rt.tensors.values()):
+        if isinstance(t, DeviceTensor) and t.buffer is dev.buffer and t.record is not rec and t.span is None and t.freed_step is None:
+            t.record.specs = {**t.record.specs, **dict.fromkeys(written, t.record.spec)}
+            rt.set_recorded(t.record, written)
+            moved = t.record.derive(topology.placements) if t.record.derive is not None else topology.placements
+            if t.record.shared is not rec.shared and moved is not None:  # the written placements, in the view's dims
+                t.record.topology = Topology(topology.distribution_shape, tuple(moved), topology.coords)
+                if t.provenance is not None and t.provenance.claims:  # the data is the copy's now
+                    t.provenance = t.provenance.replace(claims=False, layout=None, dishonest=None, gathered_padding=None)
+            rt.touched.add(t.name)
 
 
 def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord, HostShard]) -> None:

@@ -208,6 +208,7 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
     if view:
         specs = {c: respec(s, shape_of(tuple(s.shape))) for c, s in rec.specs.items()}
         record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
+        record.derive = lambda p: placements_of(p, rank)
         rt.bind(name, DeviceTensor(name, rt.step, src.buffer, record, src.mesh, src.span,
                                    Provenance(rt.step, rt.op, claims, truth if claims else None, dishonest=dishonest)))
         return
