@@ -53,12 +53,6 @@ def record_findings(report) -> list[tuple]:
 
 # --- diagnoses (one per cause; the programs below name them) ----------------------------------
 
-HOST_ALLOC = (
-    "not an output body: sim/ops/host_alloc.py gives allocate_tensor_on_host the default topology (1) [R] "
-    "on (0, 0) over a shard at every device under every profile (ttnn 0.81.1, observed); no profile rule "
-    "lets reference record the (mesh) [R, R] topology on every coordinate that its shards have. Needs a "
-    "rule (or the handles=own rule to cover it) in sim/profiles.py and a branch in host_alloc.py"
-)
 
 #: Findings a bundled scenario exists to show that the user states, not the runtime: (kind, tensor) -> why.
 STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
@@ -74,9 +68,7 @@ STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
 }
 
 #: Bundled scenarios that reference does not keep clean yet: file -> diagnosis.
-BUNDLED_KNOWN: dict[str, str] = {
-    "self-contradicting-calls.yaml": HOST_ALLOC,
-}
+BUNDLED_KNOWN: dict[str, str] = {}
 
 #: Test scenarios (file:line of the test that writes it) stating a lie by hand: (kind, tensor) -> why.
 TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {

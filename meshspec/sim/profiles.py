@@ -151,6 +151,16 @@ class CclDevices(str, enum.Enum):
     ``tensor_topology()``, not the mesh's shape): meshspec's reference."""
 
 
+class HostAllocTopology(str, enum.Enum):
+    DEFAULT = "default"
+    """allocate_tensor_on_host gives a shard at every coordinate of the mesh under the default
+    topology, (1) [R] on (0, 0): its own records contradict each other (ttnn 0.81.1, observed:
+    tests/golden ``api``)."""
+    MESH = "mesh"
+    """The mesh's shape with Replicate on every axis, on every coordinate the shards are at
+    (meshspec's reference)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -221,6 +231,10 @@ RULES: dict[str, Rule] = {
             "mesh": "the mesh's groups, whatever devices the tensor is on (issue #31845, open; ttnn 0.81.1)",
             "tensor": "each group cut to the devices of the tensor's own topology, as #31845 asks (meshspec's reference)",
         }),
+        Rule("host_alloc_topology", HostAllocTopology, "the topology allocate_tensor_on_host gives its host buffer", {
+            "default": "(1) [R] on (0, 0) over a shard at every coordinate (ttnn 0.81.1, observed)",
+            "mesh": "the mesh's shape, Replicate on every axis, on every coordinate (meshspec's reference)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -247,6 +261,7 @@ class Profile(Frozen):
     ccl_topology: CclTopology = CclTopology.PER_AXIS
     ccl_padding: CclPadding = CclPadding.LOGICAL
     ccl_devices: CclDevices = CclDevices.MESH
+    host_alloc_topology: HostAllocTopology = HostAllocTopology.DEFAULT
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -322,6 +337,7 @@ PROFILES: dict[str, Profile] = {
             handles=Handles.OWN,
             op_topology=OpTopology.EXACT,
             ccl_devices=CclDevices.TENSOR,
+            host_alloc_topology=HostAllocTopology.MESH,
         ),
         _changes_current(
             "auto-compose",

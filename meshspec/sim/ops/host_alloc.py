@@ -4,7 +4,8 @@
 - ``allocate_tensor_on_host(spec, mesh_device)``: a host buffer with a shard at *every* coordinate
   of the mesh, under the default topology, distribution (1) [Replicate] on (0, 0): its own records
   contradict each other (a ``topology_mismatch``). Put on device, it keeps that topology on all the
-  devices.
+  devices. The reference (rule ``host_alloc_topology: mesh``) gives it the mesh's shape, Replicate
+  on every axis.
 - ``copy_device_to_host_tensor(device_tensor, host_tensor)``: the host tensor becomes the device
   tensor's topology, populated at exactly its recorded devices. Every recorded device needs a
   populated shard in the host buffer.
@@ -20,13 +21,14 @@ import numpy as np
 from ...errors import Crash, TTFatal
 from ...typed import Typed
 from ..mesh import ttnn_shape
+from ..profiles import HostAllocTopology
 from ..readback import read
 from ..runtime import Runtime, in_memory
 from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
 from .copy import same_spec
-from .output import default_topology
+from .output import default_topology, replicated
 from .fields import As, MeshName, Name, TensorFields
 
 
@@ -52,7 +54,8 @@ def allocate_on_host(rt: Runtime, a: AllocateOnHost) -> None:
     for c in mesh.coords:
         values = np.zeros(spec.shape, dtype=dtype) if rt.with_data else ShapeOnly(spec.shape, dtype)
         shards[c] = HostShard(c, spec, values, None)
-    rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, default_topology(), shards, buffer_shape=mesh.shape))
+    topology = default_topology() if rt.profile.host_alloc_topology is HostAllocTopology.DEFAULT else replicated(mesh.shape)
+    rt.bind(a.as_, HostTensor(a.as_, rt.step, spec, topology, shards, buffer_shape=mesh.shape))
 
 
 def copy_device_to_host(rt: Runtime, a: CopyDeviceToHost) -> None:
