@@ -132,8 +132,9 @@ class CclTopology(str, enum.Enum):
 
 class CclPadding(str, enum.Enum):
     LOGICAL = "logical"
-    """A gather concatenates each device's logical shard; tile padding stays padding
-    (ExecuteAllGather::invoke unpads its output, ttnn::ccl::unpad_output_tensor; ttnn 0.81.1)."""
+    """A gather concatenates each device's logical shard; tile padding stays padding (its output
+    spec is the logical shape with the gather dim times the ring; ttnn 0.81.1). ``ttnn.all_gather``
+    is logical in every era found, whatever this rule (docs/semantics.md section 12)."""
     PADDED = "padded"
     """all_gather_async builds its output spec from the padded shape (PR #19575, 2025-03-24:
     ``get_padded_shape()`` with a TODO to use the logical one), so each shard's tile padding is
@@ -223,8 +224,8 @@ RULES: dict[str, Rule] = {
                         "per axis, the legacy label and a warning where none is honest (ccl_topology_utils.cpp; ttnn 0.81.1)",
             "union": "all_gather_async and all_reduce keep the input's label (#38371, #50657); all_gather replicates Shard(dim) (PR #30684)",
         }),
-        Rule("ccl_padding", CclPadding, "what all_gather_async does with each shard's tile padding", {
-            "logical": "the logical shards concatenated, the padding left out (unpad_output_tensor; ttnn 0.81.1)",
+        Rule("ccl_padding", CclPadding, "what all_gather_async (not all_gather, logical in every era) does with tile padding", {
+            "logical": "the logical shards concatenated, the padding left out (the logical output spec; ttnn 0.81.1)",
             "padded": "the padded shards concatenated: padding rows become data (PR #19575's output spec; issue #24399)",
         }),
         Rule("ccl_devices", CclDevices, "which devices a collective gathers or reduces over", {

@@ -50,3 +50,25 @@ def test_profiles_command_shows_a_scenarios_own(tmp_path):
     res = invoke(["profiles", str(path)])
     assert res.exit_code == 0 and res.stdout.splitlines()[0].split()[-1] == "mine"
     assert "mine: current with copy exact (changes current)" in res.stdout
+
+
+def test_ccl_padding_governs_all_gather_async_and_says_all_gather_is_logical_in_every_era(tmp_path):
+    # issue 35 item 4: a user profile with ccl_padding: padded changed all_gather_async but silently
+    # not all_gather; ttnn.all_gather's output spec is logical in every era found (docs/semantics.md
+    # section 12, "Tile padding in a gather"), so the rule keeps to all_gather_async and says so
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "meshspec: 1\nmesh: t3k\nprofile: {base: current, ccl_padding: padded}\nsteps:\n"
+        "  - from_torch: {as: x, shape: [1, 1, 32, 200], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+        "  - all_gather: {tensor: x, dim: 3, as: g}\n"
+        "  - all_gather_async: {tensor: x, dim: 3, as: ga}\n"
+    )
+    res = invoke(["run", str(path), "--format", "json"])
+    import json
+
+    report = json.loads(res.stdout)
+    shapes = {t["name"]: t["devices"][0]["spec"]["shape"] for t in report["tensors"] if t["name"] in ("g", "ga")}
+    assert shapes == {"g": [1, 1, 32, 200], "ga": [1, 1, 32, 256]}  # 25 columns a device, padded to 32 by async only
+    assert [f["tensor"] for f in report["findings"] if f["kind"] == "padding_gathered"] == ["ga"]
+    listing = invoke(["profiles"]).stdout
+    assert "ccl_padding: what all_gather_async (not all_gather, logical in every era)" in listing
