@@ -221,7 +221,7 @@ def test_a_replicated_block_float_is_quantized_once_and_encoded_in_chunks(monkey
     # float64 temporaries of the whole shard, none of it charged. Now the replicas share one
     # quantized block, and encoding makes temporaries of GROUPS_AT_A_TIME groups at most
     from meshspec.sim import values as v
-    from meshspec.sim.ops import from_torch as ft
+    from meshspec.sim.ops import transfer as ft  # where from_torch makes its host tensor
 
     calls, chunks = [], []
     quantize, encode = ft.quantize_block_float, v._encode_groups

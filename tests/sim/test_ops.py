@@ -2,12 +2,13 @@
 uses and binds, handler, doc, ttnn call. Everything else that knows the ops derives from it."""
 
 import pytest
+from pathlib import Path
 from meshspec.typed import Typed
 
 from meshspec.explain import explain, step_table
 from meshspec.scenario.model import STEP_TYPES
 from meshspec.scenario.schema import json_schema
-from meshspec.sim.ops import OPS, TensorKind
+from meshspec.sim.ops import MODULES, OPS, TensorKind
 
 
 @pytest.mark.parametrize("name", list(OPS))
@@ -81,8 +82,8 @@ def test_a_run_imports_the_modules_of_its_own_ops_only():
     from pathlib import Path
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2])
-    # the seed's four ops, what they share (base, fields, mappers, output) and the runner's trace check
-    assert out.stdout.split() == ["allocate", "base", "copy", "fields", "from_torch", "mappers", "output", "to_torch", "trace"]
+    # the seed's four ops, what they share (base, fields, mappers, output, transfer) and the runner's trace check
+    assert out.stdout.split() == ["allocate", "base", "copy", "fields", "from_torch", "mappers", "output", "to_torch", "trace", "transfer"]
 
 
 def test_an_op_that_takes_a_printed_spec_declares_every_key_a_report_prints():
@@ -96,3 +97,25 @@ def test_an_op_that_takes_a_printed_spec_declares_every_key_a_report_prints():
     printed = set(make_spec((1, 1, 32, 32)).to_json())
     for op in takers:
         assert printed <= set(op.args.keys()), printed - set(op.args.keys())
+
+
+#: The modules op modules share; every other module of meshspec/sim/ops defines ops (MODULES).
+SHARED = {"base", "fields", "mappers", "output", "transfer"}
+
+
+def test_op_modules_are_peers_that_never_import_each_other():
+    # issue 35: a device op reads as "compute per device, hand the result to the one output
+    # primitive"; op modules share base/fields/mappers/output/transfer and import no other op module
+    # (they imported 45 private helpers of each other's, a 7-floor tower)
+    import ast
+
+    folder = Path(__file__).resolve().parents[2] / "meshspec" / "sim" / "ops"
+    assert {p.stem for p in folder.glob("*.py")} - {"__init__"} == SHARED | set(MODULES)
+    for module in MODULES:
+        tree = ast.parse((folder / f"{module}.py").read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                imported |= {node.module} if node.module else {a.name for a in node.names}
+        others = imported - SHARED - {None}
+        assert not others or others == {"OPS"} and module == "trace", (module, others)  # trace replays ops by the registry

@@ -280,7 +280,7 @@ def test_to_torch_of_records_in_mixed_dtypes_composes_as_concatenate_promotes():
     """A record whose devices read back in different host dtypes (a lying record) is composed as
     np.concatenate (torch.cat) composes it, promoted: the direct read keeps to one dtype."""
     from meshspec.sim.spec import DataType, make_spec
-    from meshspec.sim.ops.to_torch import _one_dtype
+    from meshspec.sim.ops.transfer import _one_dtype
 
     rt = runtime([ALLOC, EIGHT, COPY8], "current")
     dst = rt.device("dst")

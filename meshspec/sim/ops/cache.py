@@ -30,6 +30,7 @@ from ..tensor import DeviceTensor, HostTensor
 from .base import Op, TensorKind, Use
 from .output import default_topology
 from .fields import As, Data, FileName, Mapper, MeshName, Name, TensorFields
+from .transfer import make_host, put
 
 
 class DumpTensor(Typed):
@@ -66,7 +67,6 @@ def dump(rt: Runtime, file_name: str, t, name: str) -> None:
 
 
 def load(rt: Runtime, file_name: str, name: str, device: Optional[str], memory=None) -> None:
-    from .to_device import put
 
     stored = rt.tensor_files.get(file_name)
     if stored is None:
@@ -96,9 +96,7 @@ def cache_file(cache_file_name: str, a: TensorFields) -> str:
 
 
 def as_tensor(rt: Runtime, a: AsTensor) -> None:
-    from .from_torch import make_host
     from .mappers import mapper_choice
-    from .to_device import put
 
     if a.device is not None and a.memory_config is None:
         raise TTFatal("memory_config must be specified when device is specified")

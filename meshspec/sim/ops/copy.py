@@ -11,11 +11,11 @@ from ..mesh import Coord, fmt_coord
 from ..placement import Topology
 from ..profiles import CopyCheck, CopyRecord
 from ..runtime import Runtime, in_memory
-from ..spec import Layout, TensorSpec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import Name
+from .transfer import one_buffer_to_many, packed_size_check, same_spec
 
 
 class CopyHostToDevice(Typed):
@@ -112,46 +112,6 @@ def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord,
                 f"({laid.num_pages} pages of {laid.page_size} B there); the buffer of {dev.name} has "
                 f"{buf.num_pages} pages of {buf.page_size} B"
             )
-
-
-def one_buffer_to_many(host: HostTensor, mesh) -> bool:
-    """Whether a write of ``host`` to ``mesh`` is ttnn's "replicate a 1x1 host buffer over the
-    mesh" path, the only one that checks the packed size (distributed_tensor_apis.cpp,
-    ``h2d_as_replicate_tensor_on_1x1_mesh``): a plain host tensor, onto a mesh of more than one
-    device. A mapped host tensor (even of one shard) and any write to a 1x1 mesh are not checked
-    (observed: (1,1,64,1600) ROW_MAJOR split 8 ways into 64x64 width shards on 4 cores is taken,
-    each device padded to (1,1,64,256); the plain (1,1,64,200) is refused on 2x4 and on a 1x2
-    submesh, taken on a 1x1 submesh; tests/golden sharded ``mesh`` "to_device_split_row_major_width")."""
-    return host.plain and mesh.num_devices > 1
-
-
-def packed_size_check(host: TensorSpec, device: TensorSpec) -> None:
-    """The packed host data must be the device buffer's size (tt_metal/impl/tensor/distributed_tensor_apis.cpp:211,
-    ttnn 0.81.1) when one host buffer is replicated (:func:`one_buffer_to_many`): a plain ROW_MAJOR
-    host tensor put into a width- or block-sharded buffer that pads the width is refused
-    (docs/semantics.md section 11)."""
-    if device.shard is not None and host.buffer_bytes != device.buffer_bytes:
-        raise TTFatal(f"Host data with total size {host.buffer_bytes}B does not match expected size {device.buffer_bytes}B of device buffer! "
-                      f"(the device pads each row to a multiple of the shard width: {list(host.shape)} is {list(device.padded_shape)} there; "
-                      "make the host tensor with the same memory config)")
-
-
-def same_spec(src: TensorSpec, dst: TensorSpec, src_name: str, dst_name: str, coord: Coord) -> None:
-    """The current library's copy check (``tt_metal/impl/tensor/tensor_apis.cpp``)."""
-    if src is dst:  # one spec object: nothing differs (and the shard is named for an error only)
-        return
-    where = f"{src_name} shard for {fmt_coord(coord)}"
-    if src.shape != dst.shape:
-        raise TTFatal(
-            f"Host tensor has different shape ({where} is {list(src.shape)}, {dst_name} is {list(dst.shape)})"
-        )
-    if src.dtype != dst.dtype:
-        raise TTFatal(f"Host tensor has different dtype ({where} is {src.dtype}, {dst_name} is {dst.dtype})")
-    if src.layout != dst.layout or (src.layout is Layout.TILE and src.tile != dst.tile):
-        raise TTFatal(
-            f"Host tensor has different page config ({where} is {src.layout} {list(src.tile)}, "
-            f"{dst_name} is {dst.layout} {list(dst.tile)})"
-        )
 
 
 OP = Op(

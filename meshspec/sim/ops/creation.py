@@ -29,6 +29,7 @@ from ..values import generate
 from .base import Op, TensorKind, Use
 from .output import allocation, emit, plain_host, shard
 from .fields import As, FillValue, MemoryConfig, MeshName, Name, TensorFields, memory_of
+from .transfer import put
 
 
 class Empty(TensorFields):
@@ -75,8 +76,6 @@ def empty(rt: Runtime, a: Empty) -> None:
 
 
 def _fill(rt: Runtime, a: Filled, value: float) -> None:
-    from .to_device import put
-
     spec = a.spec(rt.arch)
     values = generate("fill", tuple(spec.shape), spec.dtype, value) if rt.with_data else None
     host = plain_host(rt, a.as_, spec, values)
@@ -129,9 +128,7 @@ def _fill_like(rt: Runtime, a: Like, value: float) -> None:
         if a.device is None:
             rt.bind(a.as_, host)
         else:
-            from .to_device import put
-
-            put(rt, host, a.as_, spec.memory, rt.mesh(a.device))
+                    put(rt, host, a.as_, spec.memory, rt.mesh(a.device))
         return
     dev = rt.device(a.tensor)
     mesh = rt.mesh(a.device) if a.device else rt.mesh_of(dev)

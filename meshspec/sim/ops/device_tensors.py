@@ -19,14 +19,14 @@ from __future__ import annotations
 from ...errors import TTFatal
 from ..mesh import ttnn_shape
 from ..placement import Replicate, Shard, Topology
-from ..profiles import Handles, PerDeviceApi
+from ..profiles import Handles
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
 from .output import DEFAULT_TOPOLOGY_ORIGIN, default_topology
-
+from .transfer import check_api
 
 
 class GetDeviceTensors(Typed):
@@ -78,15 +78,6 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
                            source_values=None, buffer_shape=(1, 1), read_from=t.read_from)
             )
     rt.bind_list(a.as_, parts)
-
-
-def check_api(rt: Runtime, call: str) -> None:
-    """combine_device_tensors and from_host_shards do not exist in an era before June 2025."""
-    if rt.profile.per_device_api is PerDeviceApi.AGGREGATE_AS_TENSOR:
-        raise TTFatal(
-            f"module 'ttnn' has no attribute '{call}' (this profile's era predates it: PRs #23290 and #24546, "
-            "June-July 2025, split aggregate_as_tensor into combine_device_tensors and from_host_shards)"
-        )
 
 
 def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:

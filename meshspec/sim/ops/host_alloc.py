@@ -27,9 +27,9 @@ from ..runtime import Runtime, in_memory
 from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
-from .copy import same_spec
 from .output import default_topology, replicated
 from .fields import As, MeshName, Name, TensorFields
+from .transfer import same_spec
 
 
 class AllocateOnHost(TensorFields):

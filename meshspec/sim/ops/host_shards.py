@@ -23,6 +23,7 @@ from ..spec import make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from .base import Op, TensorKind, Use
 from .fields import As, Composer, Dim, Mapper, MeshName, Name, Names
+from .transfer import check_api, compose_back, distribute_values, put
 
 
 class FromHostShards(Typed):
@@ -60,8 +61,6 @@ def single_buffer(t: HostTensor) -> HostShard:
 
 
 def from_host_shards(rt: Runtime, a: FromHostShards) -> None:
-    from .device_tensors import check_api
-
     check_api(rt, "from_host_shards")
     names = [n for name in a.tensors for n in rt.names(name)]
     shape = tuple(a.mesh_shape)
@@ -83,9 +82,7 @@ def from_host_shards(rt: Runtime, a: FromHostShards) -> None:
 
 
 def distribute_tensor(rt: Runtime, a: DistributeTensor) -> None:
-    from .from_torch import distribute_values
     from .mappers import mapper_choice
-    from .to_device import put
 
     t = rt.item(a.tensor)
     if isinstance(t, DeviceTensor):
@@ -111,11 +108,9 @@ def distribute_tensor(rt: Runtime, a: DistributeTensor) -> None:
 
 
 def aggregate_tensor(rt: Runtime, a: AggregateTensor) -> None:
-    from .to_torch import ToTorch, run as to_torch
-
     if isinstance(rt.item(a.tensor), DeviceTensor):
         raise TTFatal("aggregate_tensor composes a host tensor; read the device tensor back first (cpu or from_device)")
-    to_torch(rt, ToTorch(tensor=a.tensor, mesh_composer=a.mesh_composer, as_=a.as_), keep_memory_config=True)
+    compose_back(rt, a.tensor, a.mesh_composer, a.as_, keep_memory_config=True)
 
 
 FROM_HOST_SHARDS = Op(

@@ -16,12 +16,13 @@ forms (``{shard: 1}``, ``replicate``, ``{concat: 1}``). What they mean is ttnn 0
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Annotated, Any, Callable, Optional
 
 from ...errors import StepInputError
 from ...frozen import Frozen
+from ...typed import Length, Typed
 from ..mesh import Coord, Shape
-from ..placement import Placement, Replicate, Shard
+from ..placement import Placement, Replicate, Shard, Topology
 from . import fields as f
 
 
@@ -125,3 +126,17 @@ def _composer_config(dims: tuple, override: Optional[list], offset: Optional[lis
         parts.append(f"ttnn.MeshCoordinate({', '.join(map(str, offset))})")
     text = f"ttnn.create_mesh_composer(mesh_device, ttnn.MeshComposerConfig({', '.join(parts)}))"
     return ComposerChoice(dims, _shape(override), _shape(offset), False, mesh, text)
+
+
+class TopologyFields(Typed):
+    """A topology as reports print it (pasteable): ``{distribution_shape, placements, coords}``."""
+
+    distribution_shape: Annotated[list[f.Dim], Length(min=1, max=4)]
+    placements: Annotated[list[f.PlacementItem], Length(min=1)]
+    coords: list[Annotated[list[int], Length(min=1, max=4)]]
+    """``mesh_coords``: the coordinates, as lists."""
+
+    def topology(self) -> Topology:
+        return Topology(
+            tuple(self.distribution_shape), tuple(placement_of(p) for p in self.placements), tuple(tuple(c) for c in self.coords)
+        )

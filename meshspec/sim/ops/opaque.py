@@ -20,7 +20,7 @@ from ..tensor import HostShard, HostTensor
 from .base import Op, TensorKind, Use
 from .fields import As, Names, TensorFields
 from .output import emit, plain_host, shard
-from .topology import TopologyFields
+from .mappers import TopologyFields
 
 
 CALL_NAME = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"

@@ -11,15 +11,15 @@ a 1x4 submesh lands on row 0 of a 2x4 parent (tests/golden ``api``).
 
 from typing import Optional
 
-from ..meshdevice import MeshDevice
 from ..runtime import Runtime
 from ..sharding import ShardSpec
 from ..spec import BufferType
-from ..tensor import DeviceTensor, HostTensor, Record
+from ..tensor import DeviceTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, MeshName, Name, memory_of
 from .output import alias
+from .transfer import put
 
 
 class ToDevice(Typed):
@@ -75,28 +75,6 @@ def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
     dev = rt.device(src)
     rt.bind(name, dev if name == src else alias(dev, name))
     return True
-
-
-def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDevice] = None) -> None:
-    """A new device tensor named ``name`` on ``mesh`` holding ``host``'s shards in ``memory``
-    (a buffer type, or a buffer type and shard spec: a sharded spec is checked against each
-    device's shard, never the global shape; docs/semantics.md section 11)."""
-    memory = memory if isinstance(memory, tuple) else (memory, None)
-    mesh = mesh or rt.root
-    shards = rt.shards_to_write(host, mesh)
-    specs = {c: s.spec.with_memory(*memory) for c, s in shards.items()}
-    from .copy import one_buffer_to_many, packed_size_check
-
-    if one_buffer_to_many(host, mesh):  # one spec: the plain tensor's, on every device
-        c = next(iter(shards))
-        packed_size_check(shards[c].spec, specs[c])
-    widest = max(specs.values(), key=lambda s: s.num_pages)
-    buffer = rt.new_buffer(widest, mesh)
-    topology = rt.written_topology(host, mesh)
-    record = Record(host.spec.with_memory(*memory), topology, specs, tuple(shards), {c: rt.step for c in mesh.coords})
-    dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
-    rt.write(dev, host, shards)
-    rt.bind(name, dev)
 
 
 OP = Op(

@@ -15,29 +15,12 @@ another dim, it says the data is split where it is not. Both are ``topology_stal
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated
-
-from ...typed import Length, Typed
-from ..placement import Topology
+from ...typed import Typed
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, Provenance
 from .base import Op, TensorKind, Use
-from .fields import Dim, Name, PlacementItem
-from .mappers import placement_of
-
-
-class TopologyFields(Typed):
-    """A topology as reports print it (pasteable): ``{distribution_shape, placements, coords}``."""
-
-    distribution_shape: Annotated[list[Dim], Length(min=1, max=4)]
-    placements: Annotated[list[PlacementItem], Length(min=1)]
-    coords: list[Annotated[list[int], Length(min=1, max=4)]]
-    """``mesh_coords``: the coordinates, as lists."""
-
-    def topology(self) -> Topology:
-        return Topology(
-            tuple(self.distribution_shape), tuple(placement_of(p) for p in self.placements), tuple(tuple(c) for c in self.coords)
-        )
+from .fields import Name
+from .mappers import TopologyFields
 
 
 class UpdateTopology(Typed):
