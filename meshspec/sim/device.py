@@ -66,7 +66,7 @@ class MemoryPool:
                     return old[:nbytes]
         if self.rule is Uninitialized.ZEROS:
             return np.zeros(nbytes, dtype=np.uint8)
-        written = min(written, nbytes)  # a write can claim more than the buffer (an injected alter_shape record)
+        written = min(written, nbytes)
         if written == 0:
             return poison(nbytes)  # (made once, not made and copied into memory made for it)
         out = np.empty(nbytes, dtype=np.uint8)

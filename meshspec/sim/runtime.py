@@ -500,12 +500,12 @@ class Runtime:
             if cores is not None:
                 pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
             if pages is None and (dst.num_pages > buffer.spec.num_pages or dst.page_size > buffer.spec.aligned_page_size):
-                # only a record larger than its buffer gets here (the injected alter_shape fault): the
-                # device op's output would run past the buffer (more pages, or ROW_MAJOR rows wider than
-                # its pages), which meshspec does not model
+                # a write past its buffer (more pages, or ROW_MAJOR rows wider than its pages): only a
+                # trace replay whose inputs now claim more than at capture gets here (an op's output is
+                # sized for its widest device, output.emit), and what the device does then is not modeled
                 raise ResourceLimit(f"{dev.name} {fmt_coord(coords[0])}: a write of {dst.num_pages} pages of {dst.page_size} B does not "
-                                    f"fit its buffer of {buffer.spec.num_pages} pages of {buffer.spec.aligned_page_size} B (a record "
-                                    "larger than its buffer: an injected alter_shape fault)")
+                                    f"fit its buffer of {buffer.spec.num_pages} pages of {buffer.spec.aligned_page_size} B (its inputs "
+                                    "claim more than when the buffer was made); meshspec stops here")
             size = dst.buffer_bytes if pages is None else len(pages) * dst.page_size  # Write.content_bytes
             write = Write(step, name, dst, shards, (0,) * len(dst.shape), host, pages, on_cores)  # one per spec: offsets and values are the shards'
             if records_only:
