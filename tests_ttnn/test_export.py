@@ -27,6 +27,8 @@ KNOWN: dict[str, str] = {
     "all-gather-async-padding": "ttnn.experimental.all_gather_async needs a fabric, which the mock has not: the real run stops at "
     "the gather",
     "linear-2d-mesh-label": "ttnn.linear runs a device kernel, which the mock cannot compile: the real run stops there",
+    "galaxy-eltwise-mul-2d-fracture": "ttnn.mul runs a device kernel (eltwise_binary_sfpu_no_bcast), which the mock cannot compile: "
+    "the real run stops there",
     "traced-decode-seed": "its trace captures an all_gather, which the mock cannot run (device kernels over the fabric)",
 }
 
