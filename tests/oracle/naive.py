@@ -39,7 +39,9 @@ all_gather(_async)             every device of the mesh (the CCLs take their dev
                                (along cluster_axis through it, or the whole mesh), by the input's spec there
                                or its tensor spec where it records none, and writes the output spec: the
                                input's tensor spec with the gather dim times the group (compute_output_specs;
-                               all_gather_async under ccl_padding ``padded``: of the padded shape)
+                               all_gather_async under ccl_padding ``padded``: of the padded shape). Under
+                               ccl_devices ``tensor`` (the reference) only the devices the input's topology
+                               lists run, each group cut to them (what #31845 asks)
 =============================  ===========================================================================
 
 Bytes: a spec covers ``pages * aligned page size`` bytes from the start of the device's buffer (a
@@ -60,11 +62,16 @@ The verdicts compared (:func:`statuses`, :attr:`Model.reads`):
     - not recorded: holds current content -> ``lost``; else ``empty``.
 
 (b) never-written reads: an op output device computed from input bytes never written since the
-    input's allocation MUST carry a ``stale_input`` finding naming that output device (and, where
-    meshspec names one, an input device it read). meshspec MAY report ``stale_input`` where the
-    bytes read were written but not by the input's current content (a superseded write), or the
-    input device has no spec; a ``stale_input`` outside both is unsupported. Not transitive: an
-    op's output bytes are written by the op, so a later read of them is a read of written memory.
+    input's allocation MUST carry a finding naming that output device (and, where meshspec names
+    one, an input device it read), of the kind :func:`expected_kind` works out from the reads: a
+    ``stale_input`` when some read of that output device is the runtime's doing (the input device's
+    naive status was stale, partial or missing_spec then, or it read never-written bytes of a
+    device the input's topology does not list), else an ``uninitialized_read`` (the program read
+    its own tensor before writing it). Where no byte read was never written, meshspec MAY report
+    ``stale_input`` when the bytes read were written but not by the input's current content (a
+    superseded write) or the input device has no spec; any other ``stale_input``, and an
+    ``uninitialized_read`` there, is unsupported. Not transitive: an op's output bytes are written
+    by the op, so a later read of them is a read of written memory.
 
 Not compared: findings about values (data_mismatch), topologies (topology_mismatch,
 topology_stale), padding_gathered, phantom_cores, use_after_free, and the statuses of tensors
@@ -150,6 +157,9 @@ class Record:
     spec: Spec
     recorded: tuple[Coord, ...]
     specs: dict
+    listed: tuple[Coord, ...] = ()
+    """The devices the tensor's topology lists (its coords), which the record can list apart from
+    ``recorded``: a tensor put on a submesh lists that submesh's devices."""
 
 
 Records = dict  # name -> Record, for device tensors
@@ -162,7 +172,8 @@ def records_of(tensors: dict) -> Records:
         if getattr(t, "storage", None) != "device":
             continue
         rec = t.record
-        out[name] = Record(spec_of(rec.spec), tuple(rec.recorded), {c: spec_of(s) for c, s in rec.specs.items()})
+        out[name] = Record(spec_of(rec.spec), tuple(rec.recorded), {c: spec_of(s) for c, s in rec.specs.items()},
+                           tuple(tuple(c) for c in rec.topology.coords))
     return out
 
 
@@ -223,6 +234,37 @@ class Read:
     the input device has no spec in the runtime's record."""
     in_status: str
     """The input device's naive status when it was read."""
+    listed: bool = True
+    """The input's topology lists the device read."""
+
+    @property
+    def lie(self) -> bool:
+        """The input device's record lied when it was read (stale, partial, or no spec)."""
+        return self.in_status in LIES
+
+    @property
+    def runtimes(self) -> bool:
+        """What the read got is the runtime's doing: a record that lied, or never-written bytes of a
+        device the input's topology does not list (a collective over the mesh, issue #31845)."""
+        return self.lie or (self.never_written and not self.listed)
+
+
+LIES = ("stale", "partial", "missing_spec")
+
+
+def expected_kind(reads) -> Optional[str]:
+    """The finding an output device computed from ``reads`` must carry (None: none required): when
+    any read took never-written bytes, ``stale_input`` if some read is the runtime's doing
+    (:attr:`Read.runtimes`), else ``uninitialized_read`` (the program read its own tensor before
+    writing it, a user error).
+
+    >>> r = Read(1, "neg", "y", (0,), "x", (0,), True, True, "uninitialized")
+    >>> expected_kind([r]), expected_kind([Read(1, "all_gather", "y", (0,), "x", (1,), True, True, "empty", listed=False)])
+    ('uninitialized_read', 'stale_input')
+    """
+    if not any(r.never_written for r in reads):
+        return None
+    return "stale_input" if any(r.runtimes for r in reads) else "uninitialized_read"
 
 
 class Unmodelled(Exception):
@@ -234,6 +276,9 @@ class Model:
     mesh_shape: tuple[int, ...]
     ccl_padded: bool = False
     """The profile's ccl_padding is ``padded``: all_gather_async gathers tile padding as data."""
+    ccl_tensor: bool = False
+    """The profile's ccl_devices is ``tensor`` (the reference): a collective runs on the devices the
+    input's topology lists, each group cut to them (what tt-metal issue #31845 asks)."""
     handles: dict[str, Buffer] = field(default_factory=dict)
     hosts: dict[str, dict[Coord, Spec]] = field(default_factory=dict)
     reads: list[Read] = field(default_factory=list)
@@ -353,7 +398,7 @@ class Model:
         region = buf.region(ic, spec or rec.spec)
         never = bool((region < 0).any())
         stale = never or spec is None or bool((region != buf.content).any())
-        self.reads.append(Read(k, op, out, oc, name, ic, never, stale, status(buf, rec, ic)))
+        self.reads.append(Read(k, op, out, oc, name, ic, never, stale, status(buf, rec, ic), ic in rec.listed))
 
     def _per_device(self, k: int, op: str, a: dict, records: Records, shape_of) -> None:
         src, out = a["tensor"], a["as"]
@@ -406,18 +451,25 @@ class Model:
             buf.write(c, rx.spec.with_shape(tuple(max(p, q) for p, q in zip(ax, ay))), k)
         self.handles[out] = buf
 
-    def _groups(self, axis: Optional[int]) -> dict[Coord, list[Coord]]:
+    def _groups(self, axis: Optional[int], rec: Record) -> dict[Coord, list[Coord]]:
+        """Each device a collective runs on, and its group: along ``axis`` through it, or the whole
+        mesh; under ccl_devices ``tensor`` only the devices ``rec``'s topology lists, each group cut
+        to them."""
         every = self.coords
         if axis is None:
-            return {c: every for c in every}
-        return {c: [c[:axis] + (i,) + c[axis + 1 :] for i in range(self.mesh_shape[axis])] for c in every}
+            out = {c: every for c in every}
+        else:
+            out = {c: [c[:axis] + (i,) + c[axis + 1 :] for i in range(self.mesh_shape[axis])] for c in every}
+        if self.ccl_tensor:
+            out = {c: [g for g in group if g in rec.listed] for c, group in out.items() if c in rec.listed}
+        return out
 
     def _gather(self, k: int, op: str, a: dict, records: Records, padded: bool) -> None:
         src, out = a["tensor"], a["as"]
         rec = records[src]
         rank = len(rec.spec.shape)
         dim = a["dim"] % rank
-        groups = self._groups(a.get("cluster_axis"))
+        groups = self._groups(a.get("cluster_axis"), rec)
         buf = Buffer(k)
         for c, group in groups.items():
             for g in group:
@@ -440,7 +492,7 @@ class Model:
         src, out = a["tensor"], a["as"]
         rec = records[src]
         buf = Buffer(k)
-        for c, group in self._groups(a.get("cluster_axis")).items():
+        for c, group in self._groups(a.get("cluster_axis"), rec).items():
             for g in group:
                 self._read(k, op, out, c, src, g, records)
             buf.write(c, rec.spec.with_shape(shape_of(rec.spec.shape, len(group))), k)

@@ -8,12 +8,14 @@ off ``rt.tensors`` by wrapping :func:`meshspec.runner.execute` for the length of
 A disagreement is a tuple ``(category, detail)``; the categories:
 
 - ``status:NAIVE/MESHSPEC``: a device's status differs (naive's first);
-- ``stale_input:missed``: an op output device read never-written bytes and meshspec reports no
-  ``stale_input`` on it;
-- ``stale_input:wrong_input``: meshspec reports it, naming an input device the naive model saw no
+- ``KIND:missed:OP:STATUS``: an op output device read never-written bytes and meshspec reports
+  neither ``stale_input`` nor ``uninitialized_read`` on it (KIND the one the naive model expects,
+  :func:`naive.expected_kind`; OP ``gather`` or ``per_device``; STATUS the input device's naive status);
+- ``kind:NAIVE/MESHSPEC``: meshspec reports the other of the two kinds than the naive model expects;
+- ``KIND:wrong_input``: meshspec reports KIND naming an input device the naive model saw no
   never-written (or superseded) read of on that output device;
-- ``stale_input:unsupported``: meshspec reports ``stale_input`` on an output device whose every
-  read was of the inputs' current content.
+- ``KIND:unsupported``: meshspec reports ``stale_input`` on an output device whose every read was
+  of the inputs' current content, or ``uninitialized_read`` on one that read no never-written byte.
 """
 
 from __future__ import annotations
@@ -27,23 +29,12 @@ from typing import Optional
 import meshspec.runner as runner
 from meshspec.sim.profiles import PROFILES, get_profile
 
-from naive import Model, Unmodelled, records_of, statuses
+from naive import Model, Unmodelled, expected_kind, records_of, statuses
+
+READ_KINDS = ("stale_input", "uninitialized_read")
+"""The findings about what an op read (naive.py's docstring (b))."""
 
 PROFILE_NAMES = tuple(PROFILES)
-
-LEAD = {
-    "stale_input:missed:gather:empty": (
-        "issue 35 item 1: a collective reads every device of its group, and an unrecorded, never-written device's bytes "
-        "reach the output with no stale_input (judge/findings.py _stale_inputs fires only for a source recorded stale, "
-        "partial or missing_spec); the lead's provenance change fires on any never-written read"),
-    "stale_input:missed:gather:uninitialized": (
-        "a collective of an allocated tensor nothing was copied into: its devices are 'uninitialized', not a lie, so "
-        "_stale_inputs passes them; the bytes read were never written"),
-    "stale_input:missed:per_device:uninitialized": (
-        "neg/permute/add (or a squeeze that copies) of an allocated tensor nothing was copied into: as above, for "
-        "per-device ops (sim/ops/views.per_device, elementwise._binary)"),
-}
-"""Disagreements the lead's change (stale_input on any read of never-written bytes) removes."""
 
 OPEN = {
     "status:shape_mismatch/ok": (
@@ -58,9 +49,11 @@ OPEN = {
         "has the tensor's (tests/oracle/mock_copy_coords.py); a device op then skips them (views.per_device, "
         "elementwise._binary), which ttnn runs on: the naive model writes the output there, the record has no spec"),
 }
-"""Disagreements the lead's change leaves: a question about what an op writes (see the report)."""
+"""Disagreements open today: a question about what an op writes (each has a case in tests/oracle/cases/).
+The classes of never-written reads meshspec used to miss went with its provenance of reads
+(docs/semantics.md section 12, "What an op read")."""
 
-KNOWN = {**LEAD, **OPEN}
+KNOWN = dict(OPEN)
 
 
 @contextmanager
@@ -115,7 +108,8 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
     with _recording(snapshots):
         report = runner.run(scenario, profile, with_data=with_data, trace=False, fault=fault)
     out = Outcome(profile)
-    model = Model(tuple(scenario.mesh_shape), ccl_padded=prof.ccl_padding.value == "padded")
+    model = Model(tuple(scenario.mesh_shape), ccl_padded=prof.ccl_padding.value == "padded",
+                  ccl_tensor=prof.ccl_devices.value == "tensor")
     ran = report.steps_run if report.error is None else report.error.step  # a failing step changes nothing naive
     before: dict = {}
     try:
@@ -137,31 +131,36 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
         if theirs != naive_status:
             out.disagreements.append((f"status:{naive_status}/{theirs}", f"{key[0]} {key[1]}"))
 
-    # (b) never-written reads against stale_input findings
+    # (b) never-written reads against stale_input and uninitialized_read findings
     live = {n for n, b in model.handles.items() if not b.freed}
     found: dict[tuple, list] = {}
     for f in report.findings:
-        if f.kind.value == "stale_input" and f.tensor in live:
-            found.setdefault((f.tensor, f.device), []).append((f.step, _input_named(f.message)))
+        if f.kind.value in READ_KINDS and f.tensor in live:
+            found.setdefault((f.tensor, f.device), []).append((f.kind.value, _input_named(f.message)))
     by_output: dict[tuple, list] = {}
     for r in model.reads:
         if r.out in live:
             by_output.setdefault((r.out, r.out_device), []).append(r)
     for key, reads in by_output.items():
         out.compared += 1
-        never = {(r.input, r.in_device) for r in reads if r.never_written}
+        never = [r for r in reads if r.never_written]
         maybe = {(r.input, r.in_device) for r in reads if r.not_current}
+        want = expected_kind(reads)
         theirs = found.get(key, [])
-        if never and not theirs:
-            first = min((r for r in reads if r.never_written), key=lambda r: (r.input, r.in_device))
+        if want is not None and not theirs:
+            first = min(never, key=lambda r: (r.input, r.in_device))
             kind = "gather" if first.op.startswith("all_gather") else "per_device"
-            out.disagreements.append((f"stale_input:missed:{kind}:{first.in_status}",
+            out.disagreements.append((f"{want}:missed:{kind}:{first.in_status}",
                                       f"{key[0]} {key[1]} ({first.op}, step {first.step}) read never-written {first.input} {first.in_device}"))
-        for step, named in theirs:
-            if not maybe:
-                out.disagreements.append(("stale_input:unsupported", f"{key[0]} {key[1]} (meshspec names {named})"))
+        for kind, named in theirs:
+            if want is not None and kind != want:
+                out.disagreements.append((f"kind:{want}/{kind}", f"{key[0]} {key[1]} names {named}"))
+            elif kind == "uninitialized_read" and want is None:
+                out.disagreements.append(("uninitialized_read:unsupported", f"{key[0]} {key[1]} (meshspec names {named})"))
+            elif not maybe:
+                out.disagreements.append((f"{kind}:unsupported", f"{key[0]} {key[1]} (meshspec names {named})"))
             elif named is not None and named not in maybe:
-                out.disagreements.append(("stale_input:wrong_input", f"{key[0]} {key[1]} names {named}, naive {sorted(maybe)}"))
+                out.disagreements.append((f"{kind}:wrong_input", f"{key[0]} {key[1]} names {named}, naive {sorted(maybe)}"))
     return out
 
 

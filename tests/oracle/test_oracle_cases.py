@@ -1,13 +1,16 @@
-"""One small scenario per known disagreement class (tests/oracle/cases/, plus issue 35 item 1 in
-item1-row0-gather.yaml), each under the profiles where the class shows: today the oracle finds that
-class there and nothing else; the change that removes it makes the xfail(strict=True) test pass,
-which fails the run until the case is flipped (oracle_diff.LEAD and OPEN say why each exists)."""
+"""One small scenario per known disagreement class (tests/oracle/cases/), each under the profiles
+where the class shows: today the oracle finds that class there and nothing else; the change that
+removes it makes the xfail(strict=True) test pass, which fails the run until the case is flipped
+(oracle_diff.OPEN says why each exists). The cases of classes gone (never-written reads meshspec
+missed, issue 35 item 1 in item1-row0-gather.yaml) stay as regression cases: clean under every
+profile, with the kind of finding each output device carries worked out by hand."""
 
 from pathlib import Path
 
 import pytest
 import yaml
 
+from meshspec.runner import run
 from meshspec.scenario.loader import load
 from oracle_diff import KNOWN, PROFILE_NAMES, check
 
@@ -15,13 +18,11 @@ HERE = Path(__file__).parent
 CURRENT_LIKE = ("current", "auto-compose", "ccl-union", "ccl-padded")
 
 CASES = [
-    ("item1-row0-gather.yaml", PROFILE_NAMES, {"stale_input:missed:gather:empty"}),
-    ("cases/gather-never-written.yaml", CURRENT_LIKE + ("uniform-by-value",), {"stale_input:missed:gather:uninitialized"}),
-    ("cases/gather-never-written.yaml", ("unpopulated", "reference"), {"stale_input:missed:gather:empty"}),
-    ("cases/neg-never-written.yaml", CURRENT_LIKE + ("uniform-by-value",), {"stale_input:missed:per_device:uninitialized"}),
-    ("cases/gather-uneven-shards.yaml", ("uniform-by-value", "unpopulated"), {"status:shape_mismatch/ok", "stale_input:missed:gather:empty"}),
+    ("cases/gather-uneven-shards.yaml", ("uniform-by-value", "unpopulated"), {"status:shape_mismatch/ok"}),
     ("cases/copy-records-device-without-spec.yaml", CURRENT_LIKE, {"status:missing_spec/empty"}),
 ]
+AGREED = ["item1-row0-gather.yaml", "cases/gather-never-written.yaml", "cases/neg-never-written.yaml"]
+"""Cases of classes gone (meshspec's provenance of reads, ccl_devices): clean under every profile."""
 PARAMS = [pytest.param(path, profile, classes, id=f"{Path(path).stem}-{profile}")
           for path, profiles, classes in CASES for profile in profiles]
 
@@ -31,7 +32,7 @@ class OtherDisagreement(Exception):
 
 
 @pytest.mark.parametrize("path,profile,classes", PARAMS)
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a known disagreement class (oracle_diff.LEAD / OPEN)")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a known disagreement class (oracle_diff.OPEN)")
 def test_case_agrees(path, profile, classes):
     assert classes <= set(KNOWN)
     steps = yaml.safe_load((HERE / path).read_text())["steps"]
@@ -42,7 +43,7 @@ def test_case_agrees(path, profile, classes):
     assert out.disagreements == [], sorted({c for c, _ in out.disagreements})
 
 
-@pytest.mark.parametrize("path", sorted({p for p, _, _ in CASES}))
+@pytest.mark.parametrize("path", sorted({p for p, _, _ in CASES} | set(AGREED)))
 def test_case_agrees_under_the_other_profiles(path):
     """Under the profiles a case is not about, the oracle and meshspec agree on it."""
     steps = yaml.safe_load((HERE / path).read_text())["steps"]
@@ -50,3 +51,57 @@ def test_case_agrees_under_the_other_profiles(path):
     for profile in PROFILE_NAMES:
         if profile not in about:
             assert check(load(HERE / path), steps, profile).disagreements == [], profile
+
+
+ROW0, ROW1 = [(0, j) for j in range(4)], [(1, j) for j in range(4)]
+EVERY = ROW0 + ROW1
+ALLOCATION_RECORDS_ALL = CURRENT_LIKE + ("uniform-by-value",)
+KINDS = [  # (case, profiles, {output device of y: the finding kind it must carry}), worked out by hand
+    # the allocation's topology lists the whole mesh and nothing was written: the program's own error
+    ("cases/gather-never-written.yaml", PROFILE_NAMES, dict.fromkeys(EVERY, "uninitialized_read")),
+    # neg runs on the devices the allocation records: every one in these eras, none in the others
+    ("cases/neg-never-written.yaml", ALLOCATION_RECORDS_ALL, dict.fromkeys(EVERY, "uninitialized_read")),
+    ("cases/neg-never-written.yaml", ("unpopulated", "reference"), {}),
+    # issue 35 item 1: row 1 gathers row 1 of x, which x's topology (row 0) does not list: the
+    # runtime's doing (tt-metal #31845); the reference cuts the group to row 0 (ccl_devices: tensor)
+    ("item1-row0-gather.yaml", tuple(p for p in PROFILE_NAMES if p != "reference"), dict.fromkeys(ROW1, "stale_input")),
+    ("item1-row0-gather.yaml", ("reference",), {}),
+]
+
+
+@pytest.mark.parametrize("path,profile,want", [pytest.param(p, prof, w, id=f"{Path(p).stem}-{prof}")
+                                                for p, profiles, w in KINDS for prof in profiles])
+def test_read_finding_kinds(path, profile, want):
+    """meshspec reports the kind of never-written read the rule of docs/semantics.md section 12
+    ("What an op read") gives, and the oracle, which works the kind out from its own written masks
+    and the records' topology coords, agrees."""
+    report = run(load(HERE / path), profile)
+    got = {f.device: f.kind.value for f in report.findings if f.kind.value in ("stale_input", "uninitialized_read")}
+    assert got == want
+    steps = yaml.safe_load((HERE / path).read_text())["steps"]
+    assert check(load(HERE / path), steps, profile).disagreements == []
+
+
+def test_the_oracle_holds_meshspec_to_the_kind(monkeypatch):
+    """Were meshspec to call every never-written read a stale_input (the rule before
+    uninitialized_read), the oracle reports each output device of the bare allocation's gather as
+    the wrong kind; were it to call item 1's a user error, likewise."""
+    import meshspec.judge.findings as judge
+    from meshspec.kinds import Kind
+
+    real = judge._bad_read
+
+    def as_(kind):
+        def bad(r):
+            got = real(r)
+            return None if got is None else (kind, got[1])
+        return bad
+
+    steps = yaml.safe_load((HERE / "cases/gather-never-written.yaml").read_text())["steps"]
+    monkeypatch.setattr(judge, "_bad_read", as_(Kind.STALE_INPUT))
+    out = check(load(HERE / "cases/gather-never-written.yaml"), steps, "current")
+    assert sorted(out.disagreements) == [("kind:uninitialized_read/stale_input", f"y {c} names ('x', (0, 0))") for c in EVERY]
+    steps = yaml.safe_load((HERE / "item1-row0-gather.yaml").read_text())["steps"]
+    monkeypatch.setattr(judge, "_bad_read", as_(Kind.UNINITIALIZED_READ))
+    out = check(load(HERE / "item1-row0-gather.yaml"), steps, "current")
+    assert {c for c, _ in out.disagreements} == {"kind:stale_input/uninitialized_read"} and len(out.disagreements) == 4

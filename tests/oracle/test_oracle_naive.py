@@ -4,7 +4,7 @@ never-written reads, each worked out by hand in the comments."""
 import yaml
 from pathlib import Path
 
-from naive import Model, Record, Spec, status, statuses
+from naive import Model, Record, Spec, expected_kind, status, statuses
 
 T3K = (2, 4)
 EVERY = [(r, c) for r in range(2) for c in range(4)]
@@ -84,12 +84,48 @@ def test_item1_reads_row_1_never_written():
     m.step(0, steps[0], {})
     quarter = Spec((1, 1, 32, 32))
     row0 = EVERY[:4]
-    x = Record(Spec((1, 1, 32, 32)), tuple(row0), {c: quarter for c in row0})  # what 0.81.1 records
+    x = Record(Spec((1, 1, 32, 32)), tuple(row0), {c: quarter for c in row0}, tuple(row0))  # what 0.81.1 records
     m.step(1, steps[1], {"x": x})
     never = {(r.out_device, r.in_device) for r in m.reads if r.never_written}
     assert never == {((1, i), (1, j)) for i in range(4) for j in range(4)}
     assert {r.in_status for r in m.reads if r.never_written} == {"empty"}
     assert all(r.op == "all_gather" and r.step == 1 and r.out == "y" for r in m.reads)
+    # x's topology lists row 0 only: row 1's never-written reads are the runtime's doing
+    kinds = {c: expected_kind([r for r in m.reads if r.out_device == c]) for c in EVERY}
+    assert kinds == {**dict.fromkeys(row0), **dict.fromkeys(EVERY[4:], "stale_input")}
+
+
+def test_the_reference_cuts_each_group_to_the_tensors_devices():
+    """ccl_devices ``tensor`` (the reference, docs/semantics.md section 12): item 1's gather runs on
+    x's row 0 only, each group (a row, cluster_axis 1) cut to x's devices: four reads per output
+    device, all written; the output is written on row 0 only, four quarters wide."""
+    steps = yaml.safe_load((Path(__file__).parent / "item1-row0-gather.yaml").read_text())["steps"]
+    m = Model(T3K, ccl_tensor=True)
+    m.step(0, steps[0], {})
+    row0, quarter = EVERY[:4], Spec((1, 1, 32, 32))
+    m.step(1, steps[1], {"x": Record(quarter, tuple(row0), {c: quarter for c in row0}, tuple(row0))})
+    assert {(r.out_device, r.in_device) for r in m.reads} == {(i, j) for i in row0 for j in row0}
+    assert not any(r.never_written for r in m.reads)
+    y = m.handles["y"]
+    assert sorted(y.last) == row0 and {y.shape_written[c][1] for c in row0} == {(1, 1, 32, 128)}
+    # a tensor on (0, 0), (0, 1) and (1, 0) gathered along axis 1: (1, 0)'s group is itself alone
+    m = Model(T3K, ccl_tensor=True)
+    three = ((0, 0), (0, 1), (1, 0))
+    m.step(0, {"allocate_tensor_on_device": {"as": "x", "shape": [1, 1, 32, 32]}}, {})
+    m.step(1, {"all_gather": {"tensor": "x", "dim": 3, "cluster_axis": 1, "as": "y"}},
+           {"x": Record(quarter, three, {c: quarter for c in three}, three)})
+    assert {c: m.handles["y"].shape_written[c][1][3] for c in m.handles["y"].last} == {(0, 0): 64, (0, 1): 64, (1, 0): 32}
+
+
+def test_a_bare_allocation_read_is_the_programs_error():
+    """neg of an allocation nothing was written to, whose topology lists every device: each output
+    device read never-written bytes of a listed, uninitialized device: uninitialized_read."""
+    m = Model(T3K)
+    one = Spec((1, 1, 32, 32))
+    m.step(0, {"allocate_tensor_on_device": {"as": "x", "shape": [1, 1, 32, 32]}}, {})
+    m.step(1, {"neg": {"tensor": "x", "as": "y"}}, {"x": Record(one, tuple(EVERY), {c: one for c in EVERY}, tuple(EVERY))})
+    assert {r.in_status for r in m.reads} == {"uninitialized"}
+    assert {expected_kind([r]) for r in m.reads} == {"uninitialized_read"}
 
 
 def test_reads_are_not_transitive():
