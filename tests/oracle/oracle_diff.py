@@ -48,6 +48,12 @@ OPEN = {
         "(as 0.81.1 does) but sim/ops/copy.py's CopyRecord.CURRENT branch gives them no per-device spec, where 0.81.1 "
         "has the tensor's (tests/oracle/mock_copy_coords.py); a device op then skips them (views.per_device, "
         "elementwise._binary), which ttnn runs on: the naive model writes the output there, the record has no spec"),
+    "status:uninitialized/ok": (
+        "reference: add(a, b) where b records fewer devices than a but keeps specs on more (an allocation, which the "
+        "reference records on no device with a spec on every one): ttnn's workload is the input that records fewer "
+        "(extract_tensor_coordinates, mesh_device_operation_utils.hpp @ 021df86f), none here, but "
+        "sim/ops/elementwise._binary runs on a's recorded devices where both keep a spec and writes the output there "
+        "(tests/oracle/cases/add-input-recording-none.yaml)"),
 }
 """Disagreements open today: a question about what an op writes (each has a case in tests/oracle/cases/).
 The classes of never-written reads meshspec used to miss went with its provenance of reads

@@ -20,6 +20,7 @@ CURRENT_LIKE = ("current", "auto-compose", "ccl-union", "ccl-padded")
 CASES = [
     ("cases/gather-uneven-shards.yaml", ("uniform-by-value", "unpopulated"), {"status:shape_mismatch/ok"}),
     ("cases/copy-records-device-without-spec.yaml", CURRENT_LIKE, {"status:missing_spec/empty"}),
+    ("cases/add-input-recording-none.yaml", ("reference",), {"status:uninitialized/ok"}),
 ]
 AGREED = ["item1-row0-gather.yaml", "cases/gather-never-written.yaml", "cases/neg-never-written.yaml"]
 """Cases of classes gone (meshspec's provenance of reads, ccl_devices): clean under every profile."""
