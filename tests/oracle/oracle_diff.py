@@ -37,17 +37,6 @@ READ_KINDS = ("stale_input", "uninitialized_read")
 PROFILE_NAMES = tuple(PROFILES)
 
 OPEN = {
-    "status:shape_mismatch/ok": (
-        "legacy eras (uneven shards): all_gather's output spec is the input's tensor spec with dim times the ring "
-        "(compute_output_specs, ttnn/cpp/ttnn/operations/ccl/all_gather/device/all_gather_device_operation.cpp "
-        "@ 00555207), but sim/ops/collectives._collective sizes each group's output from the "
-        "per-device shapes it read (_joined), so the record matches that and meshspec says ok where the naive model "
-        "says the written shape differs"),
-    "status:missing_spec/empty": (
-        "profiles based on current: a copy of more shards into a tensor made on fewer devices records the new devices "
-        "(as 0.81.1 does) but sim/ops/copy.py's CopyRecord.CURRENT branch gives them no per-device spec, where 0.81.1 "
-        "has the tensor's (tests/oracle/mock_copy_coords.py); a device op then skips them (views.per_device, "
-        "elementwise._binary), which ttnn runs on: the naive model writes the output there, the record has no spec"),
     "status:uninitialized/ok": (
         "reference: add(a, b) where b records fewer devices than a but keeps specs on more (an allocation, which the "
         "reference records on no device with a spec on every one): ttnn's workload is the input that records fewer "
@@ -56,8 +45,10 @@ OPEN = {
         "(tests/oracle/cases/add-input-recording-none.yaml)"),
 }
 """Disagreements open today: a question about what an op writes (each has a case in tests/oracle/cases/).
-The classes of never-written reads meshspec used to miss went with its provenance of reads
-(docs/semantics.md section 12, "What an op read")."""
+Gone, their cases kept as regression cases: the never-written reads meshspec missed (its provenance
+of reads, docs/semantics.md section 12, "What an op read"), status:shape_mismatch/ok (a gather of
+uneven shards sized its output per group; now the tensor spec times the ring) and
+status:missing_spec/empty (a copy under current gave newly recorded devices no spec)."""
 
 KNOWN = dict(OPEN)
 
