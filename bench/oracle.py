@@ -43,7 +43,8 @@ def main(argv=None) -> int:
         total += n
         print(f"{mode}: {s.programs} programs x {s.runs // max(s.programs, 1)} profiles = {s.runs} runs, {s.skipped} skipped, "
               f"{s.agreeing} agreeing, {s.runs - s.skipped - s.agreeing} disagreeing; {s.compared} verdicts compared, "
-              f"{n} disagreements ({took:.1f} s)")
+              f"{n} disagreements ({took:.1f} s); never-written reads required "
+              + (", ".join(f"{v} {k}" for k, v in sorted(s.kinds.items())) or "nothing"))
         for category, count in sorted(s.by_category.items()):
             text, profile, detail = s.example[category]
             print(f"  {count:6d}  {category}  [{'known' if category in KNOWN else 'NEW'}]  first under {profile}: {detail}")

@@ -95,6 +95,8 @@ class Outcome:
     disagreements: list[tuple[str, str]] = field(default_factory=list)
     compared: int = 0
     """Device statuses and op output devices compared."""
+    kinds: dict = field(default_factory=dict)
+    """Kind of finding -> op output devices the naive model required it on (each compared)."""
 
 
 def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool] = None, fault=None) -> Outcome:
@@ -143,6 +145,8 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
         never = [r for r in reads if r.never_written]
         maybe = {(r.input, r.in_device) for r in reads if r.not_current}
         want = expected_kind(reads)
+        if want is not None:
+            out.kinds[want] = out.kinds.get(want, 0) + 1
         theirs = found.get(key, [])
         if want is not None and not theirs:
             first = min(never, key=lambda r: (r.input, r.in_device))
@@ -181,6 +185,8 @@ class Summary:
     agreeing: int = 0
     """Runs with no disagreement."""
     compared: int = 0
+    kinds: dict = field(default_factory=dict)
+    """Kind of finding -> op output devices the naive model required it on."""
     by_category: dict = field(default_factory=dict)
     """Category -> number of disagreements."""
     example: dict = field(default_factory=dict)
@@ -208,6 +214,8 @@ def campaign(seed: int, count: int, *, with_data: bool = False, profiles: tuple[
                 s.skipped += 1
                 continue
             s.compared += o.compared
+            for kind, n in o.kinds.items():
+                s.kinds[kind] = s.kinds.get(kind, 0) + n
             s.agreeing += not o.disagreements
             for category, detail in o.disagreements:
                 s.by_category[category] = s.by_category.get(category, 0) + 1

@@ -36,3 +36,10 @@ def test_every_disagreement_is_of_a_known_class(data):
     unknown = {c: s.example[c] for c in s.by_category if c not in KNOWN}
     assert not unknown, "\n\n".join(f"{c} under {prof}: {detail}\n{text}" for c, (text, prof, detail) in unknown.items())
 
+
+
+def test_both_kinds_of_never_written_read_are_compared():
+    """The sample holds output devices the naive model requires each kind on (docs/semantics.md
+    section 12, "What an op read"), so the kind comparison is not vacuous."""
+    s = _summary(False)
+    assert s.kinds.get("stale_input", 0) > 10 and s.kinds.get("uninitialized_read", 0) > 10, s.kinds
