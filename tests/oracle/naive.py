@@ -69,8 +69,8 @@ The verdicts compared (:func:`statuses`, :attr:`Model.reads`):
     device the input's topology does not list), else an ``uninitialized_read`` (the program read
     its own tensor before writing it). Where no byte read was never written, meshspec MAY report
     ``stale_input`` when the bytes read were written but not by the input's current content (a
-    superseded write) or the input device has no spec; any other ``stale_input``, and an
-    ``uninitialized_read`` there, is unsupported. Not transitive: an op's output bytes are written
+    superseded write) or the input device has no spec; any other ``stale_input``, an
+    ``uninitialized_read`` there, and either on a device the naive op did not run on, is unsupported. Not transitive: an op's output bytes are written
     by the op, so a later read of them is a read of written memory.
 
 Not compared: findings about values (data_mismatch), topologies (topology_mismatch,

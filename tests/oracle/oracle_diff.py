@@ -15,7 +15,8 @@ A disagreement is a tuple ``(category, detail)``; the categories:
 - ``KIND:wrong_input``: meshspec reports KIND naming an input device the naive model saw no
   never-written (or superseded) read of on that output device;
 - ``KIND:unsupported``: meshspec reports ``stale_input`` on an output device whose every read was
-  of the inputs' current content, or ``uninitialized_read`` on one that read no never-written byte.
+  of the inputs' current content, or ``uninitialized_read`` on one that read no never-written byte,
+  or either on a device no op wrote in the naive model.
 """
 
 from __future__ import annotations
@@ -36,13 +37,24 @@ READ_KINDS = ("stale_input", "uninitialized_read")
 
 PROFILE_NAMES = tuple(PROFILES)
 
+_FEWER = ("add(a, b) where b records fewer devices than a but keeps specs on more: ttnn runs a device op on the devices of "
+          "the input that records fewer (extract_tensor_coordinates, ttnn/api/ttnn/mesh_device_operation_utils.hpp @ 021df86f; "
+          "the output keeps those, filter_tensor_shards), but sim/ops/elementwise._binary runs on a's recorded devices where "
+          "both inputs keep a spec.")
+
 OPEN = {
-    "status:uninitialized/ok": (
-        "reference: add(a, b) where b records fewer devices than a but keeps specs on more (an allocation, which the "
-        "reference records on no device with a spec on every one): ttnn's workload is the input that records fewer "
-        "(extract_tensor_coordinates, mesh_device_operation_utils.hpp @ 021df86f), none here, but "
-        "sim/ops/elementwise._binary runs on a's recorded devices where both keep a spec and writes the output there "
-        "(tests/oracle/cases/add-input-recording-none.yaml)"),
+    "status:uninitialized/ok": _FEWER + " Here b records none (an allocation under the reference, which records no device "
+                                          "but keeps a spec on each): ttnn writes the output nowhere (add-input-recording-none.yaml).",
+    "status:stale/ok": _FEWER + " Here b records 7 of 8 after a 7-shard copy but keeps the 8th's spec: ttnn never writes "
+                                "the output's 8th device, meshspec records and writes it (add-input-recording-fewer.yaml).",
+    "uninitialized_read:unsupported": _FEWER + " meshspec's extra output device read b's never-written bytes there and carries "
+                                               "an uninitialized_read; ttnn makes no such read (add-input-recording-none.yaml).",
+    "stale_input:unsupported": _FEWER + " meshspec's extra output devices read never-written bytes of b that b's topology no "
+                                        "longer lists and carry a stale_input; ttnn never writes them (add-input-recording-fewer-unwritten.yaml).",
+    "uninitialized_read:missed:gather:uninitialized": _FEWER + " A later collective reads the output devices ttnn never wrote "
+                                                               "(the naive model requires an uninitialized_read), which meshspec wrote "
+                                                               "(after-add-input-recording-none.yaml).",
+    "uninitialized_read:missed:per_device:uninitialized": _FEWER + " A later per-device op reads them, as above.",
 }
 """Disagreements open today: a question about what an op writes (each has a case in tests/oracle/cases/).
 Gone, their cases kept as regression cases: the never-written reads meshspec missed (its provenance
@@ -162,6 +174,9 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
                 out.disagreements.append((f"{kind}:unsupported", f"{key[0]} {key[1]} (meshspec names {named})"))
             elif named is not None and named not in maybe:
                 out.disagreements.append((f"{kind}:wrong_input", f"{key[0]} {key[1]} names {named}, naive {sorted(maybe)}"))
+    for key in found.keys() - by_output.keys():  # a device the naive op did not run on
+        for kind, named in found[key]:
+            out.disagreements.append((f"{kind}:unsupported", f"{key[0]} {key[1]} (meshspec names {named}; naive: no op wrote it)"))
     return out
 
 

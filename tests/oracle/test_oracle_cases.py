@@ -19,7 +19,12 @@ HERE = Path(__file__).parent
 CURRENT_LIKE = ("current", "auto-compose", "ccl-union", "ccl-padded")
 
 CASES = [
-    ("cases/add-input-recording-none.yaml", ("reference",), {"status:uninitialized/ok"}),
+    ("cases/add-input-recording-none.yaml", ("reference",), {"status:uninitialized/ok", "uninitialized_read:unsupported"}),
+    ("cases/add-input-recording-fewer.yaml", CURRENT_LIKE + ("reference",), {"status:stale/ok"}),
+    ("cases/add-input-recording-fewer-unwritten.yaml", CURRENT_LIKE + ("reference",), {"status:stale/ok", "stale_input:unsupported"}),
+    ("cases/after-add-input-recording-none.yaml", ("reference",),
+     {"status:uninitialized/ok", "uninitialized_read:unsupported", "uninitialized_read:missed:gather:uninitialized",
+      "uninitialized_read:missed:per_device:uninitialized"}),
 ]
 AGREED = ["item1-row0-gather.yaml", "cases/gather-never-written.yaml", "cases/neg-never-written.yaml",
           "cases/gather-uneven-shards.yaml", "cases/copy-records-device-without-spec.yaml"]
