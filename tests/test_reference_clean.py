@@ -78,6 +78,14 @@ TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
     },
 }
 
+#: Scenario files kept under tests/ that reference does not keep clean yet: path -> diagnosis.
+TEST_KNOWN: dict[str, str] = {
+    "tests/oracle/cases/add-input-recording-fewer-unwritten.yaml": (
+        "elementwise._binary runs add on a's recorded devices where both inputs keep a spec, not on the input recording "
+        "fewer as ttnn does (extract_tensor_coordinates @ 021df86f), so it reads b's devices b's topology no longer "
+        "lists (oracle_diff.OPEN stale_input:unsupported)"),
+}
+
 #: Hunt programs reference does not keep clean yet: example -> diagnosis.
 HUNT_KNOWN: dict[int, str] = {
 }
@@ -171,7 +179,8 @@ def test_the_tests_scenarios_were_found():
     assert len(TEST_SCENARIOS) >= 50
 
 
-@pytest.mark.parametrize("where, text", [pytest.param(w, t, id=w) for w, t in TEST_SCENARIOS])
+@pytest.mark.parametrize("where, text", [pytest.param(w, t, id=w, marks=[pytest.mark.xfail(strict=True, reason=TEST_KNOWN[w])] if w in TEST_KNOWN else [])
+                                         for w, t in TEST_SCENARIOS])
 def test_every_scenario_a_test_writes_is_clean_under_reference(where, text):
     report = run(parse(text, where), "reference")
     assert _unstated(record_findings(report), TEST_STATED_BY_USER.get(where, {})) == []
