@@ -79,12 +79,7 @@ TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
 }
 
 #: Scenario files kept under tests/ that reference does not keep clean yet: path -> diagnosis.
-TEST_KNOWN: dict[str, str] = {
-    "tests/oracle/cases/add-input-recording-fewer-unwritten.yaml": (
-        "elementwise._binary runs add on a's recorded devices where both inputs keep a spec, not on the input recording "
-        "fewer as ttnn does (extract_tensor_coordinates @ 021df86f), so it reads b's devices b's topology no longer "
-        "lists (oracle_diff.OPEN stale_input:unsupported)"),
-}
+TEST_KNOWN: dict[str, str] = {}
 
 #: Hunt programs reference does not keep clean yet: example -> diagnosis.
 HUNT_KNOWN: dict[int, str] = {

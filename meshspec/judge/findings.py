@@ -275,15 +275,17 @@ def _bad_read(r: Read) -> Optional[tuple[Kind, str]]:
       explains: the program used the tensor before writing it, **uninitialized_read**, a user error.
 
     >>> _bad_read(Read("x", (1, 0), 4, 4, False, None, None, 0, True, None, listed=False))[1]
-    'which had never been written since allocation (its record does not list that device)'
+    'which had never been written since allocation (neither its topology nor its record lists that device)'
     """
     status = _status(r.recorded, r.spec, r.written_spec, r.content_bytes, r.has_content)
     lie = status in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC)
     if r.unwritten:
         what = ("which had never been written since allocation" if r.unwritten == r.pages
                 else f"{r.unwritten} of whose {r.pages} pages read had never been written since allocation")
-        if not r.recorded:
-            what += " (its record does not list that device)"
+        if not r.listed:
+            what += f" ({'neither its topology nor its record lists' if not r.recorded else 'its topology does not list'} that device)"
+        elif not r.recorded:
+            what += " (its topology lists that device, its record does not: nothing written there yet)"
         elif r.spec is None:
             what += " (its record keeps no spec for that device)"
         elif lie:

@@ -42,25 +42,14 @@ _FEWER = ("add(a, b) where b records fewer devices than a but keeps specs on mor
           "the output keeps those, filter_tensor_shards), but sim/ops/elementwise._binary runs on a's recorded devices where "
           "both inputs keep a spec.")
 
-OPEN = {
-    "status:uninitialized/ok": _FEWER + " Here b records none (an allocation under the reference, which records no device "
-                                          "but keeps a spec on each): ttnn writes the output nowhere (add-input-recording-none.yaml).",
-    "status:stale/ok": _FEWER + " Here b records 7 of 8 after a 7-shard copy but keeps the 8th's spec: ttnn never writes "
-                                "the output's 8th device, meshspec records and writes it (add-input-recording-fewer.yaml).",
-    "uninitialized_read:unsupported": _FEWER + " meshspec's extra output device read b's never-written bytes there and carries "
-                                               "an uninitialized_read; ttnn makes no such read (add-input-recording-none.yaml).",
-    "stale_input:unsupported": _FEWER + " meshspec's extra output devices read never-written bytes of b that b's topology no "
-                                        "longer lists and carry a stale_input; ttnn never writes them (add-input-recording-fewer-unwritten.yaml).",
-    "uninitialized_read:missed:gather:uninitialized": _FEWER + " A later collective reads the output devices ttnn never wrote "
-                                                               "(the naive model requires an uninitialized_read), which meshspec wrote "
-                                                               "(after-add-input-recording-none.yaml).",
-    "uninitialized_read:missed:per_device:uninitialized": _FEWER + " A later per-device op reads them, as above.",
-}
-"""Disagreements open today: a question about what an op writes (each has a case in tests/oracle/cases/).
+OPEN: dict[str, str] = {}
+"""Disagreements open today (each would have a case in tests/oracle/cases/): none.
 Gone, their cases kept as regression cases: the never-written reads meshspec missed (its provenance
 of reads, docs/semantics.md section 12, "What an op read"), status:shape_mismatch/ok (a gather of
-uneven shards sized its output per group; now the tensor spec times the ring) and
-status:missing_spec/empty (a copy under current gave newly recorded devices no spec)."""
+uneven shards sized its output per group; now the tensor spec times the ring),
+status:missing_spec/empty (a copy under current gave newly recorded devices no spec), and the six
+classes of an add run on a's devices where b records fewer (now the op's workload is the input
+recording the fewest, output.workload, as ttnn's extract_tensor_coordinates)."""
 
 KNOWN = dict(OPEN)
 

@@ -47,7 +47,7 @@ def test_a_gather_over_a_row_the_tensor_was_never_put_on_reads_never_written_mem
         assert (f.tensor, f.step, f.op) == ("y", 1, "all_gather")
         # the output device, the input device it read (its group's first never-written one), the op and the step
         assert f.message.startswith(f"y ({r},{c}): all_gather at step 1 read x (1,0), which had never been written since allocation")
-        assert "its record does not list that device" in f.message
+        assert "neither its topology nor its record lists that device" in f.message
 
 
 def test_the_reference_gathers_over_the_tensors_own_devices_and_reads_nothing_unwritten():

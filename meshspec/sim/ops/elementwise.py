@@ -31,7 +31,7 @@ from ..imputation import renumber_permute, union
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, Name, memory_of
-from .output import alias, each_device, emit, per_device, read, shard
+from .output import alias, each_device, emit, per_device, read, shard, workload
 
 
 class Unary(Typed):
@@ -114,14 +114,26 @@ def _unary(fn, linear: bool):
     return run
 
 
-def _binary_layout(truths: list[Optional[Topology]], linear: bool) -> Optional[Topology]:
-    """The layout of a binary op's output: the union of its inputs' layouts; partial sums stay
-    partial only when added to (or subtracted from) partial sums laid out the same way."""
+def _binary_layout(truths: list[Optional[Topology]], linear: bool, devices: tuple) -> Optional[Topology]:
+    """How a binary op's output data is laid over the mesh, ``devices`` the ones it runs on: each
+    device combines what the inputs hold there, so a replicated input changes nothing and the
+    output is laid out as its sharded inputs are, when they agree (the first input's layout when
+    none is sharded); inputs laid out differently, or a layout on other devices than the op ran on,
+    leave data no layout describes (None). Partial sums stay partial only when added to (or
+    subtracted from) partial sums laid out the same way.
+
+    >>> row = Topology((4,), (Shard(3),), ((0, 0), (0, 1), (0, 2), (0, 3)))
+    >>> everywhere = Topology((8,), (Replicate(),), tuple((r, c) for r in range(2) for c in range(4)))
+    >>> _binary_layout([everywhere, row], True, row.coords) == row, _binary_layout([everywhere, row], True, everywhere.coords)
+    (True, None)
+    """
     if any(t is None for t in truths):
         return None
     if any(has_partial(t) for t in truths):
         return truths[0] if linear and all(t == truths[0] for t in truths) else None
-    return union(truths)
+    sharded = [t for t in truths if any(isinstance(p, Shard) for p in t.placements)]
+    chosen = truths[0] if not sharded else sharded[0] if all(t == sharded[0] for t in sharded) else None
+    return chosen if chosen is not None and set(chosen.coords) == set(devices) else None
 
 
 def broadcast(sa: Shape, sb: Shape, what: str) -> Shape:
@@ -151,11 +163,12 @@ def _binary(fn, linear: bool):
         shape = broadcast(tuple(x.record.spec.shape), tuple(y.record.spec.shape), f"{a.a} {list(x.record.spec.shape)} and {a.b} {list(y.record.spec.shape)}")
         s = x.record.spec
         out_spec = s.with_shape(shape)
-        truth = _binary_layout(truths, linear)
+        devices = workload([x, y])
+        truth = _binary_layout(truths, linear, devices)
         exact = rt.profile.op_topology is OpTopology.EXACT and truth is not None
         label = as_label(truth) if exact else union(labels)
         shards, reads = {}, {}
-        for c in x.record.recorded:
+        for c in devices:
             sx, sy = x.record.specs.get(c), y.record.specs.get(c)
             if sx is None or sy is None:
                 continue
@@ -210,7 +223,7 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     exact = rt.profile.op_topology is OpTopology.EXACT and layout is not None
     label = as_label(layout) if exact else union(labels)
     shards, reads = {}, {}
-    for c in x.record.recorded:
+    for c in workload([x, y] + ([b] if b is not None else [])):
         px, py = x.record.specs.get(c), y.record.specs.get(c)
         if px is None or py is None:
             continue

@@ -128,6 +128,24 @@ def each_device(rt: Runtime, t: DeviceTensor, name: str):
         yield c, spec, values, r
 
 
+def workload(tensors: list[DeviceTensor]) -> tuple[Coord, ...]:
+    """The devices a device op of several inputs runs on: the first input's recorded devices,
+    replaced by a later input's when it records fewer (ttnn's extract_tensor_coordinates,
+    ttnn/core/device_operation_detail.cpp @ 0815d3efc; mesh_device_operation_utils.hpp @ 021df86f).
+    The output records those devices only.
+
+    >>> from types import SimpleNamespace as T
+    >>> a, b = T(record=T(recorded=((0, 0), (0, 1), (0, 2)))), T(record=T(recorded=((0, 0), (0, 1))))
+    >>> workload([a, b]), workload([b, a])
+    (((0, 0), (0, 1)), ((0, 0), (0, 1)))
+    """
+    coords = tuple(tensors[0].record.recorded)
+    for t in tensors[1:]:
+        if len(t.record.recorded) < len(coords):
+            coords = tuple(t.record.recorded)
+    return coords
+
+
 def shard(c: Coord, spec: TensorSpec, values, rt: Runtime) -> HostShard:
     """Device ``c``'s output: ``values`` (None: none could be computed, their shape only) as ``spec``."""
     return HostShard(c, spec, values if values is not None else unread(rt, spec), (0,) * len(spec.shape))

@@ -28,7 +28,7 @@ from ..tensor import DeviceTensor
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
-from .output import alias, emit, fact, read, shard
+from .output import alias, emit, fact, read, shard, workload
 
 Index = Annotated[int, Range(ge=-(2**31), le=2**31)]
 
@@ -80,15 +80,16 @@ def slices(shape: tuple[int, ...], starts: list[int], ends: list[int], steps: Op
 
 def _each_device(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]], shape: tuple[int, ...], fn, label: Topology,
                  truth: Optional[Topology], claims: bool) -> None:
-    """Bind ``name`` to a per-device op's output: every device the first input records with a spec,
-    computed by ``fn`` from each input's values there, on a new buffer. A device another input
+    """Bind ``name`` to a per-device op's output: every device of the op's workload (the input
+    recording the fewest, :func:`~.output.workload`) the first input keeps a spec for, computed by
+    ``fn`` from each input's values there, on a new buffer. A device another input
     keeps no spec for gets no values (zeros; none in metadata mode), and its read is the tensor's
     spec's, as a kernel reading it would."""
     src = inputs[0][0]
     rec = src.record
     out_spec = rec.spec.with_shape(shape)
     shards, reads = {}, {}
-    for c in rec.recorded:
+    for c in workload([t for t, _ in inputs]):
         if rec.specs.get(c) is None:
             continue
         got = [read(rt, t, n, c) if t.record.specs.get(c) is not None else (None, fact(t, n, c, t.record.spec)) for t, n in inputs]
