@@ -278,7 +278,9 @@ def _bad_read(r: Read) -> Optional[tuple[Kind, str]]:
     'which had never been written since allocation (neither its topology nor its record lists that device)'
     """
     status = _status(r.recorded, r.spec, r.written_spec, r.content_bytes, r.has_content)
-    lie = status in (Kind.STALE, Kind.PARTIAL, Kind.MISSING_SPEC)
+    # a lying record matters where the pages read are not the current content (a slice of the pages
+    # a partial write reached reads what was written)
+    lie = status is Kind.MISSING_SPEC or (status in (Kind.STALE, Kind.PARTIAL) and r.outdated > 0)
     if r.unwritten:
         what = ("which had never been written since allocation" if r.unwritten == r.pages
                 else f"{r.unwritten} of whose {r.pages} pages read had never been written since allocation")

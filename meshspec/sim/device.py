@@ -129,10 +129,14 @@ class Write:
         device: 10 s for 16,384 pages on one device, issue 34)."""
         after = self._after.get(old)
         if after is None:
-            if self._ranges is None:
-                self._ranges = PageRanges.of(self.pages or ())
-            after = self._after[old] = old.union(self._ranges)
+            after = self._after[old] = old.union(self.coverage())
         return after
+
+    def coverage(self) -> "PageRanges":
+        """The pages this write put on a device: all of its spec's, or :attr:`pages` (made once)."""
+        if self._ranges is None:
+            self._ranges = PageRanges.of(self.pages) if self.pages is not None else NOTHING.plus(0, self.spec.num_pages)
+        return self._ranges
 
     def offset_at(self, coord: Coord) -> Shape:
         """Global offset in the source tensor of the shard written to ``coord``."""
@@ -240,6 +244,19 @@ class PageRanges:
         5
         """
         return sum(max(0, min(b, n) - a) for a, b in self.ranges if a < n)
+
+    def among(self, pages: np.ndarray) -> int:
+        """How many of ``pages`` (sorted page numbers) are written.
+
+        >>> NOTHING.plus(0, 4).plus(10, 12).among(np.array([1, 5, 10]))
+        2
+        """
+        if not self.ranges or not len(pages):
+            return 0
+        starts = np.array([a for a, _ in self.ranges])
+        stops = np.array([b for _, b in self.ranges])
+        i = np.searchsorted(starts, pages, side="right") - 1
+        return int(np.count_nonzero((i >= 0) & (pages < stops[np.maximum(i, 0)])))
 
     def mask(self, n: int) -> np.ndarray:
         """Written pages among the first ``n``, as a bool array."""

@@ -12,6 +12,8 @@ device would: the bytes are reinterpreted, not converted.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from .spec import FACE, DataType, Layout, TensorSpec
@@ -133,3 +135,31 @@ def page_of_elements(spec: TensorSpec) -> np.ndarray:
         th, tw = spec.tile
         index = (rows // th) * (w // tw) + cols // tw
     return np.ascontiguousarray(logical_from_physical(index, spec))
+
+
+def pages_in(spec: TensorSpec, region: tuple[slice, ...]) -> Optional[np.ndarray]:
+    """The pages (sorted, unique) that hold the elements of ``region`` (a slice per dim, as
+    ``slice.indices`` normalises them) of a tensor of ``spec``: what an op reading only that region
+    reads. Worked out from the ranges, never one entry per element (a 4 GiB tensor's slice costs
+    the pages it touches). None for a rank below 2 (no page arithmetic here).
+
+    >>> from meshspec.sim.spec import make_spec
+    >>> s = make_spec((1, 1, 96, 64))   # 3 x 2 tiles
+    >>> pages_in(s, (slice(0, 1, 1), slice(0, 1, 1), slice(0, 64, 1), slice(0, 64, 1))).tolist()
+    [0, 1, 2, 3]
+    """
+    shape = tuple(spec.shape)
+    if len(shape) < 2 or len(region) != len(shape):
+        return None
+    (ph, pw), (hp, w) = spec.page_shape, (spec.padded_shape[-2], spec.physical_shape[1])
+    outer = [np.arange(*r.indices(n)) for r, n in zip(region[:-2], shape[:-2])]
+    flat = np.zeros(1, dtype=np.int64)
+    for idx, n in zip(outer, shape[:-2]):
+        flat = (flat[:, None] * n + idx[None, :]).reshape(-1)
+    rows = np.arange(*region[-2].indices(shape[-2]))
+    cols = np.arange(*region[-1].indices(shape[-1]))
+    if not (flat.size and rows.size and cols.size):
+        return np.zeros(0, dtype=np.int64)
+    page_rows = np.unique((flat[:, None] * hp + rows[None, :]) // ph)
+    page_cols = np.unique(cols // pw)
+    return np.unique(page_rows[:, None] * (w // pw) + page_cols[None, :])

@@ -157,11 +157,11 @@ class Read:
     """
 
     __slots__ = ("tensor", "device", "pages", "unwritten", "recorded", "spec", "written_spec", "content_bytes", "has_content",
-                 "last_step", "listed")
+                 "last_step", "listed", "outdated")
 
     def __init__(self, tensor: str, device: Coord, pages: int, unwritten: int, recorded: bool, spec: Optional[TensorSpec],
                  written_spec: Optional[TensorSpec], content_bytes: int, has_content: bool, last_step: Optional[int],
-                 listed: bool = True) -> None:
+                 listed: bool = True, outdated: Optional[int] = None) -> None:
         self.tensor = tensor
         self.device = device
         self.pages = pages
@@ -174,6 +174,10 @@ class Read:
         self.last_step = last_step
         self.listed = listed
         """Whether the input's topology lists the device (a collective reads devices it does not)."""
+        self.outdated = pages if outdated is None else outdated
+        """Of the pages read, how many the write holding the tensor's current content did not put
+        there (never written, or an earlier write's): 0 when the read took current content only,
+        though the device's record lies about other pages (a slice of the pages a partial write reached)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if hasattr(self, name):

@@ -48,7 +48,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the reference keeps 0.81.1's legacy collective label and reports its own topology_stale")
 def test_the_reference_reports_no_topology_stale_after_a_collective():
     assert _record_findings(_report(GATHER_AXIS0, "reference")) == []
 
@@ -63,7 +62,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the reference labels add's output (2x4) on 8 coords while it records 4: topology_mismatch")
 def test_the_reference_labels_an_op_output_with_the_devices_it_records():
     assert _record_findings(_report(ADD_ROW0, "reference")) == []
 
@@ -85,7 +83,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="an op's read counts every page of the input device, not the pages it reads: '2 of whose 6 pages read'")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_a_slice_of_written_pages_is_no_stale_input(data):
     report = _report(PARTIAL_SLICE, "current", data)
@@ -104,7 +101,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="reallocate's free of its input drops the input's stale finding (deallocate keeps it)")
 def test_reallocate_keeps_the_findings_of_the_tensor_it_frees():
     report = _report(SEED_REALLOCATE, "uniform-by-value")
     # section 7: the findings of a tensor that is deallocated are kept, as they stood
@@ -123,7 +119,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="capture computes and writes the op's output; the readback of never-written o gets no finding")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_an_output_read_before_its_trace_is_replayed_was_never_written(data):
     report = _report(CAPTURED_NOT_REPLAYED, "current", data)

@@ -20,6 +20,7 @@ from typing import Annotated, Optional
 import numpy as np
 
 from ...errors import TTFatal
+from ..events import Retired
 from ...typed import Range, Typed
 from ..placement import Partial, Placement, Replicate, Shard, Topology, as_label, has_partial
 from ..profiles import OpTopology
@@ -387,6 +388,8 @@ def reallocate(rt: Runtime, a: Unary) -> None:
     mesh = rt.mesh_of(src)
     held = {c: (spec_c, values, r) for c, spec_c, values, r in each_device(rt, src, a.tensor)}  # read before the input is freed
     real = src.layout()
+    if a.as_ != a.tensor:  # its lies are kept as they stood, as a deallocate keeps them (a rebound name retires itself)
+        rt.events.append(Retired(rt.step, a.tensor, src, f"step {rt.step} reallocated it into {a.as_}"))
     rt.free(src)
     exact = rt.profile.op_topology is OpTopology.EXACT
     label = (as_label(real) if real is not None else rec.topology) if exact else None  # None: the allocation's own

@@ -95,25 +95,33 @@ def unread(rt: Runtime, spec: TensorSpec):
     return ShapeOnly(shape, host_dtype(spec.dtype)) if not rt.with_data else np.zeros(shape, dtype=np.float32)
 
 
-def fact(t: DeviceTensor, name: str, c: Coord, spec: TensorSpec) -> Read:
-    """What reading ``c`` of ``t`` as ``spec`` reads, as the simulator knows it now."""
+def fact(t: DeviceTensor, name: str, c: Coord, spec: TensorSpec, pages: Optional[np.ndarray] = None) -> Read:
+    """What reading ``c`` of ``t`` as ``spec`` reads, as the simulator knows it now: every page of
+    it, or only ``pages`` (sorted page numbers: a slice reads the pages its region lies in)."""
     buffer = t.buffer
-    n = spec.num_pages
-    done = buffer.written.get(c, NOTHING).within(n)
+    written = buffer.written.get(c, NOTHING)
+    n, done = (spec.num_pages, written.within(spec.num_pages)) if pages is None else (len(pages), written.among(pages))
     last = buffer.last_write.get(c)
     content = buffer.content_step
     current = last if last is not None and last.step == content else None
     rec = t.record
+    if current is None:
+        outdated = n
+    else:
+        cover = current.coverage()
+        outdated = n - (cover.within(n) if pages is None else cover.among(pages))
     return Read(name, c, n, n - done, c in rec.recorded_set, rec.specs.get(c), current.spec if current is not None else None,
                 current.content_bytes if current is not None else 0, content is not None, last.step if last is not None else None,
-                c in rec.topology.coord_set())
+                c in rec.topology.coord_set(), outdated)
 
 
-def read(rt: Runtime, t: DeviceTensor, name: str, c: Coord, spec: Optional[TensorSpec] = None) -> tuple[Optional[np.ndarray], Read]:
+def read(rt: Runtime, t: DeviceTensor, name: str, c: Coord, spec: Optional[TensorSpec] = None,
+         pages: Optional[np.ndarray] = None) -> tuple[Optional[np.ndarray], Read]:
     """What device ``c`` of ``t`` (named ``name`` in the step) holds, read as ``spec`` (its record's
-    spec for ``c`` unless given), and the fact of that read. Values are None in metadata mode."""
+    spec for ``c`` unless given), and the fact of that read (of ``pages`` only, when the op reads
+    only those). Values are None in metadata mode."""
     spec = spec if spec is not None else t.record.specs[c]
-    return (t.buffer.read(c, spec) if rt.with_data else None), fact(t, name, c, spec)
+    return (t.buffer.read(c, spec) if rt.with_data else None), fact(t, name, c, spec, pages)
 
 
 def each_device(rt: Runtime, t: DeviceTensor, name: str):
@@ -180,8 +188,9 @@ def emit(
     out.record.spec = spec
     out.record.recorded = tuple(shards)
     out.record.specs = {c: s.spec for c, s in shards.items()}
-    rt.write(out, None, shards, source=f"{rt.op} at step {rt.step}")
-    if rt.capturing is not None:  # a captured program runs when the trace is replayed, not now: it read nothing yet
+    if rt.capturing is None:
+        rt.write(out, None, shards, source=f"{rt.op} at step {rt.step}")
+    else:  # a captured program runs when the trace is replayed, not now: it has read and written nothing yet
         reads = {}
     out.provenance = Provenance(rt.step, rt.op, claims, layout, reads, dishonest, gathered_padding)
     rt.bind(name, out)

@@ -14,6 +14,7 @@ tensor, at the same address (tests/golden/ttnn_0_81_1_views.json).
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Optional, Union
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..imputation import union
 from ..tensor import DeviceTensor
+from ..pages import pages_in
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
@@ -79,7 +81,7 @@ def slices(shape: tuple[int, ...], starts: list[int], ends: list[int], steps: Op
 
 
 def _each_device(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]], shape: tuple[int, ...], fn, label: Topology,
-                 truth: Optional[Topology], claims: bool) -> None:
+                 truth: Optional[Topology], claims: bool, region: Optional[tuple[slice, ...]] = None) -> None:
     """Bind ``name`` to a per-device op's output: every device of the op's workload (the input
     recording the fewest, :func:`~.output.workload`) the first input keeps a spec for, computed by
     ``fn`` from each input's values there, on a new buffer. A device another input
@@ -92,11 +94,23 @@ def _each_device(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]],
     for c in workload([t for t, _ in inputs]):
         if rec.specs.get(c) is None:
             continue
-        got = [read(rt, t, n, c) if t.record.specs.get(c) is not None else (None, fact(t, n, c, t.record.spec)) for t, n in inputs]
+        got = [read(rt, t, n, c, pages=_pages(t.record.specs[c], region)) if t.record.specs.get(c) is not None
+               else (None, fact(t, n, c, t.record.spec)) for t, n in inputs]
         values = fn([v for v, _ in got]) if all(v is not None for v, _ in got) else None
         shards[c] = shard(c, out_spec, values, rt)
         reads[c] = tuple(r for _, r in got)
     emit(rt, name, rt.mesh_of(src), out_spec, label, shards, reads, claims=claims, layout=truth)
+
+
+def _pages(spec, region: Optional[tuple[slice, ...]]):
+    """The pages of ``spec`` an op reading only ``region`` reads (None: every page). Worked out once
+    per spec and region: the devices of a mesh share both."""
+    return None if region is None else _pages_cached(spec, tuple((r.start, r.stop, r.step) for r in region))
+
+
+@functools.lru_cache(maxsize=64)
+def _pages_cached(spec, region: tuple):
+    return pages_in(spec, tuple(slice(*r) for r in region))
 
 
 def _kept(rt: Runtime, t: DeviceTensor) -> tuple[Topology, bool]:
@@ -130,7 +144,8 @@ def slice_(rt: Runtime, a: Slice) -> None:
         rt.bind(a.as_, alias(src, a.as_))
         return
     label, claims = _kept(rt, src)
-    _each_device(rt, a.as_, [(src, a.tensor)], out_shape, lambda vs: vs[0][cut], label, src.layout() if claims else None, claims)
+    _each_device(rt, a.as_, [(src, a.tensor)], out_shape, lambda vs: vs[0][cut], label, src.layout() if claims else None, claims,
+                 region=cut)
 
 
 def concat(rt: Runtime, a: Concat) -> None:
