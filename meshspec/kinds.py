@@ -267,8 +267,9 @@ KINDS: dict[Kind, KindInfo] = {
         "A device op read pages of its input that were never written since allocation, on a device the "
         "input's own topology lists and no record lie explains (the device is not stale: nothing was ever "
         "meant to be there yet). The program used the tensor before filling it, as reading torch.empty "
-        "would: whatever the runtime records, the values are whatever the memory held. A user error, so "
-        "the reference profile reports it too.",
+        "would: whatever the runtime records, the values are whatever the memory held. A user error: no era "
+        "makes it right (under the reference a bare allocation records no device, so a per-device op runs on "
+        "none and only a collective, which reads the tensor's devices, still reads it).",
         "allocate_tensor_on_device(t), then neg(t) before any copy into t.",
         "Write the tensor (copy_host_to_device_tensor, a fill) before an op reads it.",
         user_error=True,

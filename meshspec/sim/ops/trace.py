@@ -71,12 +71,12 @@ def execute(rt: Runtime, a: TraceName) -> None:
             continue
         fresh = rt.tensors.pop(name)
         if isinstance(fresh, DeviceTensor) and fresh is not output and fresh.buffer is not output.buffer:
-            _into(rt, fresh, output)
+            _into(rt, fresh, output, op)
         rt.tensors[name] = held if held is not None else output  # the captured output, written again in place
         rt.touched.add(name)
 
 
-def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor) -> None:
+def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor, op: str) -> None:
     """Write ``fresh``'s per-device data into ``output``'s buffer and drop ``fresh``'s buffer."""
     shards = {}
     for c in fresh.record.recorded:
@@ -91,7 +91,8 @@ def _into(rt: Runtime, fresh: DeviceTensor, output: DeviceTensor) -> None:
         output.record.specs = dict(fresh.record.specs)
         output.record.spec = fresh.record.spec
         output.record.topology = fresh.record.topology
-    output.provenance = fresh.provenance  # what the replay read, now: judged at this step
+    made = fresh.provenance  # what the replay read, now: judged at this step, named for the op replayed
+    output.provenance = made.replace(op=f"{op} replayed by {rt.op}") if made is not None else None
     rt.free(fresh)  # its block, its bytes under --max-memory and its memory for --uninitialized reuse
 
 
