@@ -13,7 +13,7 @@ import numpy as np
 
 from ..report import DataSummary
 from ..sim import pages
-from ..sim.mesh import Coord, Shape
+from ..sim.mesh import Coord, Shape, fmt_coord
 from ..sim.modes import Uninitialized
 from ..sim.tensor import DeviceTensor
 from ..sim.values import count_different
@@ -24,6 +24,17 @@ def _num(v) -> float | int:
     if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
         return str(v)  # type: ignore[return-value]  # JSON has no NaN/inf
     return v
+
+
+def _derived(t: DeviceTensor, c: Coord) -> str:
+    """Why values written by a device op are not data anyone wrote: the op read never-written pages
+    for this device (its provenance), so what it wrote here came from whatever that memory held."""
+    made = t.provenance
+    reads = made.reads.get(c, ()) if made is not None else ()
+    bad = next((r for r in reads if r.unwritten), None)
+    if bad is None:
+        return ""
+    return f"computed by {made.op} at step {made.step} from never-written memory of {bad.tensor} {fmt_coord(bad.device)}"
 
 
 def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int = 0) -> dict[Coord, DataSummary]:
@@ -54,7 +65,7 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
         shown = tuple(label if flat_poison[i] else _num(flat[i]) for i in range(min(show_values, flat.size)))
         old = t.buffer.last_write.get(c)
         if write is not None:
-            note = ""
+            note = _derived(t, c)
         elif old is not None:
             note = f"holds superseded data from step {old.step}"
         else:

@@ -121,3 +121,13 @@ def test_provenance_is_a_fact_of_the_simulator_the_judge_never_writes():
     with pytest.raises(AttributeError):
         made.step = 3
     assert not {"truth", "sources", "tainted", "dishonest", "gathered_padding"} & set(Record.__slots__)
+
+
+def test_the_data_view_says_which_devices_hold_values_computed_from_never_written_memory():
+    # issue 35 item 1: --view data showed row 1 as NaN with no word of why; the device is written
+    # (by the gather), so its note names the op, the step and the input device read
+    report = run(parse(HEAD + ROW_ZERO_GATHER, Path("p.yaml")), "current", data=True)
+    y = next(t for t in report.tensors if t.name == "y")
+    notes = {c: d.note for c, d in y.data.items()}
+    assert all(notes[c] == "computed by all_gather at step 1 from never-written memory of x (1,0)" for c in ROW1)
+    assert all(notes[c] == "" for c in ROW0)
