@@ -33,7 +33,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="concat runs on its first input's devices, reading b (0,1) never written: stale_input even under reference")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_concat_runs_on_the_inputs_fewest_devices_and_reads_nothing_unwritten(data):
     report = _report(CONCAT_FEWER, "reference", data)

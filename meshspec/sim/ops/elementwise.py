@@ -32,7 +32,7 @@ from ..imputation import renumber_permute, union
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, Name, memory_of
-from .output import alias, each_device, emit, per_device, read, shard, workload
+from .output import alias, each_device, emit, per_device, read, shard, unclaimed_label, workload
 
 
 class Unary(Typed):
@@ -166,8 +166,8 @@ def _binary(fn, linear: bool):
         out_spec = s.with_shape(shape)
         devices = workload([x, y])
         truth = _binary_layout(truths, linear, devices)
-        exact = rt.profile.op_topology is OpTopology.EXACT and truth is not None
-        label = as_label(truth) if exact else union(labels)
+        exact = rt.profile.op_topology is OpTopology.EXACT
+        label = (as_label(truth) if truth is not None else unclaimed_label(labels, devices)) if exact else union(labels)
         shards, reads = {}, {}
         for c in devices:
             sx, sy = x.record.specs.get(c), y.record.specs.get(c)

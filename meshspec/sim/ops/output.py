@@ -27,6 +27,7 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 
 from ..device import NOTHING
+from ..imputation import union
 from ..mesh import Coord, Shape, coord_tuple
 from ..meshdevice import MeshDevice
 from ..placement import Placement, Replicate, Shard, Topology, as_label, has_partial
@@ -152,6 +153,20 @@ def workload(tensors: list[DeviceTensor]) -> tuple[Coord, ...]:
         if len(t.record.recorded) < len(coords):
             coords = tuple(t.record.recorded)
     return coords
+
+
+def unclaimed_label(labels: list[Topology], devices: tuple[Coord, ...]) -> Topology:
+    """The reference's label for the output of an op of several inputs whose data no layout
+    describes: the label of the input that lies on exactly the devices the op ran on (the output is
+    there and nowhere else), else the default imputation's. Its placements claim nothing the judge
+    holds it to (no layout to compare with); its devices are the output's.
+
+    >>> a = Topology((2,), (Shard(1),), ((0, 0), (0, 1)))
+    >>> b = Topology((1,), (Shard(1),), ((0, 0),))
+    >>> unclaimed_label([a, b], ((0, 0),)) == b
+    True
+    """
+    return next((t for t in labels if set(t.coords) == set(devices)), None) or union(labels)
 
 
 def shard(c: Coord, spec: TensorSpec, values, rt: Runtime) -> HostShard:

@@ -30,7 +30,7 @@ from ..pages import pages_in
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
 from .fields import As, Name, Names
-from .output import alias, emit, fact, read, shard, workload
+from .output import alias, emit, fact, read, shard, unclaimed_label, workload
 
 Index = Annotated[int, Range(ge=-(2**31), le=2**31)]
 
@@ -171,8 +171,9 @@ def concat(rt: Runtime, a: Concat) -> None:
     recs = [t.record for t in tensors]
     layouts = [t.layout() for t in tensors]
     same = all(lay is not None and lay == layouts[0] for lay in layouts)
-    exact = rt.profile.op_topology is OpTopology.EXACT and same
-    label = as_label(layouts[0]) if exact else union([r.topology for r in recs])
+    exact = rt.profile.op_topology is OpTopology.EXACT
+    labels = [r.topology for r in recs]
+    label = (as_label(layouts[0]) if same else unclaimed_label(labels, workload(tensors))) if exact else union(labels)
     claims = any(t.provenance is not None and t.provenance.claims for t in tensors) or not same
     shape = tuple(first.shape[:dim]) + (sum(t.record.spec.shape[dim] for t in tensors),) + tuple(first.shape[dim + 1 :])
     # differently laid inputs: no layout describes the output
