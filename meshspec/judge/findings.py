@@ -292,9 +292,14 @@ def _bad_read(r: Read) -> Optional[tuple[Kind, str]]:
             what += " (its record keeps no spec for that device)"
         elif lie:
             what += f" (the device was {status.value} then)"
-        return (Kind.STALE_INPUT if lie or not r.listed else Kind.UNINITIALIZED_READ), what
+        if r.past is not None:
+            what += f" (read as the tensor's spec, {fmt_shape(r.past)}, where the device's record says {fmt_shape(r.spec.shape)})"
+        return (Kind.STALE_INPUT if lie or not r.listed or r.past is not None else Kind.UNINITIALIZED_READ), what
     if lie:
         return Kind.STALE_INPUT, f"which was {status.value} then"
+    if r.past is not None:  # an uneven legacy shard read as the first shard's spec (issue #21652): its padding read as data
+        return Kind.STALE_INPUT, (f"as the tensor's spec, {fmt_shape(r.past)}, where the device's record says "
+                                  f"{fmt_shape(r.spec.shape)} (the first shard's spec for every device, issue #21652)")
     return None
 
 

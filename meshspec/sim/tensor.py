@@ -157,11 +157,11 @@ class Read:
     """
 
     __slots__ = ("tensor", "device", "pages", "unwritten", "recorded", "spec", "written_spec", "content_bytes", "has_content",
-                 "last_step", "listed", "outdated")
+                 "last_step", "listed", "outdated", "past")
 
     def __init__(self, tensor: str, device: Coord, pages: int, unwritten: int, recorded: bool, spec: Optional[TensorSpec],
                  written_spec: Optional[TensorSpec], content_bytes: int, has_content: bool, last_step: Optional[int],
-                 listed: bool = True, outdated: Optional[int] = None) -> None:
+                 listed: bool = True, outdated: Optional[int] = None, past: Optional[tuple] = None) -> None:
         self.tensor = tensor
         self.device = device
         self.pages = pages
@@ -178,6 +178,9 @@ class Read:
         """Of the pages read, how many the write holding the tensor's current content did not put
         there (never written, or an earlier write's): 0 when the read took current content only,
         though the device's record lies about other pages (a slice of the pages a partial write reached)."""
+        self.past = past
+        """The shape read (the tensor's spec) when it is not the device's own record's: an uneven
+        legacy shard read as the first shard's spec (issue #21652); None when they agree."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if hasattr(self, name):

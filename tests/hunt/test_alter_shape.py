@@ -21,6 +21,8 @@ def test_a_shape_changed_by_the_alter_shape_fault_is_handled_by_the_write(tmp_pa
     report = run(parse(text, Path("s.yaml")), "uniform-by-value", fault=Fault("alter_shape", 1, (0, 0)), data=True)
     assert report.error is None
     assert ("partial", (0, 0), 1) in [(f.kind.value, f.device, f.step) for f in report.findings]
-    # neg read the wider record and wrote it whole: 2 rows of 64 uint32 (256 B pages), in a buffer that holds them
+    # neg reads every device as the tensor's spec (a device op's one output spec, docs/semantics.md
+    # section 12), not the wider record: 2 rows of 32 uint32 (128 B pages), and the read names the
+    # record that claims more
     n = next(t for t in report.to_json()["tensors"] if t["name"] == "n")["devices"][0]
-    assert (n["spec"]["shape"], n["spec"]["page_size"], n["written_bytes"]) == ([1, 1, 2, 64], 256, 512)
+    assert (n["spec"]["shape"], n["spec"]["page_size"], n["written_bytes"]) == ([1, 1, 2, 32], 128, 256)

@@ -101,13 +101,17 @@ ADD_13_ROWS = [
 
 def test_an_op_output_of_uneven_shards_is_not_judged_against_a_stand_in_source():
     # issue 35 item 2: 13 rows over 8 devices are chunks of 2,2,2,2,2,2,1 (section 4; uniform-by-value
-    # allows uneven shards); add writes each device's sum there, the composer stacks them back into
-    # 13 rows. No tensor named out.a exists: nothing is compared with it, nothing notes it.
+    # allows uneven shards). No tensor named out.a exists: nothing is compared with it, nothing notes
+    # it. add computes one output spec, the tensor's (the first shard's, 2 rows: issue #21652), and
+    # reads every device as it: the 7th device's second row is its tile padding, read as data, which
+    # is the one finding (a stale_input naming the record that says 1 row); the readback is 14 rows
     for data in ("full", "none"):
         report = run(make_scenario(ADD_13_ROWS, data=data), "uniform-by-value")
-        assert report.error is None and report.findings == (), [f.message for f in report.findings]
+        assert report.error is None
+        assert [(f.kind.value, f.tensor) for f in report.findings] == [("stale_input", "out")], [f.message for f in report.findings]
+        assert "read a (1,2), as the tensor's spec, 2x32, where the device's record says 1x32" in report.findings[0].message
         [rb] = report.readbacks
-        assert rb.shape == (13, 32) and rb.source is None and rb.landed == ()
+        assert rb.shape == (14, 32) and rb.source is None and rb.landed == ()
 
 
 def test_a_device_op_output_is_written_from_no_stand_in_host_tensor():

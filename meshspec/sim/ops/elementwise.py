@@ -19,7 +19,7 @@ from typing import Annotated, Optional
 
 import numpy as np
 
-from ...errors import TTFatal
+from ...errors import ResourceLimit, TTFatal
 from ..events import Retired
 from ...typed import Range, Typed
 from ..placement import Partial, Placement, Replicate, Shard, Topology, as_label, has_partial
@@ -170,17 +170,15 @@ def _binary(fn, linear: bool):
         label = (as_label(truth) if truth is not None else unclaimed_label(labels, devices)) if exact else union(labels)
         shards, reads = {}, {}
         for c in devices:
-            sx, sy = x.record.specs.get(c), y.record.specs.get(c)
-            if sx is None or sy is None:
+            if x.record.specs.get(c) is None or y.record.specs.get(c) is None:
                 continue
-            # each device's own shapes (uneven shards, in an era that allows them, differ by device)
-            shape_c = broadcast(tuple(sx.shape), tuple(sy.shape), f"{a.a} {list(sx.shape)} and {a.b} {list(sy.shape)} on device {c}")
-            (vx, rx), (vy, ry) = read(rt, x, a.a, c, sx), read(rt, y, a.b, c, sy)
+            # every device read as its tensor's spec (the op's output spec is one, from them)
+            (vx, rx), (vy, ry) = read(rt, x, a.a, c, x.record.spec), read(rt, y, a.b, c, y.record.spec)
             values = None
             if vx is not None and vy is not None:
                 with np.errstate(all="ignore"):
                     values = _rounded(fn(vx.astype(np.float32), vy.astype(np.float32)), s.dtype)
-            shards[c] = shard(c, s.with_shape(shape_c), values, rt)
+            shards[c] = shard(c, out_spec, values, rt)
             reads[c] = (rx, ry)
         emit(rt, a.as_, rt.mesh_of(x), out_spec, label, shards, reads, claims=True, layout=truth)
 
@@ -214,6 +212,13 @@ def matmul(rt: Runtime, a: Matmul) -> None:
         shape = None
     if shape is None:
         raise TTFatal(f"The width of the first tensor must be equal to the height of the second tensor ({sx[-1]} != {sy[-2]})")
+    if b is not None:
+        try:
+            np.broadcast_shapes(tuple(b.record.spec.shape), shape)
+        except ValueError:  # 0.81.1 checks nothing on the host (mock); what its kernel does is not known
+            raise ResourceLimit(f"{rt.op}: bias {a.bias} {list(b.record.spec.shape)} does not broadcast to the output {list(shape)}; "
+                                "ttnn 0.81.1 does not check it on the host, and what its kernel then computes is not known to "
+                                "meshspec, which stops here rather than guess") from None
     s = x.record.spec
     # memory_config=None gives ttnn.DRAM_MEMORY_CONFIG (ttnn.linear's docstring, 0.81.1; observed for
     # matmul: tests/golden sharded op_outputs), whatever the inputs' memory
@@ -225,15 +230,13 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     label = as_label(layout) if exact else union(labels)
     shards, reads = {}, {}
     for c in workload([x, y] + ([b] if b is not None else [])):
-        px, py = x.record.specs.get(c), y.record.specs.get(c)
-        if px is None or py is None:
+        if x.record.specs.get(c) is None or y.record.specs.get(c) is None:
             continue
-        (vx, rx), (vy, ry) = read(rt, x, a.a, c, px), read(rt, y, a.b, c, py)
+        (vx, rx), (vy, ry) = read(rt, x, a.a, c, x.record.spec), read(rt, y, a.b, c, y.record.spec)
         got = (rx, ry)
-        pb = b.record.specs.get(c) if b is not None else None
         vb = None
-        if pb is not None:
-            vb, rb = read(rt, b, a.bias, c, pb)
+        if b is not None and b.record.specs.get(c) is not None:
+            vb, rb = read(rt, b, a.bias, c, b.record.spec)
             got += (rb,)
         values = None
         if vx is not None and vy is not None:
@@ -336,9 +339,8 @@ def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
     out_spec = make_spec(s.shape, dtype or s.dtype, layout or s.layout, s.tile, buffer, s.arch, kept)
     made = src.provenance
     shards, reads = {}, {}
-    for c, spec_c, held, r in each_device(rt, src, a.tensor):
-        c_spec = make_spec(spec_c.shape, out_spec.dtype, out_spec.layout, s.tile, buffer, s.arch, kept)
-        shards[c] = shard(c, c_spec, _rounded(held, out_spec.dtype) if held is not None else None, rt)
+    for c, _, held, r in each_device(rt, src, a.tensor):
+        shards[c] = shard(c, out_spec, _rounded(held, out_spec.dtype) if held is not None else None, rt)
         reads[c] = (r,)
     claims = made is not None and made.claims  # the input's lie carried over
     emit(rt, a.as_, rt.mesh_of(src), out_spec, rec.topology, shards, reads, claims=claims, layout=made.layout if claims else None)

@@ -106,6 +106,8 @@ def fact(t: DeviceTensor, name: str, c: Coord, spec: TensorSpec, pages: Optional
     content = buffer.content_step
     current = last if last is not None and last.step == content else None
     rec = t.record
+    own = rec.specs.get(c)
+    past = tuple(spec.shape) if own is not None and own.shape != spec.shape else None  # the tensor's spec is not this device's record
     if current is None:
         outdated = n
     else:
@@ -113,7 +115,7 @@ def fact(t: DeviceTensor, name: str, c: Coord, spec: TensorSpec, pages: Optional
         outdated = n - (cover.within(n) if pages is None else cover.among(pages))
     return Read(name, c, n, n - done, c in rec.recorded_set, rec.specs.get(c), current.spec if current is not None else None,
                 current.content_bytes if current is not None else 0, content is not None, last.step if last is not None else None,
-                c in rec.topology.coord_set(), outdated)
+                c in rec.topology.coord_set(), outdated, past)
 
 
 def read(rt: Runtime, t: DeviceTensor, name: str, c: Coord, spec: Optional[TensorSpec] = None,
@@ -126,12 +128,14 @@ def read(rt: Runtime, t: DeviceTensor, name: str, c: Coord, spec: Optional[Tenso
 
 
 def each_device(rt: Runtime, t: DeviceTensor, name: str):
-    """``(device, its spec, its values, the read)`` for every device ``t``'s record holds with a
-    spec: what a device op that keeps each device's data where it is reads."""
+    """``(device, the spec read, its values, the read)`` for every device ``t``'s record holds with
+    a spec: what a device op that keeps each device's data where it is reads. Every device is read
+    as the tensor's spec, as a device op computes its output spec from it (compute_output_specs
+    takes the input's TensorSpec; with uneven legacy shards, the first shard's, issue #21652)."""
     rec = t.record
+    spec = rec.spec
     for c in tuple(rec.recorded):
-        spec = rec.specs.get(c)
-        if spec is None:
+        if rec.specs.get(c) is None:
             continue
         values, r = read(rt, t, name, c, spec)
         yield c, spec, values, r
@@ -255,8 +259,8 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
                                    Provenance(rt.step, rt.op, claims, truth if claims else None, dishonest=dishonest)))
         return
     shards, reads = {}, {}
-    for c, spec_c, held, r in each_device(rt, src, a.tensor):
-        shards[c] = shard(c, respec(spec_c, shape_of(tuple(spec_c.shape))), fn(held) if held is not None else None, rt)
+    for c, _, held, r in each_device(rt, src, a.tensor):
+        shards[c] = shard(c, out_spec, fn(held) if held is not None else None, rt)
         reads[c] = (r,)
     emit(rt, name, rt.mesh_of(src), out_spec, label, shards, reads, claims=claims, layout=truth if claims else None,
          dishonest=dishonest)

@@ -94,7 +94,8 @@ def _each_device(rt: Runtime, name: str, inputs: list[tuple[DeviceTensor, str]],
     for c in workload([t for t, _ in inputs]):
         if rec.specs.get(c) is None:
             continue
-        got = [read(rt, t, n, c, pages=_pages(t.record.specs[c], region)) if t.record.specs.get(c) is not None
+        # every device read as its tensor's spec (the op's output spec is one, from it)
+        got = [read(rt, t, n, c, t.record.spec, pages=_pages(t.record.spec, region)) if t.record.specs.get(c) is not None
                else (None, fact(t, n, c, t.record.spec)) for t, n in inputs]
         values = fn([v for v, _ in got]) if all(v is not None for v, _ in got) else None
         shards[c] = shard(c, out_spec, values, rt)
