@@ -61,6 +61,15 @@ VOCABULARY: tuple[str, ...] = (
     "squeeze", "unsqueeze", "permute", "all_gather", "all_gather_async", "neg", "add",
 )
 
+#: The default vocabulary and every other device op the generator can write (an explicit ``ops``
+#: list picks them: the differential oracle, tests/oracle, runs all of them; ``meshspec hunt``'s
+#: default stays :data:`VOCABULARY`).
+WIDE_VOCABULARY: tuple[str, ...] = VOCABULARY + (
+    "all_reduce", "reduce_scatter", "reshape", "view", "slice", "concat", "pad", "transpose", "sum", "max",
+    "typecast", "clone", "to_layout", "to_memory_config", "matmul", "linear", "sub", "mul", "exp", "relu", "gelu",
+    "zeros_like", "ones_like", "full_like", "reallocate", "get_device_tensors",
+)
+
 #: Each profile rule and the ops whose outcome it decides (a rule whose ops a hunt does not use
 #: cannot be found: the summary says so).
 RULE_OPS: dict[str, tuple[str, ...]] = {
@@ -276,17 +285,119 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
     if op == "neg":
         st.devices[name] = list(shape)
         return {"neg": {"tensor": dev, "as": name}}
-    if op == "add":
+    if op in ("add", "sub", "mul"):
         other = rng.choice([d for d in st.devices if d != name])
         st.devices[name] = list(shape)
-        return {"add": {"a": dev, "b": other, "as": name}}
+        return {op: {"a": dev, "b": other, "as": name}}
+    return _wide_step(rng, st, op, dev, shape, kind, name)
+
+
+def _wide_step(rng: random.Random, st: _State, op: str, dev: str, shape: list[int], kind: tuple[str, str], name: str) -> Optional[dict]:
+    """A step of one of :data:`WIDE_VOCABULARY`'s device ops beyond :data:`VOCABULARY` on ``dev``
+    (its per-device ``shape`` and ``kind``), bound as ``name``; None when it has nothing to work on."""
+    rank = len(shape)
+    if op in ("exp", "relu", "gelu", "clone", "reallocate", "zeros_like", "ones_like"):
+        st.devices[name] = list(shape)
+        return {op: {"tensor": dev, "as": name}}
+    if op == "full_like":
+        st.devices[name] = list(shape)
+        return {op: {"tensor": dev, "fill_value": rng.choice([0.5, 2, -1]), "as": name}}
+    if op == "all_reduce":
+        st.devices[name] = list(shape)
+        return {op: {"tensor": dev, "as": name, **({"cluster_axis": rng.randrange(len(st.mesh_shape))} if rng.random() < 0.5 else {})}}
+    if op == "reduce_scatter":  # the last dim over a mesh axis (a dim that does not split is refused)
+        axis = rng.randrange(len(st.mesh_shape))
+        st.devices[name] = shape[:-1] + [max(1, shape[-1] // st.mesh_shape[axis])]
+        return {op: {"tensor": dev, "dim": rank - 1, "cluster_axis": axis, "as": name}}
+    if op in ("reshape", "view"):  # the leading dims merged: the tiles stay (a view), or everything flattened in a row
+        new = [_volume(shape[:-2]), *shape[-2:]] if rank >= 2 else list(shape)
+        if op == "reshape" and rng.random() < 0.4:
+            new = [1, _volume(shape[:-1]), shape[-1]]
+        st.devices[name] = new
+        return {op: {"tensor": dev, "shape": new, "as": name}}
+    if op == "slice":
+        d = rng.randrange(rank)
+        starts, ends = [0] * rank, list(shape)
+        if shape[d] > 1:
+            if rng.random() < 0.5:
+                ends[d] = rng.randint(1, shape[d] - 1)
+            else:
+                starts[d] = rng.randint(1, shape[d] - 1)
+        st.devices[name] = [e - b for b, e in zip(starts, ends)]
+        return {op: {"tensor": dev, "starts": starts, "ends": ends, "as": name}}
+    if op == "concat":
+        d = rng.randrange(rank)
+        others = [o for o, s in st.devices.items() if o != name and len(s) == rank and st.kinds.get(o, DEFAULT_KIND) == kind
+                  and all(s[i] == shape[i] for i in range(rank) if i != d)]
+        other = rng.choice(others) if others else dev
+        st.devices[name] = [*shape[:d], shape[d] + st.devices[other][d], *shape[d + 1:]]
+        return {op: {"tensors": [dev, other], "dim": d, "as": name}}
+    if op == "pad":  # back padding of the last dim (TILE refuses front padding on device)
+        n = rng.choice([0, 1, 15, 32])
+        st.devices[name] = shape[:-1] + [shape[-1] + n]
+        return {op: {"tensor": dev, "padding": [[0, n]], "value": 0.0, "as": name}}
+    if op == "transpose":
+        d0, d1 = rng.choice([(-2, -1), (1, 2), (0, 1), (1, 3)]) if rank == 4 else (-2, -1)
+        out = list(shape)
+        out[d0], out[d1] = out[d1], out[d0]
+        st.devices[name] = out
+        return {op: {"tensor": dev, "dim0": d0, "dim1": d1, "as": name}}
+    if op in ("sum", "max"):
+        d = rng.randrange(rank)
+        st.devices[name] = [1 if i == d else v for i, v in enumerate(shape)]
+        return {op: {"tensor": dev, "dim": d, "as": name}}
+    if op == "typecast":
+        dtype = rng.choice(["bfloat16", "float32"] + (["bfloat8_b"] if kind[1] == "tile" else []))
+        st.devices[name], st.kinds[name] = list(shape), (dtype, kind[1])
+        return {op: {"tensor": dev, "dtype": dtype, "as": name}}
+    if op == "to_layout":
+        layout = rng.choice(["tile", "row_major"])
+        if kind[0].endswith("_b"):
+            layout = "tile"
+        st.devices[name], st.kinds[name] = list(shape), (kind[0], layout)
+        return {op: {"tensor": dev, "layout": layout, "as": name}}
+    if op == "to_memory_config":
+        st.devices[name] = list(shape)
+        return {op: {"tensor": dev, "memory_config": rng.choice(["L1_MEMORY_CONFIG", "DRAM_MEMORY_CONFIG"]), "as": name}}
+    if op in ("matmul", "linear"):  # b's rows as long as a's last dim; linear with a bias now and then
+        pairs = _matmul_pairs(st, name)
+        if not pairs:
+            return None
+        dev, b = rng.choice(pairs)
+        shape, rank = st.devices[dev], len(st.devices[dev])
+        st.kinds[name] = st.kinds.get(dev, DEFAULT_KIND)
+        out = [*shape[:-1], st.devices[b][-1]]
+        st.devices[name] = out
+        args = {"a": dev, "b": b}
+        if op == "linear":
+            bias = [o for o, s in st.devices.items() if o not in (name, dev, b) and len(s) == rank and s[-1] == out[-1]]
+            if bias and rng.random() < 0.7:
+                args["bias"] = rng.choice(bias)
+        return {op: {**args, "as": name}}
+    if op == "get_device_tensors":  # the first per-device tensor is used on
+        del st.kinds[name]
+        st.devices[f"{name}[0]"], st.kinds[f"{name}[0]"] = list(shape), kind
+        return {op: {"tensor": dev, "as": name}}
     raise ValueError(op)
+
+
+def _matmul_pairs(st: _State, name: str = "") -> list[tuple[str, str]]:
+    """The device tensors (a, b) of one rank with b's rows as long as a's last dim."""
+    return [(x, y) for x, sx in st.devices.items() for y, sy in st.devices.items()
+            if name not in (x, y) and len(sx) == len(sy) >= 2 and sy[-2] == sx[-1]]
+
+
+def _volume(dims: list[int]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
 
 
 #: How often each op is drawn, relative to the others, when it has something new to work on:
 #: writes are where records lie (a copy when a host tensor and an allocation of its shard's shape
 #: exist that were not copied yet; an allocation when a host tensor's shard has none yet).
-WEIGHTS = {"copy_host_to_device_tensor": 8, "allocate_tensor_on_device": 3, "from_torch": 5}
+WEIGHTS = {"copy_host_to_device_tensor": 8, "allocate_tensor_on_device": 3, "from_torch": 5, "matmul": 4, "linear": 4}
 
 
 def _useful(st: "_State", op: str) -> bool:
@@ -298,6 +409,8 @@ def _useful(st: "_State", op: str) -> bool:
         return not st.devices or not _useful(st, "copy_host_to_device_tensor")
     if op == "to_device":
         return bool(st.hosts)
+    if op in ("matmul", "linear"):
+        return bool(_matmul_pairs(st))
     return bool(st.devices)
 
 
