@@ -36,12 +36,37 @@ all_reduce, reduce_scatter     as all_gather, writing the tensor spec (all_reduc
 (and their _async forms)       (reduce_scatter: dim divided by the group)
 all_gather(_async)             every device of the mesh (the CCLs take their devices from the mesh,
                                tt-metal issue #31845) reads the input's bytes on every device of its group
-                               (along cluster_axis through it, or the whole mesh), by the input's spec there
-                               or its tensor spec where it records none, and writes the output spec: the
+                               (along cluster_axis through it, or the whole mesh), by the input's tensor
+                               spec (one program for the mesh: compute_output_specs takes the tensor spec,
+                               all_gather_device_operation.cpp @ 00555207), and writes the output spec: the
                                input's tensor spec with the gather dim times the group (compute_output_specs;
                                all_gather_async under ccl_padding ``padded``: of the padded shape). Under
                                ccl_devices ``tensor`` (the reference) only the devices the input's topology
                                lists run, each group cut to them (what #31845 asks)
+exp, relu, gelu, clone,        as permute: on every device the input records, read it by its spec there,
+typecast, transpose, sum, max  write the output (the dtype, the dims swapped, the dim reduced to 1 with
+(keepdim)                      keepdim)
+to_layout, to_memory_config    as permute, writing the other layout or buffer type (an L1 page aligned to
+                               16 B); to_layout to the layout the input has returns the input itself
+pad                            as permute, each device's own shape padded ([front, back] per last dims);
+                               no padding returns the input itself (section 12, observed)
+slice                          as permute, but each device reads only the pages its region lies in (TILE:
+                               the tiles of the padded shape, ROW_MAJOR: the rows: :func:`pages_in`); the
+                               whole tensor returns the input itself
+sub, mul                       as add
+concat                         as add over its tensors: on the devices of the one recording the fewest, each
+                               device's own shapes joined along dim; one tensor returns that tensor itself
+matmul, linear (bias)          as add over a, b (and bias): (..., M, K) by (..., K, N), the batch dims
+                               broadcast, (..., M, N) in TILE in DRAM (memory_config=None is DRAM)
+view                           a view (the same buffer), always; a view's shape is compared by its pages:
+                               TILE the last two dims and how many planes, ROW_MAJOR the last dim and rows
+zeros_like, ones_like,         a device op on the input's recorded devices that reads nothing and writes the
+full_like                      input's tensor spec (one output spec for the mesh tensor)
+reallocate                     the input freed and its bytes copied into a new buffer on its recorded devices;
+                               the input itself when another live handle holds its buffer (section 12)
+get_device_tensors             ``as[i]`` for each of the input's recorded devices, on the input's buffer
+"the input itself"             the same buffer under a second name, carrying what the input was computed
+                               from (meshspec names its findings under both names)
 =============================  ===========================================================================
 
 Bytes: a spec covers ``pages * aligned page size`` bytes from the start of the device's buffer (a
@@ -139,6 +164,44 @@ class Spec:
             pages = math.prod(self.shape[:-1]) if len(self.shape) > 1 else 1
             page = self.shape[-1] * ELEMENT_BYTES[self.dtype]
         return pages * (-(-page // align) * align)
+
+    @property
+    def page_bytes(self) -> int:
+        """One page's aligned size in bytes."""
+        if self.layout == "tile":
+            page = BLOCK_TILE_BYTES.get(self.dtype) or self.tile[0] * self.tile[1] * ELEMENT_BYTES[self.dtype]
+        else:
+            page = self.shape[-1] * ELEMENT_BYTES[self.dtype]
+        align = ALIGNMENT[(self.arch, self.memory)]
+        return -(-page // align) * align
+
+    def but(self, **changes) -> "Spec":
+        """This spec with some fields changed."""
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+def pages_in(spec: Spec, region: tuple[slice, ...]) -> np.ndarray:
+    """The pages of ``spec`` (in buffer order) that the element region ``region`` (one slice a dim,
+    step 1) lies in: in TILE the tiles of the padded shape, row-major over the outer dims, the tile
+    rows and the tile columns; in ROW_MAJOR the rows (every dim but the last).
+
+    >>> pages_in(Spec((1, 1, 64, 64)), (slice(0, 1), slice(0, 1), slice(32, 64), slice(0, 10))).tolist()
+    [2]
+    >>> pages_in(Spec((2, 3, 8), layout="row_major"), (slice(1, 2), slice(0, 2), slice(0, 8))).tolist()
+    [3, 4]
+    """
+    if spec.layout == "tile":
+        p = spec.padded
+        th, tw = spec.tile
+        grid = list(p[:-2]) + [p[-2] // th, p[-1] // tw]
+        cut = list(region[:-2]) + [slice(region[-2].start // th, -(-region[-2].stop // th)),
+                                   slice(region[-1].start // tw, -(-region[-1].stop // tw))]
+    else:
+        grid = list(spec.shape[:-1]) or [1]
+        cut = list(region[:-1]) or [slice(0, 1)]
+    return np.arange(math.prod(grid)).reshape(grid)[tuple(cut)].ravel()
 
 
 def spec_of(s) -> Spec:
@@ -282,6 +345,10 @@ class Model:
     handles: dict[str, Buffer] = field(default_factory=dict)
     hosts: dict[str, dict[Coord, Spec]] = field(default_factory=dict)
     reads: list[Read] = field(default_factory=list)
+    views: set = field(default_factory=set)
+    """Names bound to a view of another handle's buffer (their shape is compared by pages)."""
+    made: dict[str, str] = field(default_factory=dict)
+    """Each device tensor's name -> the op whose step bound it last."""
 
     @property
     def coords(self) -> list[Coord]:
@@ -294,6 +361,9 @@ class Model:
         if fn is None:
             raise Unmodelled(op)
         fn(index, a, records)
+        for name in self.handles.keys() - self.made.keys() if op == "get_device_tensors" else [a.get("as")]:
+            if name in self.handles:
+                self.made[name] = op
 
     # host side -------------------------------------------------------------------------------
     def op_from_torch(self, k: int, a: dict, records: Records) -> None:
@@ -390,12 +460,18 @@ class Model:
         self.handles[a["tensor"]].freed = True
 
     # device ops ------------------------------------------------------------------------------
-    def _read(self, k: int, op: str, out: str, oc: Coord, name: str, ic: Coord, records: Records) -> None:
+    def _read(self, k: int, op: str, out: str, oc: Coord, name: str, ic: Coord, records: Records, cut=None,
+              whole: bool = False) -> None:
         """Output device ``oc`` of ``out`` reads input ``name`` on ``ic``, by its spec there (its
-        tensor spec where the runtime records none)."""
+        tensor spec where the runtime records none, or always when ``whole``: a collective); of the
+        pages ``cut`` (a region, one slice a dim) lies in, when given."""
         buf, rec = self.handles[name], records[name]
         spec = rec.specs.get(ic)
-        region = buf.region(ic, spec or rec.spec)
+        region = buf.region(ic, rec.spec if whole else spec or rec.spec)
+        if cut is not None:
+            size = (spec or rec.spec).page_bytes
+            pages = pages_in(spec or rec.spec, cut)
+            region = region.reshape(-1, size)[pages].ravel() if len(region) else region
         never = bool((region < 0).any())
         stale = never or spec is None or bool((region != buf.content).any())
         self.reads.append(Read(k, op, out, oc, name, ic, never, stale, status(buf, rec, ic), ic in rec.listed))
@@ -424,6 +500,7 @@ class Model:
         new = shape_of(old)
         if len(old) >= 2 and len(new) >= 2 and old[-2:] == new[-2:]:
             self.handles[a["as"]] = self.handles[a["tensor"]]  # a view: the same buffer
+            self.views.add(a["as"])
         else:
             self._per_device(k, op, a, records, shape_of)
 
@@ -473,7 +550,7 @@ class Model:
         buf = Buffer(k)
         for c, group in groups.items():
             for g in group:
-                self._read(k, op, out, c, src, g, records)
+                self._read(k, op, out, c, src, g, records, whole=True)
             base = list(rec.spec.padded if padded else rec.spec.shape)
             base[dim] *= len(group)
             buf.write(c, rec.spec.with_shape(base), k)
@@ -484,6 +561,7 @@ class Model:
         old, new = rec.spec.shape, tuple(a["shape"])
         if rec.spec.layout == "tile" and len(old) >= 2 and len(new) >= 2 and old[-2:] == new[-2:]:
             self.handles[a["as"]] = self.handles[a["tensor"]]  # the tiles stay: a view (ttnn's view())
+            self.views.add(a["as"])
         else:
             self._per_device(k, "reshape", a, records, lambda s: new if s == old else s)
 
@@ -494,7 +572,7 @@ class Model:
         buf = Buffer(k)
         for c, group in self._groups(a.get("cluster_axis"), rec).items():
             for g in group:
-                self._read(k, op, out, c, src, g, records)
+                self._read(k, op, out, c, src, g, records, whole=True)
             buf.write(c, rec.spec.with_shape(shape_of(rec.spec.shape, len(group))), k)
         self.handles[out] = buf
 
@@ -517,6 +595,196 @@ class Model:
         self._gather(k, "all_gather_async", a, records, self.ccl_padded and spec.padded != spec.shape)
 
 
+    # the other device ops (WIDE_VOCABULARY) -------------------------------------------------
+    def _on(self, k: int, op: str, a: dict, records: Records, spec_of, read=True) -> None:
+        """A device op of one input: on every device the input records, read it there (its tensor
+        spec where it records none; nothing when ``read`` is false) and write ``spec_of(its spec)``."""
+        src, out = a["tensor"], a["as"]
+        rec = records[src]
+        buf = Buffer(k)
+        for c in rec.recorded:
+            if read:
+                self._read(k, op, out, c, src, c, records)
+            buf.write(c, spec_of(rec.specs.get(c) or rec.spec), k)
+        self.handles[out] = buf
+
+    def _same(self, a: dict) -> None:
+        """ttnn returns the input itself (nothing to do): a second handle on its buffer, the same
+        tensor, so what the input was computed from is the new name's too."""
+        from dataclasses import replace
+
+        self.handles[a["as"]] = self.handles[a["tensor"]]
+        self.views.add(a["as"])
+        self.reads += [replace(r, out=a["as"]) for r in self.reads if r.out == a["tensor"]]
+
+    def op_exp(self, k: int, a: dict, records: Records) -> None:
+        self._on(k, "exp", a, records, lambda s: s)
+
+    def op_relu(self, k: int, a: dict, records: Records) -> None:
+        self._on(k, "relu", a, records, lambda s: s)
+
+    def op_gelu(self, k: int, a: dict, records: Records) -> None:
+        self._on(k, "gelu", a, records, lambda s: s)
+
+    def op_clone(self, k: int, a: dict, records: Records) -> None:
+        self._on(k, "clone", a, records, lambda s: s)
+
+    def op_typecast(self, k: int, a: dict, records: Records) -> None:
+        self._on(k, "typecast", a, records, lambda s: s.but(dtype=a["dtype"]))
+
+    def op_to_layout(self, k: int, a: dict, records: Records) -> None:
+        if records[a["tensor"]].spec.layout == a["layout"]:
+            return self._same(a)
+        self._on(k, "to_layout", a, records, lambda s: s.but(layout=a["layout"]))
+
+    def op_to_memory_config(self, k: int, a: dict, records: Records) -> None:
+        memory = {"L1_MEMORY_CONFIG": "l1", "DRAM_MEMORY_CONFIG": "dram"}.get(a["memory_config"])
+        if memory is None:
+            raise Unmodelled(f"memory_config {a['memory_config']!r}")
+        self._on(k, "to_memory_config", a, records, lambda s: s.but(memory=memory))
+
+    def op_transpose(self, k: int, a: dict, records: Records) -> None:
+        def swap(s: Spec) -> Spec:
+            dims = list(s.shape)
+            i, j = a["dim0"] % len(dims), a["dim1"] % len(dims)
+            dims[i], dims[j] = dims[j], dims[i]
+            return s.with_shape(dims)
+        self._on(k, "transpose", a, records, swap)
+
+    def _reduction(self, k: int, op: str, a: dict, records: Records) -> None:
+        def reduced(s: Spec) -> Spec:
+            d = a["dim"] % len(s.shape)
+            keep = a.get("keepdim", True)
+            return s.with_shape(s.shape[:d] + ((1,) if keep else ()) + s.shape[d + 1 :])
+        self._on(k, op, a, records, reduced)
+
+    def op_sum(self, k: int, a: dict, records: Records) -> None:
+        self._reduction(k, "sum", a, records)
+
+    def op_max(self, k: int, a: dict, records: Records) -> None:
+        self._reduction(k, "max", a, records)
+
+    def op_pad(self, k: int, a: dict, records: Records) -> None:
+        widths = a["padding"]
+        if not any(f or b for f, b in widths):
+            return self._same(a)
+
+        def padded(s: Spec) -> Spec:
+            dims = list(s.shape)
+            for i, (f, b) in enumerate(widths):
+                dims[len(dims) - len(widths) + i] += f + b
+            return s.with_shape(dims)
+        self._on(k, "pad", a, records, padded)
+
+    def op_slice(self, k: int, a: dict, records: Records) -> None:
+        """Each recorded device reads only the pages its region lies in (docs/semantics.md section 12)."""
+        src, out = a["tensor"], a["as"]
+        rec = records[src]
+        if a.get("steps") and any(v != 1 for v in a["steps"]):
+            raise Unmodelled("slice with steps")
+
+        def region(shape):
+            return tuple(slice(*slice(b, e).indices(n)[:2]) for b, e, n in zip(a["starts"], a["ends"], shape))
+        if all(r.stop - r.start == n for r, n in zip(region(rec.spec.shape), rec.spec.shape)):
+            return self._same(a)
+        buf = Buffer(k)
+        for c in rec.recorded:
+            s = rec.specs.get(c) or rec.spec
+            cut = region(s.shape)
+            self._read(k, "slice", out, c, src, c, records, cut=cut)
+            buf.write(c, s.with_shape(tuple(r.stop - r.start for r in cut)), k)
+        self.handles[out] = buf
+
+    def _several(self, k: int, op: str, out: str, inputs: list[str], records: Records, spec_of) -> None:
+        """A device op of several inputs: on the devices of the input recording the fewest
+        (:func:`workload`), reading each input there, writing ``spec_of(their specs there)``."""
+        recs = [records[n] for n in inputs]
+        buf = Buffer(k)
+        for c in workload(*(r.recorded for r in recs)):
+            for n in dict.fromkeys(inputs):
+                self._read(k, op, out, c, n, c, records)
+            buf.write(c, spec_of([r.specs.get(c) or r.spec for r in recs]), k)
+        self.handles[out] = buf
+
+    def _binary(self, k: int, op: str, a: dict, records: Records) -> None:
+        def out(specs):
+            x, y = specs[0].shape, specs[1].shape
+            rank = max(len(x), len(y))
+            x, y = (1,) * (rank - len(x)) + x, (1,) * (rank - len(y)) + y
+            return records[a["a"]].spec.with_shape(tuple(max(p, q) for p, q in zip(x, y)))
+        self._several(k, op, a["as"], [a["a"], a["b"]], records, out)
+
+    def op_sub(self, k: int, a: dict, records: Records) -> None:
+        self._binary(k, "sub", a, records)
+
+    def op_mul(self, k: int, a: dict, records: Records) -> None:
+        self._binary(k, "mul", a, records)
+
+    def op_matmul(self, k: int, a: dict, records: Records) -> None:
+        """a (..., M, K) by b (..., K, N), the batch dims broadcast: (..., M, N) in TILE, in DRAM
+        (matmul's and linear's ``memory_config=None``, section 12)."""
+        inputs = [a["a"], a["b"]] + ([a["bias"]] if a.get("bias") else [])
+
+        def out(specs):
+            x, y = specs[0].shape, specs[1].shape
+            rank = max(len(x), len(y))
+            bx, by = (1,) * (rank - len(x)) + x[:-2], (1,) * (rank - len(y)) + y[:-2]
+            batch = tuple(max(p, q) for p, q in zip(bx[: rank - 2], by[: rank - 2]))
+            return records[a["a"]].spec.but(shape=batch + (x[-2], y[-1]), layout="tile", memory="dram")
+        self._several(k, "matmul" if "bias" not in a else "linear", a["as"], inputs, records, out)
+
+    op_linear = op_matmul
+
+    def op_concat(self, k: int, a: dict, records: Records) -> None:
+        names = a["tensors"]
+        if len(names) == 1:
+            return self._same({"tensor": names[0], "as": a["as"]})
+
+        def out(specs):
+            d = a["dim"] % len(specs[0].shape)
+            dims = list(specs[0].shape)
+            dims[d] = sum(s.shape[d] for s in specs)
+            return specs[0].with_shape(dims)
+        self._several(k, "concat", a["as"], list(names), records, out)
+
+    def op_view(self, k: int, a: dict, records: Records) -> None:
+        self.handles[a["as"]] = self.handles[a["tensor"]]  # always a view: the same buffer, a tensor of its own (section 12)
+        self.views.add(a["as"])
+
+    def _like(self, k: int, op: str, a: dict, records: Records) -> None:
+        """A creation op like a device tensor: a device op on its recorded devices that reads
+        nothing and writes the tensor's spec (one output spec for the mesh tensor: no device's
+        own shape enters it)."""
+        if a.get("device") is not None or a.get("memory_config") is not None:
+            raise Unmodelled(f"{op} with a device or memory_config")
+        spec = records[a["tensor"]].spec
+        spec = spec.but(dtype=a.get("dtype") or spec.dtype, layout=a.get("layout") or spec.layout)
+        self._on(k, op, a, records, lambda s: spec, read=False)
+
+    def op_zeros_like(self, k: int, a: dict, records: Records) -> None:
+        self._like(k, "zeros_like", a, records)
+
+    def op_ones_like(self, k: int, a: dict, records: Records) -> None:
+        self._like(k, "ones_like", a, records)
+
+    def op_full_like(self, k: int, a: dict, records: Records) -> None:
+        self._like(k, "full_like", a, records)
+
+    def op_reallocate(self, k: int, a: dict, records: Records) -> None:
+        """The input freed and copied into a new buffer; the input itself when another live handle
+        holds its buffer (section 12, observed in the mock)."""
+        src = self.handles[a["tensor"]]
+        if any(b is src for n, b in self.handles.items() if n != a["tensor"] and not b.freed):
+            return self._same(a)
+        self._on(k, "reallocate", a, records, lambda s: s)
+        src.freed = True
+
+    def op_get_device_tensors(self, k: int, a: dict, records: Records) -> None:
+        """One tensor per recorded device, ``as[i]``, each on the parent's buffer."""
+        for i, _ in enumerate(records[a["tensor"]].recorded):
+            self.handles[f"{a['as']}[{i}]"] = self.handles[a["tensor"]]
+
+
 def workload(*recorded: tuple[Coord, ...]) -> tuple[Coord, ...]:
     """The devices a device op runs on, from its input tensors' recorded devices in argument order:
     the first's, replaced by any later one's that has fewer (``extract_tensor_coordinates``,
@@ -533,14 +801,14 @@ def workload(*recorded: tuple[Coord, ...]) -> tuple[Coord, ...]:
     return coords
 
 
-def _strip(shape: tuple[int, ...]) -> tuple[int, ...]:
+def _strip(shape: tuple[int, ...], layout: str = "") -> tuple[int, ...]:
     i = 0
     while i < len(shape) - 1 and shape[i] == 1:
         i += 1
     return tuple(shape[i:])
 
 
-def status(buf: Buffer, rec: Record, c: Coord) -> str:
+def status(buf: Buffer, rec: Record, c: Coord, view: bool = False) -> str:
     """The naive status of device ``c`` of a tensor on ``buf`` recorded as ``rec`` (module docstring (a))."""
     content = buf.content
     recorded = c in rec.recorded
@@ -559,9 +827,21 @@ def status(buf: Buffer, rec: Record, c: Coord) -> str:
     if not current.all():
         return "partial"
     step, shape = buf.shape_written.get(c, (None, None))
-    if step == content and _strip(shape) != _strip(rec.specs[c].shape):
+    same = _planes if view else _strip
+    if step == content and same(shape, rec.specs[c].layout) != same(rec.specs[c].shape, rec.specs[c].layout):
         return "shape_mismatch"
     return "ok"
+
+
+def _planes(shape: tuple[int, ...], layout: str) -> tuple[int, ...]:
+    """A view's shape as its pages see it (docs/semantics.md section 12, view): in TILE the last two
+    dims and how many such planes, in ROW_MAJOR the last dim and how many rows.
+
+    >>> _planes((1, 1, 32, 32), "row_major") == _planes((2, 16, 32), "row_major"), _planes((2, 16, 32), "tile")
+    (True, (2, 16, 32))
+    """
+    keep = 2 if layout == "tile" else 1
+    return (math.prod(shape[:-keep]),) + tuple(shape[-keep:])
 
 
 def statuses(model: Model, records: Records) -> dict[tuple[str, Coord], str]:
@@ -571,5 +851,5 @@ def statuses(model: Model, records: Records) -> dict[tuple[str, Coord], str]:
         if buf.freed or name not in records:
             continue
         for c in model.coords:
-            out[(name, c)] = status(buf, records[name], c)
+            out[(name, c)] = status(buf, records[name], c, name in model.views)
     return out

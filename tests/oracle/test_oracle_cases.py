@@ -19,7 +19,15 @@ from oracle_diff import KNOWN, PROFILE_NAMES, check
 HERE = Path(__file__).parent
 CURRENT_LIKE = ("current", "auto-compose", "ccl-union", "ccl-padded")
 
-CASES: list = []
+UNEVEN = ("uniform-by-value", "unpopulated")
+"""The profiles whose mapper lays uneven shards (oracle_diff._UNEVEN)."""
+CASES: list = [
+    ("cases/uneven-shards-tensor-spec-outputs.yaml", UNEVEN,
+     {f"status:{s}/ok:{op}" for s in ("partial", "shape_mismatch") for op in ("slice", "concat", "pad")}
+     | {"status:partial/ok:matmul", "status:partial/ok:linear"}),
+    *((f"cases/uneven-shards-{op}-data.yaml", UNEVEN, {f"crash:{op}:ValueError"})
+      for op in ("slice", "concat", "pad", "matmul", "linear", "reshape")),
+]
 AGREED = ["item1-row0-gather.yaml", "cases/gather-never-written.yaml", "cases/neg-never-written.yaml",
           "cases/gather-uneven-shards.yaml", "cases/copy-records-device-without-spec.yaml", "cases/add-input-recording-none.yaml",
           "cases/add-input-recording-fewer.yaml", "cases/add-input-recording-fewer-unwritten.yaml",
