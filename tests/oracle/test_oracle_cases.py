@@ -27,6 +27,7 @@ CASES: list = [
      | {"status:partial/ok:matmul", "status:partial/ok:linear"}),
     *((f"cases/uneven-shards-{op}-data.yaml", UNEVEN, {f"crash:{op}:ValueError"})
       for op in ("slice", "concat", "pad", "matmul", "linear", "reshape")),
+    ("cases/linear-bias-not-broadcasting.yaml", PROFILE_NAMES, {"crash:linear:ValueError"}),
 ]
 AGREED = ["item1-row0-gather.yaml", "cases/gather-never-written.yaml", "cases/neg-never-written.yaml",
           "cases/gather-uneven-shards.yaml", "cases/copy-records-device-without-spec.yaml", "cases/add-input-recording-none.yaml",

@@ -184,3 +184,42 @@ def test_add_runs_on_the_input_with_fewer_devices():
     m.step(2, {"add": {"a": "a", "b": "b", "as": "c"}}, records)
     assert {(r.out_device, r.input, r.in_device) for r in m.reads} == {((0, 0), "a", (0, 0)), ((0, 0), "b", (0, 0))}
     assert not any(r.not_current for r in m.reads)
+
+
+def test_a_slice_reads_only_the_pages_its_region_lies_in():
+    """docs/semantics.md section 12 ("What an op read"): a slice reads the pages its region lies in.
+    x (1, 1, 32, 64) is two tiles; a (1, 1, 32, 32) shard written on every device fills the first
+    only, so x is partial on each (the runtime refuses that copy; the model, handed the steps
+    directly, just writes it: a one-tile write, as a partial core write makes). A slice of columns 0-31 reads written bytes only (no finding
+    although x is partial); one of columns 32-63 reads the never-written second tile of a device
+    whose record lies (partial): stale_input."""
+    m = Model(T3K)
+    one, two = Spec((1, 1, 32, 32)), Spec((1, 1, 32, 64))
+    m.step(0, {"from_torch": {"as": "h", "shape": [1, 1, 32, 32]}}, {})
+    m.step(1, {"allocate_tensor_on_device": {"as": "x", "shape": [1, 1, 32, 64]}}, {})
+    x = Record(two, tuple(EVERY), {c: two for c in EVERY}, tuple(EVERY))
+    m.step(2, {"copy_host_to_device_tensor": {"src": "h", "dst": "x"}}, {"x": x})
+    m.step(3, {"slice": {"tensor": "x", "starts": [0, 0, 0, 0], "ends": [1, 1, 32, 32], "as": "left"}}, {"x": x})
+    m.step(4, {"slice": {"tensor": "x", "starts": [0, 0, 0, 32], "ends": [1, 1, 32, 64], "as": "right"}}, {"x": x})
+    assert not any(r.never_written for r in m.reads if r.out == "left") and len([r for r in m.reads if r.out == "left"]) == 8
+    assert {expected_kind([r]) for r in m.reads if r.out == "left"} == {None}
+    assert {expected_kind([r]) for r in m.reads if r.out == "right"} == {"stale_input"}
+    # both outputs are one tile on each device
+    assert {m.handles["right"].shape_written[c][1] for c in EVERY} == {one.shape}
+
+
+def test_the_input_itself_and_a_view():
+    """What ttnn returns as it is (a whole slice, no padding, to_layout to its own layout) is the
+    same tensor under a second name, carrying what it was computed from; a view is the same buffer
+    but a tensor of its own, its shape compared by pages (section 12, view)."""
+    m = Model(T3K)
+    one = Spec((1, 1, 32, 32))
+    rec = Record(one, tuple(EVERY), {c: one for c in EVERY}, tuple(EVERY))
+    m.step(0, {"allocate_tensor_on_device": {"as": "x", "shape": [1, 1, 32, 32]}}, {})
+    m.step(1, {"neg": {"tensor": "x", "as": "y"}}, {"x": rec})
+    m.step(2, {"pad": {"tensor": "y", "padding": [[0, 0]], "as": "p"}}, {"x": rec, "y": rec})
+    m.step(3, {"view": {"tensor": "y", "shape": [32, 32], "as": "v"}}, {"x": rec, "y": rec})
+    assert m.handles["p"] is m.handles["y"] is m.handles["v"]
+    assert len([r for r in m.reads if r.out == "p"]) == 8 and [r for r in m.reads if r.out == "v"] == []
+    view = Record(Spec((32, 32)), tuple(EVERY), {c: Spec((32, 32)) for c in EVERY}, tuple(EVERY))
+    assert status(m.handles["v"], view, (0, 0), view=True) == "ok"
