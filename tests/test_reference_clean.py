@@ -79,10 +79,7 @@ TEST_STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
 }
 
 #: Scenario files kept under tests/ that reference does not keep clean yet: path -> diagnosis.
-TEST_KNOWN: dict[str, str] = {
-    "tests/oracle/cases/linear-bias-not-broadcasting.yaml": "meshspec fails with numpy's ValueError on linear's non-broadcasting "
-    "bias in data mode (sim/ops/elementwise.matmul; the oracle's open class, tests/oracle/oracle_diff._BIAS)",
-}
+TEST_KNOWN: dict[str, str] = {}
 
 #: Hunt programs reference does not keep clean yet: example -> diagnosis.
 HUNT_KNOWN: dict[int, str] = {

@@ -299,6 +299,9 @@ class Read:
     """The input device's naive status when it was read."""
     listed: bool = True
     """The input's topology lists the device read."""
+    past: bool = False
+    """The device's own record spec is not the tensor's, which every device is read as (an uneven
+    legacy shard read as the first shard's spec, issue #21652): the runtime's doing."""
 
     @property
     def lie(self) -> bool:
@@ -309,7 +312,7 @@ class Read:
     def runtimes(self) -> bool:
         """What the read got is the runtime's doing: a record that lied, or never-written bytes of a
         device the input's topology does not list (a collective over the mesh, issue #31845)."""
-        return self.lie or (self.never_written and not self.listed)
+        return self.lie or self.past or (self.never_written and not self.listed)
 
 
 LIES = ("stale", "partial", "missing_spec")
@@ -326,7 +329,7 @@ def expected_kind(reads) -> Optional[str]:
     ('uninitialized_read', 'stale_input')
     """
     if not any(r.never_written for r in reads):
-        return None
+        return "stale_input" if any(r.past for r in reads) else None
     return "stale_input" if any(r.runtimes for r in reads) else "uninitialized_read"
 
 
@@ -462,29 +465,28 @@ class Model:
     # device ops ------------------------------------------------------------------------------
     def _read(self, k: int, op: str, out: str, oc: Coord, name: str, ic: Coord, records: Records, cut=None,
               whole: bool = False) -> None:
-        """Output device ``oc`` of ``out`` reads input ``name`` on ``ic``, by its spec there (its
-        tensor spec where the runtime records none, or always when ``whole``: a collective); of the
-        pages ``cut`` (a region, one slice a dim) lies in, when given."""
+        """Output device ``oc`` of ``out`` reads input ``name`` on ``ic``, by the tensor's spec (a
+        device op's one spec, whatever the device's own record says); of the pages ``cut`` (a
+        region, one slice a dim) lies in, when given. ``whole`` is kept for the callers' clarity."""
         buf, rec = self.handles[name], records[name]
         spec = rec.specs.get(ic)
-        region = buf.region(ic, rec.spec if whole else spec or rec.spec)
+        region = buf.region(ic, rec.spec)
         if cut is not None:
-            size = (spec or rec.spec).page_bytes
-            pages = pages_in(spec or rec.spec, cut)
+            size = rec.spec.page_bytes
+            pages = pages_in(rec.spec, cut)
             region = region.reshape(-1, size)[pages].ravel() if len(region) else region
         never = bool((region < 0).any())
-        stale = never or spec is None or bool((region != buf.content).any())
-        self.reads.append(Read(k, op, out, oc, name, ic, never, stale, status(buf, rec, ic), ic in rec.listed))
+        past = spec is not None and tuple(spec.shape) != tuple(rec.spec.shape)
+        stale = never or spec is None or past or bool((region != buf.content).any())
+        self.reads.append(Read(k, op, out, oc, name, ic, never, stale, status(buf, rec, ic), ic in rec.listed, past))
 
     def _per_device(self, k: int, op: str, a: dict, records: Records, shape_of) -> None:
         src, out = a["tensor"], a["as"]
         rec = records[src]
         buf = Buffer(k)
         for c in rec.recorded:
-            s = rec.specs.get(c)
             self._read(k, op, out, c, src, c, records)
-            base = s or rec.spec
-            buf.write(c, base.with_shape(shape_of(base.shape)), k)
+            buf.write(c, rec.spec.with_shape(shape_of(rec.spec.shape)), k)
         self.handles[out] = buf
 
     def op_neg(self, k: int, a: dict, records: Records) -> None:
@@ -519,10 +521,9 @@ class Model:
         rx, ry = records[x], records[y]
         buf = Buffer(k)
         for c in workload(rx.recorded, ry.recorded):
-            sx, sy = rx.specs.get(c), ry.specs.get(c)
             self._read(k, "add", out, c, x, c, records)
             self._read(k, "add", out, c, y, c, records)
-            ax, ay = (sx or rx.spec).shape, (sy or ry.spec).shape
+            ax, ay = rx.spec.shape, ry.spec.shape
             rank = max(len(ax), len(ay))
             ax, ay = (1,) * (rank - len(ax)) + ax, (1,) * (rank - len(ay)) + ay
             buf.write(c, rx.spec.with_shape(tuple(max(p, q) for p, q in zip(ax, ay))), k)
@@ -605,7 +606,7 @@ class Model:
         for c in rec.recorded:
             if read:
                 self._read(k, op, out, c, src, c, records)
-            buf.write(c, spec_of(rec.specs.get(c) or rec.spec), k)
+            buf.write(c, spec_of(rec.spec), k)
         self.handles[out] = buf
 
     def _same(self, a: dict) -> None:
@@ -689,7 +690,7 @@ class Model:
             return self._same(a)
         buf = Buffer(k)
         for c in rec.recorded:
-            s = rec.specs.get(c) or rec.spec
+            s = rec.spec  # every device read as the tensor's spec
             cut = region(s.shape)
             self._read(k, "slice", out, c, src, c, records, cut=cut)
             buf.write(c, s.with_shape(tuple(r.stop - r.start for r in cut)), k)
@@ -703,7 +704,7 @@ class Model:
         for c in workload(*(r.recorded for r in recs)):
             for n in dict.fromkeys(inputs):
                 self._read(k, op, out, c, n, c, records)
-            buf.write(c, spec_of([r.specs.get(c) or r.spec for r in recs]), k)
+            buf.write(c, spec_of([r.spec for r in recs]), k)
         self.handles[out] = buf
 
     def _binary(self, k: int, op: str, a: dict, records: Records) -> None:
