@@ -4,6 +4,7 @@ values as numpy computes them device by device, labels as the default imputation
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
@@ -158,3 +159,23 @@ def test_rank_1_operands_are_refused_in_one_line():
                         ("  - matmul: {a: v, b: v, as: m}\n", "rank 1")):
         report = run(parse(head + step, Path("r.yaml")), "current").to_json()
         assert words in report["error"]["message"] and "\n" not in report["error"]["message"]
+
+
+@pytest.mark.parametrize("bias", [[1, 1, 48, 32], [1, 8, 32, 32]], ids=["does-not-broadcast", "broadcasts-wider"])
+def test_a_linear_bias_that_does_not_broadcast_to_the_output_stops_in_meshspecs_words(bias):
+    # ttnn 0.81.1 checks nothing on the host (tests/oracle/mock_linear_bias.py) and what its kernel
+    # computes then is not known: meshspec stops at the step (source meshspec, exit 4), never a
+    # Python error (the oracle found numpy's ValueError in data mode; docs/semantics.md section 12)
+    from pathlib import Path
+
+    from meshspec.runner import run
+    from meshspec.scenario.loader import parse
+
+    text = ("meshspec: 1\nname: b\nmesh: [1, 2]\nsteps:\n"
+            "  - from_torch: {as: a, shape: [1, 1, 32, 32], mesh_mapper: replicate, device: mesh_device}\n"
+            f"  - from_torch: {{as: c, shape: {bias}, mesh_mapper: replicate, device: mesh_device}}\n"
+            "  - linear: {a: a, b: a, bias: c, as: o}\n")
+    for data in ("", "data: none\n"):
+        report = run(parse(text.replace("steps:\n", data + "steps:\n"), Path("b.yaml")), "current")
+        assert report.error is not None and report.error.source == "meshspec" and report.error.step == 2
+        assert f"bias c {bias} does not broadcast to the output [1, 1, 32, 32]" in report.error.message
