@@ -1,0 +1,132 @@
+"""Wrong verdicts and crashes found by the second attack round on issue 35, held as strict xfails.
+
+Each case is a program whose right verdict follows from meshspec's own stated rules
+(docs/semantics.md sections 7, 12 and 14; issue 35 item 5: ``reference`` reports no record finding)
+or from arithmetic checked by hand (the reshape case). A fix must flip the mark.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from meshspec.runner import run
+from meshspec.scenario.loader import parse
+
+HEAD = "meshspec: 1\nname: p\n"
+
+
+def _report(text: str, profile: str = "current", data: str = ""):
+    return run(parse(HEAD + data + text, Path("p.yaml")), profile)
+
+
+def _kinds(report, tensor: str) -> set[str]:
+    return {f.kind.value for f in report.findings if f.tensor == tensor}
+
+
+# The seed (7 shards into an 8-device allocation) under uniform-by-value: the first replay of the
+# captured all_gather reads (1,3), stale and never written, and its output is read back into r1;
+# then a full copy and a second replay. What the first replay did stays done (section 7: findings
+# of a tensor are kept as they stood; without a trace the rebound output keeps its finding).
+REPLAY_TWICE = """mesh: t3k
+steps:
+  - allocate_tensor_on_device: {as: tokens, shape: [1, 1, 32, 32]}
+  - from_torch: {as: seven, shape: [1, 7, 32, 32], mesh_mapper: {shard: 1}}
+  - copy_host_to_device_tensor: {src: seven, dst: tokens}
+  - begin_trace_capture: {trace: d}
+  - all_gather: {tensor: tokens, dim: 1, as: g}
+  - end_trace_capture: {trace: d}
+  - execute_trace: {trace: d}
+  - get_device_tensors: {tensor: g, as: p}
+  - to_torch: {tensor: "p[0]", as: r1}
+  - from_torch: {as: full, shape: [1, 8, 32, 32], mesh_mapper: {shard: 1}}
+  - copy_host_to_device_tensor: {src: full, dst: tokens}
+  - execute_trace: {trace: d}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="trace.py replaces the output's provenance at each replay, so a later clean replay erases the earlier stale_input")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_a_later_replay_keeps_the_stale_input_of_an_earlier_one(data):
+    report = _report(REPLAY_TWICE, "uniform-by-value", data)
+    assert any(f.kind.value == "stale_input" and f.tensor == "g" and f.step == 6 for f in report.findings)
+
+
+# (1,3,32,32) sharded on dim 1 over a 1x2 mesh with the legacy mapper (torch.chunk): shards of 2 and
+# 1 rows. A device op on it must run or stop with one line, never an internal error.
+UNEVEN = """mesh: [1, 2]
+steps:
+  - from_torch: {as: h, shape: [1, 3, 32, 32], mesh_mapper: {shard: 1}, device: mesh_device}
+  - from_torch: {as: k, shape: [1, 1, 32, 32], mesh_mapper: replicate, device: mesh_device}
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="the output spec is one device's shape; the other device's values do not fit it (pages.physical, views.py reshape)")
+@pytest.mark.parametrize("op", [
+    "concat: {tensors: [h, h], dim: 3, as: o}",
+    "matmul: {a: h, b: k, as: o}",
+    "pad: {tensor: h, padding: [[0, 0], [0, 1], [0, 0], [0, 0]], as: o}",
+    "reshape: {tensor: h, shape: [1, 1, 64, 32], as: o}",
+], ids=["concat", "matmul", "pad", "reshape"])
+def test_an_op_on_uneven_legacy_shards_is_no_internal_error(op):
+    _report(UNEVEN + f"  - {op}\n", "uniform-by-value")
+
+
+# x height-sharded 32x64 on 4 cores, exactly its 4 shards (the user's grid fits). A slice of rows
+# 0-63 and a sum over dim -2 have fewer shards than the grid: meshspec keeps the input's shard spec
+# and then calls its own choice phantom_cores, under reference too (issue 35 item 5; section 12,
+# "An output's memory config": a spec that no longer fits falls back to interleaved).
+SHARDED = """mesh: t3k
+steps:
+  - from_torch: {as: h, shape: [1, 1, 128, 64], mesh_mapper: replicate}
+  - to_device:
+      src: h
+      as: x
+      memory_config: {memory_layout: height_sharded, buffer_type: l1, shard_spec: {grid: [[[0, 0], [3, 0]]], shape: [32, 64]}}
+  - slice: {tensor: x, starts: [0, 0, 0, 0], ends: [1, 1, 64, 64], as: sl}
+  - sum: {tensor: x, dim: -2, as: su}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="the output keeps a shard spec whose grid has more cores than shards, and the judge reports phantom_cores")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_the_reference_reports_no_phantom_cores_on_an_op_output(data):
+    report = _report(SHARDED, "reference", data)
+    assert _kinds(report, "sl") | _kinds(report, "su") == set()
+
+
+# Each device holds (1,1,64,64), rows 64i..64i+63 of a (1,1,128,64) tensor (Shard(2)). Reshaped to
+# (1,1,32,128) per device, device i holds rows 32i..32i+31 of the whole tensor reshaped to
+# (1,1,64,128) (checked with numpy): Shard(2) still describes the data, so no topology_stale.
+RESHAPE_INNER = """mesh: [1, 2]
+steps:
+  - from_torch: {as: h, shape: [1, 1, 128, 64], mesh_mapper: {shard: 2}, device: mesh_device}
+  - reshape: {tensor: h, shape: [1, 1, 32, 128], as: r}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="views/reshape treat any merge of the sharded dim as undescribable, even with whole inner dims only")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_a_reshape_merging_the_sharded_dim_with_inner_dims_keeps_its_shard(data):
+    assert "topology_stale" not in _kinds(_report(RESHAPE_INNER, "current", data), "r")
+
+
+# A partial core write into a fresh allocation: the reference records exactly what is written
+# (section 6, copy rule exact), so none of its records can say a written device holds nothing.
+PARTIAL_FRESH = """mesh: t3k
+steps:
+  - allocate_tensor_on_device:
+      as: kv
+      shape: [1, 1, 96, 64]
+      memory_config:
+        memory_layout: height_sharded
+        buffer_type: l1
+        shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [64, 64]}
+  - from_torch: {as: new, shape: [1, 1, 96, 64], mesh_mapper: {create_mesh_mapper: {placements: [replicate, replicate]}}}
+  - copy_host_to_device_tensor_partial: {src: new, dst: kv, core_filter: [[[0, 0], [0, 0]]]}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="copy_host_to_device_tensor_partial keeps the records as they are in every profile, so reference's unrecorded allocation stays unrecorded: lost")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_the_reference_records_a_partial_core_write(data):
+    assert "lost" not in _kinds(_report(PARTIAL_FRESH, "reference", data), "kv")
