@@ -158,3 +158,25 @@ def test_a_topology_stale_never_says_the_same_placements_on_both_sides():
         if f.kind.value == "topology_stale":
             said, _, laid = f.message.partition(" but its data is laid out as ")
             assert said.split("its topology says ")[-1].rstrip(", ") != laid, f.message
+
+
+# A trace captures neg(x) while x is a bare allocation; the name x is then rebound to a new tensor
+# put on the device. A captured program runs against the captured buffers (section 12, "Traces":
+# tt-metal's BeginTraceCapture), so the replay reads the allocation, never written: an
+# uninitialized_read (the user's error), not neg of the new tensor.
+REPLAY_REBOUND = """mesh: t3k
+steps:
+  - allocate_tensor_on_device: {as: x, shape: [1, 1, 32, 32]}
+  - begin_trace_capture: {trace: t}
+  - neg: {tensor: x, as: o}
+  - end_trace_capture: {trace: t}
+  - from_torch: {as: h, shape: [1, 8, 32, 32], mesh_mapper: {shard: 1}}
+  - to_device: {src: h, as: x}
+  - execute_trace: {trace: t}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="trace.execute runs the captured step's args again, so its inputs are looked up by name, not the captured buffers")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_a_replay_reads_the_captured_buffer_not_a_rebound_name(data):
+    assert "uninitialized_read" in _kinds(_report(REPLAY_REBOUND, "current", data), "o")
