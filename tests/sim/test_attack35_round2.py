@@ -180,3 +180,24 @@ steps:
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_a_replay_reads_the_captured_buffer_not_a_rebound_name(data):
     assert "uninitialized_read" in _kinds(_report(REPLAY_REBOUND, "current", data), "o")
+
+
+# a on row 0 of a T3K, b on row 1 (mesh_offset_override [1, 0]), 4 devices each: a device op runs
+# on the first input's devices (equal counts: extract_tensor_coordinates, section 14), so it reads
+# b on row 0, memory b never wrote there. concat says so (stale_input on its 4 devices); add, mul
+# and matmul skip every device where b has no spec and record none, with no finding at all.
+DISJOINT = """mesh: t3k
+steps:
+  - from_torch: {as: a, shape: [1, 1, 32, 128], device: mesh_device, mesh_mapper: {create_mesh_mapper: {placements: [replicate, {shard: 3}], mesh_shape_override: [1, 4]}}}
+  - from_torch: {as: b, shape: [1, 1, 32, 128], device: mesh_device, mesh_mapper: {create_mesh_mapper: {placements: [replicate, {shard: 3}], mesh_shape_override: [1, 4], mesh_offset_override: [1, 0]}}}
+  - add: {a: a, b: b, as: s}
+  - concat: {tensors: [a, b], dim: 2, as: c}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="elementwise._binary skips a device where an input records no spec instead of reading that input's buffer there")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_add_reads_the_second_inputs_unwritten_devices_as_concat_does(data):
+    report = _report(DISJOINT, "current", data)
+    assert "stale_input" in _kinds(report, "c")  # holds today: the comparison
+    assert "stale_input" in _kinds(report, "s")
