@@ -201,3 +201,22 @@ def test_add_reads_the_second_inputs_unwritten_devices_as_concat_does(data):
     report = _report(DISJOINT, "current", data)
     assert "stale_input" in _kinds(report, "c")  # holds today: the comparison
     assert "stale_input" in _kinds(report, "s")
+
+
+# h is written on all 8 devices of a T3K, then the mesh is reshaped to 1x8: the same 8 devices in
+# another shape (docs/semantics.md section 9, MeshDevice.reshape). A gather over the 1x8 mesh reads
+# each device's buffer, and every one of them was written at step 0: none was "never written since
+# allocation", whatever the tensor's coordinates now say.
+MESH_RESHAPED = """mesh: t3k
+steps:
+  - from_torch: {as: h, shape: [1, 8, 32, 32], mesh_mapper: {shard: 1}, device: mesh_device}
+  - MeshDevice.reshape: {shape: [1, 8]}
+  - all_gather: {tensor: h, dim: 1, cluster_axis: 1, as: g}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="written-ness is kept per mesh coordinate, not per device: after a mesh reshape (0,4) is a device h never wrote")
+@pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
+def test_a_gather_after_a_mesh_reshape_reads_no_never_written_memory(data):
+    report = _report(MESH_RESHAPED, "current", data)
+    assert [f.message for f in report.findings if f.tensor == "g" and "never been written" in f.message] == []
