@@ -220,3 +220,19 @@ steps:
 def test_a_gather_after_a_mesh_reshape_reads_no_never_written_memory(data):
     report = _report(MESH_RESHAPED, "current", data)
     assert [f.message for f in report.findings if f.tensor == "g" and "never been written" in f.message] == []
+
+
+# neg of a tensor sharded on dim 1 over 1x4 keeps its data's layout (4) [S(1)] (section 12): device
+# (0,i) holds [:, i:i+1]. The report gives every device of the output offset (0,0,0,0) and draws
+# [:, :, :, :] on each in the mesh map, as if each held the whole tensor (replicas).
+NEG_SHARDED = """mesh: [1, 4]
+steps:
+  - from_torch: {as: h, shape: [1, 4, 32, 32], mesh_mapper: {shard: 1}, device: mesh_device}
+  - neg: {tensor: h, as: n}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="the report's per-device offset of an op output ignores the layout the op keeps")
+def test_an_op_output_reports_where_each_device_s_slice_lies():
+    tensors = {t.name: t for t in _report(NEG_SHARDED).tensors}
+    assert [d.offset for d in tensors["n"].devices] == [d.offset for d in tensors["h"].devices]
