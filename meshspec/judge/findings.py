@@ -430,8 +430,11 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
         why = f"after {op} its topology says {ttnn_placements(topo.placements)} on the same devices as its data, in another order: {moved}"
         return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
     out_of_range = [p for p in topo.placements if isinstance(p, Shard) and not -rank <= p.dim < rank]
-    why = (f"after {op} its topology says {ttnn_placements(topo.placements)}, but its data is laid out as "
-           f"{ttnn_placements(truth.placements)}")
+    said, real = ttnn_placements(topo.placements), ttnn_placements(truth.placements)
+    if said == real:  # the same placements over another distribution: say the shapes
+        said = f"{said} over {ttnn_shape(topo.distribution_shape)}"
+        real = f"{real} over {ttnn_shape(truth.distribution_shape)}"
+    why = f"after {op} its topology says {said}, but its data is laid out as {real}"
     if out_of_range:
         why += f" (a rank-{rank} tensor has no dim {out_of_range[0].dim})"
     if twice:

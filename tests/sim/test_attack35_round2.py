@@ -60,7 +60,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="the output spec is one device's shape; the other device's values do not fit it (pages.physical, views.py reshape)")
 @pytest.mark.parametrize("op", [
     "concat: {tensors: [h, h], dim: 3, as: o}",
     "matmul: {a: h, b: k, as: o}",
@@ -145,14 +144,12 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the reference's exact label for matmul/linear keeps the union's (2x4) distribution on 8 coords")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_the_reference_labels_a_matmul_with_the_devices_it_records(data):
     report = _report(ROW0, "reference", data)
     assert _kinds(report, "m") | _kinds(report, "l") == set()
 
 
-@pytest.mark.xfail(strict=True, reason="topology_stale compares placements only and prints them; the difference is the distribution shape, which topology_mismatch already reports")
 def test_a_topology_stale_never_says_the_same_placements_on_both_sides():
     for f in _report(ROW0, "current").findings:
         if f.kind.value == "topology_stale":
@@ -195,7 +192,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="elementwise._binary skips a device where an input records no spec instead of reading that input's buffer there")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_add_reads_the_second_inputs_unwritten_devices_as_concat_does(data):
     report = _report(DISJOINT, "current", data)

@@ -170,9 +170,11 @@ def _binary(fn, linear: bool):
         label = (as_label(truth) if truth is not None else unclaimed_label(labels, devices)) if exact else union(labels)
         shards, reads = {}, {}
         for c in devices:
-            if x.record.specs.get(c) is None or y.record.specs.get(c) is None:
+            if x.record.specs.get(c) is None and y.record.specs.get(c) is None:
                 continue
-            # every device read as its tensor's spec (the op's output spec is one, from them)
+            # every device of the workload read as its tensor's spec (the op's output spec is one,
+            # from them), whatever the other input records there: inputs on disjoint devices read
+            # the other's never-written memory (ttnn only asserts they overlap in debug builds)
             (vx, rx), (vy, ry) = read(rt, x, a.a, c, x.record.spec), read(rt, y, a.b, c, y.record.spec)
             values = None
             if vx is not None and vy is not None:
@@ -228,11 +230,14 @@ def matmul(rt: Runtime, a: Matmul) -> None:
     labels = [x.record.topology, y.record.topology]
     lx, ly = x.layout(), y.layout()
     layout = _matmul_layout(lx, ly, len(sx), len(sy)) if lx is not None and ly is not None and not (has_partial(lx) or has_partial(ly)) else None
-    exact = rt.profile.op_topology is OpTopology.EXACT and layout is not None
-    label = as_label(layout) if exact else union(labels)
+    devices = workload([x, y] + ([b] if b is not None else []))
+    if layout is not None and set(layout.coords) != set(devices):
+        layout = None  # the data is on other devices than the layout says: no layout describes it
+    exact = rt.profile.op_topology is OpTopology.EXACT
+    label = (as_label(layout) if layout is not None else unclaimed_label(labels, devices)) if exact else union(labels)
     shards, reads = {}, {}
-    for c in workload([x, y] + ([b] if b is not None else [])):
-        if x.record.specs.get(c) is None or y.record.specs.get(c) is None:
+    for c in devices:
+        if x.record.specs.get(c) is None and y.record.specs.get(c) is None:
             continue
         (vx, rx), (vy, ry) = read(rt, x, a.a, c, x.record.spec), read(rt, y, a.b, c, y.record.spec)
         got = (rx, ry)
