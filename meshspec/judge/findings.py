@@ -512,6 +512,9 @@ class Judge:
         """A device op's output -> (its provenance, the output devices that read what their input
         did not hold, each with its first such read): worked out once per provenance, which never
         changes (a trace replay gives the output a new one)."""
+        self._earlier: "weakref.WeakKeyDictionary[DeviceTensor, dict[str, Finding]]" = weakref.WeakKeyDictionary()
+        """A device op's output computed again (a trace replay) -> the findings of its earlier
+        computations that the new one does not repeat: they happened, and what read them then read them."""
         self._taint_since: dict[tuple, tuple[int, str]] = {}
         """(tensor, device, input, input device) -> the step and op it was first found tainted at."""
         self._topology_since: dict[tuple[str, str], int] = {}
@@ -586,7 +589,7 @@ class Judge:
         if made is not None:
             if made.claims or made.dishonest is not None or made.gathered_padding is not None:
                 out += _stale_topology(name, t) + _gathered_padding(name, t)
-            if made.reads:
+            if made.reads or t in self._earlier or t in self._tainted:
                 out += self._stale_inputs(name, t)
         return out
 
@@ -622,6 +625,10 @@ class Judge:
             return []
         made = t.provenance
         held = self._tainted.get(t)
+        if held is not None and held[0] is not made:  # computed again (a trace replay): what it did before stays a finding
+            earlier = self._earlier.setdefault(t, {})
+            for f in held[2]:
+                earlier.setdefault(f.message, dataclasses.replace(f, message=f"{f.message} (then step {made.step}, {made.op}, computed it again)"))
         memo = held[1] if held is not None and held[0] is made else None
         if memo is None:
             memo = []
@@ -636,14 +643,15 @@ class Judge:
                 r = first[key]
                 if r is not None:
                     memo.append((c, r, *_bad_read(r)))
-            self._tainted[t] = (made, memo)
         out = []
         for c, r, kind, what in memo:
             step, op = self._taint_since.setdefault((name, c, r.tensor, r.device), (made.step, made.op))
             out.append(Finding(kind, name, c, step, op,
                                f"{name} {fmt_coord(c)}: {op} at step {step} read {r.tensor} {fmt_coord(r.device)}, "
                                f"{what}, and wrote what it read here"))
-        return out
+        self._tainted[t] = (made, memo, out)
+        now = {f.message for f in out}
+        return [f for m, f in self._earlier.get(t, {}).items() if m not in now] + out
 
     def _phantom(self, name: str, t: Tensor) -> list[Finding]:
         """A sharded device tensor whose grid has cores holding no page (docs/semantics.md section 11)."""

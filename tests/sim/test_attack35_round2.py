@@ -44,7 +44,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="trace.py replaces the output's provenance at each replay, so a later clean replay erases the earlier stale_input")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_a_later_replay_keeps_the_stale_input_of_an_earlier_one(data):
     report = _report(REPLAY_TWICE, "uniform-by-value", data)
