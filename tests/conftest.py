@@ -49,3 +49,18 @@ try:
     settings.load_profile(os.environ.get("MESHSPEC_HYPOTHESIS", "ci"))
 except ImportError:  # pragma: no cover
     pass
+
+
+PARTIAL_CORE_STEPS = """  - allocate_tensor_on_device:
+      as: kv
+      shape: [1, 1, 96, 64]
+      memory_config:
+        memory_layout: height_sharded
+        buffer_type: l1
+        shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [64, 64]}
+  - from_torch: {as: new, shape: [1, 1, 96, 64], mesh_mapper: {create_mesh_mapper: {placements: [replicate, replicate]}}}
+  - copy_host_to_device_tensor_partial: {src: new, dst: kv, core_filter: [[[0, 0], [0, 0]]]}
+"""
+"""Scenario steps: kv (1,1,96,64) height-sharded 64x64 on cores (0,0)-(1,0) of every device, of which a
+partial core write reaches core (0,0) only: pages 0-3 hold its data, 4-5 were never written
+(docs/semantics.md section 11; scenarios/partial-core-write.yaml is the bundled form)."""

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PARTIAL_CORE_STEPS
+
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
 
@@ -112,16 +114,7 @@ def test_a_reshape_merging_the_sharded_dim_with_inner_dims_keeps_its_shard(data)
 # (section 6, copy rule exact), so none of its records can say a written device holds nothing.
 PARTIAL_FRESH = """mesh: t3k
 steps:
-  - allocate_tensor_on_device:
-      as: kv
-      shape: [1, 1, 96, 64]
-      memory_config:
-        memory_layout: height_sharded
-        buffer_type: l1
-        shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [64, 64]}
-  - from_torch: {as: new, shape: [1, 1, 96, 64], mesh_mapper: {create_mesh_mapper: {placements: [replicate, replicate]}}}
-  - copy_host_to_device_tensor_partial: {src: new, dst: kv, core_filter: [[[0, 0], [0, 0]]]}
-"""
+""" + PARTIAL_CORE_STEPS
 
 
 @pytest.mark.xfail(strict=True, reason="copy_host_to_device_tensor_partial keeps the records as they are in every profile, so reference's unrecorded allocation stays unrecorded: lost")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PARTIAL_CORE_STEPS
+
 from meshspec.kinds import KINDS
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
@@ -69,16 +71,7 @@ def test_the_reference_labels_an_op_output_with_the_devices_it_records():
 # did not; the slice of rows 0-63 reads pages 0-3 only.
 PARTIAL_SLICE = """mesh: t3k
 steps:
-  - allocate_tensor_on_device:
-      as: kv
-      shape: [1, 1, 96, 64]
-      memory_config:
-        memory_layout: height_sharded
-        buffer_type: l1
-        shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [64, 64]}
-  - from_torch: {as: new, shape: [1, 1, 96, 64], mesh_mapper: {create_mesh_mapper: {placements: [replicate, replicate]}}}
-  - copy_host_to_device_tensor_partial: {src: new, dst: kv, core_filter: [[[0, 0], [0, 0]]]}
-  - slice: {tensor: kv, starts: [0, 0, 0, 0], ends: [1, 1, 64, 64], as: top}
+""" + PARTIAL_CORE_STEPS + """  - slice: {tensor: kv, starts: [0, 0, 0, 0], ends: [1, 1, 64, 64], as: top}
 """
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PARTIAL_CORE_STEPS
+
 from meshspec.runner import execute, run
 from meshspec.scenario.loader import parse
 from meshspec.sim.profiles import get_profile
@@ -78,16 +80,7 @@ def test_an_op_on_an_allocation_nothing_was_copied_into_is_the_programs_uninitia
 
 def test_a_read_of_pages_a_partial_write_never_reached_counts_them():
     steps = """steps:
-  - allocate_tensor_on_device:
-      as: kv
-      shape: [1, 1, 96, 64]
-      memory_config:
-        memory_layout: height_sharded
-        buffer_type: l1
-        shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [64, 64]}
-  - from_torch: {as: new, shape: [1, 1, 96, 64], mesh_mapper: {create_mesh_mapper: {placements: [replicate, replicate]}}}
-  - copy_host_to_device_tensor_partial: {src: new, dst: kv, core_filter: [[[0, 0], [0, 0]]]}
-  - neg: {tensor: kv, as: n}
+""" + PARTIAL_CORE_STEPS + """  - neg: {tensor: kv, as: n}
 """
     found = _inputs(_report(steps))
     assert sorted(found) == ROW0 + ROW1
