@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import importlib
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...lazy import Lazy
-from ..runtime import Runtime
 from ..steps import TRACE_OPS, StepResult
 from .base import Op, TensorKind, Use
+
+if TYPE_CHECKING:  # (the registry is read by the loader, explain and the schema, which run nothing)
+    from ..runtime import Runtime
 
 #: Module of meshspec/sim/ops -> the ops it defines, in the order the README lists them.
 MODULES: dict[str, tuple[str, ...]] = {
@@ -69,7 +71,7 @@ OPS: Lazy[str, Op] = Lazy(_MODULE_OF, _load)
 
 
 
-def execute(rt: Runtime, index: int, op: str, args: Any) -> StepResult:
+def execute(rt: "Runtime", index: int, op: str, args: Any) -> StepResult:
     """Run step ``index`` (``op`` with its validated ``args``) on ``rt`` and say what it did; the
     op's error, if it has one, is raised (what it did before is ``rt.last``)."""
     from .trace import UNTRACEABLE
