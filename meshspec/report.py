@@ -193,6 +193,9 @@ class TensorReport(Frozen):
     """A live device tensor's buffer address, the same on every device (``buffer_address()``)."""
     cores: Optional[tuple[Coord, tuple[CoreView, ...]]] = None
     """With ``--device``: that device of a sharded tensor, core by core."""
+    storage_kind: str = ""
+    """What its storage is (docs/semantics.md section 19): ``mesh`` or ``single-device`` for a device
+    tensor, ``owned`` or ``borrowed`` for a host tensor."""
 
     def to_json(self, listed: Optional[dict] = None) -> dict:
         """Its JSON. ``listed``: id(topology) -> the name of the tensor of the same report that
@@ -208,6 +211,7 @@ class TensorReport(Frozen):
         return {
             "name": self.name,
             "storage": self.storage,
+            "storage_kind": self.storage_kind,
             "plain": self.plain,
             "global_shape": list(self.shape) if self.shape is not None else None,
             "step": self.step,

@@ -263,6 +263,8 @@ def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect, by_name: 
     recorded = [tuple(d["coord"]) for d in tensor["devices"] if d["recorded"]]
     if "storage" in set_keys and tensor["storage"] != te.storage:
         out.append(f"{name}: storage: expected {te.storage}, got {tensor['storage']}")
+    if "storage_kind" in set_keys and tensor["storage_kind"] != te.storage_kind:
+        out.append(f"{name}: storage_kind: expected {te.storage_kind}, got {tensor['storage_kind']}")
     if "recorded" in set_keys:
         want = [tuple(c) for c in te.recorded or []]
         if sorted(want) != sorted(recorded):

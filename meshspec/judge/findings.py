@@ -486,6 +486,14 @@ def storage_of(t: Tensor) -> str:
     return "host"
 
 
+def storage_kind_of(t: Tensor) -> str:
+    """``mesh`` or ``single-device`` (a device tensor), ``owned`` or ``borrowed`` (a host tensor):
+    what the runtime made its storage (docs/semantics.md section 19)."""
+    if isinstance(t, DeviceTensor):
+        return "single-device" if t.buffer.single_device else "mesh"
+    return "borrowed" if t.borrowed else "owned"
+
+
 def _key(f: Finding) -> tuple:
     return (f.kind, f.tensor, f.device, f.step)
 
@@ -723,7 +731,7 @@ class Judge:
             address = t.buffer.address if isinstance(t, DeviceTensor) else None
             reports.append(
                 TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values,
-                             mesh_device=mesh, grid=grid, address=address)
+                             mesh_device=mesh, grid=grid, address=address, storage_kind=storage_kind_of(t))
             )
         return reports
 

@@ -37,6 +37,8 @@ def tensor_title(t: TensorReport, meshes: tuple = ()) -> Text:
     title = Text()
     title.append(t.name, style="bold")
     title.append(f"  {t.storage}")
+    if t.storage_kind in ("single-device", "borrowed"):  # what an era made of it (docs/semantics.md section 19)
+        title.append(f" ({t.storage_kind} storage)", style="bold yellow")
     if t.storage == "deallocated":
         return title
     if t.plain:

@@ -103,6 +103,8 @@ class TensorExpect(Typed):
     """Expected record of one tensor at the end of the run; only the keys given are checked."""
 
     storage: Optional[Literal["device", "host", "deallocated"]] = None
+    storage_kind: Optional[Literal["mesh", "single-device", "owned", "borrowed"]] = None
+    """What its storage is: mesh or single-device (on device), owned or borrowed (on host)."""
     recorded: Optional[list[Coord]] = None
     """Exactly the devices recorded as holding data."""
     shape: Optional[list[int]] = None

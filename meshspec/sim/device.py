@@ -360,6 +360,9 @@ class MeshBuffer:
     """Where the allocator put it: the same address on every device (meshspec/sim/allocator.py)."""
     allocator: Optional[object] = field(default=None, repr=False)
     """The mesh device's allocators that hold its block (freed there)."""
+    single_device: bool = False
+    """Single-device storage, not a mesh buffer: what a tensor on a 1x1 mesh device became in the
+    era of issue #15833 (profiles ``unit_mesh``; docs/semantics.md section 19)."""
 
     @property
     def place(self) -> Optional[tuple]:

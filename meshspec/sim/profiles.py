@@ -162,6 +162,53 @@ class HostAllocTopology(str, enum.Enum):
     (meshspec's reference)."""
 
 
+class UnitMesh(str, enum.Enum):
+    MESH = "mesh"
+    """A tensor on a 1x1 mesh device is mesh storage like any other (ttnn 0.66.0, 0.67.0 and 0.81.1,
+    observed: StorageType.DEVICE on 1x1 as on 2x4, and a mapped host tensor copies in;
+    tests/golden ``storage``)."""
+    SINGLE_DEVICE = "single_device"
+    """A device tensor made on a 1x1 mesh device silently becomes single-device storage (the
+    infrastructure turned a tensor with one worker into a single-device tensor), while a mapped
+    host tensor is multi-device host storage: copy_host_to_device_tensor between them fails
+    (issue #15833, 2024-12-09; PR #15845 handled the copy the same day)."""
+
+
+class HostBorrow(str, enum.Enum):
+    OWNED = "owned"
+    """A host tensor made from the caller's array owns a copy, and so does every shard a mapper
+    makes of it (ttnn 0.81.1, observed: tests/golden ``storage``)."""
+    BORROWED = "borrowed"
+    """A ROW_MAJOR host tensor made from the caller's array borrows its memory, and a replicate
+    mapper's replicas borrow it too; a shard mapper copies into owned chunks (ttnn 0.66.0 and
+    0.67.0, observed with numpy: the array changed after, the tensor and all 8 replicas see it,
+    the shards do not; tests/golden ``storage``)."""
+    BORROWED_REFUSED = "borrowed_refused"
+    """As ``borrowed``, and aggregate_as_tensor takes anything not owned for device storage: a
+    replicate in distribute_tensor fails on a borrowed tensor (issue #18842, 2025-03-09, until PR
+    #18555: "borrowed storage is currently the preferred default")."""
+
+
+class ReadBuffers(str, enum.Enum):
+    SHARDS = "shards"
+    """cpu() makes one host buffer per shard it reads (ttnn 0.81.1)."""
+    DEVICES = "devices"
+    """to_host_mesh_tensor resizes its buffer list to the number of devices, then appends the
+    shards read: the host tensor's buffers are default-initialized ones, the data read sits past
+    them. PR #19032 (2025-03-13) fixed it, and the ``buffers.back()`` read in the same loop that
+    changes the list."""
+
+
+class ToDeviceRecord(str, enum.Enum):
+    WRITTEN = "written"
+    """to_device records exactly the shards it writes (ttnn 0.81.1)."""
+    REPLICATED = "replicated"
+    """to_device allocates a replicated mesh buffer, one spec on every device, then writes the
+    host shards: a mapper that populates fewer devices leaves devices recorded and never written
+    (PR #17513, 2025-02, ``to_device_mesh_tensor``; its review: "This allocates a replicated
+    tensor across all devices")."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -236,6 +283,23 @@ RULES: dict[str, Rule] = {
             "default": "(1) [R] on (0, 0) over a shard at every coordinate (ttnn 0.81.1, observed)",
             "mesh": "the mesh's shape, Replicate on every axis, on every coordinate (meshspec's reference)",
         }),
+        Rule("unit_mesh", UnitMesh, "the storage of a device tensor on a 1x1 mesh device", {
+            "mesh": "mesh storage like any other mesh's (ttnn 0.66.0 to 0.81.1, observed)",
+            "single_device": "single-device storage; a copy from a mapped host tensor fails (issue #15833, before PR #15845, Dec 2024)",
+        }),
+        Rule("host_borrow", HostBorrow, "whether a host tensor from from_torch owns its buffer", {
+            "owned": "owned copies, a mapper's shards and replicas too (ttnn 0.81.1, observed)",
+            "borrowed": "a ROW_MAJOR from_torch borrows the caller's memory, and so do a replicate mapper's replicas (ttnn 0.66.0, 0.67.0, observed)",
+            "borrowed_refused": "as borrowed; a replicate in distribute_tensor fails in aggregate_as_tensor (issue #18842, before PR #18555, Mar 2025)",
+        }),
+        Rule("read_buffers", ReadBuffers, "how cpu() lays the shards it reads into host buffers", {
+            "shards": "one host buffer per shard read (ttnn 0.81.1)",
+            "devices": "buffers resized to the device count, the shards read appended past them (before PR #19032, Mar 2025)",
+        }),
+        Rule("to_device_record", ToDeviceRecord, "what to_device records", {
+            "written": "exactly the shards written (ttnn 0.81.1)",
+            "replicated": "a replicated allocation, every device recorded, fewer shards written (PR #17513, Feb 2025)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -263,6 +327,10 @@ class Profile(Frozen):
     ccl_padding: CclPadding = CclPadding.LOGICAL
     ccl_devices: CclDevices = CclDevices.MESH
     host_alloc_topology: HostAllocTopology = HostAllocTopology.DEFAULT
+    unit_mesh: UnitMesh = UnitMesh.MESH
+    host_borrow: HostBorrow = HostBorrow.OWNED
+    read_buffers: ReadBuffers = ReadBuffers.SHARDS
+    to_device_record: ToDeviceRecord = ToDeviceRecord.WRITTEN
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 

@@ -8,9 +8,11 @@ Each read-back shard remembers where it came from and what that device really he
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import TTFatal
 from .mesh import Coord, coord_set, ttnn_shape
-from .profiles import Composer
+from .profiles import Composer, ReadBuffers
 from .runtime import Runtime, work_bytes
 from .steps import ReadBack
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
@@ -44,11 +46,14 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
     # dev.current_write inlined and the buffer's look-ups bound once: calls a device fewer, 2,000 instructions
     last_write, content, written_bytes = buffer.last_write, dev.content_step, buffer.written_bytes
     intact = buffer.intact if rt.with_data else None
+    # the era's read loop (PR #19032): buffers resized to the device count and the shards read
+    # appended past them; the host tensor's shards are the default-initialized buffers in front
+    misplaced = rt.profile.read_buffers is ReadBuffers.DEVICES
     name, step, record_step = dev.name, rt.step, rec.origin.get  # (looked up once, not once a device)
     for c, spec in zip(order, specs):
         if spec is None:
             continue  # the runtime cannot read a device it has no spec for
-        read_values = buffer.read(c, spec) if values else None
+        read_values = (default_buffer(spec) if misplaced else buffer.read(c, spec)) if values else None
         if read_values is None:  # metadata mode, or read by the caller
             read_values = shapes.get(id(spec))
             if read_values is None:
@@ -63,7 +68,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
             write,
             None if write else last,
             record_step(c),
-            write is not None and intact is not None and intact(c, write, spec),
+            write is not None and intact is not None and not misplaced and intact(c, write, spec),
         )
         shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
     rt.log.append(ReadBack(dev.name, tuple(shards)))
@@ -75,6 +80,14 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
                 unread[c] = w
     first = next(iter(shards.values())).spec if shards else rec.spec
     return HostTensor(name, rt.step, first, rec.topology, shards, read_from=dev.name, unread=unread, buffer_shape=buffer_shape)
+
+
+def default_buffer(spec) -> np.ndarray:
+    """What a host shard holds when its buffer is one of the default-initialized ones the
+    ``devices`` read loop puts in front of the data it reads (PR #19032): no value read from any
+    device. An empty buffer has no values to show; meshspec shows zeros in the shard's shape
+    *(meshspec choice)*, so composing and comparing work as they do for any shard."""
+    return np.zeros(spec.shape, host_dtype(spec.dtype))
 
 
 def host_buffer_shape(dev: DeviceTensor, mesh) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
-from .profiles import Profile
+from .profiles import Profile, UnitMesh
 from .allocator import Allocators
 from .sharding import grid_error, nd_allocation_error
 from .spec import Arch, BufferType, TensorSpec, make_spec
@@ -431,6 +431,7 @@ class Runtime:
         self._buffers += 1
         buffer = MeshBuffer(self._buffers, spec, shape, self.step, self.pool, self.with_data)
         buffer.address, buffer.allocator = address, allocators
+        buffer.single_device = devices == 1 and self.profile.unit_mesh is UnitMesh.SINGLE_DEVICE
         buffer.charge[0] = nbytes
         weakref.finalize(buffer, _settle, self._held, buffer.charge)  # (a rebound name's buffer goes when nothing holds it)
         return buffer

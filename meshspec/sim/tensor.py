@@ -90,6 +90,9 @@ class HostTensor:
     tensor; shards are keyed by coordinates of it (None: the scenario's mesh)."""
     mapper: Optional[object] = None
     """The mapper that made it (a MapperChoice), if any: as_tensor's cache file depends on it."""
+    borrowed: bool = False
+    """Its buffer is borrowed from the caller's torch or numpy tensor, not owned (profiles
+    ``host_borrow``; docs/semantics.md section 19)."""
     _runs: Optional[tuple] = field(default=None, init=False, repr=False)
     """The shards' runs (:meth:`spec_runs`), with the shards dict they are of."""
 

@@ -17,10 +17,15 @@ from_torch (host)              host shards by the mapper (torch.chunk of each sh
                                lays its chunks on the mesh's devices row-major, an N-D one on a submesh at
                                (0, ...)); nothing on a device
 from_torch with device         as to_device of those shards
-to_device                      a new buffer; each host shard's pages written on its device
+distribute_tensor              the single host tensor's shape mapped as from_torch maps it; with mesh_device,
+                               as to_device of those shards (a borrowed source changes nothing written)
+to_device                      a new buffer; each host shard's pages written on its device (whatever the
+                               era records: to_device_record ``replicated`` records every device, written
+                               or not, and the records are the claims under test)
 allocate_tensor_on_device      a new buffer, nothing written
 copy_host_to_device_tensor     each of src's host shards written on its device of dst's buffer
-cpu                            a host tensor of the devices src records, each with its recorded spec
+cpu                            a host tensor of the devices src records, each with its recorded spec (the
+                               values are not modelled: read_buffers ``devices`` changes only them)
 to_torch                       nothing on a device
 deallocate                     the buffer (every handle on it) freed
 squeeze / unsqueeze            a view (same buffer) when the last two dims stay (the tiles do not move;
@@ -373,6 +378,16 @@ class Model:
         spec = Spec(tuple(a["shape"]), a.get("dtype", "bfloat16"), a.get("layout", "tile"))
         shards = self._map(spec, a.get("mesh_mapper"))
         if a.get("device") is not None:
+            self._to_device(k, a["as"], shards)
+        else:
+            self.hosts[a["as"]] = shards
+
+    def op_distribute_tensor(self, k: int, a: dict, records: Records) -> None:
+        if a.get("mesh_device") not in (None, "mesh_device"):
+            raise Unmodelled("distribute_tensor onto another mesh device")
+        spec = next(iter(self.hosts[a["tensor"]].values()))  # a single host tensor: one shape on every device
+        shards = self._map(spec, a["mesh_mapper"])
+        if a.get("mesh_device") is not None:
             self._to_device(k, a["as"], shards)
         else:
             self.hosts[a["as"]] = shards

@@ -86,6 +86,13 @@ def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord,
     """The era's check of the source's shards against the destination, then each shard's fit in
     the buffer. A mapper's shards share spec objects: each spec is checked once, at the first
     shard that has it (the one the error names)."""
+    if dev.buffer.single_device and not host.plain:
+        raise TTFatal(
+            "TT_ASSERT @ ttnn/cpp/ttnn/tensor/tensor.cpp:922: std::holds_alternative<OwnedStorage>(async_safe_tensor.get_storage()) "
+            f"({dev.name} was made on a 1x1 mesh device and became single-device storage, while {host.name}, made by a mesh "
+            "mapper, is multi-device host storage; a release build fails with a bad variant access: issue #15833. "
+            "PR #15845 handled this copy; copy a host tensor made without a mesh mapper)"
+        )
     dst = dev.record.spec
     runs = host.spec_runs(shards)
     if rt.profile.copy_check is CopyCheck.EVERY_SHARD:

@@ -7,7 +7,9 @@ replicates to every device. Block floats are quantized shard by shard, as ttnn d
 
 from typing import Optional
 
+from ..profiles import HostBorrow
 from ..runtime import Runtime
+from ..spec import Layout, TensorSpec
 from .base import Op, TensorKind, Use
 from .fields import As, Data, Mapper, MeshName, TensorFields
 from .mappers import mapper_choice
@@ -28,6 +30,7 @@ def run(rt: Runtime, a: FromTorch) -> None:
     choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices) if a.mesh_mapper is not None else None
     mesh = rt.mesh(choice.mesh if choice is not None and choice.mesh else a.device)
     host = make_host(rt, a, a.as_, choice, mesh)
+    host.borrowed = choice is None and borrows(rt, host.spec)
     if a.device is None:
         rt.bind(a.as_, host)
         return
@@ -35,6 +38,15 @@ def run(rt: Runtime, a: FromTorch) -> None:
     # ttnn.Tensor(..., device, mem_config)); in the mock the conversion runs a kernel and fails, so
     # tests/golden records distribute_tensor(host, mapper, mesh_device), which places the same shards.
     put(rt, host, a.as_, a.placement, rt.mesh(a.device))
+
+
+def borrows(rt: Runtime, spec: TensorSpec) -> bool:
+    """Whether from_torch (no mapper) borrows the caller's buffer in this era: under the borrowing
+    rules, a ROW_MAJOR tensor of a dtype stored as given (not a block float: "newly created non-bfp_b
+    types", PR #18555; a float32 ROW_MAJOR numpy array in ttnn 0.66.0, observed). A TILE tensor is
+    tilized into a new, owned buffer *(inferred)*."""
+    return (rt.profile.host_borrow is not HostBorrow.OWNED and spec.layout is Layout.ROW_MAJOR
+            and not spec.dtype.is_block_float)
 
 
 OP = Op(

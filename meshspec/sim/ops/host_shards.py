@@ -17,7 +17,8 @@ from typing import Annotated, Optional
 from ...errors import TTFatal
 from ...typed import Length, Typed
 from ..mesh import coords, ttnn_shape
-from ..placement import Shard, Topology
+from ..placement import Replicate, Shard, Topology
+from ..profiles import HostBorrow
 from ..runtime import Runtime
 from ..spec import make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
@@ -95,12 +96,20 @@ def distribute_tensor(rt: Runtime, a: DistributeTensor) -> None:
             "(tensor, mapper: ttnn.TensorToMesh, mesh_device=None) (ttnn.ReplicateTensorToMesh returns a Python wrapper, "
             "which from_torch unwraps and distribute_tensor does not: pass ttnn.replicate_tensor_to_mesh_mapper(mesh_device))"
         )
+    replicas = all(isinstance(p, Replicate) for p in choice.placements)
+    if t.borrowed and replicas and rt.profile.host_borrow is HostBorrow.BORROWED_REFUSED:
+        raise TTFatal(
+            f"std::get device index fail (issue #18842's words: {a.tensor} is borrowed host storage; ReplicateTensorToMesh "
+            "hands aggregate_as_tensor borrowed copies of it, and aggregate_as_tensor takes anything not owned for "
+            "device storage. PR #18555 made it take borrowed shards; a sharding mapper copies into owned shards)"
+        )
     mesh = rt.mesh(choice.mesh or a.mesh_device)
     spec = buf.spec
     host = distribute_values(
         rt, a.as_, buf.values, tuple(spec.shape), spec.dtype,
         lambda s: make_spec(tuple(s), spec.dtype, spec.layout, spec.tile, spec.memory, spec.arch), choice, mesh,
     )
+    host.borrowed = t.borrowed and replicas  # a replica is the same memory; a chunk is copied (tests/golden storage)
     if a.mesh_device is None:
         rt.bind(a.as_, host)
     else:

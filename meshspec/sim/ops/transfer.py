@@ -19,7 +19,7 @@ from ..mapping import Distribution, distribute, single
 from ..mesh import Coord, Shape, block, fmt_coord, fmt_shape, volume
 from ..meshdevice import MeshDevice
 from ..placement import Shard
-from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi
+from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, ReadBuffers, ToDeviceRecord
 from ..readback import read
 from ..runtime import Runtime, work_bytes
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
@@ -43,7 +43,11 @@ def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDev
     widest = max(specs.values(), key=lambda s: s.num_pages)
     buffer = rt.new_buffer(widest, mesh)
     topology = rt.written_topology(host, mesh)
-    record = Record(host.spec.with_memory(*memory), topology, specs, tuple(shards), {c: rt.step for c in mesh.coords})
+    recorded = tuple(shards)
+    if rt.profile.to_device_record is ToDeviceRecord.REPLICATED:  # PR #17513: one spec on every device
+        uniform = specs[next(iter(shards))]
+        specs, recorded = dict.fromkeys(mesh.coords, uniform), tuple(mesh.coords)
+    record = Record(host.spec.with_memory(*memory), topology, specs, recorded, {c: rt.step for c in mesh.coords})
     dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
     rt.write(dev, host, shards)
     rt.bind(name, dev)
@@ -172,7 +176,7 @@ def compose_back(rt: Runtime, tensor: str, mesh_composer, as_: Optional[str], ke
     direct = False
     if isinstance(t, DeviceTensor):
         device = rt.device(tensor)
-        direct = rt.with_data and _one_dtype(device)
+        direct = rt.with_data and _one_dtype(device) and rt.profile.read_buffers is ReadBuffers.SHARDS
         host = read(rt, device, as_ or f"{tensor}.torch", values=not direct)
         mesh_shape = rt.mesh_of(device).shape
     else:  # composing a host tensor reads each of its shards (a device's read is charged by read())
