@@ -130,6 +130,21 @@ EXPECTED = {
     # section 6 with one rule changed: the seed's era with a by-reference copy is clean.
     ("user-profile-fix", "seed-by-reference"): (set(), None),
     ("user-profile-fix", "uniform-by-value"): ({("stale", (1, 3)), ("stale", None), ("data_mismatch", (1, 3))}, None),
+    # section 19: storage kinds. Issue #15833: on a 1x1 mesh the device tensor is single-device storage
+    # and a copy from a mapped host tensor asserts (dec-2024); a mesh tensor copies in today.
+    ("unit-mesh-single-device-copy", "dec-2024"): (set(), "std::holds_alternative<OwnedStorage>"),
+    **{("unit-mesh-single-device-copy", p): (set(), None) for p in ("current", "reference", "unpopulated")},
+    # issue #18842: replicating a borrowed host tensor fails in aggregate_as_tensor; a shard mapper works.
+    ("replicate-borrowed-aggregate", "mar-2025"): (set(), "std::get device index fail"),
+    **{("replicate-borrowed-aggregate", p): (set(), None) for p in ("current", "reference", "uniform-by-value", "early-2026")},
+    # section 19: faults of the read and transfer paths. PR #19032: cpu() reads into the wrong buffers,
+    # every device's readback differs from what was written though every record is right.
+    ("readback-resized-to-devices", "mar-2025"): ({("data_mismatch", (0, 0)), ("data_mismatch", (0, 1))}, None),
+    **{("readback-resized-to-devices", p): (set(), None) for p in ("current", "reference", "uniform-by-value")},
+    # PR #17513: to_device records the replicated allocation: (1,3) recorded, never written.
+    ("to-device-replicated-allocation", "feb-2025"): (
+        {("topology_mismatch", None), ("stale", (1, 3)), ("stale", None), ("data_mismatch", (1, 3))}, None),
+    **{("to-device-replicated-allocation", p): (set(), None) for p in ("current", "reference", "unpopulated")},
     # section 6: deallocate frees the buffer; a later use is an error in every era.
     **{
         ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")
