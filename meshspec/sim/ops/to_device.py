@@ -1,7 +1,8 @@
 """``ttnn.to_device(host, mesh_device, memory_config=None)`` and ``host.to(mesh_device, memory_config)``:
 a new device tensor holding the host tensor's shards.
 
-Both record exactly what they write, in every era (docs/semantics.md section 6). Without a memory
+Both record exactly what they write (docs/semantics.md section 6), but under PR #17513's
+``to_device_record: replicated``, which records every device of the mesh (section 19). Without a memory
 config, ``ttnn.to_device`` gives DRAM interleaved whatever the host tensor's config, while
 ``Tensor.to`` keeps the host tensor's (observed, tests/golden ``memory_configs``). A tensor already
 on device is returned as it is (the memory config and device asked for are ignored). The host
