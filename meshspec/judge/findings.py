@@ -906,6 +906,10 @@ def _readback_difference(shard: HostShard, origin: ReadOrigin) -> str:
     if written.shape != values.shape and not (_same_pages(w.spec, shard.spec) and written.size == values.size):
         return f"read back as {fmt_shape(values.shape)}, written as {fmt_shape(written.shape)} by step {w.step}"
     differ = count_different(values, written.reshape(values.shape))  # a view reads the pages as written, in its own shape
+    if differ and origin.default_buffer:
+        return (f"{differ} of {written.size} values differ from what step {w.step} wrote: the shard is a default-initialized "
+                "host buffer, the read landed past the buffers the host tensor uses (a read loop resized to the device "
+                "count, PR #19032)")
     return f"{differ} of {written.size} values differ from what step {w.step} wrote" if differ else ""
 
 

@@ -69,6 +69,7 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
             None if write else last,
             record_step(c),
             write is not None and intact is not None and not misplaced and intact(c, write, spec),
+            misplaced,
         )
         shards[c] = HostShard(c, spec, read_values, write.offset_at(c) if write else None, origin)
     rt.log.append(ReadBack(dev.name, tuple(shards)))

@@ -28,11 +28,12 @@ class ReadOrigin:
     slots, made once per device read, where a frozen dataclass's ``__init__`` (a call of
     ``object.__setattr__`` a field) cost about 5,000 instructions more each."""
 
-    __slots__ = ("tensor", "coord", "step", "written_bytes", "write", "stale_write", "record_step", "intact")
+    __slots__ = ("tensor", "coord", "step", "written_bytes", "write", "stale_write", "record_step", "intact", "default_buffer")
 
     def __init__(
         self, tensor: str, coord: Coord, step: int, written_bytes: int, write: Optional[Write],
         stale_write: Optional[Write] = None, record_step: Optional[int] = None, intact: bool = False,
+        default_buffer: bool = False,
     ) -> None:
         self.tensor = tensor
         self.coord = coord
@@ -48,6 +49,9 @@ class ReadOrigin:
         self.intact = intact
         """The device provably still held ``write``'s bytes in its written layout, read with the
         written spec: the values are the written ones without comparing them."""
+        self.default_buffer = default_buffer
+        """The shard is one of the default-initialized host buffers a read loop resized to the
+        device count put in front of what it read (profiles ``read_buffers``, PR #19032)."""
 
     def __repr__(self) -> str:
         return f"ReadOrigin(tensor={self.tensor!r}, coord={self.coord}, step={self.step}, write={self.write!r})"

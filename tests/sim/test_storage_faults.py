@@ -118,7 +118,8 @@ def test_a_read_loop_resized_to_the_devices_gives_every_shard_a_default_buffer()
     # every record is right (7 devices, each written) and every device reads back what it never held
     assert [v.coord for v in tensor(report, "dst").devices if v.recorded] == SEVEN
     assert {(f.kind.value, f.device) for f in report.findings} == {("data_mismatch", c) for c in SEVEN}
-    assert all("1024 of 1024 values differ from what step 2 wrote" in f.message for f in report.findings)
+    assert all("1024 of 1024 values differ from what step 2 wrote: the shard is a default-initialized host buffer" in f.message
+               for f in report.findings)
 
 
 def test_cpu_under_the_resized_loop_holds_no_value_read():
