@@ -9,6 +9,10 @@ skip_write       records the device but never writes it                   stale
 drop_record      writes the device but leaves it out of the record         lost
 alter_shape      records the device with a larger shape than it wrote      partial
 ===============  ======================================================  ====================
+
+A fault here is made up, to test a detector. A fault the real library had is an era: a profile
+rule with its source (meshspec/sim/profiles.py), as PR #19032's read loop (``read_buffers``) and
+PR #17513's replicated to_device (``to_device_record``) are (docs/semantics.md section 19).
 """
 
 from __future__ import annotations
