@@ -59,9 +59,6 @@ STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
     "partial-core-write.yaml": {
         ("partial", "kv"): "copy_host_to_device_tensor_partial with core_filter (0,0): the user writes one core's pages only",
     },
-    "phantom-core-grid.yaml": {
-        ("phantom_cores", "act_l1"): "the user's memory config gives 8 shards a grid of all 88 cores",
-    },
     "self-contradicting-calls.yaml": {
         ("topology_mismatch", "fresh"): "update_tensor_topology sets the topology the user wrote, unchecked",
     },

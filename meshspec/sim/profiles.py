@@ -209,6 +209,42 @@ class ToDeviceRecord(str, enum.Enum):
     tensor across all devices")."""
 
 
+class ShardGrid(str, enum.Enum):
+    AS_GIVEN = "as_given"
+    """A sharded tensor records the grid it was given, by the user's memory config or by a device op
+    that keeps its input's: cores that hold no page stay in it (ttnn 0.81.1; PR #50174 counts ~6 op
+    families that report such grids)."""
+    CLAMPED = "clamped"
+    """The recorded grid is cut to the cores that hold a page, as PR #55112 (open, 2026-09) does for
+    op outputs (meshspec's reference does it for every sharded tensor)."""
+
+
+class UnevenRowMajorShards(str, enum.Enum):
+    PADDED = "padded"
+    """to_device / Tensor.to of a ROW_MAJOR tensor into width or block shards that do not divide its
+    width pads each row to a whole number of shards (ttnn 0.81.1, observed)."""
+    REFUSED = "refused"
+    """The same transfer is refused, ``Physical width 96 must be multiple of page width 64``
+    (tensor_layout.cpp:186; ttnn 0.66.0 and 0.67.0, observed; issues #20726 and #22396 in 2025)."""
+
+
+class DramGridRows(str, enum.Enum):
+    ROW_ZERO = "row_zero"
+    """A DRAM shard grid off row 0 is refused when the buffer is made (PR #51542, 2026-07-29; ttnn 0.81.1)."""
+    ALIASED = "aliased"
+    """It is taken, and a DRAM core's bank is its x alone: cores (x, 0) and (x, 1) write the same bank,
+    the later shard over the earlier (issue #51503; ttnn 0.66.0 and 0.67.0 take it, observed)."""
+
+
+class BankCheck(str, enum.Enum):
+    CHECKED = "checked"
+    """A shard core with no bank (off the worker grid, past the DRAM banks) is refused when the buffer is
+    made (PR #53263, 2026-08-15; ttnn 0.81.1)."""
+    UNCHECKED = "unchecked"
+    """It is taken, and what is written for it lands in no bank of the tensor (PR #53263: aborts or
+    silently wrong data; ttnn 0.66.0 and 0.67.0 take it, observed)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -299,6 +335,21 @@ RULES: dict[str, Rule] = {
         Rule("to_device_record", ToDeviceRecord, "what to_device records", {
             "written": "exactly the shards written (ttnn 0.81.1)",
             "replicated": "a replicated allocation, every device recorded, fewer shards written (PR #17513, Feb 2025)",
+        Rule("shard_grid", ShardGrid, "the shard grid a sharded device tensor records", {
+            "as_given": "the grid given (memory config, or an op keeping its input's), idle cores included (ttnn 0.81.1; PR #50174)",
+            "clamped": "the grid cut to the cores that hold a page (PR #55112, open; meshspec's reference for every tensor)",
+        }),
+        Rule("uneven_row_major_shards", UnevenRowMajorShards, "to_device of ROW_MAJOR rows into width or block shards that do not divide them", {
+            "padded": "each row padded to a whole number of shards (ttnn 0.81.1, observed)",
+            "refused": "Physical width 96 must be multiple of page width 64 (ttnn 0.66.0 and 0.67.0, observed; issues #20726, #22396)",
+        }),
+        Rule("dram_grid_rows", DramGridRows, "a DRAM shard grid with cores off row 0", {
+            "row_zero": "refused when the buffer is made (PR #51542, 2026-07-29; ttnn 0.81.1)",
+            "aliased": "taken; bank = x, so cores of one column write one bank, the later shard over the earlier (issue #51503; ttnn 0.67.0)",
+        }),
+        Rule("bank_check", BankCheck, "a shard core that has no L1 or DRAM bank", {
+            "checked": "refused when the buffer is made (PR #53263, 2026-08-15; ttnn 0.81.1)",
+            "unchecked": "taken; its pages land in no bank of the tensor (before PR #53263; ttnn 0.67.0)",
         }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
@@ -331,6 +382,10 @@ class Profile(Frozen):
     host_borrow: HostBorrow = HostBorrow.OWNED
     read_buffers: ReadBuffers = ReadBuffers.SHARDS
     to_device_record: ToDeviceRecord = ToDeviceRecord.WRITTEN
+    shard_grid: ShardGrid = ShardGrid.AS_GIVEN
+    uneven_row_major_shards: UnevenRowMajorShards = UnevenRowMajorShards.PADDED
+    dram_grid_rows: DramGridRows = DramGridRows.ROW_ZERO
+    bank_check: BankCheck = BankCheck.CHECKED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -407,6 +462,7 @@ PROFILES: dict[str, Profile] = {
             op_topology=OpTopology.EXACT,
             ccl_devices=CclDevices.TENSOR,
             host_alloc_topology=HostAllocTopology.MESH,
+            shard_grid=ShardGrid.CLAMPED,
         ),
         _changes_current(
             "auto-compose",

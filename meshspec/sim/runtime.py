@@ -25,9 +25,9 @@ from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Topology
-from .profiles import Profile, UnitMesh
+from .profiles import BankCheck, DramGridRows, Profile, ShardGrid, UnitMesh
 from .allocator import Allocators
-from .sharding import grid_error, nd_allocation_error
+from .sharding import clamped, grid_error, misplaced_cores, nd_allocation_error
 from .spec import Arch, BufferType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor, spec_runs
 
@@ -406,7 +406,7 @@ class Runtime:
             if error is not None:
                 raise TTFatal(error)
         if spec.shard is not None and self.banks is not None:  # checked when the buffer is made (buffer.cpp)
-            error = grid_error(spec.shard, spec.memory is BufferType.DRAM, *self.banks)
+            error = grid_error(spec.shard, spec.memory is BufferType.DRAM, *self.banks, *self._grid_checks())
             if error is not None:
                 raise TTFatal(error)
         allocators = self.allocators.get(id(mesh or self.root))
@@ -435,6 +435,28 @@ class Runtime:
         buffer.charge[0] = nbytes
         weakref.finalize(buffer, _settle, self._held, buffer.charge)  # (a rebound name's buffer goes when nothing holds it)
         return buffer
+
+    def _grid_checks(self) -> tuple[bool, bool]:
+        """Whether a DRAM grid off row 0, and a core with no bank, are refused in this era (section 16)."""
+        p = self.profile
+        return p.dram_grid_rows is DramGridRows.ROW_ZERO, p.bank_check is BankCheck.CHECKED
+
+    def misplaced(self, spec: TensorSpec) -> frozenset:
+        """The cores of ``spec``'s grid whose pages a write does not leave where the spec says, in an
+        era that takes a grid it cannot place (:func:`.sharding.misplaced_cores`); empty when none."""
+        rows, banks = self._grid_checks()
+        if spec.shard is None or spec.shard.is_nd or self.banks is None or (rows and banks):
+            return frozenset()
+        holding = tuple(core for core, pages in spec.core_pages if pages)
+        return misplaced_cores(holding, spec.memory is BufferType.DRAM, *self.banks, rows, banks)
+
+    def placed(self, spec: TensorSpec) -> TensorSpec:
+        """``spec`` as this era records it: under the ``shard_grid`` rule ``clamped``, its shard grid
+        cut to the cores that hold a page (PR #55112; docs/semantics.md section 16)."""
+        if spec.shard is None or self.profile.shard_grid is ShardGrid.AS_GIVEN:
+            return spec
+        cut = clamped(spec.shard, spec.physical_shape, spec.page_shape)
+        return spec if cut is spec.shard else spec.with_memory(spec.memory, cut)
 
     def shares_buffer(self, dev: DeviceTensor) -> bool:
         """Whether another live handle (a view, a part) holds ``dev``'s buffer too."""
@@ -492,14 +514,16 @@ class Runtime:
         buffer, step, name = dev.buffer, self.step, host.name if host is not None else source
         on_cores = tuple(cores or ())
         self.charge_work(len(shards), f"a write of {name}", _data_bytes(shards.values()) if buffer.with_data else 0)
-        records_only = not buffer.with_data and cores is None  # metadata mode: a run of devices with one spec at once
+        lost = self.misplaced(buffer.spec)  # a grid this era takes but cannot place (section 16): those cores keep nothing
+        records_only = not buffer.with_data and cores is None and not lost  # metadata mode: a run of devices with one spec at once
         written = shards if skipped not in shards else {c: s for c, s in shards.items() if c != skipped}
         wanted = set(on_cores)
         for src, coords in (host.spec_runs(written) if host is not None else spec_runs(written)):  # what follows depends on the spec only
             dst = in_memory(src, memory)
             pages: Optional[tuple[int, ...]] = None
-            if cores is not None:
-                pages = tuple(sorted(p for core, held in dst.core_pages if core in wanted for p in held))
+            if cores is not None or lost:
+                pages = tuple(sorted(p for core, held in dst.core_pages
+                                     if (cores is None or core in wanted) and core not in lost for p in held))
             if pages is None and (dst.num_pages > buffer.spec.num_pages or dst.page_size > buffer.spec.aligned_page_size):
                 # a write past its buffer (more pages, or ROW_MAJOR rows wider than its pages): only a
                 # trace replay whose inputs now claim more than at capture gets here (an op's output is

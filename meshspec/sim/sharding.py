@@ -367,20 +367,92 @@ def spec_error(shard: ShardSpec, physical: tuple[int, int], tile: Optional[tuple
     return None
 
 
-def grid_error(shard: ShardSpec, dram: bool, worker_grid: tuple[int, int], dram_banks: int) -> Optional[str]:
+def grid_error(shard: ShardSpec, dram: bool, worker_grid: tuple[int, int], dram_banks: int,
+               rows: bool = True, banks: bool = True) -> Optional[str]:
     """The real library's words for a grid core the device has no bank for, raised when the
     buffer is allocated (buffer.cpp:259/272, ttnn 0.81.1), or None. L1 banks are the worker
-    grid's cores; DRAM banks are cores (x, 0) for x below the bank count."""
+    grid's cores; DRAM banks are cores (x, 0) for x below the bank count. ``rows``: a DRAM core off
+    row 0 is refused (PR #51542); ``banks``: a core with no bank is refused (PR #53263); an era
+    before either takes the grid (docs/semantics.md section 16)."""
+    if not (rows or banks):
+        return None
     for x, y in iter_grid_cores(shard.grid):  # lazily: a large grid's first core with no bank ends it
         if dram:
-            if y != 0:
+            if y != 0 and rows:
                 return (f"Invalid DRAM shard grid: shard core ({x}, {y}) is not on row 0. DRAM banks are 1D (bank_id == logical "
                         "x-coordinate), so every shard core must have y == 0.")
-            if x >= dram_banks:
+            if x >= dram_banks and banks:
                 return _no_bank(x, y, "DRAM", dram_banks)
-        elif x >= worker_grid[0] or y >= worker_grid[1]:
+        elif (x >= worker_grid[0] or y >= worker_grid[1]) and banks:
             return _no_bank(x, y, "L1", math.prod(worker_grid))
     return None
+
+
+def misplaced_cores(cores: tuple[Core, ...], dram: bool, worker_grid: tuple[int, int], dram_banks: int,
+                    rows: bool = True, banks: bool = True) -> frozenset[Core]:
+    """Of ``cores`` (the cores that hold a page, in the order their shards are written), those whose
+    shard a write does not leave where the spec says, in an era that takes grids :func:`grid_error`
+    refuses (docs/semantics.md section 16): with ``rows`` off, a DRAM core's bank is its x alone
+    (issue #51503), so of the cores of one column only the last keeps its shard, the others' are
+    written over; with ``banks`` off, a core with no bank keeps nothing of the tensor (PR #53263).
+    Empty when both checks are on (such a grid was refused).
+
+    >>> sorted(misplaced_cores(((0, 0), (1, 0), (0, 1), (1, 1)), True, (8, 8), 12, rows=False))
+    [(0, 0), (1, 0)]
+    >>> sorted(misplaced_cores(((7, 0), (8, 0)), False, (8, 8), 12, banks=False))
+    [(8, 0)]
+    """
+    if rows and banks:
+        return frozenset()
+    out = set()
+    if dram and not rows:
+        last = {x: (x, y) for x, y in cores}
+        out.update(c for c in cores if last[c[0]] != c)
+    if not banks:
+        out.update(c for c in cores if (c[0] >= dram_banks if dram else c[0] >= worker_grid[0] or c[1] >= worker_grid[1]))
+    return frozenset(out)
+
+
+def clamped(shard: ShardSpec, physical: tuple[int, int], page: tuple[int, int]) -> ShardSpec:
+    """``shard`` with its grid cut to the cores that hold a page of a tensor of 2-D ``physical``
+    shape in pages of ``page`` (PR #55112 does it for op outputs; meshspec's reference for every
+    sharded tensor, docs/semantics.md section 16). Every shard stays on its core: height and width
+    shards fill a prefix of the cores in the grid's order, kept as whole rows (row_major) or whole
+    columns (col_major) of each range and one part row or column; block shards fill a rectangle at
+    the grid's start. An ND spec is kept as it is.
+
+    >>> clamped(ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (7, 7)),), (32, 64)), (256, 64), (32, 32)).grid
+    (((0, 0), (7, 0)),)
+    >>> clamped(ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (3, 3)),), (32, 64)), (192, 64), (32, 32)).grid
+    (((0, 0), (3, 0)), ((0, 1), (1, 1)))
+    """
+    if shard.is_nd:
+        return shard
+    down, across = shard_grid(physical, shard)
+    if down * across == 0 or down * across >= shard.num_cores:
+        return shard
+    if shard.layout is MemoryLayout.BLOCK_SHARDED:
+        (x0, y0), _ = shard.grid[0]
+        wide, tall = (across, down) if shard.orientation is Orientation.ROW_MAJOR else (down, across)
+        return dataclasses.replace(shard, grid=(((x0, y0), (x0 + wide - 1, y0 + tall - 1)),))
+    left = down * across  # height or width sharding: shard k on the k-th core
+    grid: list[CoreRange] = []
+    for (x0, y0), (x1, y1) in shard.grid:
+        if left <= 0:
+            break
+        w, h = x1 - x0 + 1, y1 - y0 + 1
+        if left >= w * h:
+            grid.append(((x0, y0), (x1, y1)))
+        elif shard.orientation is Orientation.ROW_MAJOR:
+            full, part = divmod(left, w)
+            grid += [((x0, y0), (x1, y0 + full - 1))] if full else []
+            grid += [((x0, y0 + full), (x0 + part - 1, y0 + full))] if part else []
+        else:
+            full, part = divmod(left, h)
+            grid += [((x0, y0), (x0 + full - 1, y1))] if full else []
+            grid += [((x0 + full, y0), (x0 + full, y0 + part - 1))] if part else []
+        left -= w * h
+    return dataclasses.replace(shard, grid=tuple(grid))
 
 
 def _no_bank(x: int, y: int, kind: str, banks: int) -> str:

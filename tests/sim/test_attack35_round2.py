@@ -72,9 +72,9 @@ def test_an_op_on_uneven_legacy_shards_is_no_internal_error(op):
 
 
 # x height-sharded 32x64 on 4 cores, exactly its 4 shards (the user's grid fits). A slice of rows
-# 0-63 and a sum over dim -2 have fewer shards than the grid: meshspec keeps the input's shard spec
-# and then calls its own choice phantom_cores, under reference too (issue 35 item 5; section 12,
-# "An output's memory config": a spec that no longer fits falls back to interleaved).
+# 0-63 and a sum over dim -2 have fewer shards than the grid: ttnn 0.81.1 keeps the input's grid on
+# the output (phantom_cores under current); the reference records the grid cut to the cores that
+# hold a page, as PR #55112 does (rule shard_grid, docs/semantics.md section 16).
 SHARDED = """mesh: t3k
 steps:
   - from_torch: {as: h, shape: [1, 1, 128, 64], mesh_mapper: replicate}
@@ -87,11 +87,12 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the output keeps a shard spec whose grid has more cores than shards, and the judge reports phantom_cores")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_the_reference_reports_no_phantom_cores_on_an_op_output(data):
     report = _report(SHARDED, "reference", data)
     assert _kinds(report, "sl") | _kinds(report, "su") == set()
+    current = _report(SHARDED, "current", data)
+    assert _kinds(current, "sl") == _kinds(current, "su") == {"phantom_cores"}
 
 
 # Each device holds (1,1,64,64), rows 64i..64i+63 of a (1,1,128,64) tensor (Shard(2)). Reshaped to

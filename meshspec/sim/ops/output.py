@@ -43,6 +43,7 @@ def allocation(rt: Runtime, spec: TensorSpec, mesh: MeshDevice, name: str, topol
     allocation is (docs/semantics.md section 6); its topology the mesh's shape with a Replicate
     per axis unless given."""
     buffer = rt.new_buffer(spec, mesh)
+    spec = rt.placed(spec)  # the grid the era records (section 16); the buffer is made on the grid given
     rule = rt.profile.allocation
     everyone = mesh.coords
     record = Record(  # by position, the per-device dicts made in C (dict.fromkeys)
@@ -204,9 +205,9 @@ def emit(
     :class:`~meshspec.sim.tensor.Provenance`). ``shards`` and ``reads`` are kept as they are."""
     widest = max([spec, *(s.spec for s in shards.values())], key=_bytes) if shards else spec
     out = allocation(rt, widest if _bytes(widest) > _bytes(spec) else spec, mesh, name, label)
-    out.record.spec = spec
+    out.record.spec = rt.placed(spec)
     out.record.recorded = tuple(shards)
-    out.record.specs = {c: s.spec for c, s in shards.items()}
+    out.record.specs = {c: rt.placed(s.spec) for c, s in shards.items()}
     if rt.capturing is None:
         rt.write(out, None, shards, source=f"{rt.op} at step {rt.step}")
     else:  # a captured program runs when the trace is replayed, not now: it has read and written nothing yet

@@ -47,7 +47,8 @@ def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDev
     if rt.profile.to_device_record is ToDeviceRecord.REPLICATED:  # PR #17513: one spec on every device
         uniform = specs[next(iter(shards))]
         specs, recorded = dict.fromkeys(mesh.coords, uniform), tuple(mesh.coords)
-    record = Record(host.spec.with_memory(*memory), topology, specs, recorded, {c: rt.step for c in mesh.coords})
+    placed = {c: rt.placed(s) for c, s in specs.items()}  # the grid the era records (section 16)
+    record = Record(rt.placed(host.spec.with_memory(*memory)), topology, placed, recorded, {c: rt.step for c in mesh.coords})
     dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
     rt.write(dev, host, shards)
     rt.bind(name, dev)
