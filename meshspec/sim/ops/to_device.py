@@ -12,10 +12,12 @@ a 1x4 submesh lands on row 0 of a 2x4 parent (tests/golden ``api``).
 
 from typing import Optional
 
+from ...errors import TTFatal
+from ..profiles import UnevenRowMajorShards
 from ..runtime import Runtime
-from ..sharding import ShardSpec
-from ..spec import BufferType
-from ..tensor import DeviceTensor
+from ..sharding import MemoryLayout, ShardSpec
+from ..spec import BufferType, Layout
+from ..tensor import DeviceTensor, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, MeshName, Name, memory_of
@@ -57,14 +59,36 @@ def _memory(a) -> Optional[tuple[BufferType, Optional[ShardSpec]]]:
 def run(rt: Runtime, a: ToDevice) -> None:
     if _already_on_device(rt, a.src, a.as_):
         return
-    put(rt, rt.host_with_shards(a.src), a.as_, _memory(a) or (BufferType.DRAM, None), rt.mesh(a.device))
+    host, memory = rt.host_with_shards(a.src), _memory(a) or (BufferType.DRAM, None)
+    _uneven_rows(rt, host, memory)
+    put(rt, host, a.as_, memory, rt.mesh(a.device))
 
 
 def run_to(rt: Runtime, a: To) -> None:
     if _already_on_device(rt, a.tensor, a.as_):
         return
     host = rt.host_with_shards(a.tensor)
-    put(rt, host, a.as_, _memory(a) or host.spec.memory_config, rt.mesh(a.device))
+    memory = _memory(a) or host.spec.memory_config
+    _uneven_rows(rt, host, memory)
+    put(rt, host, a.as_, memory, rt.mesh(a.device))
+
+
+def _uneven_rows(rt: Runtime, host: HostTensor, memory) -> None:
+    """The era's refusal of ROW_MAJOR rows that width or block shards do not divide (rule
+    ``uneven_row_major_shards``: refused; docs/semantics.md section 16): ttnn 0.66.0 and 0.67.0 page
+    the host rows by the shard width without padding them first, whatever the mesh or the mapper
+    (observed, tests/golden ``ttnn_placement_eras.json``); 0.81.1 pads them."""
+    shard = memory[1] if isinstance(memory, tuple) else None
+    if (rt.profile.uneven_row_major_shards is not UnevenRowMajorShards.REFUSED or shard is None or shard.is_nd
+            or shard.layout not in (MemoryLayout.WIDTH_SHARDED, MemoryLayout.BLOCK_SHARDED)):
+        return
+    for spec in {s.spec for s in host.shards.values()}:
+        width = spec.padded_shape[-1] if spec.shape else 1
+        if spec.layout is Layout.ROW_MAJOR and width % shard.shape[1]:
+            raise TTFatal(f"Physical width {width} must be multiple of page width {shard.shape[1]} (tensor_layout.cpp:186 in ttnn "
+                          f"0.66.0 and 0.67.0; 2025's words: Physical size (1, {width}) must be multiple of page size (1, "
+                          f"{shard.shape[1]}); this era pages the host rows {list(spec.shape)} by the shard width without padding "
+                          "them to a whole number of shards: issues #20726, #22396)")
 
 
 def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
