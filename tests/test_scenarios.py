@@ -76,6 +76,11 @@ EXPECTED = {
     ("phantom-core-grid", "reference"): (set(), None),
     ("phantom-core-grid", "uniform-by-value"): ({("phantom_cores", None)}, None),
     ("phantom-core-grid", "unpopulated"): ({("phantom_cores", None)}, None),
+    # section 16: issues #20726 / #22396: ROW_MAJOR rows that (1, 64) width shards do not divide;
+    # refused before the fix (ttnn 0.66.0 / 0.67.0 observed, 2025's eras), padded by 0.81.1 and the reference.
+    **{("uneven-row-major-width-shards", p): (set(), "Physical width 96 must be multiple of page width 64")
+       for p in ("before-pr-22396-fix", "uniform-by-value", "unpopulated")},
+    **{("uneven-row-major-width-shards", p): (set(), None) for p in ("current", "reference")},
     # section 6, "A real gap in the current library".
     ("partial-then-full", "current"): ({("lost", (1, 3)), ("topology_mismatch", None), ("data_mismatch", (1, 3))}, None),
     ("partial-then-full", "reference"): (set(), None),

@@ -436,6 +436,9 @@ PROFILES: dict[str, Profile] = {
             CopyCheck.FIRST_SHARD,
             mapper_offset=MapperOffset.ABSENT,
             per_device_api=PerDeviceApi.AGGREGATE_AS_TENSOR,
+            uneven_row_major_shards=UnevenRowMajorShards.REFUSED,
+            dram_grid_rows=DramGridRows.ALIASED,
+            bank_check=BankCheck.UNCHECKED,
         ),
         Profile(
             "unpopulated",
@@ -448,6 +451,9 @@ PROFILES: dict[str, Profile] = {
             CopyCheck.FIRST_SHARD,
             mapper_offset=MapperOffset.ABSENT,
             per_device_api=PerDeviceApi.AGGREGATE_AS_TENSOR,
+            uneven_row_major_shards=UnevenRowMajorShards.REFUSED,
+            dram_grid_rows=DramGridRows.ALIASED,
+            bank_check=BankCheck.UNCHECKED,
         ),
         Profile(
             "reference",
