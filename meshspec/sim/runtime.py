@@ -532,7 +532,8 @@ class Runtime:
                                     f"fit its buffer of {buffer.spec.num_pages} pages of {buffer.spec.aligned_page_size} B (its inputs "
                                     "claim more than when the buffer was made); meshspec stops here")
             size = dst.buffer_bytes if pages is None else len(pages) * dst.page_size  # Write.content_bytes
-            write = Write(step, name, dst, shards, (0,) * len(dst.shape), host, pages, on_cores)  # one per spec: offsets and values are the shards'
+            reached = on_cores if not lost else tuple(c for c, held in dst.core_pages if held and c not in lost and (cores is None or c in wanted))
+            write = Write(step, name, dst, shards, (0,) * len(dst.shape), host, pages, reached)  # one per spec: offsets and values are the shards'
             if records_only:
                 buffer.write_records(coords, dst.num_pages, write)
                 sizes.update(dict.fromkeys(coords, size))

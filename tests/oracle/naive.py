@@ -350,6 +350,10 @@ class Model:
     ccl_tensor: bool = False
     """The profile's ccl_devices is ``tensor`` (the reference): a collective runs on the devices the
     input's topology lists, each group cut to them (what tt-metal issue #31845 asks)."""
+    grids_unchecked: bool = False
+    """The profile takes a DRAM grid off row 0 (dram_grid_rows ``aliased``) or a core with no bank
+    (bank_check ``unchecked``): such a grid's pages land where no per-core model here follows them
+    (docs/semantics.md section 16), so a put onto one is not modelled."""
     handles: dict[str, Buffer] = field(default_factory=dict)
     hosts: dict[str, dict[Coord, Spec]] = field(default_factory=dict)
     reads: list[Read] = field(default_factory=list)
@@ -463,6 +467,12 @@ class Model:
         self.handles[name] = buf
 
     def op_to_device(self, k: int, a: dict, records: Records) -> None:
+        shard = (a.get("memory_config") or {}).get("shard_spec") if isinstance(a.get("memory_config"), dict) else None
+        if self.grids_unchecked and shard is not None:
+            dram = a["memory_config"].get("buffer_type") == "dram"
+            cores = [c for (x0, y0), (x1, y1) in shard["grid"] for c in itertools.product(range(x0, x1 + 1), range(y0, y1 + 1))]
+            if any((y != 0 or x >= 12) if dram else (x >= 8 or y >= 8) for x, y in cores):  # Wormhole: 12 DRAM banks, 8x8 L1
+                raise Unmodelled("to_device onto a shard grid the era takes but cannot place (section 16)")
         self._to_device(k, a["as"], self.hosts[a["src"]])
 
     def op_allocate_tensor_on_device(self, k: int, a: dict, records: Records) -> None:
