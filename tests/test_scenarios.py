@@ -91,6 +91,9 @@ EXPECTED = {
     **{("shard-core-without-bank", p): ({("partial", (0, 0)), ("data_mismatch", (0, 0))}, None)
        for p in ("before-pr-53263", "uniform-by-value", "unpopulated")},
     **{("shard-core-without-bank", p): (set(), "has no DRAM bank on this device") for p in ("current", "reference")},
+    # section 16: PR #55112: a slice keeps its input's 4-core grid for 2 shards; the reference clamps it.
+    **{("sharded-output-grid", p): ({("phantom_cores", None)}, None) for p in ("current", "uniform-by-value", "unpopulated")},
+    ("sharded-output-grid", "reference"): (set(), None),
     # section 6, "A real gap in the current library".
     ("partial-then-full", "current"): ({("lost", (1, 3)), ("topology_mismatch", None), ("data_mismatch", (1, 3))}, None),
     ("partial-then-full", "reference"): (set(), None),
