@@ -335,6 +335,7 @@ RULES: dict[str, Rule] = {
         Rule("to_device_record", ToDeviceRecord, "what to_device records", {
             "written": "exactly the shards written (ttnn 0.81.1)",
             "replicated": "a replicated allocation, every device recorded, fewer shards written (PR #17513, Feb 2025)",
+        }),
         Rule("shard_grid", ShardGrid, "the shard grid a sharded device tensor records", {
             "as_given": "the grid given (memory config, or an op keeping its input's), idle cores included (ttnn 0.81.1; PR #50174)",
             "clamped": "the grid cut to the cores that hold a page (PR #55112, open; meshspec's reference for every tensor)",
