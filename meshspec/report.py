@@ -10,12 +10,15 @@ from __future__ import annotations
 from .frozen import Frozen
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Collection, Optional
+from typing import TYPE_CHECKING, Any, Collection, Optional
 
 from .kinds import Kind
 from .sim.mesh import Coord, CoordRange, Shape, fmt_coord, range_size
 from .sim.placement import Topology
 from .sim.spec import TensorSpec
+
+if TYPE_CHECKING:
+    from .sim.hosts import Hosts
 
 REPORT_FORMAT = "meshspec.report/1"
 DIFF_FORMAT = "meshspec.diff/1"
@@ -415,6 +418,8 @@ class Report(Frozen):
     """The profile's rules (rule -> choice) and, for a profile that changes another, its base."""
     meshes: tuple[MeshReport, ...] = ()
     """The mesh devices at the end of the run, the scenario's first (its shape after any reshape)."""
+    hosts: Optional["Hosts"] = None
+    """The hosts the mesh is spread over and the one the run is (None: one host owns every device)."""
 
     @property
     def exit_code(self) -> int:
@@ -463,6 +468,7 @@ class Report(Frozen):
             "profile_rules": self.profile_rules,
             "mesh": list(self.mesh),
             "meshes": [m.to_json() for m in self.meshes],
+            **({"hosts": {**self.hosts.as_written(), "local": [list(c) for c in self.hosts.local]}} if self.hosts else {}),
             "error": self.error.to_json() if self.error else None,
             "steps_run": self.steps_run,
             "steps_total": self.steps_total,

@@ -87,6 +87,7 @@ def run(
         pool=MemoryPool(Uninitialized(uninitialized)),
         system_shape=SYSTEMS[scenario.mesh_name].shape if scenario.mesh_name in SYSTEMS else None,
         banks=_banks(scenario.mesh_name),
+        hosts=scenario.hosts,
     )
     if max_memory is not None:
         rt.max_memory = max_memory
@@ -161,6 +162,7 @@ def run(
         metadata=not rt.with_data,
         profile_rules={**prof.rules(), "base": prof.base},
         meshes=mesh_reports(rt),
+        hosts=rt.hosts,
     )
     if scenario.expect is None:
         return report

@@ -13,7 +13,7 @@ from rich.console import Group
 from rich.text import Text
 
 from ..report import DeviceView, Report, TensorReport
-from ..sim.mesh import fmt_coord, fmt_shape, volume
+from ..sim.mesh import fmt_range, fmt_coord, fmt_shape, volume
 from ..sim.spec import Layout
 from .options import Options, View
 from .common import STATUS_STYLE, status_style, tensor_title
@@ -39,6 +39,9 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     head.append(one_line(r.scenario), style="bold cyan")
     head.append(f"  mesh {mesh_label}  profile {r.profile}: {one_line(r.era)}")
     parts.append(head)
+    if r.hosts is not None:  # pastes back as the scenario's hosts:
+        h = r.hosts
+        parts.append(Text(f"hosts: {{topology: {list(h.topology)}, rank: {h.rank}}}  ({h.describe()}; every other device is remote)"))
     if r.description and not opts.brief:
         parts.append(Text(one_line(" ".join(r.description.split())), style="dim"))
     titles: dict[int, Text] = {}  # each tensor's title, made once for its table and its map
@@ -257,5 +260,8 @@ def _maps(r: Report, opts: "Options", only_device: bool, titles: dict[int, Text]
         title = titles.get(id(t))
         out.append(title if title is not None else tensor_title(t, r.meshes))
         out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color))
+        if r.hosts is not None and t.mesh_device is None and t.storage == "device":  # the scenario's mesh: which of its devices this host owns
+            out.append(Text(f"local to host {r.hosts.rank}: {fmt_range(r.hosts.local)}; every other device is remote "
+                            "(another host's: this one holds no buffer there)", style="dim"))
     out.append(legend())
     return out

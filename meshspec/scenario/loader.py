@@ -26,6 +26,7 @@ import yaml
 from ..errors import ScenarioError, TTFatal, UsageError, MAX_LISTED, did_you_mean, listed, one_of
 from ..names import RESERVED_PROFILE_NAMES, is_name
 from ..text import printable
+from ..sim.hosts import Hosts, topology_error
 from ..sim.mesh import SYSTEM_ALIASES, SYSTEMS, Shape, open_shape, parse_coord, system_named, volume
 from ..sim.meshdevice import ROOT as ROOT_MESH
 from ..sim.ops import OPS, TensorKind
@@ -84,6 +85,8 @@ class LoadedScenario(Frozen):
     """The chips' architecture: the system's, or Wormhole for a bare shape."""
     files: dict[str, Path] = {}
     """Each data file name as written -> the file the loader checked (the one the runtime opens)."""
+    hosts: Optional[Hosts] = None
+    """The hosts the mesh is spread over and the one the scenario runs as (None: one host)."""
 
     @property
     def folder(self) -> Path:
@@ -1202,6 +1205,25 @@ def _mesh(mesh: Any, root: yaml.Node, file: str) -> tuple[Shape, Optional[str], 
     return shape, name, _ARCHS.get(SYSTEMS[name].arch) or Arch(SYSTEMS[name].arch)
 
 
+def _hosts(scenario: Scenario, mesh: Shape, root: yaml.Node, file: str) -> Optional[Hosts]:
+    """The scenario's ``hosts:`` on its mesh, or the one-line error of a split the real library
+    refuses or a rank no host has."""
+    spec = scenario.hosts
+    if spec is None:
+        return None
+    topology = tuple(spec.topology)
+    error = topology_error(mesh, topology)
+    if error is not None:
+        line, col = _mark(_node_at(root, ("hosts", "topology")))
+        raise ScenarioError(f"hosts.topology: {error}", file, line, col)
+    count = volume(topology)
+    if spec.rank >= count:
+        line, col = _mark(_node_at(root, ("hosts", "rank")))
+        raise ScenarioError(f"hosts.rank: {spec.rank} is not a host of topology {list(topology)}, which has {count} "
+                            f"(ranks 0 to {count - 1}, row-major over the host grid)", file, line, col)
+    return Hosts(mesh, topology, spec.rank)
+
+
 _ARCHS = {arch.value: arch for arch in Arch}
 """An architecture's name -> it: a look-up, not the enum's call (6 K instructions a scenario)."""
 
@@ -1298,6 +1320,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         raise (earlier if earlier is not None and (earlier.line, earlier.column) < (error.line, error.column) else error) from None
     own, profile = _own_profiles(scenario, root, file)
     mesh_shape, mesh_name, arch = _mesh(scenario.mesh, root, file)
+    hosts = _hosts(scenario, mesh_shape, root, file)
     _check_printed_specs(scenario, arch, root, file)
     _check_code(scenario, root, file)
     names, touched, defined, lists = _check_names(scenario, root, file)
@@ -1320,6 +1343,7 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         steps=steps,
         expect=scenario.expect,
         with_data=scenario.data != "none",
+        hosts=hosts,
     )
 
 

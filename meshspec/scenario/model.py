@@ -197,6 +197,17 @@ class SystemMesh(Typed):
     """The mesh shape to open; the system's own when left out."""
 
 
+class HostsSpec(Typed):
+    """``hosts: {topology: [1, 2], rank: 1}``: the mesh spread over several hosts, as a mesh graph
+    descriptor's ``host_topology { dims: [1, 2] }`` says, and the host this scenario runs as
+    (docs/semantics.md section 15)."""
+
+    topology: Annotated[list[Dim], Length(min=2, max=2)]
+    """The host grid: the mesh is cut into that many equal blocks, one a host."""
+    rank: Annotated[int, Range(ge=0)]
+    """The host this scenario runs as; ranks are row-major over the host grid."""
+
+
 def _profile_definition() -> type[Typed]:
     """``{base: current, <rule>: <choice>, era: "..."}``: a profile that changes rules of another;
     one optional field per rule of :data:`meshspec.sim.profiles.RULES` (derived from it)."""
@@ -243,6 +254,8 @@ class Scenario(Typed):
     """A profile's name (meshspec's, or one ``profiles`` defines), or a definition: {base: current, copy: exact}."""
     profiles: Optional[dict[ProfileName, ProfileDefinition]] = None  # type: ignore[valid-type]
     """Profiles of the scenario's own, by name: each {base: NAME, <rule>: <choice>}; --profile all runs them too."""
+    hosts: Optional[HostsSpec] = None
+    """The mesh spread over several hosts, and the one this scenario runs as: {topology: [1, 2], rank: 1}."""
     data: Literal["full", "none"] = "full"
     """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""
     steps: Annotated[list[Step], Length(min=1)]

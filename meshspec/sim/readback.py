@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import TTFatal
+from ..errors import StepInputError, TTFatal
 from .mesh import Coord, coord_set, ttnn_shape
 from .profiles import Composer, ReadBuffers
 from .runtime import Runtime, work_bytes
@@ -27,6 +27,13 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
     rec = dev.record
     recorded = rec.recorded_set
     mesh = rt.mesh_of(dev)
+    remote = [c for c in rec.recorded if not rt.is_local(mesh, c)] if rt.hosts is not None else ()
+    if remote:  # what the host tensor and a composer make of the devices this host does not own was not found
+        raise StepInputError(
+            f"{dev.name} records {len(remote)} device(s) another host owns, {ttnn_shape(remote[0], 'MeshCoordinate')} first: "
+            "meshspec does not model reading back a tensor with remote devices on a multi-host mesh (docs/semantics.md "
+            "section 15); print it (to_string) or take its local parts (get_device_tensors) instead"
+        )
     everyone = dev.devices
     buffer_shape = host_buffer_shape(dev, mesh)
     if rt.profile.composer is Composer.LEGACY:

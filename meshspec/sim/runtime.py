@@ -21,6 +21,7 @@ from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .steps import ReadBack, StepResult, Wrote
 from .faults import Fault
+from .hosts import Hosts
 from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
@@ -93,7 +94,11 @@ class Runtime:
         fault: Optional[Fault] = None,
         system_shape: Optional[Shape] = None,
         banks: Optional[tuple[tuple[int, int], int]] = None,
+        hosts: Optional[Hosts] = None,
     ) -> None:
+        self.hosts = hosts
+        """The hosts the mesh is spread over and the one this run is (None: one host owns every
+        device; docs/semantics.md section 15)."""
         self.meshes: dict[str, MeshDevice] = {ROOT: MeshDevice(ROOT, mesh_shape)}
         if system_shape is not None:
             self.root.system_shape = tuple(system_shape)
@@ -329,6 +334,14 @@ class Runtime:
             n = len(self.mesh_lists.get(base, ()))
             raise StepInputError(f"list index out of range: {name} (the step that bound {base} made {n} submesh{'es' * (n != 1)})")
         return self.meshes[name]
+
+    def is_local(self, mesh: MeshDevice, c: Coord) -> bool:
+        """Whether this host owns device ``c`` of ``mesh`` (``MeshDevice::is_local``): every device
+        does on one host; on several, the device of the scenario's mesh it is (a submesh's
+        coordinate shifted by where the submesh lies)."""
+        if self.hosts is None:
+            return True
+        return self.hosts.is_local(tuple(a + x for a, x in zip(mesh.at, c)))
 
     def mesh_of(self, dev: DeviceTensor) -> MeshDevice:
         return dev.mesh if dev.mesh is not None else self.root

@@ -6,6 +6,9 @@ What ttnn 0.81.1 does (tests/golden ``api``; docs/semantics.md section 9):
   in that order; each holds the parent's storage at one coordinate and reports the parent's
   topology (shared: change it through a part and the parent changes). After the seed's copy that
   is 7 tensors, not 8.
+- on a mesh spread over several hosts, ``get_device_tensors(device_tensor)`` gives the parts of the
+  devices this host owns only (issue #22042: "the function will return only host-local shards";
+  docs/semantics.md section 15).
 - ``get_device_tensors(host_tensor)``: one single-shard host tensor per populated shard, each with
   the default topology, distribution (1) [Replicate] on (0, 0).
 - ``combine_device_tensors(tensors=[...])``: parts of one storage put back together: device
@@ -57,10 +60,12 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
                     f"DeviceStorage coordinate {ttnn_shape(c, 'MeshCoordinate')} is out of bounds for mesh device shape "
                     f"{ttnn_shape(mesh.shape)}"
                 )
-        rt.charge_work(len(rec.recorded), f"the per-device tensors of {dev.name}")  # a part a device
+        # on a multi-host mesh, the parts of the devices this host owns only (issue #22042)
+        held = tuple(c for c in rec.recorded if rt.is_local(mesh, c)) if rt.hosts is not None else rec.recorded
+        rt.charge_work(len(held), f"the per-device tensors of {dev.name}")  # a part a device
         own = rt.profile.handles is Handles.OWN
         parts = []
-        for c in rec.recorded:
+        for c in held:
             spec = rec.specs.get(c, rec.spec)
             origin = {c: rec.origin.get(c, rt.step)}
             if own:  # each part its own topology, on its own device

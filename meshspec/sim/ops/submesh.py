@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 
 from ...typed import Length, Range, Typed
 from ..meshdevice import reshape, submesh, submeshes
+from ...errors import StepInputError
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
 from .fields import As, Dim, MeshName
@@ -54,6 +55,11 @@ def create_submeshes(rt: Runtime, a: CreateSubmeshes) -> None:
 
 
 def run_reshape(rt: Runtime, a: Reshape) -> None:
+    if rt.hosts is not None:  # which host owns a device after a reshape was not found in the source
+        raise StepInputError(
+            "MeshDevice.reshape on a mesh spread over several hosts is not modelled by meshspec (which host owns "
+            "each coordinate after it was not found in tt-metal's source; docs/semantics.md section 15): drop hosts: or the reshape"
+        )
     reshape(rt.mesh(a.mesh_device), tuple(a.shape))
 
 
