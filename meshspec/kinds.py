@@ -24,6 +24,7 @@ phantom_cores      no        a sharded spec's grid claims cores that hold no pag
 topology_stale     no        after a device op (or a topology set by hand), the topology says another distribution than the data has
 stale_input        no        a device op read never-written memory or a device that held no current data, and wrote what it read
 uninitialized_read no        a device op computed from a tensor's own devices before anything was written there (user error)
+locality           no        on a mesh spread over several hosts, a call read a remote device as local, or showed a shard under another device's coordinate, or left a local one out
 =================  ========  ==========================================================================
 
 When several statuses apply to one device, the first of missing_spec, stale, partial,
@@ -59,6 +60,7 @@ class Kind(str, enum.Enum):
     STALE_INPUT = "stale_input"
     UNINITIALIZED_READ = "uninitialized_read"
     PADDING_GATHERED = "padding_gathered"
+    LOCALITY = "locality"
 
     def __str__(self) -> str:
         return self.value
@@ -303,6 +305,23 @@ KINDS: dict[Kind, KindInfo] = {
         "scenarios/all-gather-async-padding.yaml).",
         "Gather only tile-aligned shards (shard a dim whose per-device size is a multiple of the tile), gather "
         "in ROW_MAJOR layout, or slice the padding out after the gather (tt_transformers' workaround, issue #26351).",
+    ),
+    Kind.LOCALITY: KindInfo(
+        True,
+        False,
+        "on a multi-host mesh, a call read a remote device as local, showed a shard under another device, or left a local shard out",
+        "A mesh spread over several hosts (scenario hosts:) gives each host some of its devices: a coordinate is "
+        "local to the host that owns it and remote to the others, which hold no buffer for it and cannot read it. "
+        "A call on one host that reads a remote device as if it held it, that shows a shard under a coordinate "
+        "other than its own (data this device does not hold reported as its), or that silently leaves out a "
+        "shard the host does hold, lies about which data is where. The records are right; what the call "
+        "reports is not.",
+        "Printing a tensor on host 1 of a T3K split over hosts [1, 2] before PR #52708: to_string pairs the "
+        "host's 4 local shards with the first 4 of the tensor's 8 coordinates, prints the shard of (1,2) as "
+        "(0,2)'s and (1,3) as (0,3)'s, and drops (0,2) and (0,3), paired with remote (0,0) and (0,1) (issue "
+        "#48267; scenarios/multihost-print-labels.yaml).",
+        "Walk the coordinates, ask is_local of each, and take the shard of that coordinate (DistributedHostBuffer "
+        "by coordinate), as PR #52708 does; never zip per-host buffers with the tensor's global coordinates.",
     ),
 }
 

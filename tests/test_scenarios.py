@@ -164,6 +164,15 @@ EXPECTED = {
     ("to-device-replicated-allocation", "feb-2025"): (
         {("topology_mismatch", None), ("stale", (1, 3)), ("stale", None), ("data_mismatch", (1, 3))}, None),
     **{("to-device-replicated-allocation", p): (set(), None) for p in ("current", "reference", "unpopulated")},
+    # section 15: on host 1 of a T3K over hosts [1, 2], to_string before PR #52708 prints (1,2)'s shard as
+    # (0,2)'s and (1,3)'s as (0,3)'s, and drops (0,2)'s and (0,3)'s (issue #48267); since, each under its own.
+    ("multihost-print-labels", "before-52708"): ({("locality", (0, 2)), ("locality", (0, 3))}, None),
+    ("multihost-print-labels", "current"): (set(), None),
+    ("multihost-print-labels", "reference"): (set(), None),
+    # section 15: visualize_tensor before PR #35464 asks remote (0,0) for its device id (issue #35441).
+    ("multihost-visualize-remote", "before-35464"): (set(), "Cannot get device for remote device at coordinate MeshCoordinate([0, 0])"),
+    ("multihost-visualize-remote", "current"): (set(), None),
+    ("multihost-visualize-remote", "reference"): (set(), None),
     # section 6: deallocate frees the buffer; a later use is an error in every era.
     **{
         ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")

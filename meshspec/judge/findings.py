@@ -23,7 +23,7 @@ import numpy as np
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport, slice_text as _slice_text
 from ..sim.device import Write
-from ..sim.events import Composed, DoubleFree, Event, Retired, UseAfterFree
+from ..sim.events import Composed, DoubleFree, Event, Retired, Shown, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
 from ..sim.mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
@@ -745,8 +745,31 @@ class Judge:
         elif isinstance(e, Retired):
             for f in self.found.get(e.name, []):
                 self.retired.append(dataclasses.replace(f, message=f"{f.message} (then {e.why})"))
+        elif isinstance(e, Shown):
+            self._shown(e)
         else:  # pragma: no cover - every event kind is handled above
             raise AssertionError(f"unhandled event {e!r}")
+
+    def _shown(self, e: Shown) -> None:
+        """locality for what a call showed on a multi-host mesh (docs/semantics.md section 15): a
+        remote device it read, a shard it showed under another coordinate, a local shard it left out."""
+        for r in e.reads:
+            if e.local is not None and r.device not in e.local:
+                self._add_event(Finding(Kind.LOCALITY, e.name, r.device, e.step, e.op,
+                                        f"{e.name} {fmt_coord(r.device)}: {e.op} read it as if this host held it, but another "
+                                        "host owns it: this host has no buffer there", r.spec))
+        shown = set()
+        for at, whose in e.shown:
+            shown.add(whose)
+            if at != whose:
+                self._add_event(Finding(Kind.LOCALITY, e.name, at, e.step, e.op,
+                                        f"{e.name} {fmt_coord(at)}: {e.op} showed the shard of {fmt_coord(whose)} as this "
+                                        f"device's: data {fmt_coord(at)} does not hold, under its coordinate"))
+        for c in e.held:
+            if c not in shown:
+                self._add_event(Finding(Kind.LOCALITY, e.name, c, e.step, e.op,
+                                        f"{e.name} {fmt_coord(c)}: this host holds its shard, but {e.op} left it out "
+                                        "without a word"))
 
     def _composed(self, e: Composed) -> None:
         comp, host = e.composition, e.host

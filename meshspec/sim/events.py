@@ -55,4 +55,21 @@ class Retired(Frozen):
     why: str
 
 
-Event = Union[Composed, UseAfterFree, DoubleFree, Retired]
+class Shown(Frozen):
+    """A call showed a tensor's shards to the user (``to_string``, ``visualize_tensor``): which
+    shard it showed under which coordinate, and what it read to do so (docs/semantics.md section 15)."""
+
+    step: int
+    op: str
+    name: str
+    shown: tuple
+    """``(coordinate shown, coordinate whose shard it is)`` per shard shown, in order."""
+    held: tuple
+    """The coordinates of the shards this host holds that the call had to show."""
+    local: Optional[frozenset]
+    """The tensor's coordinates this host owns (None: one host owns them all)."""
+    reads: tuple = ()
+    """What the call read (:class:`~meshspec.sim.tensor.Read`), device by device."""
+
+
+Event = Union[Composed, UseAfterFree, DoubleFree, Retired, Shown]

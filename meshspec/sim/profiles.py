@@ -245,6 +245,25 @@ class BankCheck(str, enum.Enum):
     silently wrong data; ttnn 0.66.0 and 0.67.0 take it, observed)."""
 
 
+class PrintCoords(str, enum.Enum):
+    OWN = "own"
+    """to_string prints each shard this host holds under its own coordinate (PR #52708, 2026-08;
+    ttnn 0.81.1 by date, inferred)."""
+    PREFIX = "prefix"
+    """to_string pairs the i-th shard this host holds with the i-th of every coordinate the tensor
+    spans and prints it only when that coordinate is local (ttnn/core/tensor/tensor_impl.cpp
+    before PR #52708; issue #48267)."""
+
+
+class VisualizeRemote(str, enum.Enum):
+    MARKED = "marked"
+    """visualize_tensor asks local devices only for their ids; a remote cell reads Remote, Unknown
+    ID (PR #35464, 2026-01; ttnn 0.66.0, 0.67.0 and 0.81.1's distributed.py, read)."""
+    FATAL = "fatal"
+    """visualize_tensor asks every coordinate of the mesh for its device id: the first remote one is
+    TT_FATAL (ttnn/ttnn/distributed/distributed.py before PR #35464; issue #35441)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -352,6 +371,14 @@ RULES: dict[str, Rule] = {
             "checked": "refused when the buffer is made (PR #53263, 2026-08-15; ttnn 0.81.1)",
             "unchecked": "taken; its pages land in no bank of the tensor (before PR #53263; ttnn 0.67.0)",
         }),
+        Rule("print_coords", PrintCoords, "which coordinate to_string prints each local shard under, on a multi-host mesh", {
+            "own": "each local shard under its own coordinate (PR #52708, 2026-08; ttnn 0.81.1 by date, inferred)",
+            "prefix": "the i-th local shard under the i-th coordinate, printed only if that one is local (tensor_impl.cpp before PR #52708; #48267)",
+        }),
+        Rule("visualize_remote", VisualizeRemote, "what visualize_tensor does with a remote coordinate", {
+            "marked": "shown as Remote, Unknown ID; ids asked of local devices only (PR #35464; ttnn 0.81.1's distributed.py)",
+            "fatal": "get_device_id asked of every coordinate: TT_FATAL on the first remote one (before PR #35464; issue #35441)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -387,6 +414,8 @@ class Profile(Frozen):
     uneven_row_major_shards: UnevenRowMajorShards = UnevenRowMajorShards.PADDED
     dram_grid_rows: DramGridRows = DramGridRows.ROW_ZERO
     bank_check: BankCheck = BankCheck.CHECKED
+    print_coords: PrintCoords = PrintCoords.OWN
+    visualize_remote: VisualizeRemote = VisualizeRemote.MARKED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 

@@ -70,6 +70,9 @@ full_like                      input's tensor spec (one output spec for the mesh
 reallocate                     the input freed and its bytes copied into a new buffer on its recorded devices;
                                the input itself when another live handle holds its buffer (section 12)
 get_device_tensors             ``as[i]`` for each of the input's recorded devices, on the input's buffer
+to_string, visualize_tensor    nothing written and no tensor made (printing reads the devices this host
+                               holds; which shard it shows under which coordinate, on a multi-host mesh,
+                               is the judge's locality finding, not a status this model compares)
 "the input itself"             the same buffer under a second name, carrying what the input was computed
                                from (meshspec names its findings under both names)
 =============================  ===========================================================================
@@ -458,6 +461,12 @@ class Model:
 
     def op_to_torch(self, k: int, a: dict, records: Records) -> None:
         pass  # a torch tensor: nothing on a device, nothing hunt uses again
+
+    def op_to_string(self, k: int, a: dict, records: Records) -> None:
+        pass  # text: nothing written, no tensor made (which shard it shows where is the judge's locality)
+
+    def op_visualize_tensor(self, k: int, a: dict, records: Records) -> None:
+        pass  # a table: reads no device memory, writes none
 
     # writes ----------------------------------------------------------------------------------
     def _to_device(self, k: int, name: str, shards: dict[Coord, Spec]) -> None:

@@ -51,6 +51,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "trace": ("begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"),
     "opaque": ("opaque",),
+    "show": ("to_string", "visualize_tensor"),
 }
 
 _MODULE_OF = {name: module for module, names in MODULES.items() for name in names}
