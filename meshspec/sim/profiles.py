@@ -264,6 +264,16 @@ class VisualizeRemote(str, enum.Enum):
     TT_FATAL (ttnn/ttnn/distributed/distributed.py before PR #35464; issue #35441)."""
 
 
+class GraphCapture(str, enum.Enum):
+    LOCAL = "local"
+    """Graph capture tracks a device tensor's buffers on the coordinates this host owns only (PR
+    #47846, 2026-06; ttnn 0.81.1 by date, inferred)."""
+    EVERY_COORD = "every_coord"
+    """GraphProcessor::add_tensor asks the mesh buffer of every coordinate the tensor spans, and a
+    remote one throws: the capture stops at the first device op (ttnn/core/graph/graph_processor.cpp
+    before PR #47846; ttnn-visualizer issue #1672)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -379,6 +389,10 @@ RULES: dict[str, Rule] = {
             "marked": "shown as Remote, Unknown ID; ids asked of local devices only (PR #35464; ttnn 0.81.1's distributed.py)",
             "fatal": "get_device_id asked of every coordinate: TT_FATAL on the first remote one (before PR #35464; issue #35441)",
         }),
+        Rule("graph_capture", GraphCapture, "which coordinates graph capture tracks a device tensor's buffers on", {
+            "local": "the coordinates this host owns (PR #47846, 2026-06; ttnn 0.81.1 by date, inferred)",
+            "every_coord": "every coordinate the tensor spans: a remote one throws (graph_processor.cpp before PR #47846; ttnn-visualizer #1672)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -416,6 +430,7 @@ class Profile(Frozen):
     bank_check: BankCheck = BankCheck.CHECKED
     print_coords: PrintCoords = PrintCoords.OWN
     visualize_remote: VisualizeRemote = VisualizeRemote.MARKED
+    graph_capture: GraphCapture = GraphCapture.LOCAL
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 

@@ -112,6 +112,8 @@ class Runtime:
         """A chip's worker grid and DRAM bank count, where known: the cores a shard grid may name."""
         self._l1_banks = banks[0][0] * banks[0][1] if banks is not None else None
         self.capturing: Optional[str] = None
+        self.graph_capture = False
+        """Between ttnn.graph.begin_graph_capture and end_graph_capture: every device op's tensors are tracked."""
         """The trace being captured (begin_trace_capture), if any."""
         self.traces: dict[str, list] = {}
         """Trace name -> its captured steps: (op, arguments, the output tensor made at capture)."""

@@ -70,6 +70,7 @@ full_like                      input's tensor spec (one output spec for the mesh
 reallocate                     the input freed and its bytes copied into a new buffer on its recorded devices;
                                the input itself when another live handle holds its buffer (section 12)
 get_device_tensors             ``as[i]`` for each of the input's recorded devices, on the input's buffer
+begin/end_graph_capture        nothing written (tracking ops; an era whose capture throws stops the run)
 to_string, visualize_tensor    nothing written and no tensor made (printing reads the devices this host
                                holds; which shard it shows under which coordinate, on a multi-host mesh,
                                is the judge's locality finding, not a status this model compares)
@@ -467,6 +468,12 @@ class Model:
 
     def op_visualize_tensor(self, k: int, a: dict, records: Records) -> None:
         pass  # a table: reads no device memory, writes none
+
+    def op_begin_graph_capture(self, k: int, a: dict, records: Records) -> None:
+        pass  # tracking ops writes nothing (on several hosts an era's capture stops the run: an error, not a status)
+
+    def op_end_graph_capture(self, k: int, a: dict, records: Records) -> None:
+        pass
 
     # writes ----------------------------------------------------------------------------------
     def _to_device(self, k: int, name: str, shards: dict[Coord, Spec]) -> None:

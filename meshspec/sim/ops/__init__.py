@@ -52,6 +52,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "trace": ("begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"),
     "opaque": ("opaque",),
     "show": ("to_string", "visualize_tensor"),
+    "graph": ("begin_graph_capture", "end_graph_capture"),
 }
 
 _MODULE_OF = {name: module for module, names in MODULES.items() for name in names}

@@ -28,10 +28,11 @@ import numpy as np
 
 from ..device import NOTHING
 from ..imputation import union
-from ..mesh import Coord, Shape, coord_tuple
+from ..mesh import Coord, Shape, coord_tuple, fmt_coord
 from ..meshdevice import MeshDevice
 from ..placement import Placement, Replicate, Shard, Topology, as_label, has_partial
-from ..profiles import AllocationRecord, OpTopology
+from ...errors import TTFatal
+from ..profiles import AllocationRecord, GraphCapture, OpTopology
 from ..runtime import Runtime
 from ..spec import TensorSpec
 from ..tensor import DeviceTensor, HostShard, HostTensor, Provenance, Read, Record
@@ -203,6 +204,8 @@ def emit(
     widest, labelled ``label`` (None: the allocation's own), made from ``reads``. ``claims`` and
     ``layout``: how the op says its data is laid over the mesh (see
     :class:`~meshspec.sim.tensor.Provenance`). ``shards`` and ``reads`` are kept as they are."""
+    if rt.graph_capture:
+        tracked(rt, mesh, tuple(shards))
     widest = max([spec, *(s.spec for s in shards.values())], key=_bytes) if shards else spec
     out = allocation(rt, widest if _bytes(widest) > _bytes(spec) else spec, mesh, name, label)
     out.record.spec = rt.placed(spec)
@@ -215,6 +218,21 @@ def emit(
     out.provenance = Provenance(rt.step, rt.op, claims, layout, reads, dishonest, gathered_padding)
     rt.bind(name, out)
     return out
+
+
+def tracked(rt: Runtime, mesh: MeshDevice, devices: tuple[Coord, ...]) -> None:
+    """Graph capture tracks a device op's tensors (GraphProcessor::add_tensor): under the era's
+    ``every_coord`` rule it asks the mesh buffer of each of their devices, and on a multi-host mesh a
+    remote one throws (docs/semantics.md section 15)."""
+    if rt.hosts is None or rt.profile.graph_capture is not GraphCapture.EVERY_COORD:
+        return
+    remote = next((c for c in devices if not rt.is_local(mesh, c)), None)
+    if remote is not None:
+        raise TTFatal(
+            f"Attempted to access remote device from process that does not have it! (graph capture tracks every "
+            f"device of {rt.op}'s tensors, remote {fmt_coord(remote)} too: GraphProcessor::add_tensor before PR #47846, "
+            "ttnn-visualizer issue #1672)"
+        )
 
 
 def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray], shape_of: Callable[[tuple], tuple],
@@ -253,6 +271,8 @@ def per_device(rt: Runtime, a, name: str, fn: Callable[[np.ndarray], np.ndarray]
         if any(isinstance(p, Shard) for p in label.placements) and rt.profile.op_topology is not OpTopology.EXACT:
             dishonest = unplaced
     if view:
+        if rt.graph_capture:
+            tracked(rt, rt.mesh_of(src), tuple(rec.recorded))
         specs = {c: respec(s, shape_of(tuple(s.shape))) for c, s in rec.specs.items()}
         record = Record(out_spec, label, specs, tuple(rec.recorded), {c: rt.step for c in rec.specs})
         record.derive = lambda p: placements_of(p, rank)
