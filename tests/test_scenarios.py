@@ -177,6 +177,11 @@ EXPECTED = {
     ("multihost-graph-capture", "before-47846"): (set(), "Attempted to access remote device from process that does not have it!"),
     ("multihost-graph-capture", "current"): (set(), None),
     ("multihost-graph-capture", "reference"): (set(), None),
+    # section 15: a 32 MiB sharded write pins remote (0,0) (issue #48477, open in 0.81.1); the plain one passes
+    # since PR #46138; before it both fail; the reference pins local devices only.
+    ("multihost-write-pinning", "current"): (set(), "Cannot get device for remote device at coordinate MeshCoordinate([0, 0])"),
+    ("multihost-write-pinning", "before-46138"): (set(), "Cannot get device for remote device at coordinate MeshCoordinate([0, 0])"),
+    ("multihost-write-pinning", "reference"): (set(), None),
     # section 6: deallocate frees the buffer; a later use is an error in every era.
     **{
         ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")

@@ -274,6 +274,22 @@ class GraphCapture(str, enum.Enum):
     before PR #47846; ttnn-visualizer issue #1672)."""
 
 
+class WritePinning(str, enum.Enum):
+    MAPPED = "mapped"
+    """A host-to-device write of 32 MiB or more pins host memory for the devices it writes: a plain
+    host tensor (the 1x1 replicate path) for this host's devices only (PR #46138, 2026-06-04), a
+    mapped one for every device its shards go to, remote ones too, and get_device of a remote one is
+    TT_FATAL (PinnedMemoryCache::compute_device_ids checks contains() only; issue #48477, open;
+    ttnn 0.81.1)."""
+    EVERY = "every"
+    """Both paths pin every device they write, remote ones too (PR #41612's pinned writes before PR
+    #46138, 2026-04 to 2026-06)."""
+    LOCAL = "local"
+    """No write asks a remote device: only this host's devices are pinned and written (what PR
+    #46138 does for the 1x1 path, for every write: meshspec's reference; and every era before PR
+    #41612's pinned writes, 2026-04)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -393,6 +409,11 @@ RULES: dict[str, Rule] = {
             "local": "the coordinates this host owns (PR #47846, 2026-06; ttnn 0.81.1 by date, inferred)",
             "every_coord": "every coordinate the tensor spans: a remote one throws (graph_processor.cpp before PR #47846; ttnn-visualizer #1672)",
         }),
+        Rule("write_pinning", WritePinning, "which devices a write of 32 MiB or more pins host memory for, on a multi-host mesh", {
+            "mapped": "a plain tensor this host's devices (PR #46138); a mapped one's every device, remote too: TT_FATAL (issue #48477, open; ttnn 0.81.1)",
+            "every": "every device written, remote ones too, plain or mapped (pinned writes before PR #46138)",
+            "local": "this host's devices only (meshspec's reference; and every era before PR #41612's pinned writes)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -431,6 +452,7 @@ class Profile(Frozen):
     print_coords: PrintCoords = PrintCoords.OWN
     visualize_remote: VisualizeRemote = VisualizeRemote.MARKED
     graph_capture: GraphCapture = GraphCapture.LOCAL
+    write_pinning: WritePinning = WritePinning.MAPPED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -484,6 +506,7 @@ PROFILES: dict[str, Profile] = {
             uneven_row_major_shards=UnevenRowMajorShards.REFUSED,
             dram_grid_rows=DramGridRows.ALIASED,
             bank_check=BankCheck.UNCHECKED,
+            write_pinning=WritePinning.LOCAL,
         ),
         Profile(
             "unpopulated",
@@ -499,6 +522,7 @@ PROFILES: dict[str, Profile] = {
             uneven_row_major_shards=UnevenRowMajorShards.REFUSED,
             dram_grid_rows=DramGridRows.ALIASED,
             bank_check=BankCheck.UNCHECKED,
+            write_pinning=WritePinning.LOCAL,
         ),
         Profile(
             "reference",
@@ -510,6 +534,7 @@ PROFILES: dict[str, Profile] = {
             Composer.CURRENT,
             CopyCheck.EVERY_SHARD,
             handles=Handles.OWN,
+            write_pinning=WritePinning.LOCAL,
             op_topology=OpTopology.EXACT,
             ccl_devices=CclDevices.TENSOR,
             host_alloc_topology=HostAllocTopology.MESH,

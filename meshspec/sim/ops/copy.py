@@ -15,7 +15,7 @@ from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
 from .fields import Name
-from .transfer import one_buffer_to_many, packed_size_check, same_spec
+from .transfer import one_buffer_to_many, packed_size_check, pinned, same_spec
 
 
 class CopyHostToDevice(Typed):
@@ -31,6 +31,7 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
     mesh = rt.mesh_of(dev)
     shards = rt.shards_to_write(host, mesh)  # coordinates as they are, on dst's mesh
     _check(rt, host, dev, shards)
+    pinned(rt, host, mesh, shards)
     rt.write(dev, host, shards)
     rec = dev.record
     rule = rt.profile.copy

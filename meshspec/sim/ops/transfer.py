@@ -16,10 +16,10 @@ from ...errors import TTFatal
 from ..compose import compose
 from ..events import Composed
 from ..mapping import Distribution, distribute, single
-from ..mesh import Coord, Shape, block, fmt_coord, fmt_shape, volume
+from ..mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..meshdevice import MeshDevice
 from ..placement import Shard
-from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, ReadBuffers, ToDeviceRecord
+from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, ReadBuffers, ToDeviceRecord, WritePinning
 from ..readback import read
 from ..runtime import Runtime, work_bytes
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
@@ -50,8 +50,37 @@ def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDev
     placed = {c: rt.placed(s) for c, s in specs.items()}  # the grid the era records (section 16)
     record = Record(rt.placed(host.spec.with_memory(*memory)), topology, placed, recorded, {c: rt.step for c in mesh.coords})
     dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
+    pinned(rt, host, mesh, shards)
     rt.write(dev, host, shards)
     rt.bind(name, dev)
+
+
+PINNED_WRITE_BYTES = 32 << 20
+"""A write of a host tensor this large or larger tries pinned host memory (issue #25673, a
+maintainer, 2026-06-01: "Anything 32 MB or bigger will try to use pinned memory"; PR #44467 turned
+the cache on by default). Measured on the host tensor's bytes *(inferred: the comment does not say
+of what)*."""
+
+
+def pinned(rt: Runtime, host: HostTensor, mesh: MeshDevice, shards: dict) -> None:
+    """A write of ``host``'s ``shards`` pins host memory for their devices when it is large; on a
+    multi-host mesh the era's ``write_pinning`` rule says whether a remote device is asked for too,
+    which is ttnn's TT_FATAL (docs/semantics.md section 15)."""
+    rule = rt.profile.write_pinning
+    if rt.hosts is None or rule is WritePinning.LOCAL:
+        return
+    if rule is WritePinning.MAPPED and host.plain:  # the 1x1 replicate path pins local devices only (PR #46138)
+        return
+    size = sum(s.spec.buffer_bytes for s in host.shards.values())
+    if size < PINNED_WRITE_BYTES:
+        return
+    remote = next((c for c in sorted(shards) if not rt.is_local(mesh, c)), None)
+    if remote is not None:
+        raise TTFatal(
+            f"Cannot get device for remote device at coordinate {ttnn_shape(remote, 'MeshCoordinate')} (a write of "
+            f"{size >> 20} MiB pins host memory for every device it writes, another host's too: "
+            "PinnedMemoryCache::compute_device_ids, issue #48477)"
+        )
 
 
 def one_buffer_to_many(host: HostTensor, mesh) -> bool:
