@@ -1,0 +1,157 @@
+"""Multi-host meshes (docs/semantics.md section 15): which host owns which devices, what each call
+sees on a host that holds only some of them, and the eras of issues #48267, #35441, #48477 and
+ttnn-visualizer #1672. The mock cannot run several hosts: the expectations come from tt-metal's
+source as section 15 cites it, worked out by hand."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+
+import pytest
+
+from meshspec.errors import ScenarioError
+from meshspec.judge.findings import Judge
+from meshspec.render import render
+from meshspec.runner import run
+from meshspec.scenario.loader import load
+from meshspec.sim.events import Shown
+from meshspec.sim.hosts import Hosts, host_blocks, topology_error
+from meshspec.sim.tensor import Read
+
+T3K_HOST1 = "mesh: t3k\nhosts: {topology: [1, 2], rank: 1}\n"
+SHARDED = "  - from_torch: {as: host, shape: [1, 8, 32, 32], data: {random: 5}, mesh_mapper: {shard: 1}}\n" \
+          "  - to_device: {src: host, as: dev}\n"
+
+
+def scenario(tmp_path, head: str, steps: str, name: str = "s.yaml"):
+    path = tmp_path / name
+    path.write_text(f"meshspec: 1\n{head}steps:\n{steps}")
+    return path
+
+
+def kinds(report) -> set:
+    return {(f.kind.value, f.device) for f in report.findings}
+
+
+# -- who owns what (tt_metal/fabric/mesh_graph.cpp @ 00da45c5) -----------------------------------
+@pytest.mark.parametrize("mesh, hosts, blocks", [
+    ((2, 4), (1, 2), (((0, 0), (1, 1)), ((0, 2), (1, 3)))),  # t3k_dual_host_mesh_graph_descriptor
+    ((8, 8), (1, 2), (((0, 0), (7, 3)), ((0, 4), (7, 7)))),  # dual_galaxy_mesh_graph_descriptor
+    ((8, 16), (1, 4), (((0, 0), (7, 3)), ((0, 4), (7, 7)), ((0, 8), (7, 11)), ((0, 12), (7, 15)))),  # quad_galaxy
+    ((8, 4), (2, 2), (((0, 0), (3, 1)), ((0, 2), (3, 3)), ((4, 0), (7, 1)), ((4, 2), (7, 3)))),  # ranks row-major
+])
+def test_each_rank_owns_its_block_of_the_mesh(mesh, hosts, blocks):
+    assert host_blocks(mesh, hosts) == blocks
+    for c in itertools.product(*(range(n) for n in mesh)):  # every device: one owner, local to it alone
+        owners = [r for r in range(len(blocks)) if Hosts(mesh, hosts, r).is_local(c)]
+        assert owners == [Hosts(mesh, hosts, 0).owner(c)]
+
+
+def test_a_topology_that_does_not_cut_the_mesh_is_the_mesh_graphs_error():
+    assert topology_error((2, 4), (3, 1)).startswith("MeshGraph: Mesh shape 2x4 must be divisible by host shape 3x1")
+    assert topology_error((8, 8), (1, 2)) is None
+
+
+@pytest.mark.parametrize("hosts, where, words", [
+    ("{topology: [3, 1], rank: 0}", ":3:19:", "MeshGraph: Mesh shape 2x4 must be divisible by host shape 3x1"),
+    ("{topology: [1, 2], rank: 2}", ":3:33:", "hosts.rank: 2 is not a host of topology [1, 2], which has 2 (ranks 0 to 1"),
+])
+def test_a_bad_hosts_field_is_one_line_at_its_place(tmp_path, hosts, where, words):
+    path = scenario(tmp_path, f"mesh: t3k\nhosts: {hosts}\n", SHARDED)
+    with pytest.raises(ScenarioError) as err:
+        load(path)
+    text = str(err.value)
+    assert words in text and "\n" not in text
+    assert f":{err.value.line}:{err.value.column}:" == where
+
+
+# -- to_string (issue #48267, PR #52708) --------------------------------------------------------
+def test_printing_on_rank_0_before_52708_drops_shards_without_mislabelling(tmp_path):
+    """PR #52708's own account of rank 0: (0,0) and (0,1) printed, correctly labelled "by luck",
+    and (1,0), (1,1) left out (paired with remote (0,2) and (0,3))."""
+    head = "mesh: t3k\nhosts: {topology: [1, 2], rank: 0}\nprofile: {base: current, print_coords: prefix}\n"
+    report = run(load(scenario(tmp_path, head, SHARDED + "  - to_string: {tensor: dev}\n")))
+    assert kinds(report) == {("locality", (1, 0)), ("locality", (1, 1))}
+    assert all("left it out" in f.message for f in report.findings)
+
+
+def test_printing_on_rank_1_before_52708_shows_shards_under_other_coordinates(tmp_path):
+    head = T3K_HOST1 + "profile: {base: current, print_coords: prefix}\n"
+    report = run(load(scenario(tmp_path, head, SHARDED + "  - to_string: {tensor: dev}\n")))
+    shown = sorted((f.device, f.message.split("showed the shard of ")[1][:5]) for f in report.findings if "showed" in f.message)
+    assert shown == [((0, 2), "(1,2)"), ((0, 3), "(1,3)")]
+
+
+def test_one_host_prints_every_shard_under_its_own_coordinate_in_either_era(tmp_path):
+    head = "mesh: t3k\nprofile: {base: current, print_coords: prefix}\n"
+    assert run(load(scenario(tmp_path, head, SHARDED + "  - to_string: {tensor: dev}\n"))).findings == ()
+
+
+def test_a_call_that_reads_a_remote_device_is_a_locality_finding():
+    """The judge's side alone: a read of a device outside the host's own is reported where it happened."""
+    judge = Judge((2, 4), {3: "to_string"})
+    remote = Read("dev", (0, 0), 1, 0, True, None, None, 2048, True, 1)
+    found = judge.step({}, [Shown(3, "to_string", "dev", (((0, 0), (0, 0)),), (), frozenset({(0, 2)}), (remote,))], set())
+    assert [(f.kind.value, f.device, f.step) for f in found] == [("locality", (0, 0), 3)]
+    assert "another host owns it" in found[0].message
+
+
+# -- visualize_tensor (issue #35441, PR #35464) --------------------------------------------------
+def test_visualize_before_35464_fails_on_the_first_remote_coordinate(tmp_path):
+    head = "mesh: t3k\nhosts: {topology: [1, 2], rank: 0}\nprofile: {base: current, visualize_remote: fatal}\n"
+    report = run(load(scenario(tmp_path, head, SHARDED + "  - visualize_tensor: {tensor: dev}\n")))
+    assert report.error.message.startswith("Cannot get device for remote device at coordinate MeshCoordinate([0, 2])")
+
+
+# -- what a host holds: get_device_tensors (issue #22042), cpu ------------------------------------
+def test_get_device_tensors_gives_the_local_parts_only(tmp_path):
+    report = run(load(scenario(tmp_path, T3K_HOST1, SHARDED + "  - get_device_tensors: {tensor: dev, as: parts}\n")))
+    parts = sorted((t.name, tuple(v.coord for v in t.devices if v.recorded)) for t in report.tensors if t.name.startswith("parts["))
+    assert [c for _, c in parts] == [((0, 2),), ((0, 3),), ((1, 2),), ((1, 3),)]
+
+
+def test_reading_back_remote_devices_is_refused_in_one_line(tmp_path):
+    report = run(load(scenario(tmp_path, T3K_HOST1, SHARDED + "  - cpu: {tensor: dev, as: back}\n")))
+    assert "MeshCoordinate([0, 0]) first: meshspec does not model reading back" in report.error.message
+    assert "\n" not in report.error.message
+
+
+def test_reshaping_a_multi_host_mesh_is_refused(tmp_path):
+    report = run(load(scenario(tmp_path, T3K_HOST1, "  - MeshDevice.reshape: {shape: [1, 8]}\n")))
+    assert report.error is not None and "not modelled" in report.error.message
+
+
+# -- large writes (issue #48477, PR #46138) ------------------------------------------------------
+def test_a_small_write_takes_no_pinned_memory(tmp_path):
+    assert run(load(scenario(tmp_path, T3K_HOST1, SHARDED))).error is None  # 16 KiB: under 32 MiB
+
+
+def test_a_large_write_on_rank_0_asks_its_first_remote_device(tmp_path):
+    steps = "  - from_torch: {as: w, shape: [1, 8, 1024, 2048], mesh_mapper: {shard: 1}}\n  - to_device: {src: w, as: d}\n"
+    head = "mesh: t3k\nhosts: {topology: [1, 2], rank: 0}\ndata: none\n"
+    report = run(load(scenario(tmp_path, head, steps)))
+    assert report.error.message.startswith("Cannot get device for remote device at coordinate MeshCoordinate([0, 2])")
+    assert run(load(scenario(tmp_path, head, steps)), "reference").error is None
+
+
+# -- graph capture (ttnn-visualizer #1672, PR #47846) --------------------------------------------
+def test_graph_capture_on_one_host_tracks_every_device_without_harm(tmp_path):
+    head = "mesh: t3k\nprofile: {base: current, graph_capture: every_coord}\n"
+    steps = "  - begin_graph_capture: {}\n" + SHARDED + "  - neg: {tensor: dev, as: y}\n  - end_graph_capture: {}\n"
+    report = run(load(scenario(tmp_path, head, steps)))
+    assert report.error is None and report.findings == ()
+
+
+# -- reports say which devices are local ---------------------------------------------------------
+def test_reports_name_the_host_and_its_devices_and_the_line_pastes_back(tmp_path):
+    report = run(load(scenario(tmp_path, T3K_HOST1, SHARDED)))
+    assert json.loads(render([report], "json"))["hosts"] == {"topology": [1, 2], "rank": 1, "local": [[0, 2], [1, 3]]}
+    text = render([report], "table")
+    line = next(l for l in text.splitlines() if l.startswith("hosts: "))
+    assert "local (0,2)..(1,3)" in line
+    pasted = re.match(r"(hosts: \{[^}]*\})", line).group(1)
+    again = load(scenario(tmp_path, f"mesh: t3k\n{pasted}\n", SHARDED, "again.yaml"))
+    assert again.hosts == Hosts((2, 4), (1, 2), 1)
+    assert "local to host 1: (0,2)..(1,3)" in render([report], "table")
