@@ -30,6 +30,13 @@ KNOWN: dict[str, str] = {
     "galaxy-eltwise-mul-2d-fracture": "ttnn.mul runs a device kernel (eltwise_binary_sfpu_no_bcast), which the mock cannot compile: "
     "the real run stops there",
     "traced-decode-seed": "its trace captures an all_gather, which the mock cannot run (device kernels over the fabric)",
+    # the mock runs one host (docs/semantics.md section 15): a multi-host scenario's errors are not the mock's
+    "multihost-visualize-remote": "ttnn.visualize_tensor imports rich, which the mock's environment lacks (No module named 'rich'); "
+    "on one host it would show every device, as the simulation's current era does",
+    "multihost-graph-capture": "graph capture in ttnn 0.81.1 traces to_device with torch, which the mock's Python 3.10 environment "
+    "lacks (No module named 'torch')",
+    "multihost-write-pinning": "the mock runs one host: its 32 MiB write owns every device and pins no remote one, where the "
+    "simulation's host 1 of two fails as issue #48477 says",
 }
 
 

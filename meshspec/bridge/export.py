@@ -466,9 +466,26 @@ EMITTERS: dict[str, Emitter] = {
     "dump_tensor": dump,
     "load_tensor": load,
     "as_tensor": as_tensor,
+    "to_string": lambda a, ctx: [f"show({ctx.var(a.tensor)})"],
+    "visualize_tensor": lambda a, ctx: [f"ttnn.visualize_tensor({ctx.var(a.tensor)})"],
+    "begin_graph_capture": lambda a, ctx: ["graph_capture(True)"],
+    "end_graph_capture": lambda a, ctx: ["graph_capture(False)"],
 }
 
 HELPERS = '''
+def show(t):
+    """print(t): Tensor.__repr__, which is ttnn::to_string."""
+    print(t)
+
+
+def graph_capture(begin):
+    """ttnn.graph.begin_graph_capture(RunMode.NORMAL), or end_graph_capture() (its graph unused)."""
+    if begin:
+        ttnn.graph.begin_graph_capture(ttnn.graph.RunMode.NORMAL)
+    else:
+        ttnn.graph.end_graph_capture()
+
+
 def ccl_semaphores(mesh_device, n):
     """n global semaphores on every worker core, as the experimental CCLs take them."""
     grid = mesh_device.compute_with_storage_grid_size()
