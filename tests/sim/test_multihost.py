@@ -155,3 +155,19 @@ def test_reports_name_the_host_and_its_devices_and_the_line_pastes_back(tmp_path
     again = load(scenario(tmp_path, f"mesh: t3k\n{pasted}\n", SHARDED, "again.yaml"))
     assert again.hosts == Hosts((2, 4), (1, 2), 1)
     assert "local to host 1: (0,2)..(1,3)" in render([report], "table")
+
+
+def test_printing_a_host_tensor_shows_the_shards_this_host_loads():
+    """A DistributedHostBuffer holds the local shards only (PRs #22653, #22848): host 1 prints 4 of 8."""
+    from meshspec.runner import execute
+    from meshspec.sim.profiles import get_profile
+    from meshspec.sim.runtime import Runtime
+    from conftest import make_scenario
+
+    s = make_scenario([{"from_torch": {"as": "h", "shape": [1, 8, 32, 32], "mesh_mapper": {"shard": 1}}},
+                       {"to_string": {"tensor": "h"}}], "t3k")
+    rt = Runtime(s.mesh_shape, get_profile("current"), hosts=Hosts((2, 4), (1, 2), 1))
+    for step in s.steps:
+        done = execute(rt, step)
+    (event,) = [e for e in done.events if isinstance(e, Shown)]
+    assert [at for at, _ in event.shown] == [(0, 2), (0, 3), (1, 2), (1, 3)]

@@ -61,10 +61,16 @@ def paired(held: tuple[Coord, ...], spans: tuple[Coord, ...], local, rule: Print
     return tuple((at, whose) for at, whose in zip(spans, held) if local(at))
 
 
+def host_shards(rt: Runtime, t) -> tuple[Coord, ...]:
+    """The shards of host tensor ``t`` this process holds: all on one host; on several, those of
+    its own devices (a DistributedHostBuffer holds the local shards only, PRs #22653 and #22848)."""
+    return tuple(sorted(c for c in t.shards if rt.hosts is None or rt.hosts.is_local(c)))
+
+
 def to_string(rt: Runtime, a: ToString) -> None:
     t = rt.item(a.tensor)
-    if not isinstance(t, DeviceTensor):  # a host tensor's shards are all in this process
-        shards = tuple(sorted(t.shards))
+    if not isinstance(t, DeviceTensor):
+        shards = host_shards(rt, t)
         rt.events.append(Shown(rt.step, rt.op, a.tensor, tuple((c, c) for c in shards), shards, None))
         return
     dev = rt.device(a.tensor)
@@ -81,7 +87,7 @@ def to_string(rt: Runtime, a: ToString) -> None:
 def visualize_tensor(rt: Runtime, a: VisualizeTensor) -> None:
     t = rt.item(a.tensor)
     if not isinstance(t, DeviceTensor):
-        shards = tuple(sorted(t.shards))
+        shards = host_shards(rt, t)
         rt.events.append(Shown(rt.step, rt.op, a.tensor, tuple((c, c) for c in shards), shards, None))
         return
     dev = rt.device(a.tensor)
