@@ -74,7 +74,7 @@ def check_profile_option(profile: Optional[str], scenarios: Sequence = ()) -> No
 
     own = [n for path in scenarios for n in defined_profiles(path)]
     if profile not in own:
-        valid = list(PROFILES) + list(dict.fromkeys(own)) + ["all"]
+        valid = list(PROFILES) + ["all"] + list(dict.fromkeys(own))  # the scenarios' own last: a long list is cut there
         raise UsageError(f"unknown profile {profile!r}{did_you_mean(profile, valid)}; {one_of(valid)}")
 
 
