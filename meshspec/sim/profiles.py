@@ -290,6 +290,18 @@ class WritePinning(str, enum.Enum):
     #41612's pinned writes, 2026-04)."""
 
 
+class ReplicatedDistribution(str, enum.Enum):
+    FLAT = "flat"
+    """``replicate_tensor_to_mesh_mapper`` (what ``ReplicateTensorToMesh`` wraps) records a 1-D
+    distribution of every device, ``(num_devices) [R]``, whatever the mesh's shape: its config's
+    ``mesh_shape_override`` is ``MeshShape(mesh_device.num_devices())`` (distributed_tensor.cpp);
+    tt-metal issue #28755 (2025-09-17, "Tensor topology shape is being squeezed from 1x8 by 8");
+    ttnn 0.66.0, 0.67.0 and 0.81.1 (observed, tests/golden ``replicated_distribution``)."""
+    MESH = "mesh"
+    """The mesh's shape with a Replicate per axis, as ``create_mesh_mapper`` with a Replicate per
+    axis records it: ``(1, 8) [R, R]`` on a 1x8 mesh (what #28755 asks for; meshspec's reference)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -414,6 +426,10 @@ RULES: dict[str, Rule] = {
             "every": "every device written, remote ones too, plain or mapped (pinned writes before PR #46138)",
             "local": "this host's devices only (meshspec's reference; and every era before PR #41612's pinned writes)",
         }),
+        Rule("replicated_distribution", ReplicatedDistribution, "the distribution shape the replicate mapper records", {
+            "flat": "(num_devices) [R] whatever the mesh: a 1x8 mesh records (8) (distributed_tensor.cpp; issue #28755; ttnn 0.66.0 to 0.81.1, observed)",
+            "mesh": "the mesh's shape, a Replicate per axis: (1, 8) [R, R] on a 1x8 mesh (what #28755 asks for; meshspec's reference)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -453,6 +469,7 @@ class Profile(Frozen):
     visualize_remote: VisualizeRemote = VisualizeRemote.MARKED
     graph_capture: GraphCapture = GraphCapture.LOCAL
     write_pinning: WritePinning = WritePinning.MAPPED
+    replicated_distribution: ReplicatedDistribution = ReplicatedDistribution.FLAT
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -539,6 +556,7 @@ PROFILES: dict[str, Profile] = {
             ccl_devices=CclDevices.TENSOR,
             host_alloc_topology=HostAllocTopology.MESH,
             shard_grid=ShardGrid.CLAMPED,
+            replicated_distribution=ReplicatedDistribution.MESH,
         ),
         _changes_current(
             "auto-compose",

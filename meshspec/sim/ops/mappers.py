@@ -38,6 +38,9 @@ class MapperChoice(Frozen):
     """Made by ``ReplicateTensorToMesh``: ``as_tensor`` caches such a tensor unsharded."""
     text: str
     """The mapper as ttnn code."""
+    replicate: bool = False
+    """``replicate_tensor_to_mesh_mapper`` (or ``ReplicateTensorToMesh``): ``[Replicate]`` over
+    ``(num_devices)``, which the rule ``replicated_distribution`` may record as the mesh's shape."""
 
 
 class ComposerChoice(Frozen):
@@ -64,7 +67,7 @@ def mapper_choice(m: Any, num_devices: Callable[[Optional[str]], int]) -> Mapper
     if isinstance(m, str):
         wrapper = m == "ReplicateTensorToMesh"
         call = "ttnn.ReplicateTensorToMesh(mesh_device)" if wrapper else "ttnn.replicate_tensor_to_mesh_mapper(mesh_device)"
-        return MapperChoice((Replicate(),), (num_devices(None),), None, None, wrapper, call)
+        return MapperChoice((Replicate(),), (num_devices(None),), None, None, wrapper, call, replicate=True)
     if isinstance(m, f.ShardPlacement):
         return MapperChoice((Shard(m.shard),), (num_devices(None),), None, None, False, f"ttnn.shard_tensor_to_mesh_mapper(mesh_device, {m.shard})")
     if isinstance(m, f.PlacementsMapper):
@@ -74,7 +77,8 @@ def mapper_choice(m: Any, num_devices: Callable[[Optional[str]], int]) -> Mapper
     if isinstance(inner, f.ShardToMesh):
         return MapperChoice((Shard(inner.dim),), (num_devices(inner.mesh_device),), None, inner.mesh_device, False, f"ttnn.{key}(mesh_device, {inner.dim})")
     if isinstance(inner, f.ReplicateToMesh):
-        return MapperChoice((Replicate(),), (num_devices(inner.mesh_device),), None, inner.mesh_device, key == "ReplicateTensorToMesh", f"ttnn.{key}(mesh_device)")
+        return MapperChoice((Replicate(),), (num_devices(inner.mesh_device),), None, inner.mesh_device, key == "ReplicateTensorToMesh",
+                            f"ttnn.{key}(mesh_device)", replicate=True)
     if isinstance(inner, f.Shard2d):
         placements = tuple(Replicate() if d is None else Shard(d) for d in inner.dims)
         text = f"ttnn.ShardTensor2dMesh(mesh_device, mesh_shape={tuple(inner.mesh_shape)}, dims={tuple(inner.dims)})"

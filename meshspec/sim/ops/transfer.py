@@ -18,8 +18,8 @@ from ..events import Composed
 from ..mapping import Distribution, distribute, single
 from ..mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..meshdevice import MeshDevice
-from ..placement import Shard
-from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, ReadBuffers, ToDeviceRecord, WritePinning
+from ..placement import Replicate, Shard
+from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, ReadBuffers, ReplicatedDistribution, ToDeviceRecord, WritePinning
 from ..readback import read
 from ..runtime import Runtime, work_bytes
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
@@ -177,7 +177,10 @@ def distribution(rt: Runtime, shape: Shape, choice: Optional[MapperChoice], mesh
     if choice is None:
         return single(mesh.shape, shape), True
     check_offset(rt, choice.offset)
-    return distribute(shape, mesh.shape, choice.placements, choice.override, rt.profile.mapper, choice.offset), False
+    placements, override = choice.placements, choice.override
+    if choice.replicate and rt.profile.replicated_distribution is ReplicatedDistribution.MESH:
+        placements, override = (Replicate(),) * len(mesh.shape), None  # the mesh's shape, not (num_devices) (#28755)
+    return distribute(shape, mesh.shape, placements, override, rt.profile.mapper, choice.offset), False
 
 
 def _values(rt: Runtime, a: TensorFields, shape: Shape, dtype: DataType) -> np.ndarray:
