@@ -43,6 +43,11 @@ EXPECTED = {
     # section 22: issue #28755: a replicated tensor on 1x8 is recorded (8) in every era, (1, 8) under the
     # reference; the data is the same, so no profile finds anything (the expect block checks the record).
     **{("replicated-1x8-distribution", p): (set(), None) for p in ("current", "reference")},
+    # section 22: ttnn.all_gather gathered the tile padding as data in 2024 (issue #11013) and, with a
+    # cluster axis, kept a logical window over the padded tiles in 2025 (issue #21964); user profiles.
+    ("all-gather-padding-2024", "all-gather-2024"): ({("padding_gathered", None)}, None),
+    ("all-gather-padding-window", "all-gather-cluster-axis-2025"): ({("padding_gathered", None)}, None),
+    **{(n, p): (set(), None) for n in ("all-gather-padding-2024", "all-gather-padding-window") for p in ("current", "reference")},
     # section 12: a reshape view shares the buffer: deallocating it frees the original (issue #31145),
     # whose read-back is a use after free; the view's label keeps Shard(3) except under reference.
     **{("reshape-alias-deallocate", p): ({("topology_stale", None), ("use_after_free", None)}, "freed by step 2")

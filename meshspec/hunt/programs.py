@@ -82,6 +82,7 @@ RULE_OPS: dict[str, tuple[str, ...]] = {
     "op_topology": ("squeeze", "unsqueeze", "permute", "neg", "add"),
     "ccl_topology": ("all_gather", "all_gather_async"),
     "ccl_padding": ("all_gather_async",),
+    "gather_padding": ("all_gather",),
     "handles": (),  # get_device_tensors, combine_device_tensors: not written by hunt
     "cache_topology": (),  # dump_tensor, load_tensor
     "mapper_offset": (),  # mesh_offset_override

@@ -134,11 +134,29 @@ class CclPadding(str, enum.Enum):
     LOGICAL = "logical"
     """A gather concatenates each device's logical shard; tile padding stays padding (its output
     spec is the logical shape with the gather dim times the ring; ttnn 0.81.1). ``ttnn.all_gather``
-    is logical in every era found, whatever this rule (docs/semantics.md section 12)."""
+    has a rule of its own, :class:`GatherPadding` (its eras are not all_gather_async's)."""
     PADDED = "padded"
     """all_gather_async builds its output spec from the padded shape (PR #19575, 2025-03-24:
     ``get_padded_shape()`` with a TODO to use the logical one), so each shard's tile padding is
     gathered as data (issue #24399, 2025-06-30: "doesn't do unpad at the end")."""
+
+
+class GatherPadding(str, enum.Enum):
+    LOGICAL = "logical"
+    """``ttnn.all_gather`` concatenates each device's logical shard: its output spec is the logical
+    shape with the gather dim times the ring, and the 2025 wrapper padded the input to whole tiles
+    and cut each device's part back out (``ttnn::ccl::unpad_output_tensor``, PR #16347); ttnn 0.81.1."""
+    PADDED = "padded"
+    """all_gather's output shape was the input's legacy (padded) shape with the gather dim times
+    the ring (``compute_output_shapes``: ``get_legacy_shape()``, all_gather_op.cpp @ 00324ac3, 2024),
+    so each shard's tile padding is gathered as data (issue #11013, 2024-08-01, line_all_gather of
+    ``[1, 1, 8[32], 1024]``; its V1 CCL subtask #16392 closed by PR #16347, 2025-01)."""
+    WINDOW = "window"
+    """The 2025 ``all_gather(..., cluster_axis, mesh_device)`` overload neither padded nor unpadded
+    around the device op, whose output spec is logical while its kernel moves whole tiles: the
+    output's logical extent holds the shards' tiles back to back, padding and all, and the last
+    shards fall past it (issue #21964, 2025-05-12: "the output tensor includes unexpected 0.0
+    values"). Without a cluster axis the unpadding overload runs: logical."""
 
 
 class CclDevices(str, enum.Enum):
@@ -364,9 +382,14 @@ RULES: dict[str, Rule] = {
                         "per axis, the legacy label and a warning where none is honest (ccl_topology_utils.cpp; ttnn 0.81.1)",
             "union": "all_gather_async and all_reduce keep the input's label (#38371, #50657); all_gather replicates Shard(dim) (PR #30684)",
         }),
-        Rule("ccl_padding", CclPadding, "what all_gather_async (not all_gather, logical in every era) does with tile padding", {
+        Rule("ccl_padding", CclPadding, "what all_gather_async does with tile padding (ttnn.all_gather: gather_padding)", {
             "logical": "the logical shards concatenated, the padding left out (the logical output spec; ttnn 0.81.1)",
             "padded": "the padded shards concatenated: padding rows become data (PR #19575's output spec; issue #24399)",
+        }),
+        Rule("gather_padding", GatherPadding, "what ttnn.all_gather does with tile padding", {
+            "logical": "the logical shards concatenated, the padding left out (unpad_output_tensor, PR #16347; ttnn 0.81.1)",
+            "padded": "the output from the padded (legacy) shape: padding rows become data (all_gather_op.cpp 2024; issue #11013)",
+            "window": "with a cluster_axis: a logical output over the padded tiles, padding in it and the last shards cut off (issue #21964)",
         }),
         Rule("ccl_devices", CclDevices, "which devices a collective gathers or reduces over", {
             "mesh": "the mesh's groups, whatever devices the tensor is on (issue #31845, open; ttnn 0.81.1)",
@@ -455,6 +478,7 @@ class Profile(Frozen):
     op_topology: OpTopology = OpTopology.IMPUTED
     ccl_topology: CclTopology = CclTopology.PER_AXIS
     ccl_padding: CclPadding = CclPadding.LOGICAL
+    gather_padding: GatherPadding = GatherPadding.LOGICAL
     ccl_devices: CclDevices = CclDevices.MESH
     host_alloc_topology: HostAllocTopology = HostAllocTopology.DEFAULT
     unit_mesh: UnitMesh = UnitMesh.MESH

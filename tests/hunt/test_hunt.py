@@ -335,11 +335,31 @@ def test_a_one_device_mesh_and_a_short_time_budget_hold(tmp_path, monkeypatch):
 
     one = [("n150", SYSTEMS["n150"].shape), ([1, 1], (1, 1))]
     hunt(Target("current", "reference"), one, VOCABULARY, seed=0, examples=30)  # helper-13: ZeroDivisionError
-    # 300 steps end in seed 0's first shrink; where they end moves with the number of rules the pair differs
-    # in (each difference found is attributed by flipping every one): 200 did before section 16's four rules
-    deadline, now = _step_clock(300)
-    late = []
+    # Where seed 0's first shrink starts moves with every rule the pair differs in (each difference
+    # found is attributed by flipping every one): a first hunt finds that step, the second's deadline
+    # falls a few steps into the shrink.
+    import meshspec.hunt.hunt as hunt_module
+
+    class _ShrinkStarted(Exception):
+        pass
+
+    count = [0]
     real = runner.execute
+
+    def counted(rt, step):
+        count[0] += 1
+        return real(rt, step)
+
+    def first_shrink(*args, **kwargs):
+        raise _ShrinkStarted
+
+    monkeypatch.setattr(runner, "execute", counted)
+    with monkeypatch.context() as m:
+        m.setattr(hunt_module, "shrink", first_shrink)
+        with pytest.raises(_ShrinkStarted):
+            hunt(Target("uniform-by-value", "reference"), [([8, 8], (8, 8))], VOCABULARY, seed=0, examples=10_000)
+    deadline, now = _step_clock(count[0] + 5)
+    late = []
 
     def execute(rt, step):
         if now[0] >= deadline.at:  # a step started after the deadline: noted, and the hunt stopped at once

@@ -45,7 +45,9 @@ all_gather(_async)             every device of the mesh (the CCLs take their dev
                                spec (one program for the mesh: compute_output_specs takes the tensor spec,
                                all_gather_device_operation.cpp @ 00555207), and writes the output spec: the
                                input's tensor spec with the gather dim times the group (compute_output_specs;
-                               all_gather_async under ccl_padding ``padded``: of the padded shape). Under
+                               all_gather_async under ccl_padding ``padded``, all_gather under gather_padding
+                               ``padded``: of the padded shape; gather_padding ``window`` writes the logical
+                               spec, its padding judged by meshspec alone). Under
                                ccl_devices ``tensor`` (the reference) only the devices the input's topology
                                lists run, each group cut to them (what #31845 asks)
 exp, relu, gelu, clone,        as permute: on every device the input records, read it by its spec there,
@@ -351,6 +353,9 @@ class Model:
     mesh_shape: tuple[int, ...]
     ccl_padded: bool = False
     """The profile's ccl_padding is ``padded``: all_gather_async gathers tile padding as data."""
+    gather_padded: bool = False
+    """The profile's gather_padding is ``padded``: all_gather's output is the padded shape times the
+    ring, the tile padding gathered as data (issue #11013; docs/semantics.md section 22)."""
     ccl_tensor: bool = False
     """The profile's ccl_devices is ``tensor`` (the reference): a collective runs on the devices the
     input's topology lists, each group cut to them (what tt-metal issue #31845 asks)."""
@@ -630,7 +635,8 @@ class Model:
     op_reduce_scatter_minimal_async = op_reduce_scatter
 
     def op_all_gather(self, k: int, a: dict, records: Records) -> None:
-        self._gather(k, "all_gather", a, records, False)
+        spec = records[a["tensor"]].spec
+        self._gather(k, "all_gather", a, records, self.gather_padded and spec.padded != spec.shape)
 
     def op_all_gather_async(self, k: int, a: dict, records: Records) -> None:
         spec = records[a["tensor"]].spec

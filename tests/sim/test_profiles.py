@@ -52,13 +52,18 @@ def test_profiles_command_shows_a_scenarios_own(tmp_path):
     assert "mine: current with copy exact (changes current)" in res.stdout
 
 
-def test_ccl_padding_governs_all_gather_async_and_says_all_gather_is_logical_in_every_era(tmp_path):
+@pytest.mark.parametrize("rules, padded", [
+    ("ccl_padding: padded", {"ga"}),
+    ("gather_padding: padded", {"g"}),
+    ("ccl_padding: padded, gather_padding: padded", {"g", "ga"}),
+])
+def test_ccl_padding_governs_all_gather_async_and_gather_padding_all_gather(tmp_path, rules, padded):
     # issue 35 item 4: a user profile with ccl_padding: padded changed all_gather_async but silently
-    # not all_gather; ttnn.all_gather's output spec is logical in every era found (docs/semantics.md
-    # section 12, "Tile padding in a gather"), so the rule keeps to all_gather_async and says so
+    # not all_gather; issue 36 item 9: ttnn.all_gather gathered padding too, in eras of its own
+    # (2024, issue #11013), so it has a rule of its own (docs/semantics.md sections 12 and 22)
     path = tmp_path / "s.yaml"
     path.write_text(
-        "meshspec: 1\nmesh: t3k\nprofile: {base: current, ccl_padding: padded}\nsteps:\n"
+        f"meshspec: 1\nmesh: t3k\nprofile: {{base: current, {rules}}}\nsteps:\n"
         "  - from_torch: {as: x, shape: [1, 1, 32, 200], mesh_mapper: {shard: 3}, device: mesh_device}\n"
         "  - all_gather: {tensor: x, dim: 3, as: g}\n"
         "  - all_gather_async: {tensor: x, dim: 3, as: ga}\n"
@@ -68,7 +73,9 @@ def test_ccl_padding_governs_all_gather_async_and_says_all_gather_is_logical_in_
 
     report = json.loads(res.stdout)
     shapes = {t["name"]: t["devices"][0]["spec"]["shape"] for t in report["tensors"] if t["name"] in ("g", "ga")}
-    assert shapes == {"g": [1, 1, 32, 200], "ga": [1, 1, 32, 256]}  # 25 columns a device, padded to 32 by async only
-    assert [f["tensor"] for f in report["findings"] if f["kind"] == "padding_gathered"] == ["ga"]
+    # 25 columns a device, padded to 32 by the padded choice
+    assert shapes == {n: [1, 1, 32, 256 if n in padded else 200] for n in ("g", "ga")}
+    assert {f["tensor"] for f in report["findings"] if f["kind"] == "padding_gathered"} == padded
     listing = invoke(["profiles"]).stdout
-    assert "ccl_padding: what all_gather_async (not all_gather, logical in every era)" in listing
+    assert "ccl_padding: what all_gather_async does with tile padding (ttnn.all_gather: gather_padding)" in listing
+    assert "gather_padding: what ttnn.all_gather does with tile padding" in listing

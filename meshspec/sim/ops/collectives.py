@@ -33,7 +33,7 @@ from ...typed import Range, Typed
 from ..mesh import Coord, coord_tuple
 from .. import ccl_topology as ccl
 from ..placement import Replicate, Shard, Topology, as_label
-from ..profiles import CclDevices, CclPadding, CclTopology, OpTopology
+from ..profiles import CclDevices, CclPadding, CclTopology, GatherPadding, OpTopology
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
 from .fields import As, Name
@@ -180,9 +180,30 @@ def _rank_dim(rt: Runtime, a, what: str) -> tuple[int, int]:
     return rank, dim
 
 
-def _gather(legacy, unpadded: bool = True):
-    """all_gather (``unpadded``: its output is always unpadded) or all_gather_async, which gathers
-    the tile padding as data in the era of CclPadding.PADDED."""
+def _all_gather_padding(rt: Runtime, a: Gather) -> tuple[str, str]:
+    """What ttnn.all_gather of the profile's era does with tile padding (rule gather_padding), and
+    the source to name: ``window`` is the cluster_axis overload's (without one, the unpadding
+    overload runs)."""
+    choice = rt.profile.gather_padding
+    if choice is GatherPadding.WINDOW and a.cluster_axis is None:
+        return "logical", ""
+    if choice is GatherPadding.PADDED:
+        return "padded", "as all_gather's output shape was the padded (legacy) shape times the ring (all_gather_op.cpp, 2024; issue #11013)"
+    return choice.value, ""
+
+
+def _async_padding(rt: Runtime, a: Gather) -> tuple[str, str]:
+    """What experimental.all_gather_async of the profile's era does with tile padding (rule ccl_padding)."""
+    if rt.profile.ccl_padding is CclPadding.PADDED:
+        return "padded", "as the output spec was built from the padded shape (PR #19575; issue #24399)"
+    return "logical", ""
+
+
+def _gather(legacy, padding_of):
+    """all_gather or all_gather_async; ``padding_of(rt, a)`` is what the era does with a TILE
+    tensor's padding: ``logical`` (left out), ``padded`` (the output spec from the padded shape:
+    the padding is data) or ``window`` (a logical output spec over the shards' tiles back to back:
+    the padding is data and the last shards fall past the output's end)."""
 
     def run(rt: Runtime, a: Gather) -> None:
         rank, dim = _rank_dim(rt, a, rt.op)
@@ -190,24 +211,42 @@ def _gather(legacy, unpadded: bool = True):
         mesh_shape = tuple(rt.mesh_of(src).shape)
         spec = src.record.spec
         shape, padded = tuple(spec.shape), tuple(spec.padded_shape)
-        with_padding = not unpadded and rt.profile.ccl_padding is CclPadding.PADDED and padded != shape
-        # the output spec from the padded shape (every dim), the gather dim times the group: each
-        # part carries what its tiles hold past its end, the zeros from_torch padded with
+        mode, source = padding_of(rt, a)
+        if padded == shape or (mode == "window" and padded[dim] == shape[dim]):
+            mode = "logical"  # nothing padded (a window over whole tiles along dim is the logical gather)
+        with_padding = mode == "padded"
+        # each part carries what its tiles hold past its end, the zeros from_torch padded with
         widths = [(0, p - n) for n, p in zip(shape, padded)]
         padding = None
+        n = len(next(iter(groups(mesh_shape, a.cluster_axis).values())))
+        want = list(shape[:dim] + (shape[dim] * n,) + shape[dim + 1 :])
+        where = "; ".join(f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d])
         if with_padding:
-            n = len(next(iter(groups(mesh_shape, a.cluster_axis).values())))
-            want = list(shape[:dim] + (shape[dim] * n,) + shape[dim + 1 :])
+            # the output spec from the padded shape (every dim), the gather dim times the group
             got = list(padded[:dim] + (padded[dim] * n,) + padded[dim + 1 :])
-            where = [f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d]]
-            padding = (f"it is {got}, but the tensor gathered is {want}: each shard's tile padding is data now ({'; '.join(where)} is the "
-                       "shard, the rest padding), as the output spec was built from the padded shape (PR #19575; issue #24399)")
+            padding = (f"it is {got}, but the tensor gathered is {want}: each shard's tile padding is data now ({where} is the "
+                       f"shard, the rest padding), {source}")
+        elif mode == "window":
+            held = -(-(shape[dim] * n) // padded[dim])  # the shards whose tiles start inside the output's extent
+            padding = (f"it is {want} as the tensor gathered is, but it holds the shards' tiles back to back, padding and all ({where} "
+                       f"is the shard, the rest padding): only the first {min(held, n)} of the {n} shards start inside it, the others fall past its end "
+                       "(the output spec is logical, the kernel moves whole tiles, and this cluster_axis overload neither pads nor "
+                       "unpads; issue #21964)")
+
+        def combine(parts):
+            if mode == "logical":
+                return np.concatenate(parts, axis=dim)
+            whole = np.concatenate([np.pad(p, widths) for p in parts], axis=dim)
+            if with_padding:
+                return whole
+            return whole[tuple(slice(0, w) for w in want)]  # the logical extent of the tiles back to back
+
         # a tensor with padding inside: no layout of the gathered one
-        _collective(rt, a, lambda parts: np.concatenate([np.pad(p, widths) if with_padding else p for p in parts], axis=dim),
+        _collective(rt, a, combine,
                     lambda shapes: (padded[:dim] + (padded[dim] * len(shapes),) + padded[dim + 1 :]) if with_padding
                     else _joined(shapes, dim),
                     lambda t: ccl.all_gather_topology(t, a.cluster_axis, mesh_shape, rank, a.dim), lambda t: legacy(t, a.dim),
-                    padding=padding, no_layout=with_padding)
+                    padding=padding, no_layout=mode != "logical")
 
     return run
 
@@ -274,10 +313,10 @@ def _split_again(real: Topology, mesh_shape: tuple[int, ...], cluster_axis: Opti
 
 _IN, _OUT = (Use("tensor", TensorKind.DEVICE),), Use("as_", TensorKind.DEVICE)
 OPS = (
-    Op("all_gather", Gather, _gather(gather_hook),
+    Op("all_gather", Gather, _gather(gather_hook, _all_gather_padding),
        "Each device gets its group's shards concatenated along dim; the topology by the era's rule (0.81.1: the CCL helpers).",
        "ttnn.all_gather(tensor, dim, cluster_axis=None)", uses=_IN, binds=_OUT),
-    Op("all_gather_async", Gather, _gather(lambda topo, dim: topo, unpadded=False),
+    Op("all_gather_async", Gather, _gather(lambda topo, dim: topo, _async_padding),
        "ttnn.experimental.all_gather_async: as all_gather; before its hook the output kept the input's label (issue #38371).",
        "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT),
     Op("all_reduce", Reduce, all_reduce,
