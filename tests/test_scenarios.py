@@ -43,6 +43,9 @@ EXPECTED = {
     # section 22: issue #28755: a replicated tensor on 1x8 is recorded (8) in every era, (1, 8) under the
     # reference; the data is the same, so no profile finds anything (the expect block checks the record).
     **{("replicated-1x8-distribution", p): (set(), None) for p in ("current", "reference")},
+    # section 22: PR #29158: before it a plain tensor put on the mesh kept the host's (1) [R] (user profile mid-2025)
+    ("plain-to-device-topology", "mid-2025"): ({("topology_mismatch", None)}, None),
+    **{("plain-to-device-topology", p): (set(), None) for p in ("current", "reference")},
     # section 22: ttnn.all_gather gathered the tile padding as data in 2024 (issue #11013) and, with a
     # cluster axis, kept a logical window over the padded tiles in 2025 (issue #21964); user profiles.
     ("all-gather-padding-2024", "all-gather-2024"): ({("padding_gathered", None)}, None),

@@ -313,11 +313,25 @@ class ReplicatedDistribution(str, enum.Enum):
     """``replicate_tensor_to_mesh_mapper`` (what ``ReplicateTensorToMesh`` wraps) records a 1-D
     distribution of every device, ``(num_devices) [R]``, whatever the mesh's shape: its config's
     ``mesh_shape_override`` is ``MeshShape(mesh_device.num_devices())`` (distributed_tensor.cpp);
+    so does a plain host tensor written to every device (``create_fully_replicated_tensor_topology``,
+    tensor_topology.cpp);
     tt-metal issue #28755 (2025-09-17, "Tensor topology shape is being squeezed from 1x8 by 8");
     ttnn 0.66.0, 0.67.0 and 0.81.1 (observed, tests/golden ``replicated_distribution``)."""
     MESH = "mesh"
     """The mesh's shape with a Replicate per axis, as ``create_mesh_mapper`` with a Replicate per
     axis records it: ``(1, 8) [R, R]`` on a 1x8 mesh (what #28755 asks for; meshspec's reference)."""
+
+
+class PlainToDevice(str, enum.Enum):
+    REPLICATED = "replicated"
+    """A plain host tensor (one host buffer) put on a mesh of several devices is replicated to every
+    device and recorded fully replicated, ``(num_devices) [R]`` on every device (PR #29158,
+    2025-09-23: "Fixed ``tensor.to(device)`` for 1x1 tensor path to update ``TensorTopology``
+    accordingly"; ttnn 0.66.0, 0.67.0 and 0.81.1, observed, tests/golden ``replicated_distribution``)."""
+    DEFAULT = "default"
+    """Before PR #29158 (from PR #24765, July 2025): the 1x1 path wrote every device and kept the host
+    tensor's default topology, (1) [R] on (0, 0), so the record lists one of the devices that hold
+    the data (inferred from PR #29158's description; the era of CacheTopology.DEFAULT)."""
 
 
 class Rule(Frozen):
@@ -449,9 +463,14 @@ RULES: dict[str, Rule] = {
             "every": "every device written, remote ones too, plain or mapped (pinned writes before PR #46138)",
             "local": "this host's devices only (meshspec's reference; and every era before PR #41612's pinned writes)",
         }),
-        Rule("replicated_distribution", ReplicatedDistribution, "the distribution shape the replicate mapper records", {
-            "flat": "(num_devices) [R] whatever the mesh: a 1x8 mesh records (8) (distributed_tensor.cpp; issue #28755; ttnn 0.66.0 to 0.81.1, observed)",
+        Rule("replicated_distribution", ReplicatedDistribution, "the distribution shape of a tensor replicated to every device", {
+            "flat": "(num_devices) [R] whatever the mesh: a 1x8 mesh records (8) (distributed_tensor.cpp, tensor_topology.cpp; issue #28755; "
+                    "ttnn 0.66.0 to 0.81.1, observed)",
             "mesh": "the mesh's shape, a Replicate per axis: (1, 8) [R, R] on a 1x8 mesh (what #28755 asks for; meshspec's reference)",
+        }),
+        Rule("plain_to_device", PlainToDevice, "the topology of a plain host tensor put on a mesh", {
+            "replicated": "fully replicated on every device it was written to (PR #29158, 2025-09-23; ttnn 0.66.0 to 0.81.1, observed)",
+            "default": "the host's default (1) [R] on (0, 0) kept over every device written (PR #24765 to PR #29158)",
         }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
@@ -494,6 +513,7 @@ class Profile(Frozen):
     graph_capture: GraphCapture = GraphCapture.LOCAL
     write_pinning: WritePinning = WritePinning.MAPPED
     replicated_distribution: ReplicatedDistribution = ReplicatedDistribution.FLAT
+    plain_to_device: PlainToDevice = PlainToDevice.REPLICATED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 

@@ -25,8 +25,8 @@ from .hosts import Hosts
 from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
-from .placement import Topology
-from .profiles import BankCheck, DramGridRows, Profile, ShardGrid, UnitMesh
+from .placement import Replicate, Topology
+from .profiles import BankCheck, DramGridRows, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
 from .allocator import Allocators
 from .sharding import clamped, grid_error, misplaced_cores, nd_allocation_error
 from .spec import Arch, BufferType, TensorSpec, make_spec
@@ -510,9 +510,14 @@ class Runtime:
         return {c: replace(only, coord=c) for c in mesh.coords}
 
     def written_topology(self, host: HostTensor, mesh: Optional[MeshDevice] = None) -> Topology:
-        """The topology a write of ``host`` gives: a plain tensor is replicated to all devices."""
+        """The topology a write of ``host`` gives: a plain tensor is replicated to all devices, as
+        ``(num_devices) [R]`` (create_fully_replicated_tensor_topology), or the mesh's shape under
+        the rule ``replicated_distribution: mesh`` (docs/semantics.md section 22)."""
         if host.plain:
-            return replicate_all((mesh or self.root).shape, host.spec.shape).topology
+            shape = (mesh or self.root).shape
+            if self.profile.replicated_distribution is ReplicatedDistribution.MESH:
+                return Topology(tuple(shape), (Replicate(),) * len(shape), tuple(coords(tuple(shape))))
+            return replicate_all(shape, host.spec.shape).topology
         return host.topology
 
     def write(self, dev: DeviceTensor, host: Optional[HostTensor], shards: dict[Coord, HostShard], cores: Optional[tuple] = None,

@@ -6,8 +6,9 @@ tests/sim/test_records_replicated.py; docs/semantics.md section 22; tt-metal iss
 On a 1x8 and a 2x4 mock T3K, a (1, 1, 32, 32) bfloat16 ROW_MAJOR host tensor is distributed by
 ``replicate_tensor_to_mesh_mapper`` (what ``ttnn.ReplicateTensorToMesh`` wraps), by
 ``create_mesh_mapper`` with a Replicate per mesh axis, and by ``shard_tensor_to_mesh_mapper(dim=3)``
-(the 1-D mapper it is built like), then put on the mesh; for each, the host and the device tensor's
-distribution shape, placements and number of coordinates. Run once in each ttnn venv (0.81.1,
+(the 1-D mapper it is built like), then put on the mesh, and the same host tensor with no mapper put
+on the mesh (its one host buffer replicated to every device); for each, the host and the device
+tensor's distribution shape, placements and number of coordinates. Run once in each ttnn venv (0.81.1,
 0.67.0, 0.66.0), in mock mode; the flat-list constructor works in all three:
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh && python tools/golden/record_replicated_distribution.py
@@ -52,6 +53,8 @@ def main() -> None:
             host = ttnn.Tensor([float(i) for i in range(32 * 32)], [1, 1, 32, 32], ttnn.bfloat16, ttnn.ROW_MAJOR_LAYOUT)
             mapped = ttnn.distribute_tensor(host, mapper, None)
             cases[name] = {"host": topology(mapped), "device": topology(ttnn.to_device(mapped, md))}
+        plain = ttnn.Tensor([float(i) for i in range(32 * 32)], [1, 1, 32, 32], ttnn.bfloat16, ttnn.ROW_MAJOR_LAYOUT)
+        cases["plain_host_tensor"] = {"host": topology(plain), "device": topology(ttnn.to_device(plain, md))}
         out["meshes"][f"{rows}x{cols}"] = cases
         ttnn.close_mesh_device(md)
     OUT.write_text(json.dumps(out, indent=1) + "\n")

@@ -19,7 +19,7 @@ from ..mapping import Distribution, distribute, single
 from ..mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..meshdevice import MeshDevice
 from ..placement import Replicate, Shard
-from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, ReadBuffers, ReplicatedDistribution, ToDeviceRecord, WritePinning
+from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, PlainToDevice, ReadBuffers, ReplicatedDistribution, ToDeviceRecord, WritePinning
 from ..readback import read
 from ..runtime import Runtime, work_bytes
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
@@ -47,6 +47,8 @@ def put(rt: Runtime, host: HostTensor, name: str, memory, mesh: Optional[MeshDev
     if rt.profile.to_device_record is ToDeviceRecord.REPLICATED:  # PR #17513: one spec on every device
         uniform = specs[next(iter(shards))]
         specs, recorded = dict.fromkeys(mesh.coords, uniform), tuple(mesh.coords)
+    if host.plain and rt.profile.plain_to_device is PlainToDevice.DEFAULT:
+        topology = host.topology  # the 1x1 path kept the host's default topology before PR #29158 (section 22)
     placed = {c: rt.placed(s) for c, s in specs.items()}  # the grid the era records (section 16)
     record = Record(rt.placed(host.spec.with_memory(*memory)), topology, placed, recorded, {c: rt.step for c in mesh.coords})
     dev = DeviceTensor(name, rt.step, buffer, record, mesh=mesh if mesh is not rt.root else None)
