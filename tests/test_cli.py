@@ -979,7 +979,11 @@ def test_diff_is_bounded_by_max_work_and_max_memory_as_run_is(tmp_path):
     # buffer (1,024 devices; 2 KiB of bfloat16 each is under a unit's 16 KiB) and its write (1,024);
     # the diff compares 4 x 1,024 + 1 devices, and with --all draws them all at 16 units a row
     path = _four_copies(tmp_path, [32, 32])
-    assert invoke("diff", path, "--expected", "reference", "--max-work", "50000").exit_code == 0
+    # within the bound; every device agrees, each label differs: the reference records a tensor
+    # replicated to every device with the mesh's shape (docs/semantics.md section 22)
+    result = invoke("diff", path, "--expected", "reference", "--max-work", "50000")
+    assert result.exit_code == 1 and result.stdout.count("topology: (32x32) [R, R] on 1024 devices -> (1024) [R] on 1024 devices") == 4
+    assert "4 differences in 4 tensors" in result.stdout
     result = invoke("diff", path, "--expected", "reference", "--all", "--max-work", "50000")
     assert result.exit_code == 4 and result.stdout == ""
     assert stderr_lines(result) == [
@@ -1009,7 +1013,9 @@ def test_diff_draws_the_shared_topology_of_parts_on_a_mesh_of_more_than_64_devic
     assert result.exit_code == 1, result.stderr
     lines = result.stdout.splitlines()
     assert lines.count("  topology: (1) [R] on 1 devices -> (72) [R] on 72 devices") == 72
-    assert "72 differences in 72 tensors" in result.stdout
+    # and dst itself: the reference records it with the mesh's shape (docs/semantics.md section 22)
+    assert lines.count("  topology: (8x9) [R, R] on 72 devices -> (72) [R] on 72 devices") == 1
+    assert "73 differences in 73 tensors" in result.stdout
     data = json.loads(invoke("diff", path, "--expected", "reference", "--format", "json").stdout)
     topologies = [d for d in data["differences"] if d["field"] == "topology"]
-    assert len(topologies) == 72 and all(len(d["actual"]["coords"]) == 72 for d in topologies)
+    assert len(topologies) == 73 and all(len(d["actual"]["coords"]) == 72 for d in topologies)
