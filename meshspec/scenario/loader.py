@@ -926,12 +926,17 @@ def _check_names(scenario: Scenario, root: yaml.Node, file: str) -> tuple[list[t
             if message is not None:
                 raise ScenarioError(f"steps[{i}].{name_of_op}.{field}: {message}", file, *_mark(node_of()))
         new = op.bound(args)
-        if new == ROOT_MESH and (op.bound_kind(args) is not TensorKind.MESH or op.binds.many):  # type: ignore[union-attr]
-            _root_named(root, file, i, name_of_op, op.binds.field.rstrip("_"), _Bound(op.bound_kind(args), op.binds.many, i, name_of_op))  # type: ignore[union-attr]
+        kind = op.bound_kind(args) if new is not None else None
+        if op.follows is not None and new is not None:  # a host op on a host tensor, a device op on a device one
+            had = bound.get(_split_index(getattr(args, op.follows))[0])
+            if had is not None and had.kind in (TensorKind.HOST, TensorKind.DEVICE):
+                kind = had.kind
+        if new == ROOT_MESH and (kind is not TensorKind.MESH or op.binds.many):  # type: ignore[union-attr]
+            _root_named(root, file, i, name_of_op, op.binds.field.rstrip("_"), _Bound(kind, op.binds.many, i, name_of_op))  # type: ignore[union-attr]
         if getattr(args, "trace", None) == ROOT_MESH:
             _root_named(root, file, i, name_of_op, "trace", None)
         if new is not None:
-            bound[new] = _Bound(op.bound_kind(args), op.binds.many, i, name_of_op)  # type: ignore[union-attr]
+            bound[new] = _Bound(kind, op.binds.many, i, name_of_op)  # type: ignore[union-attr,arg-type]
             if new:
                 defined.append(new)
             if op.binds.many:  # type: ignore[union-attr]

@@ -334,6 +334,19 @@ class PlainToDevice(str, enum.Enum):
     the data (inferred from PR #29158's description; the era of CacheTopology.DEFAULT)."""
 
 
+class HostShardOps(str, enum.Enum):
+    PER_SHARD = "per_shard"
+    """Host ops (pad, unpad, to_layout, to_dtype, typecast, reshape) on a mapped host tensor run
+    shard by shard and keep its topology (unpad since PR #21628, 2025-05-05; ttnn 0.81.1, observed)."""
+    NO_UNPAD = "no_unpad"
+    """pad runs shard by shard (PR #6976, 2024-04-01) but unpad refuses a multi-shard host tensor,
+    ``Device storage isn't supported`` (tensor_impl.cpp's unpad; issue #16870, 2025-01-17), and
+    so does a to_layout to ROW_MAJOR that must drop tile padding."""
+    NONE = "none"
+    """pad and unpad refuse a multi-device host tensor, ``Tensor must be on host for padding``
+    (tt_eager/tensor/tensor.cpp; issue #6889, 2024-03-28, before PR #6976)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -472,6 +485,11 @@ RULES: dict[str, Rule] = {
             "replicated": "fully replicated on every device it was written to (PR #29158, 2025-09-23; ttnn 0.66.0 to 0.81.1, observed)",
             "default": "the host's default (1) [R] on (0, 0) kept over every device written (PR #24765 to PR #29158)",
         }),
+        Rule("host_shard_ops", HostShardOps, "which host ops (pad, unpad) run on a mapped, multi-shard host tensor", {
+            "per_shard": "every host op shard by shard, the topology kept (unpad: PR #21628, 2025-05-05; ttnn 0.81.1, observed)",
+            "no_unpad": "pad shard by shard, unpad refused: Device storage isn't supported (PR #6976 to PR #21628; issue #16870)",
+            "none": "pad and unpad refused: Tensor must be on host for padding (before PR #6976, 2024-04-01; issue #6889)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -514,6 +532,7 @@ class Profile(Frozen):
     write_pinning: WritePinning = WritePinning.MAPPED
     replicated_distribution: ReplicatedDistribution = ReplicatedDistribution.FLAT
     plain_to_device: PlainToDevice = PlainToDevice.REPLICATED
+    host_shard_ops: HostShardOps = HostShardOps.PER_SHARD
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 
@@ -568,6 +587,7 @@ PROFILES: dict[str, Profile] = {
             dram_grid_rows=DramGridRows.ALIASED,
             bank_check=BankCheck.UNCHECKED,
             write_pinning=WritePinning.LOCAL,
+            host_shard_ops=HostShardOps.NO_UNPAD,
         ),
         Profile(
             "unpopulated",
@@ -584,6 +604,7 @@ PROFILES: dict[str, Profile] = {
             dram_grid_rows=DramGridRows.ALIASED,
             bank_check=BankCheck.UNCHECKED,
             write_pinning=WritePinning.LOCAL,
+            host_shard_ops=HostShardOps.NO_UNPAD,
         ),
         Profile(
             "reference",

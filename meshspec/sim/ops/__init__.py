@@ -49,6 +49,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "neg", "exp", "relu", "gelu", "add", "sub", "mul", "matmul", "linear", "sum", "max", "transpose", "typecast",
         "to_layout", "tilize", "untilize", "clone", "reallocate", "to_memory_config",
     ),
+    "host_ops": ("to_dtype", "unpad", "pad_to_tile"),
     "trace": ("begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"),
     "opaque": ("opaque",),
     "show": ("to_string", "visualize_tensor"),

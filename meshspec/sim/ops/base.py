@@ -101,6 +101,9 @@ class Op(Frozen):
     """Real ttnn arguments of this call that its step spells otherwise: (argument, what to write)."""
     kind_of: Optional[Callable[[Any], TensorKind]] = None
     """The kind of what the step binds, when its arguments decide it (from_torch with a device)."""
+    follows: Optional[str] = None
+    """The field naming the tensor whose kind the bound one takes, when the op runs where its input
+    is (to_layout of a host tensor is a host op, of a device tensor a device op: section 18)."""
 
     def bound_kind(self, args: Any) -> TensorKind:
         assert self.binds is not None

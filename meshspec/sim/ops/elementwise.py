@@ -29,6 +29,8 @@ from ..mesh import Shape
 from ..sharding import narrowed, transposed
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
 from ..imputation import renumber_permute, union
+from .. import host_transform
+from ..tensor import HostTensor
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
 from .fields import As, MemoryConfig, Name, memory_of
@@ -354,12 +356,23 @@ def _converted(rt: Runtime, a, dtype=None, layout=None, memory=None) -> None:
 
 
 def typecast(rt: Runtime, a: Typecast) -> None:
+    """On device, each device's data in the dtype; a host tensor's shards converted on the host,
+    as ``ttnn.to_dtype`` does them (docs/semantics.md section 18)."""
+    t = rt.item(a.tensor)
+    if isinstance(t, HostTensor):
+        rt.bind(a.as_, host_transform.to_dtype(rt.profile.host_shard_ops, rt.op, a.tensor, t, a.as_, rt.step, DataType(a.dtype)))
+        return
     _converted(rt, a, dtype=a.dtype)
 
 
 def to_layout(rt: Runtime, a: ToLayout) -> None:
     """A copy in the other layout; to the layout it has, the input itself (the same tensor and
-    address, observed: tests/golden views)."""
+    address, observed: tests/golden views). A host tensor's shards are tilized or untilized on
+    the host, shard by shard, the topology kept (section 18)."""
+    t = rt.item(a.tensor)
+    if isinstance(t, HostTensor):
+        rt.bind(a.as_, host_transform.to_layout(rt.profile.host_shard_ops, rt.op, a.tensor, t, a.as_, rt.step, Layout(a.layout)))
+        return
     src = rt.device(a.tensor)
     if src.record.spec.layout == Layout(a.layout):
         rt.bind(a.as_, alias(src, a.as_))
@@ -412,6 +425,8 @@ def to_memory_config(rt: Runtime, a: ToMemoryConfig) -> None:
 
 _IN = (Use("tensor", TensorKind.DEVICE),)
 _OUT = Use("as_", TensorKind.DEVICE)
+_ANY_IN = (Use("tensor", TensorKind.ANY),)  # a host tensor too: the op then runs on the host, shard by shard (section 18)
+_ANY_OUT = Use("as_", TensorKind.ANY)
 
 OPS = (
     *(Op(name, Unary, _unary(fn, name == "neg"), f"ttnn.{name} on every device; the input's label.", f"ttnn.{name}(tensor)", uses=_IN,
@@ -431,10 +446,10 @@ OPS = (
        "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
     Op("transpose", Transpose, transpose, "Swap two dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT),
-    Op("typecast", Typecast, typecast, "Each device's data in another dtype; the input's label.", "ttnn.typecast(tensor, dtype)",
-       uses=_IN, binds=_OUT),
-    Op("to_layout", ToLayout, to_layout, "Each device's data in another layout (tilize / untilize); the input's label.",
-       "ttnn.to_layout(tensor, layout)", uses=_IN, binds=_OUT),
+    Op("typecast", Typecast, typecast, "Each device's data (or a host tensor's shards) in another dtype; the input's label.",
+       "ttnn.typecast(tensor, dtype)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor"),
+    Op("to_layout", ToLayout, to_layout, "Each device's data (or a host tensor's shards) in another layout (tilize / untilize); the input's label.",
+       "ttnn.to_layout(tensor, layout)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor"),
     Op("tilize", Unary, _tilize(Layout.TILE, "Can only tilize row major data"), "A ROW_MAJOR tensor in TILE layout, on every device.",
        "ttnn.tilize(tensor)", uses=_IN, binds=_OUT),
     Op("untilize", Unary, _tilize(Layout.ROW_MAJOR, "Can only untilize tile major data"), "A TILE tensor in ROW_MAJOR layout, on every device.",

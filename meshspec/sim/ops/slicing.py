@@ -25,7 +25,8 @@ from ..placement import Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
 from ..imputation import union
-from ..tensor import DeviceTensor
+from ..tensor import DeviceTensor, HostTensor
+from .. import host_transform
 from ..pages import pages_in
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
@@ -183,6 +184,16 @@ def concat(rt: Runtime, a: Concat) -> None:
 
 
 def pad(rt: Runtime, a: Pad) -> None:
+    t = rt.item(a.tensor)
+    if isinstance(t, HostTensor):  # on the host, shard by shard (docs/semantics.md section 18)
+        rank = len(t.spec.shape)
+        if len(a.padding) > rank:
+            raise TTFatal("ttnn.pad: padding len can't be larger than input tensor rank")
+        widths = [(0, 0)] * (rank - len(a.padding)) + [tuple(p) for p in a.padding]
+        rt.bind(a.as_, host_transform.pad(rt.profile.host_shard_ops, rt.op, a.tensor, t, a.as_, rt.step, widths, ResourceLimit(
+            f"pad of the ROW_MAJOR host tensor {a.tensor}: ttnn 0.81.1 keeps each shard's logical shape and pads only its padded "
+            "shape (observed), padding meshspec's specs do not carry, so it stops here; pad on the device, or tilize first")))
+        return
     src = rt.device(a.tensor)
     rec = src.record
     shape = tuple(rec.spec.shape)
@@ -231,6 +242,7 @@ OPS = (
        "ttnn.slice(tensor, starts, ends, steps=None)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT),
     Op("concat", Concat, concat, "Join each device's tensors along dim; the union of their labels. One tensor: that tensor itself.",
        "ttnn.concat(tensors, dim)", uses=(Use("tensors", TensorKind.DEVICE, many=True),), binds=_OUT),
-    Op("pad", Pad, pad, "Pad each device's tensor ([front, back] per dim, the last dims when fewer); the input's label. No padding: the input.",
-       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT),
+    Op("pad", Pad, pad, "Pad each device's tensor ([front, back] per dim, the last dims when fewer); the input's label. No padding: the input. "
+       "A TILE host tensor: its shards as they were (section 18).",
+       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor"),
 )

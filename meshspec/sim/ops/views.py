@@ -23,6 +23,8 @@ import numpy as np
 from ...errors import TTFatal
 from ...typed import Length, Range, Typed
 from ..runtime import Runtime
+from .. import host_transform
+from ..tensor import HostTensor
 from ..imputation import dim_index, renumber_permute, renumber_reshape, renumber_squeeze, renumber_unsqueeze
 from .base import Op, TensorKind, Use
 from .fields import As, Name
@@ -89,6 +91,10 @@ def reshape(rt: Runtime, a: ReshapeTensor) -> None:
     """A view when the tiles stay as they are (TILE layout, the last two dims unchanged: ttnn's
     view() keeps the storage and the topology, ttnn/core/tensor/tensor_ops.cpp @ c2aaf71d), so
     deallocating either frees both (issue #31145); else each device's data copied reshaped."""
+    t = rt.item(a.tensor)
+    if isinstance(t, HostTensor):  # on the host, shard by shard (docs/semantics.md section 18)
+        rt.bind(a.as_, host_transform.reshape(rt.op, a.tensor, t, a.as_, rt.step, tuple(a.shape)))
+        return
     spec = rt.device(a.tensor).record.spec
     old, new = tuple(spec.shape), tuple(a.shape)
     if math.prod(old) != math.prod(new):
@@ -129,8 +135,8 @@ OPS = (
        "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
     Op("unsqueeze", Unsqueeze, unsqueeze, "Add a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
-    Op("reshape", ReshapeTensor, reshape, "Reshape each device's tensor; a view on the same buffer when the tiles stay (deallocating either frees both).",
-       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+    Op("reshape", ReshapeTensor, reshape, "Reshape each device's tensor (or each shard of a host tensor); a view on the same buffer when the tiles stay (deallocating either frees both).",
+       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor"),
     Op("view", ReshapeTensor, view, "A view on the same buffer with another shape (the last dim, and in TILE the second-last, unchanged).",
        "ttnn.view(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
     Op("permute", Permute, permute, "Reorder the dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",

@@ -1,0 +1,89 @@
+"""Host-only tensor calls on a (mapped) host tensor, shard by shard (docs/semantics.md section 18):
+``ttnn.to_dtype(tensor, dtype)``, ``tensor.unpad(start, end)`` and ``tensor.pad_to_tile(value)``.
+
+Each runs on every shard of the host tensor and keeps its topology (meshspec/sim/host_transform.py,
+which to_layout, typecast, reshape and pad of a host tensor use too); which of them an era ran on a
+multi-shard tensor is the profile rule ``host_shard_ops``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from ...errors import ResourceLimit
+from ...typed import Check, Length, Range, Typed
+from .. import host_transform
+from ..runtime import Runtime
+from ..spec import DataType
+from .base import Op, TensorKind, Use
+from .fields import As, Name
+
+
+class ToDtype(Typed):
+    """``ttnn.to_dtype(tensor, dtype)``."""
+
+    tensor: Name
+    dtype: DataType
+    as_: As
+
+
+_Index = Annotated[list[Annotated[int, Range(ge=0, le=2**31)]], Length(min=1, max=8)]
+
+
+class Unpad(Typed):
+    """``tensor.unpad(output_tensor_start, output_tensor_end)``: the region ``[start, end)`` of each shard."""
+
+    tensor: Name
+    output_tensor_start: _Index
+    output_tensor_end: _Index
+    as_: As
+
+
+def _finite(value: object) -> str | None:
+    return None if value == value and abs(value) != float("inf") else "a finite number"  # type: ignore[operator]
+
+
+class PadToTile(Typed):
+    """``tensor.pad_to_tile(pad_value)``."""
+
+    tensor: Name
+    pad_value: Annotated[Union[int, float], Check(_finite)] = 0.0
+    as_: As
+
+
+def to_dtype(rt: Runtime, a: ToDtype) -> None:
+    host = rt.host(a.tensor)
+    rt.bind(a.as_, host_transform.to_dtype(rt.profile.host_shard_ops, rt.op, a.tensor, host, a.as_, rt.step, DataType(a.dtype)))
+
+
+def unpad(rt: Runtime, a: Unpad) -> None:
+    host = rt.host(a.tensor)
+    start, end = tuple(a.output_tensor_start), tuple(a.output_tensor_end)
+
+    def out_of_bounds(s) -> ResourceLimit:
+        return ResourceLimit(
+            f"unpad of {a.tensor}: [{list(start)}, {list(end)}) is not a region of its shard at {list(s.coord)}, {list(s.spec.shape)}; "
+            "ttnn 0.81.1 checks neither bound (observed: an end past the shard is accepted) and what it then reads is not known "
+            "to meshspec, which stops here rather than guess")
+
+    rt.bind(a.as_, host_transform.unpad(rt.profile.host_shard_ops, rt.op, a.tensor, host, a.as_, rt.step, start, end, out_of_bounds))
+
+
+def pad_to_tile(rt: Runtime, a: PadToTile) -> None:
+    host = rt.host(a.tensor)
+    rt.bind(a.as_, host_transform.pad_to_tile(rt.profile.host_shard_ops, rt.op, a.tensor, host, a.as_, rt.step, ResourceLimit(
+        f"pad_to_tile of the ROW_MAJOR host tensor {a.tensor}: ttnn 0.81.1 keeps each shard's logical shape and gives it a padded "
+        "shape of whole tiles (observed), padding meshspec's specs do not carry, so it stops here; to_layout it to TILE instead")))
+
+
+_IN = (Use("tensor", TensorKind.HOST),)
+_OUT = Use("as_", TensorKind.HOST)
+
+OPS = (
+    Op("to_dtype", ToDtype, to_dtype, "A host tensor's shards in another dtype (a block float tilizes a ROW_MAJOR shard); the topology kept.",
+       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT),
+    Op("unpad", Unpad, unpad, "Each ROW_MAJOR shard of a host tensor cut to [start, end); the topology kept.",
+       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT),
+    Op("pad_to_tile", PadToTile, pad_to_tile, "A host tensor's shards padded to whole tiles (a TILE tensor comes back as it was); the topology kept.",
+       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT),
+)
