@@ -787,7 +787,7 @@ class Judge:
         """data_mismatch for each device whose read-back values are not what was written."""
         label = host.read_from or name
         for c in used:
-            shard = host.shards[c]
+            shard = _read_shard(host.shards[c])
             origin = shard.origin
             if origin is None:
                 continue
@@ -934,6 +934,15 @@ def _readback_difference(shard: HostShard, origin: ReadOrigin) -> str:
                 "host buffer, the read landed past the buffers the host tensor uses (a read loop resized to the device "
                 "count, PR #19032)")
     return f"{differ} of {written.size} values differ from what step {w.step} wrote" if differ else ""
+
+
+def _read_shard(shard: HostShard) -> HostShard:
+    """The read-back shard a host op's shard was made from (a host op keeps each shard where it
+    is: docs/semantics.md section 18), following host op after host op; ``shard`` itself if none."""
+    while shard.origin is None and shard.composed_from is not None and len(shard.composed_from[1]) == 1:
+        host, (c,) = shard.composed_from
+        shard = host.shards[c]
+    return shard
 
 
 def _source_tensor(host: HostTensor, shard: HostShard) -> Optional[HostTensor]:

@@ -72,12 +72,14 @@ def transform(host: HostTensor, name: str, step: int, fn: Callable[[HostShard], 
     ``keeps_offsets``: each shard still holds the same slice of the tensor that was distributed (a
     layout or dtype change), so its offset and the tensor's global shape stay; else (a reshape,
     an unpad) they are unknown. ``whole``: the same change on the tensor that was distributed, kept
-    as the values a composed readback must equal (None: no comparison). What a shard was read from
-    (its origin) goes with it: a lie read from a device stays a lie after a host op."""
+    as the values a composed readback must equal (None: no comparison). A shard read back from a
+    device (or made from one) is made from that shard (``composed_from``): a lie read from a device
+    stays a lie after a host op, judged where it was read, not against the new spec."""
     shards = {}
     for c, s in host.shards.items():
         spec, values = fn(s)
-        shards[c] = HostShard(c, spec, values, s.offset if keeps_offsets else None, s.origin)
+        made_from = (host, (c,)) if s.origin is not None or s.composed_from is not None else None
+        shards[c] = HostShard(c, spec, values, s.offset if keeps_offsets else None, composed_from=made_from)
     first = next(iter(shards.values())).spec if shards else host.spec
     source = whole(host.source_values) if whole is not None and isinstance(host.source_values, np.ndarray) else None
     return HostTensor(name, step, first, host.topology, shards, plain=host.plain, read_from=host.read_from, unread=host.unread,
