@@ -27,7 +27,7 @@ AGREED = ["item1-row0-gather.yaml", "cases/gather-never-written.yaml", "cases/ne
           "cases/add-input-recording-fewer.yaml", "cases/add-input-recording-fewer-unwritten.yaml",
           "cases/after-add-input-recording-none.yaml", "cases/uneven-shards-tensor-spec-outputs.yaml",
           *(f"cases/uneven-shards-{op}-data.yaml" for op in ("slice", "concat", "pad", "matmul", "linear", "reshape")),
-          "cases/linear-bias-not-broadcasting.yaml"]
+          "cases/linear-bias-not-broadcasting.yaml", "cases/host-ops-shard-by-shard.yaml"]
 """Cases of classes gone (oracle_diff.OPEN's docstring names them): clean under every profile."""
 PARAMS = [pytest.param(path, profile, classes, id=f"{Path(path).stem}-{profile}")
           for path, profiles, classes in CASES for profile in profiles]
