@@ -66,3 +66,23 @@ def test_host_op_refusals_start_with_the_real_librarys_words(case):
 
 def test_the_golden_covers_every_host_op():
     assert {c["op"] for c in GOLDEN} == {"to_layout", "typecast", "to_dtype", "reshape", "unpad", "pad_to_tile", "pad"}
+
+
+BLOCK_FLOAT = DATA["block_float"]
+
+
+def _mapped(case, profile):
+    made = {"as": "x", "shape": case["shape"], "dtype": "bfloat8_b", "layout": "tile", "mesh_mapper": {"placements": case["placements"]}}
+    text = (f"meshspec: 1\nname: b\nmesh: {{system: t3k, shape: {case['mesh']}}}\nprofile: {profile}\nsteps:\n"
+            f"  - from_torch: {yaml.safe_dump(made, default_flow_style=True, width=1000).strip()}\n")
+    scenario = parse(text, Path("b.yaml"))
+    rt = Runtime(scenario.mesh_shape, scenario.profiles["custom"] if scenario.profiles else get_profile(profile), scenario.folder)
+    for step in scenario.steps:
+        execute(rt, step)
+    return rt.tensors["x"]
+
+
+@pytest.mark.parametrize("case", BLOCK_FLOAT, ids=lambda c: c["name"])
+def test_from_torch_maps_a_block_float_tensor_by_its_logical_shape_as_the_real_library_does(case):
+    x = _mapped(case, "current")
+    assert [{"shape": list(s.spec.shape), "padded_shape": list(s.spec.padded_shape)} for _, s in sorted(x.shards.items())] == case["shards"]

@@ -347,6 +347,17 @@ class HostShardOps(str, enum.Enum):
     (tt_eager/tensor/tensor.cpp; issue #6889, 2024-03-28, before PR #6976)."""
 
 
+class BlockFloatMapper(str, enum.Enum):
+    LOGICAL = "logical"
+    """from_torch of a block float with a mesh mapper maps the logical tensor: each shard keeps
+    its logical shape (ttnn 0.81.1, observed: tests/golden/ttnn_0_81_1_host_ops.json)."""
+    PADDED = "padded"
+    """from_torch tilized the whole tensor, took its tile-padded shape, mapped that, and reshaped
+    back to the logical shape only without a mesh mapper (``and mesh_mapper is None``,
+    ttnn/ttnn/operations/core.py of 2024): each shard records a slice of the padded tensor, its
+    padding as data (issue #8967, 2024-05-30; PR #8968, closed unmerged)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -490,6 +501,10 @@ RULES: dict[str, Rule] = {
             "no_unpad": "pad shard by shard, unpad refused: Device storage isn't supported (PR #6976 to PR #21628; issue #16870)",
             "none": "pad and unpad refused: Tensor must be on host for padding (before PR #6976, 2024-04-01; issue #6889)",
         }),
+        Rule("block_float_mapper", BlockFloatMapper, "what from_torch maps for a block float dtype with a mesh mapper", {
+            "logical": "the logical tensor: each shard its logical shape (ttnn 0.81.1, observed)",
+            "padded": "the whole tensor tile-padded first, never reshaped back: the shards record padding as data (issue #8967, 2024)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -533,6 +548,7 @@ class Profile(Frozen):
     replicated_distribution: ReplicatedDistribution = ReplicatedDistribution.FLAT
     plain_to_device: PlainToDevice = PlainToDevice.REPLICATED
     host_shard_ops: HostShardOps = HostShardOps.PER_SHARD
+    block_float_mapper: BlockFloatMapper = BlockFloatMapper.LOGICAL
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 

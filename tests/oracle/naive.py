@@ -15,7 +15,8 @@ op                             effect on the naive buffers
 =============================  ===========================================================================
 from_torch (host)              host shards by the mapper (torch.chunk of each sharded dim; a 1-D override
                                lays its chunks on the mesh's devices row-major, an N-D one on a submesh at
-                               (0, ...)); nothing on a device
+                               (0, ...)); nothing on a device. A block float under block_float_mapper
+                               ``padded`` maps its tile-padded shape (issue #8967, section 18)
 from_torch with device         as to_device of those shards
 distribute_tensor              the single host tensor's shape mapped as from_torch maps it; with mesh_device,
                                as to_device of those shards (a borrowed source changes nothing written)
@@ -367,6 +368,9 @@ class Model:
     """The profile takes a DRAM grid off row 0 (dram_grid_rows ``aliased``) or a core with no bank
     (bank_check ``unchecked``): such a grid's pages land where no per-core model here follows them
     (docs/semantics.md section 16), so a put onto one is not modelled."""
+    block_float_padded: bool = False
+    """The profile's block_float_mapper is ``padded`` (issue #8967): from_torch of a block float with
+    a mapper maps the tile-padded tensor (docs/semantics.md section 18)."""
     handles: dict[str, Buffer] = field(default_factory=dict)
     hosts: dict[str, dict[Coord, Spec]] = field(default_factory=dict)
     reads: list[Read] = field(default_factory=list)
@@ -393,6 +397,8 @@ class Model:
     # host side -------------------------------------------------------------------------------
     def op_from_torch(self, k: int, a: dict, records: Records) -> None:
         spec = Spec(tuple(a["shape"]), a.get("dtype", "bfloat16"), a.get("layout", "tile"))
+        if self.block_float_padded and spec.dtype in BLOCK_TILE_BYTES and a.get("mesh_mapper") is not None:
+            spec = spec.with_shape(spec.padded)  # the whole tensor tilized and mapped padded
         shards = self._map(spec, a.get("mesh_mapper"))
         if a.get("device") is not None:
             self._to_device(k, a["as"], shards)

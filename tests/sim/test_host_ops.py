@@ -95,3 +95,25 @@ def test_a_stale_read_stays_stale_through_host_ops_and_is_judged_where_it_was_re
     # every other device read what was written: a layout or dtype change is no lie of its own
     assert not [f for f in report.findings if f.tensor in ("back_rm", "back_f32") and f.device != (1, 3)]
     assert not run(parse(text, Path("s.yaml")), "reference").findings
+
+
+def test_issue_8967s_from_torch_maps_the_tile_padded_tensor_and_keeps_its_padding_as_data():
+    # ttnn/ttnn/operations/core.py of 2024: tilized, reshaped to with_tile_padding(), mapped, never reshaped back
+    import numpy as np
+
+    from meshspec.runner import execute
+    from meshspec.sim.runtime import Runtime
+
+    text = ("meshspec: 1\nname: b\nmesh: {system: t3k, shape: [1, 2]}\nprofile: {base: current, block_float_mapper: padded}\nsteps:\n"
+            "  - from_torch: {as: x, shape: [1, 1, 16, 48], dtype: bfloat8_b, data: {fill: 1}, "
+            "mesh_mapper: {placements: [replicate, {shard: 3}]}}\n")
+    scenario = parse(text, Path("b.yaml"))
+    rt = Runtime(scenario.mesh_shape, scenario.profiles["custom"], scenario.folder)
+    for step in scenario.steps:
+        execute(rt, step)
+    x = rt.tensors["x"]
+    assert x.shape == (1, 1, 32, 64)
+    first, second = x.shards[(0, 0)], x.shards[(0, 1)]
+    assert first.spec.shape == second.spec.shape == (1, 1, 32, 32)
+    assert np.all(first.values[:, :, :16, :] == 1) and np.all(first.values[:, :, 16:, :] == 0)  # padding rows as data
+    assert np.all(second.values[:, :, :16, :16] == 1) and np.all(second.values[:, :, :, 16:] == 0)  # padding columns too

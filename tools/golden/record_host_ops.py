@@ -64,6 +64,13 @@ CASES = [
     ("pad_tile_front", "rep16_tile", "pad", {"padding": [[0, 0], [0, 0], [1, 0], [0, 0]], "value": 0.0}),
 ]
 
+#: Block-float tensors mapped by from_torch's own path (issue #8967's class): (name, global shape,
+#: mesh shape, placements). ttnn 0.81.1 maps the logical tensor: each shard its logical shape.
+BLOCK_FLOAT = [
+    ("bfp8_replicated_16x32", [1, 1, 16, 32], [1, 2], ["replicate", "replicate"]),
+    ("bfp8_sharded_32x48", [1, 1, 32, 48], [1, 2], ["replicate", {"shard": 3}]),
+]
+
 LAYOUTS = {"tile": ttnn.TILE_LAYOUT, "row_major": ttnn.ROW_MAJOR_LAYOUT}
 DTYPES = {"bfloat16": ttnn.bfloat16, "float32": ttnn.float32, "uint32": ttnn.uint32, "bfloat8_b": ttnn.bfloat8_b}
 
@@ -126,11 +133,22 @@ def record(name, inp, op, args):
     return row
 
 
+def record_block_float(name, shape, mesh, placements):
+    data = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    host = ttnn.Tensor(data, ttnn.bfloat8_b, None, ttnn.TILE_LAYOUT)
+    mapper = ttnn.create_mesh_mapper(ttnn.MeshShape(*mesh), ttnn.MeshMapperConfig([placement(p) for p in placements]))
+    t = ttnn.distribute_tensor(host, mapper, None)
+    return {"name": name, "shape": shape, "mesh": mesh, "placements": placements,
+            "shards": [{"shape": list(p.shape), "padded_shape": list(p.padded_shape)} for p in ttnn.get_device_tensors(t)]}
+
+
 def main():
     if "TT_METAL_MOCK_CLUSTER_DESC_PATH" not in os.environ:
         sys.exit("record_host_ops.py: run in the mock (source the ttnn-mock env.sh)")
     rows = [record(*case) for case in CASES]
-    head = json.dumps({"ttnn_version": "0.81.1", "recorded_by": "tools/golden/record_host_ops.py", "inputs": INPUTS})
+    block = [record_block_float(*case) for case in BLOCK_FLOAT]
+    head = json.dumps({"ttnn_version": "0.81.1", "recorded_by": "tools/golden/record_host_ops.py", "inputs": INPUTS,
+                       "block_float": block})
     body = ",\n".join(json.dumps(r) for r in rows)  # a case a line: the shards' values make them long
     OUT.write_text(head[:-1] + ',\n"host_ops": [\n' + body + "\n]}\n")
     print(f"wrote {OUT}: {len(rows)} cases", file=sys.stderr)

@@ -19,7 +19,7 @@ from ..mapping import Distribution, distribute, single
 from ..mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..meshdevice import MeshDevice
 from ..placement import Replicate, Shard
-from ..profiles import DefaultComposer, MapperOffset, PerDeviceApi, PlainToDevice, ReadBuffers, ReplicatedDistribution, ToDeviceRecord, WritePinning
+from ..profiles import BlockFloatMapper, DefaultComposer, MapperOffset, PerDeviceApi, PlainToDevice, ReadBuffers, ReplicatedDistribution, ToDeviceRecord, WritePinning
 from ..readback import read
 from ..runtime import Runtime, work_bytes
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
@@ -139,7 +139,23 @@ def make_host(rt: Runtime, a: TensorFields, name: str, choice: Optional[MapperCh
         values = _values(rt, a, shape, dtype)
     else:
         values = ShapeOnly(shape, host_dtype(dtype))
+    if dtype.is_block_float and choice is not None and rt.profile.block_float_mapper is BlockFloatMapper.PADDED:
+        return _padded_first(rt, a, name, values, shape, dtype, choice, mesh)
     return distribute_values(rt, name, values, shape, dtype, lambda s: a.spec(rt.arch, s), choice, mesh)
+
+
+def _padded_first(rt: Runtime, a: TensorFields, name: str, values, shape: Shape, dtype: DataType, choice, mesh: MeshDevice) -> HostTensor:
+    """Issue #8967's from_torch (profile rule ``block_float_mapper: padded``, docs/semantics.md
+    section 18): the whole tensor tilized (zeros in its tile padding) and brought back to torch
+    padded, and that padded tensor mapped: the shards record the padded slices' shapes. The tensor
+    that was mapped, and so the one a composed readback is compared with, is the padded one."""
+    padded = a.spec(rt.arch, shape).padded_shape[-len(shape):] if shape else shape
+    if isinstance(values, np.ndarray):
+        widths = [(0, p - n) for n, p in zip(shape, padded)]
+        grown = np.pad(values, widths)
+    else:
+        grown = ShapeOnly(padded, values.dtype)
+    return distribute_values(rt, name, grown, tuple(padded), dtype, lambda s: a.spec(rt.arch, s), choice, mesh)
 
 
 def distribute_values(rt: Runtime, name: str, values, shape: Shape, dtype: DataType, spec_of, choice, mesh: MeshDevice) -> HostTensor:
