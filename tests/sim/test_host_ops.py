@@ -117,3 +117,17 @@ def test_issue_8967s_from_torch_maps_the_tile_padded_tensor_and_keeps_its_paddin
     assert first.spec.shape == second.spec.shape == (1, 1, 32, 32)
     assert np.all(first.values[:, :, :16, :] == 1) and np.all(first.values[:, :, 16:, :] == 0)  # padding rows as data
     assert np.all(second.values[:, :, :16, :16] == 1) and np.all(second.values[:, :, :, 16:] == 0)  # padding columns too
+
+
+def test_a_host_op_during_a_trace_capture_runs_once_on_the_host_and_is_not_replayed():
+    # BeginTraceCapture captures device programs; a host op is none (section 18). Replayed, the
+    # unpad would run again on what `o` names now, a TILE tensor it refuses.
+    text = ("meshspec: 1\nname: t\nmesh: t3k\nsteps:\n" + MAPPED % "tile"
+            + "  - begin_trace_capture: {trace: tid}\n"
+            "  - to_layout: {tensor: h, layout: row_major, as: o}\n"
+            "  - unpad: {tensor: o, output_tensor_start: [0, 0, 0, 0], output_tensor_end: [1, 1, 16, 6], as: u}\n"
+            "  - end_trace_capture: {trace: tid}\n"
+            "  - to_layout: {tensor: h, layout: tile, as: o}\n"
+            "  - execute_trace: {trace: tid}\n")
+    report = run(parse(text, Path("t.yaml")), "current")
+    assert report.error is None, report.error

@@ -85,7 +85,9 @@ def execute(rt: "Runtime", index: int, op: str, args: Any) -> StepResult:
         capture = rt.traces.get(rt.capturing) if rt.capturing is not None else None  # (a trace released mid-capture holds nothing)
         if capture is not None and op not in TRACE_OPS and op not in UNTRACEABLE:
             name = getattr(args, "as_", None)
-            capture.append((op, args, rt.tensors.get(name) if name else None))
+            out = rt.tensors.get(name) if name else None
+            if getattr(out, "storage", None) != "host":  # a host op on a host tensor runs on the host, not in the trace (section 18)
+                capture.append((op, args, out))
     finally:
         result = rt.end()
     return result

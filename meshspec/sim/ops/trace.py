@@ -27,7 +27,7 @@ from .output import shard
 #: Steps that cannot be captured: a trace holds device programs, not host transfers or allocations.
 UNTRACEABLE = {"from_torch", "to_device", "to", "copy_host_to_device_tensor", "copy_host_to_device_tensor_partial", "cpu", "to_torch",
                "allocate_tensor_on_device", "allocate_tensor_on_host", "copy_device_to_host_tensor", "deallocate", "dump_tensor",
-               "load_tensor", "as_tensor"}
+               "load_tensor", "as_tensor", "to_dtype", "unpad", "pad_to_tile"}
 
 
 class BeginTrace(Typed):
