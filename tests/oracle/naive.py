@@ -719,7 +719,7 @@ class Model:
         self._on(k, "typecast", a, records, lambda s: s.but(dtype=a["dtype"]))
 
     def op_to_layout(self, k: int, a: dict, records: Records) -> None:
-        if self._on_host(a, records, lambda s: s.but(layout=a["layout"])):
+        if self._on_host(a, records, lambda s: s if s.dtype in BLOCK_TILE_BYTES else s.but(layout=a["layout"])):  # a block float stays TILE
             return
         if records[a["tensor"]].spec.layout == a["layout"]:
             return self._same(a)

@@ -34,6 +34,8 @@ INPUTS = {
     # issue #6889: (1,1,16,32) replicated on 1x2
     "rep16_rm": ([1, 1, 16, 32], "bfloat16", "row_major", [1, 2], ["replicate", "replicate"]),
     "rep16_tile": ([1, 1, 16, 32], "bfloat16", "tile", [1, 2], ["replicate", "replicate"]),
+    # a block float (TILE only) sharded on its last dim over 1x2
+    "w64_bfp8": ([1, 1, 32, 64], "bfloat8_b", "tile", [1, 2], ["replicate", {"shard": 3}]),
     # a 2-D distribution on a T3K: rows of dim 2, columns of dim 3
     "grid_rm": ([1, 1, 64, 128], "float32", "row_major", [2, 4], [{"shard": 2}, {"shard": 3}]),
 }
@@ -46,6 +48,7 @@ CASES = [
     ("to_layout_same", "w48_tile", "to_layout", {"layout": "tile"}),
     ("to_layout_tile_6889", "rep16_rm", "to_layout", {"layout": "tile"}),
     ("to_layout_grid", "grid_rm", "to_layout", {"layout": "tile"}),
+    ("to_layout_rm_block_float", "w64_bfp8", "to_layout", {"layout": "row_major"}),  # stays TILE (issue #43763)
     ("typecast_float32", "w48_tile", "typecast", {"dtype": "float32"}),
     ("typecast_bfp8_rm_unaligned", "w48_rm", "typecast", {"dtype": "bfloat8_b"}),
     ("to_dtype_float32", "w48_tile", "to_dtype", {"dtype": "float32"}),
