@@ -131,3 +131,12 @@ def test_a_host_op_during_a_trace_capture_runs_once_on_the_host_and_is_not_repla
             "  - execute_trace: {trace: tid}\n")
     report = run(parse(text, Path("t.yaml")), "current")
     assert report.error is None, report.error
+
+
+def test_an_unpad_past_a_shard_stops_in_meshspecs_words_naming_the_shard():
+    # ttnn 0.81.1 accepts it (observed: a (16, 7) region of a (32, 6) shard); what it reads is unknown
+    text = ("meshspec: 1\nname: u\nmesh: {system: t3k, shape: [1, 8]}\nsteps:\n" + MAPPED % "row_major"
+            + "  - unpad: {tensor: h, output_tensor_start: [0, 0, 0, 0], output_tensor_end: [1, 1, 16, 7], as: u}\n")
+    report = run(parse(text, Path("u.yaml")), "current")
+    assert report.error is not None and report.exit_code == 4
+    assert "from [0, 0, 0, 0] to [1, 1, 16, 7] is not a region of its shard at [0, 0], [1, 1, 32, 6]" in report.error.message

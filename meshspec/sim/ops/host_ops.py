@@ -62,7 +62,7 @@ def unpad(rt: Runtime, a: Unpad) -> None:
 
     def out_of_bounds(s) -> ResourceLimit:
         return ResourceLimit(
-            f"unpad of {a.tensor}: [{list(start)}, {list(end)}) is not a region of its shard at {list(s.coord)}, {list(s.spec.shape)}; "
+            f"unpad of {a.tensor}: from {list(start)} to {list(end)} is not a region of its shard at {list(s.coord)}, {list(s.spec.shape)}; "
             "ttnn 0.81.1 checks neither bound (observed: an end past the shard is accepted) and what it then reads is not known "
             "to meshspec, which stops here rather than guess")
 
