@@ -195,7 +195,7 @@ EXPECTED = {
     ("multihost-write-pinning", "reference"): (set(), None),
     # section 18: host ops on a mapped host tensor, shard by shard; unpad refused until PR #21628
     # (issue #16870), pad until PR #6976 (issue #6889), each in the library's own words.
-    ("host-unpad-multi-shard", "unpad-2025-01"): (set(), "Device storage isn't supported"),
+    **{("host-unpad-multi-shard", p): (set(), "Device storage isn't supported") for p in ("unpad-2025-01", "uniform-by-value", "unpopulated")},
     **{("host-unpad-multi-shard", p): (set(), None) for p in ("current", "reference")},
     ("host-pad-replicated-tile", "pad-2024-03"): (set(), "Tensor must be on host for padding"),
     **{("host-pad-replicated-tile", p): (set(), None) for p in ("current", "reference", "uniform-by-value")},
