@@ -155,6 +155,14 @@ EXPECTED = {
     # section 9: the cache keeps the topology today; mid 2025 it loaded with distribution (1).
     ("cache-round-trip", "current"): (set(), None),
     ("cache-round-trip", "cache-mid-2025"): ({("topology_mismatch", None)}, None),
+    # section 20: what a tensor file keeps and what a load gives, each real bug under its era's tensor_file rule.
+    ("cache-hit-replicated-shards", "may-2024"): ({("data_mismatch", (0, c)) for c in (1, 2, 3)} | {("data_mismatch", (1, c)) for c in range(4)}, None),
+    ("cache-hit-replicated-shards", "current"): (set(), None),
+    ("dump-after-reshape-first-shard", "aug-2025"): ({("topology_stale", None), ("data_mismatch", (0, 1))}, None),
+    ("dump-after-reshape-first-shard", "current"): ({("topology_stale", None)}, None),
+    ("export-one-shard-replicated", "export-june-2026"): ({("data_mismatch", (0, 1))}, None),
+    ("export-one-shard-replicated", "current"): (set(), None),
+    ("dump-replicate-label-keeps-one-shard", "current"): ({("data_mismatch", (1, c)) for c in range(4)}, None),
     # section 9: allocate_tensor_on_host and an unchecked update_tensor_topology contradict themselves.
     ("self-contradicting-calls", "current"): ({("topology_mismatch", None)}, None),
     # section 6 with one rule changed: the seed's era with a by-reference copy is clean.

@@ -23,7 +23,7 @@ import numpy as np
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport, slice_text as _slice_text
 from ..sim.device import Write
-from ..sim.events import Composed, DoubleFree, Event, Retired, Shown, UseAfterFree
+from ..sim.events import Composed, DoubleFree, Event, Loaded, Retired, Shown, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
 from ..sim.mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
 from ..sim.spec import TensorSpec
@@ -747,6 +747,8 @@ class Judge:
                 self.retired.append(dataclasses.replace(f, message=f"{f.message} (then {e.why})"))
         elif isinstance(e, Shown):
             self._shown(e)
+        elif isinstance(e, Loaded):
+            self._judge_loaded(e)
         else:  # pragma: no cover - every event kind is handled above
             raise AssertionError(f"unhandled event {e!r}")
 
@@ -782,6 +784,23 @@ class Judge:
             landed = self._judge_composed(e)
         self.readbacks.append(Readback(e.step, e.name, comp.used, tuple(comp.values.shape), e.device is not None,
                                        *(landed or (None, ()))))
+
+    def _judge_loaded(self, e: Loaded) -> None:
+        """data_mismatch for each device (or host shard) a load gave another slice than was dumped
+        from it: a file is a write and its load a read back (docs/semantics.md section 20). A device
+        given a copy of the slice dumped from it (a replica), or given the one shard of a file of one
+        shard, holds what was dumped."""
+        dumped = e.dumped.shards
+        for c, d in e.held:
+            own = dumped.get(c)
+            if c == d or own is None or _same_content(own, dumped[d]):
+                continue
+            got, want = _held_text(e.dumped.name, dumped[d]), _held_text(e.dumped.name, own)
+            if got == want:  # two slices of one op's output (each device's own): told apart by their values
+                got, want = _first_value_text(dumped[d]), _first_value_text(own)
+            msg = (f"{e.name} {fmt_coord(c)}: loaded from {e.file}, it holds {got}, the shard dumped from {fmt_coord(d)}, "
+                   f"where {e.dumped.name} was dumped with {want} on {fmt_coord(c)}")
+            self._mismatch(e.name, c, e.step, msg + (f" ({e.why})" if e.why else ""), own.spec, None)
 
     def _judge_readback(self, host: HostTensor, name: str, used: tuple[Coord, ...], step: int) -> None:
         """data_mismatch for each device whose read-back values are not what was written."""
@@ -943,6 +962,26 @@ def _read_shard(shard: HostShard) -> HostShard:
         host, (c,) = shard.composed_from
         shard = host.shards[c]
     return shard
+
+
+def _same_content(a: HostShard, b: HostShard) -> bool:
+    """Whether two dumped shards hold the same thing: the same values where both have values, else
+    the same slice of one source (a replica)."""
+    if isinstance(a.values, np.ndarray) and isinstance(b.values, np.ndarray):
+        return a.values is b.values or (a.values.shape == b.values.shape and not count_different(a.values, b.values))
+    held = _slice_of(a)
+    return held is not None and held == _slice_of(b)
+
+
+def _held_text(name: str, shard: HostShard) -> str:
+    held = _slice_of(shard)
+    return f"{name}{_slice_text(*held)}" if held is not None else f"its {fmt_shape(shard.spec.shape)} shard"
+
+
+def _first_value_text(shard: HostShard) -> str:
+    v = shard.values
+    first = v.reshape(-1)[0].item() if isinstance(v, np.ndarray) and v.size else None
+    return f"a {fmt_shape(shard.spec.shape)} shard starting {first}" if first is not None else f"a {fmt_shape(shard.spec.shape)} shard"
 
 
 def _source_tensor(host: HostTensor, shard: HostShard) -> Optional[HostTensor]:

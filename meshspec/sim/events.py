@@ -72,4 +72,19 @@ class Shown(Frozen):
     """What the call read (:class:`~meshspec.sim.tensor.Read`), device by device."""
 
 
-Event = Union[Composed, UseAfterFree, DoubleFree, Retired, Shown]
+class Loaded(Frozen):
+    """``load_tensor`` or an ``as_tensor`` cache hit gave ``name`` the shards of ``file``: for each
+    device (or host shard) of it, the coordinate of the dumped shard it holds."""
+
+    step: int
+    name: str
+    file: str
+    dumped: "HostTensor"
+    """The tensor the file was dumped from, as it was then."""
+    held: tuple
+    """((coordinate of the loaded tensor, coordinate of the dumped shard it holds), ...)."""
+    why: str = ""
+    """How the file or the load came to give fewer shards than were dumped ("": it did not)."""
+
+
+Event = Union[Composed, UseAfterFree, DoubleFree, Retired, Shown, Loaded]

@@ -88,6 +88,29 @@ class CacheTopology(str, enum.Enum):
     its shards are per device (PR #24765 to PR #29158, mid 2025; issue #25340)."""
 
 
+class TensorFile(str, enum.Enum):
+    COLLAPSE_REPLICATED = "collapse_replicated"
+    """A file keeps one shard for each group of devices the topology says hold copies (a Replicate
+    axis kept at its first coordinate); a load gives every device its group's shard, whatever the
+    devices held (ttnn 0.81.1, observed: tests/golden ``ttnn_tensor_files.json``)."""
+    EVERY_SHARD = "every_shard"
+    """A file keeps every populated shard; a load gives each device what was dumped from it
+    (meshspec's reference)."""
+    REPLICATE_ON_LOAD = "replicate_on_load"
+    """A file keeps every shard, but a load onto a mesh puts the first shard on every device: the
+    copy of the loaded storage lost its distribution and defaulted to replicated (tt-metal issue
+    #8228, fixed by PR #8229, 2024-05-07)."""
+    REPLICATED_CONFIG = "replicated_config"
+    """The legacy format: a tensor whose distribution config is ReplicateTensor (a fully Replicate
+    topology, or a device op's output, which kept the default config) is written as its first shard
+    alone, and a load puts that shard on every device (serialization.cpp
+    ``dump_multi_device_host_storage``, PR #7445 to the flatbuffer format; issue #26637, 2025-08-11)."""
+    FIRST_SHARD = "first_shard"
+    """The serialiser writes the first device's shard of any multi-device tensor; the file is one
+    shard, which a load replicates over the mesh (tt-xla issue #5177, codegen ``export_tensors``,
+    2026-06-11; regression test tt-xla PR #5219)."""
+
+
 class MapperOffset(str, enum.Enum):
     SUPPORTED = "supported"
     """``MeshMapperConfig`` / ``MeshComposerConfig`` take ``mesh_offset_override`` (PR #51639, 2026-07-30)."""
@@ -403,6 +426,15 @@ RULES: dict[str, Rule] = {
             "kept": "the topology it was dumped with (PR #29158, 2025-09-23; ttnn 0.81.1)",
             "default": "distribution (1) [R] on (0, 0) whatever its shards (PR #24765 to PR #29158; issue #25340)",
         }),
+        Rule("tensor_file", TensorFile, "what a tensor file keeps per shard, and what a load of it puts on each device", {
+            "collapse_replicated": "one shard a group of devices the topology says hold copies; a load copies it to the group "
+                                   "(ttnn 0.81.1, observed: tests/golden ttnn_tensor_files.json)",
+            "every_shard": "every shard kept; a load gives each device what was dumped from it (meshspec's reference)",
+            "replicate_on_load": "every shard kept, a load onto a mesh puts the first on every device (issue #8228, before PR #8229)",
+            "replicated_config": "a Replicate config (a Replicate topology, or a device op's output) keeps its first shard, a load "
+                                 "replicates it (the legacy serialiser; issue #26637)",
+            "first_shard": "the first device's shard of any multi-device tensor; a load replicates it (tt-xla issue #5177)",
+        }),
         Rule("mapper_offset", MapperOffset, "mesh_offset_override in mapper and composer configs", {
             "supported": "MeshMapperConfig / MeshComposerConfig take an offset (PR #51639, 2026-07-30; ttnn 0.81.1)",
             "absent": "no offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)",
@@ -524,6 +556,7 @@ class Profile(Frozen):
     copy_check: CopyCheck
     default_composer: DefaultComposer = DefaultComposer.REFUSE
     cache_topology: CacheTopology = CacheTopology.KEPT
+    tensor_file: TensorFile = TensorFile.COLLAPSE_REPLICATED
     mapper_offset: MapperOffset = MapperOffset.SUPPORTED
     handles: Handles = Handles.SHARED
     per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
@@ -604,6 +637,7 @@ PROFILES: dict[str, Profile] = {
             bank_check=BankCheck.UNCHECKED,
             write_pinning=WritePinning.LOCAL,
             host_shard_ops=HostShardOps.NO_UNPAD,
+            tensor_file=TensorFile.REPLICATED_CONFIG,
         ),
         Profile(
             "unpopulated",
@@ -621,6 +655,7 @@ PROFILES: dict[str, Profile] = {
             bank_check=BankCheck.UNCHECKED,
             write_pinning=WritePinning.LOCAL,
             host_shard_ops=HostShardOps.NO_UNPAD,
+            tensor_file=TensorFile.REPLICATED_CONFIG,
         ),
         Profile(
             "reference",
@@ -633,6 +668,7 @@ PROFILES: dict[str, Profile] = {
             CopyCheck.EVERY_SHARD,
             handles=Handles.OWN,
             write_pinning=WritePinning.LOCAL,
+            tensor_file=TensorFile.EVERY_SHARD,
             op_topology=OpTopology.EXACT,
             ccl_devices=CclDevices.TENSOR,
             host_alloc_topology=HostAllocTopology.MESH,

@@ -14,6 +14,13 @@ Files live in the run, never on disk. What a file keeps and how it loads (ttnn 0
   file is ``{cache_file_name}_dtype_{DTYPE}_layout_{LAYOUT}.tensorbin``; neither the mapper nor the
   mesh is in the name. On a miss the tensor is made on host (a ``ReplicateTensorToMesh`` one
   unsharded), dumped, then put on the device with ``memory_config``; on a hit the file is loaded.
+
+What a file keeps per shard, and what a load puts on each device, is the era's
+:class:`~meshspec.sim.profiles.TensorFile` rule (docs/semantics.md section 20): ttnn 0.81.1 keeps one
+shard for each group of devices the topology says hold copies, so a label that says Replicate over
+devices that hold different slices loads back with the first one's slice on all of them. Each load
+leaves a :class:`~meshspec.sim.events.Loaded` event saying which dumped shard each device got; the
+judge compares them (a device given another device's slice is a ``data_mismatch``).
 """
 
 from __future__ import annotations
@@ -22,11 +29,15 @@ from dataclasses import replace
 from typing import Optional
 
 from ...errors import TTFatal
+from ...frozen import Frozen
 from ...typed import Typed
-from ..profiles import CacheTopology
+from ..events import Loaded
+from ..mesh import Coord
+from ..placement import Replicate, Topology
+from ..profiles import CacheTopology, TensorFile
 from ..readback import read
 from ..runtime import Runtime
-from ..tensor import DeviceTensor, HostTensor
+from ..tensor import DeviceTensor, HostShard, HostTensor
 from .base import Op, TensorKind, Use
 from .output import default_topology
 from .fields import As, Data, FileName, Mapper, MeshName, Name, TensorFields
@@ -58,27 +69,113 @@ class AsTensor(TensorFields):
     cache_file_name: Optional[FileName] = None
 
 
+class StoredFile(Frozen):
+    """A ``.tensorbin`` file of the run: the tensor that was dumped, and what the file keeps of it."""
+
+    dumped: HostTensor
+    """The tensor ``dump_tensor`` was given (a device tensor read back from its devices first)."""
+    kept: HostTensor
+    """What a host load gives: each coordinate's shard is the dumped shard of ``held``'s coordinate."""
+    held: tuple[tuple[Coord, Coord], ...]
+    """For each shard the file gives back, (its coordinate, the coordinate of the dumped shard it holds)."""
+    why: str = ""
+    """How the file came to keep fewer shards than were dumped, in the era's words ("": it did not)."""
+
+
 def dump(rt: Runtime, file_name: str, t, name: str) -> None:
     if not file_name.endswith(".tensorbin"):
         raise TTFatal(f"File {file_name} must have .tensorbin extension")
+    made_by_op = isinstance(t, DeviceTensor) and t.provenance is not None
     if isinstance(t, DeviceTensor):
         t = read(rt, rt.device(name), f"{name}.dumped")
-    rt.tensor_files[file_name] = t
+    rt.tensor_files[file_name] = keep(rt.profile.tensor_file, t, made_by_op)
+
+
+def keep(rule: TensorFile, t: HostTensor, made_by_op: bool = False) -> StoredFile:
+    """What a file of ``t`` keeps under ``rule`` (``made_by_op``: ``t`` was read back from a device
+    op's output, whose legacy distribution config was the default, ReplicateTensor)."""
+    coords = list(t.shards)
+    if rule is TensorFile.COLLAPSE_REPLICATED:
+        held = {c: _group_first(t.topology, c, t.shards) for c in coords}
+        why = f"the file kept one shard for each group of devices its topology {t.topology} says hold copies"
+    elif len(coords) > 1 and (
+        rule is TensorFile.FIRST_SHARD
+        or rule is TensorFile.REPLICATED_CONFIG and (made_by_op or _all_replicate(t.topology))
+    ):
+        first = coords[0]
+        only = replace(t.shards[first], coord=(0,) * len(first))
+        kept = HostTensor(t.name, t.step, only.spec, _single(len(first)), {only.coord: only}, plain=True, buffer_shape=(1, 1))
+        why = ("the serialiser wrote the first device's shard alone (tt-xla #5177)" if rule is TensorFile.FIRST_SHARD else
+               "the legacy serialiser wrote the first shard alone of a tensor whose distribution config is ReplicateTensor "
+               f"({'a device op output keeps the default config' if made_by_op else 'its topology is ' + str(t.topology)}; issue #26637)")
+        return StoredFile(t, kept, ((only.coord, first),), why)
+    else:
+        held = {c: c for c in coords}
+        why = ""
+    if all(c == d for c, d in held.items()):
+        return StoredFile(t, t, tuple(held.items()))
+    shards = {c: replace(t.shards[d], coord=c, origin=None) for c, d in held.items()}
+    kept = replace(t, shards=shards)
+    return StoredFile(t, kept, tuple(held.items()), why)
+
+
+def _all_replicate(topology: Topology) -> bool:
+    return bool(topology.placements) and all(isinstance(p, Replicate) for p in topology.placements)
+
+
+def _single(rank: int) -> Topology:
+    return Topology((1,), (Replicate(),), ((0,) * rank,))
+
+
+def _group_first(topology: Topology, c: Coord, shards: dict) -> Coord:
+    """The first device of ``c``'s group of copies: its distribution position with every Replicate
+    axis at 0 (ttnn 0.81.1: a (2, 4) [R, S(3)] label keeps row 0's four shards, observed)."""
+    shape, coords = tuple(topology.distribution_shape), topology.coords
+    if c not in topology.coord_set() or len(coords) != _volume(shape) or len(topology.placements) != len(shape):
+        return c  # a label that does not describe its devices: nothing is taken for a copy
+    index = coords.index(c)
+    position = []
+    for n in reversed(shape):
+        position.append(index % n)
+        index //= n
+    position.reverse()
+    first = 0
+    for p, n, placement in zip(position, shape, topology.placements):
+        first = first * n + (0 if isinstance(placement, Replicate) else p)
+    rep = coords[first]
+    return rep if rep in shards else c
+
+
+def _volume(shape: tuple) -> int:
+    out = 1
+    for n in shape:
+        out *= n
+    return out
 
 
 def load(rt: Runtime, file_name: str, name: str, device: Optional[str], memory=None) -> None:
-
     stored = rt.tensor_files.get(file_name)
     if stored is None:
         raise TTFatal(f"Unable to load the tensor from {file_name}.  The file does not exist.")
-    assert isinstance(stored, HostTensor)
-    host = replace(stored, name=name, step=rt.step)
+    assert isinstance(stored, StoredFile)
+    host = replace(stored.kept, name=name, step=rt.step)
+    held, why = stored.held, stored.why
+    if device is not None and rt.profile.tensor_file is TensorFile.REPLICATE_ON_LOAD and len(host.shards) > 1:
+        first = next(iter(host.shards.values()))
+        only = replace(first, coord=(0,) * len(first.coord), origin=None)
+        host = HostTensor(name, rt.step, only.spec, _single(len(only.coord)), {only.coord: only}, plain=True, buffer_shape=(1, 1))
+        held = ((only.coord, dict(held)[first.coord]),)
+        why = "the load put the first shard on every device: the loaded storage lost its distribution (issue #8228)"
     if rt.profile.cache_topology is CacheTopology.DEFAULT:
         host = replace(host, topology=default_topology())
     if device is None:
         rt.bind(name, host)
     else:
-        put(rt, host, name, memory or host.spec.memory, rt.mesh(device))
+        mesh = rt.mesh(device)
+        put(rt, host, name, memory or host.spec.memory, mesh)
+        if host.plain:  # one shard, replicated over the mesh
+            held = tuple((c, held[0][1]) for c in mesh.coords)
+    rt.events.append(Loaded(rt.step, name, file_name, stored.dumped, held, why))
 
 
 def dump_tensor(rt: Runtime, a: DumpTensor) -> None:
