@@ -81,6 +81,16 @@ host ops on a host tensor      to_layout, typecast, to_dtype, reshape, unpad, pa
                                (one the records do not list): each host shard changed where it is, nothing on a
                                device (docs/semantics.md section 18: the layout; the dtype, a block float
                                tilizing a row-major shard; the shape; ``end - start``; a TILE shard as it was)
+dump_tensor                    nothing on a device; the file keeps the tensor's shards (a device tensor's:
+                               each recorded device's spec), or, under tensor_file ``first_shard`` (any tensor
+                               of several shards) or ``replicated_config`` (a replicating mapper's tensor or a
+                               device op's output), its first shard alone (section 20)
+load_tensor                    a host tensor of the file's shards (a one-shard file: a replica on every device,
+                               as a plain tensor); with a device, as to_device of them, and under
+                               ``replicate_on_load`` the first shard's spec on every device of the mesh
+as_tensor                      a hit (the file ``{cache}_dtype_{DTYPE}_layout_{LAYOUT}.tensorbin`` was dumped):
+                               as load_tensor; a miss: as from_torch (a ReplicateTensorToMesh tensor unsharded),
+                               dumped, and with a device as to_device
 "the input itself"             the same buffer under a second name, carrying what the input was computed
                                from (meshspec names its findings under both names)
 =============================  ===========================================================================
@@ -218,6 +228,11 @@ def pages_in(spec: Spec, region: tuple[slice, ...]) -> np.ndarray:
         grid = list(spec.shape[:-1]) or [1]
         cut = list(region[:-1]) or [slice(0, 1)]
     return np.arange(math.prod(grid)).reshape(grid)[tuple(cut)].ravel()
+
+
+def layout_of(a: dict) -> str:
+    """A step's layout, ttnn's spelling too (``TILE_LAYOUT``, ``ROW_MAJOR_LAYOUT``): ``tile`` by default."""
+    return str(a.get("layout", "tile")).lower().removesuffix("_layout")
 
 
 def spec_of(s) -> Spec:
@@ -371,6 +386,12 @@ class Model:
     block_float_padded: bool = False
     """The profile's block_float_mapper is ``padded`` (issue #8967): from_torch of a block float with
     a mapper maps the tile-padded tensor (docs/semantics.md section 18)."""
+    tensor_file: str = "collapse_replicated"
+    """The profile's tensor_file rule: what a file keeps and what a load puts on a mesh (section 20)."""
+    files: dict = field(default_factory=dict)
+    """File name -> (its shards' specs by coordinate, whether a load replicates its one shard)."""
+    replicated: set = field(default_factory=set)
+    """Names bound by from_torch or as_tensor with a mapper that replicates on every axis."""
     handles: dict[str, Buffer] = field(default_factory=dict)
     hosts: dict[str, dict[Coord, Spec]] = field(default_factory=dict)
     reads: list[Read] = field(default_factory=list)
@@ -396,10 +417,13 @@ class Model:
 
     # host side -------------------------------------------------------------------------------
     def op_from_torch(self, k: int, a: dict, records: Records) -> None:
-        spec = Spec(tuple(a["shape"]), a.get("dtype", "bfloat16"), a.get("layout", "tile"))
+        spec = Spec(tuple(a["shape"]), a.get("dtype", "bfloat16"), layout_of(a))
         if self.block_float_padded and spec.dtype in BLOCK_TILE_BYTES and a.get("mesh_mapper") is not None:
             spec = spec.with_shape(spec.padded)  # the whole tensor tilized and mapped padded
         shards = self._map(spec, a.get("mesh_mapper"))
+        self.replicated.discard(a["as"])
+        if a.get("mesh_mapper") is not None and all(p == "replicate" for p in self._placements(a["mesh_mapper"])[0]):
+            self.replicated.add(a["as"])
         if a.get("device") is not None:
             self._to_device(k, a["as"], shards)
         else:
@@ -868,6 +892,63 @@ class Model:
             return self._same(a)
         self._on(k, "reallocate", a, records, lambda s: s)
         src.freed = True
+
+    # files (section 20) ----------------------------------------------------------------------
+    HOST_MADE = frozenset({"from_torch", "to_device", "copy_host_to_device_tensor", "allocate_tensor_on_device", "cpu",
+                           "load_tensor", "as_tensor", "get_device_tensors"})
+    """Ops that make a tensor without computing it on a device: the rest are device ops."""
+
+    def op_dump_tensor(self, k: int, a: dict, records: Records) -> None:
+        name = a["tensor"]
+        if name in records:
+            rec = records[name]
+            shards = {c: rec.specs[c] for c in rec.recorded if c in rec.specs}
+        else:
+            shards = dict(self.hosts[name])
+        self._dump(a["file_name"], name, shards)
+
+    def _dump(self, file: str, name: str, shards: dict) -> None:
+        by_op = self.made.get(name, "from_torch") not in self.HOST_MADE
+        one = len(shards) > 1 and (self.tensor_file == "first_shard" or
+                                    self.tensor_file == "replicated_config" and (by_op or name in self.replicated))
+        if one:
+            shards = dict([next(iter(shards.items()))])
+        self.files[file] = (shards, one)
+
+    def _load(self, k: int, file: str, out: str, device: bool) -> None:
+        shards, one = self.files[file]
+        first = next(iter(shards.values()))
+        if one or (device and self.tensor_file == "replicate_on_load"):
+            shards = {c: first for c in self.coords}
+        self.replicated.discard(out)
+        if device:
+            self._to_device(k, out, shards)
+        else:
+            self.hosts[out] = shards
+
+    def op_load_tensor(self, k: int, a: dict, records: Records) -> None:
+        self._load(k, a["file_name"], a["as"], a.get("device") is not None)
+
+    def op_as_tensor(self, k: int, a: dict, records: Records) -> None:
+        if a.get("cache_file_name") is None:
+            raise Unmodelled("as_tensor without a cache_file_name")
+        if a.get("memory_config") not in (None, "DRAM_MEMORY_CONFIG"):
+            raise Unmodelled(f"as_tensor memory_config {a['memory_config']!r}")
+        self.replicated.discard(a["as"])
+        dtype, layout = a.get("dtype", "bfloat16"), layout_of(a)
+        file = f"{a['cache_file_name']}_dtype_{dtype.upper()}_layout_{layout.upper()}.tensorbin"
+        device = a.get("device") is not None
+        if file not in self.files:
+            spec = Spec(tuple(a["shape"]), dtype, layout)
+            shards = self._map(spec, a.get("mesh_mapper"))
+            if all(p == "replicate" for p in self._placements(a.get("mesh_mapper"))[0]):
+                self.replicated.add(a["as"])
+            self._dump(file, a["as"], shards)
+            if device:
+                return self._to_device(k, a["as"], shards)
+            self.hosts[a["as"]] = shards
+            return
+        self._load(k, file, a["as"], device)
 
     def op_get_device_tensors(self, k: int, a: dict, records: Records) -> None:
         """One tensor per recorded device, ``as[i]``, each on the parent's buffer."""

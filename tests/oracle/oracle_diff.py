@@ -140,7 +140,8 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
                   gather_padded=prof.gather_padding.value == "padded",
                   ccl_tensor=prof.ccl_devices.value == "tensor",
                   grids_unchecked=prof.dram_grid_rows.value == "aliased" or prof.bank_check.value == "unchecked",
-                  block_float_padded=prof.block_float_mapper.value == "padded")
+                  block_float_padded=prof.block_float_mapper.value == "padded",
+                  tensor_file=prof.tensor_file.value)
     ran = report.steps_run if report.error is None else report.error.step  # a failing step changes nothing naive
     before: dict = {}
     try:
