@@ -5,7 +5,7 @@ Files live in the run, never on disk. What a file keeps and how it loads (ttnn 0
 ``api``; ``ttnn/operations/core.py``):
 
 - ``dump_tensor(file_name, tensor)`` needs a ``.tensorbin`` name; a device tensor is gathered to the
-  host first. The file keeps the shards and the topology (PR #29158, 2025-09-23).
+  host first. The file keeps the shards (below) and the topology (PR #29158, 2025-09-23).
 - ``load_tensor(file_name, device=None)``: the host tensor as dumped, or put on the device; a
   single-shard file is replicated over the whole mesh, (num_devices) [R]. Under the
   ``cache_topology: default`` rule (mid 2025, PR #24765 to PR #29158) it loads with the default
