@@ -85,6 +85,7 @@ RULE_OPS: dict[str, tuple[str, ...]] = {
     "gather_padding": ("all_gather",),
     "handles": (),  # get_device_tensors, combine_device_tensors: not written by hunt
     "cache_topology": (),  # dump_tensor, load_tensor
+    "tensor_file": (),  # dump_tensor, load_tensor, as_tensor
     "mapper_offset": (),  # mesh_offset_override
     "per_device_api": (),
 }

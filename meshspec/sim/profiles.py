@@ -426,15 +426,6 @@ RULES: dict[str, Rule] = {
             "kept": "the topology it was dumped with (PR #29158, 2025-09-23; ttnn 0.81.1)",
             "default": "distribution (1) [R] on (0, 0) whatever its shards (PR #24765 to PR #29158; issue #25340)",
         }),
-        Rule("tensor_file", TensorFile, "what a tensor file keeps per shard, and what a load of it puts on each device", {
-            "collapse_replicated": "one shard a group of devices the topology says hold copies; a load copies it to the group "
-                                   "(ttnn 0.81.1, observed: tests/golden ttnn_tensor_files.json)",
-            "every_shard": "every shard kept; a load gives each device what was dumped from it (meshspec's reference)",
-            "replicate_on_load": "every shard kept, a load onto a mesh puts the first on every device (issue #8228, before PR #8229)",
-            "replicated_config": "a Replicate config (a Replicate topology, or a device op's output) keeps its first shard, a load "
-                                 "replicates it (the legacy serialiser; issue #26637)",
-            "first_shard": "the first device's shard of any multi-device tensor; a load replicates it (tt-xla issue #5177)",
-        }),
         Rule("mapper_offset", MapperOffset, "mesh_offset_override in mapper and composer configs", {
             "supported": "MeshMapperConfig / MeshComposerConfig take an offset (PR #51639, 2026-07-30; ttnn 0.81.1)",
             "absent": "no offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)",
@@ -540,6 +531,15 @@ RULES: dict[str, Rule] = {
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
+        }),
+        Rule("tensor_file", TensorFile, "what a tensor file keeps per shard, and what a load of it puts on each device", {
+            "collapse_replicated": "one shard a group of devices the topology says hold copies; a load copies it to the group "
+                                   "(ttnn 0.81.1, observed: tests/golden ttnn_tensor_files.json)",
+            "every_shard": "every shard kept; a load gives each device what was dumped from it (meshspec's reference)",
+            "replicate_on_load": "every shard kept, a load onto a mesh puts the first on every device (issue #8228, before PR #8229)",
+            "replicated_config": "a Replicate config (a Replicate topology, or a device op's output) keeps its first shard, a load "
+                                 "replicates it (the legacy serialiser; issue #26637)",
+            "first_shard": "the first device's shard of any multi-device tensor; a load replicates it (tt-xla issue #5177)",
         }),
     )
 }

@@ -9,7 +9,7 @@ import pytest
 
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
-from meshspec.sim.ops.cache import _group_first
+from meshspec.sim.ops.cache import _group_firsts
 from meshspec.sim.placement import Replicate, Shard, Topology
 
 RULES = ("collapse_replicated", "every_shard", "replicate_on_load", "replicated_config", "first_shard")
@@ -89,11 +89,15 @@ def test_the_first_device_of_a_group_of_copies():
     coords = tuple((r, c) for r in range(2) for c in range(4))
     shards = dict.fromkeys(coords)
     rows = Topology((2, 4), (Replicate(), Shard(3)), coords)
-    assert [_group_first(rows, c, shards) for c in coords] == [(0, c) for c in range(4)] * 2
+    assert list(_group_firsts(rows, shards).values()) == [(0, c) for c in range(4)] * 2
     cols = Topology((2, 4), (Shard(2), Replicate()), coords)
-    assert [_group_first(cols, c, shards) for c in coords] == [(0, 0)] * 4 + [(1, 0)] * 4
+    assert list(_group_firsts(cols, shards).values()) == [(0, 0)] * 4 + [(1, 0)] * 4
     flat = Topology((8,), (Replicate(),), coords)
-    assert {_group_first(flat, c, shards) for c in coords} == {(0, 0)}
+    assert set(_group_firsts(flat, shards).values()) == {(0, 0)}
+    sharded = Topology((2, 4), (Shard(2), Shard(3)), coords)
+    assert list(_group_firsts(sharded, shards).values()) == list(coords)
     # a label that does not describe its devices takes nothing for a copy
     short = Topology((4,), (Replicate(),), coords)
-    assert [_group_first(short, c, shards) for c in coords] == list(coords)
+    assert list(_group_firsts(short, shards).values()) == list(coords)
+    # a group whose first device holds no shard keeps each shard where it is
+    assert _group_firsts(flat, {(0, 1): None, (0, 2): None}) == {(0, 1): (0, 1), (0, 2): (0, 2)}

@@ -32,7 +32,7 @@ from ...errors import TTFatal
 from ...frozen import Frozen
 from ...typed import Typed
 from ..events import Loaded
-from ..mesh import Coord
+from ..mesh import Coord, volume
 from ..placement import Replicate, Topology
 from ..profiles import CacheTopology, TensorFile
 from ..readback import read
@@ -96,14 +96,14 @@ def keep(rule: TensorFile, t: HostTensor, made_by_op: bool = False) -> StoredFil
     op's output, whose legacy distribution config was the default, ReplicateTensor)."""
     coords = list(t.shards)
     if rule is TensorFile.COLLAPSE_REPLICATED:
-        held = {c: _group_first(t.topology, c, t.shards) for c in coords}
+        held = _group_firsts(t.topology, t.shards)
         why = f"the file kept one shard for each group of devices its topology {t.topology} says hold copies"
     elif len(coords) > 1 and (
         rule is TensorFile.FIRST_SHARD
-        or rule is TensorFile.REPLICATED_CONFIG and (made_by_op or _all_replicate(t.topology))
+        or (rule is TensorFile.REPLICATED_CONFIG and (made_by_op or _all_replicate(t.topology)))
     ):
         first = coords[0]
-        only = replace(t.shards[first], coord=(0,) * len(first))
+        only = replace(t.shards[first], coord=(0,) * len(first), origin=None)
         kept = HostTensor(t.name, t.step, only.spec, _single(len(first)), {only.coord: only}, plain=True, buffer_shape=(1, 1))
         why = ("the serialiser wrote the first device's shard alone (tt-xla #5177)" if rule is TensorFile.FIRST_SHARD else
                "the legacy serialiser wrote the first shard alone of a tensor whose distribution config is ReplicateTensor "
@@ -127,29 +127,27 @@ def _single(rank: int) -> Topology:
     return Topology((1,), (Replicate(),), ((0,) * rank,))
 
 
-def _group_first(topology: Topology, c: Coord, shards: dict) -> Coord:
-    """The first device of ``c``'s group of copies: its distribution position with every Replicate
-    axis at 0 (ttnn 0.81.1: a (2, 4) [R, S(3)] label keeps row 0's four shards, observed)."""
+def _group_firsts(topology: Topology, shards: dict) -> dict:
+    """For each shard's coordinate, the first device of its group of copies: its distribution
+    position with every Replicate axis at 0 (ttnn 0.81.1: a (2, 4) [R, S(3)] label keeps row 0's
+    four shards, observed). A label that does not describe its devices takes nothing for a copy."""
     shape, coords = tuple(topology.distribution_shape), topology.coords
-    if c not in topology.coord_set() or len(coords) != _volume(shape) or len(topology.placements) != len(shape):
-        return c  # a label that does not describe its devices: nothing is taken for a copy
-    index = coords.index(c)
-    position = []
-    for n in reversed(shape):
-        position.append(index % n)
-        index //= n
-    position.reverse()
-    first = 0
-    for p, n, placement in zip(position, shape, topology.placements):
-        first = first * n + (0 if isinstance(placement, Replicate) else p)
-    rep = coords[first]
-    return rep if rep in shards else c
-
-
-def _volume(shape: tuple) -> int:
-    out = 1
-    for n in shape:
-        out *= n
+    if len(coords) != volume(shape) or len(topology.placements) != len(shape):
+        return {c: c for c in shards}
+    index = {c: i for i, c in enumerate(coords)}
+    out = {}
+    for c in shards:
+        i = index.get(c)
+        if i is None:
+            out[c] = c
+            continue
+        first, stride = 0, 1
+        for n, placement in zip(reversed(shape), reversed(topology.placements)):
+            if not isinstance(placement, Replicate):
+                first += (i % n) * stride
+            i //= n
+            stride *= n
+        out[c] = coords[first] if coords[first] in shards else c
     return out
 
 
