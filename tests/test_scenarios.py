@@ -158,11 +158,13 @@ EXPECTED = {
     # section 20: what a tensor file keeps and what a load gives, each real bug under its era's tensor_file rule.
     ("cache-hit-replicated-shards", "may-2024"): ({("data_mismatch", (0, c)) for c in (1, 2, 3)} | {("data_mismatch", (1, c)) for c in range(4)}, None),
     ("cache-hit-replicated-shards", "current"): (set(), None),
-    ("dump-after-reshape-first-shard", "aug-2025"): ({("topology_stale", None), ("data_mismatch", (0, 1))}, None),
+    **{("dump-after-reshape-first-shard", p): ({("topology_stale", None), ("data_mismatch", (0, 1))}, None)
+       for p in ("aug-2025", "uniform-by-value")},
     ("dump-after-reshape-first-shard", "current"): ({("topology_stale", None)}, None),
     ("export-one-shard-replicated", "export-june-2026"): ({("data_mismatch", (0, 1))}, None),
     ("export-one-shard-replicated", "current"): (set(), None),
     ("dump-replicate-label-keeps-one-shard", "current"): ({("data_mismatch", (1, c)) for c in range(4)}, None),
+    ("dump-replicate-label-keeps-one-shard", "uniform-by-value"): (set(), None),  # the legacy format goes by config
     # section 9: allocate_tensor_on_host and an unchecked update_tensor_topology contradict themselves.
     ("self-contradicting-calls", "current"): ({("topology_mismatch", None)}, None),
     # section 6 with one rule changed: the seed's era with a by-reference copy is clean.
