@@ -13,7 +13,8 @@ For each system (its descriptor, as tools/golden/record_ttnn.py names them) it a
 could open: lines of 1..N devices written (n), (1, n) and (n, 1), and every 2-D (r, c) that fits the
 system mesh as it is or rotated; a shape that fails keeps the library's error. On the T3K it also
 records what MeshDevice.reshape and create_submesh(es) do to the ids, and the order of
-get_device_tensors against tensor_topology().mesh_coords() (storage order). A descriptor is read
+get_device_tensors against tensor_topology().mesh_coords() (storage order). Each system also keeps its
+descriptor's ethernet links (chip pairs), read from the descriptor itself. A descriptor is read
 once per process, so each system runs in a child process (``--system NAME --out FILE``, internal).
 The output is deterministic.
 """
@@ -31,8 +32,8 @@ from pathlib import Path
 
 os.environ.setdefault("TT_LOGGER_LEVEL", "FATAL")
 
-import numpy as np  # noqa: E402
 import ttnn  # noqa: E402
+import yaml  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from record_ttnn import CLUSTERS, SYSTEM_CLUSTERS, dumps, error_text  # noqa: E402
@@ -79,10 +80,18 @@ def play_system(system, out_path):
         except RuntimeError as exc:
             row["error"] = error_text(exc)
         rows.append(row)
-    out = {"system": system, "descriptor": SYSTEM_CLUSTERS[system].split("/")[-1], "shapes": rows}
+    out = {"system": system, "descriptor": SYSTEM_CLUSTERS[system].split("/")[-1], "links": descriptor_links(system),
+           "shapes": rows}
     if system == "t3k":
         out |= {"reshape": record_reshapes(), "submeshes": record_submeshes(), "storage_order": record_storage_order()}
     Path(out_path).write_text(json.dumps(out))
+
+
+def descriptor_links(system):
+    """The descriptor's ethernet links as sorted [chip, chip] pairs (a pair with several channels once)."""
+    text = (CLUSTERS / SYSTEM_CLUSTERS[system]).read_text()
+    pairs = (yaml.safe_load(text).get("ethernet_connections") or [])
+    return sorted({tuple(sorted((a["chip"], b["chip"]))) for a, b in pairs})
 
 
 # --- T3K: reshape, submeshes, storage order --------------------------------------------------------
