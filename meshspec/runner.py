@@ -19,9 +19,10 @@ from .judge.trace import record_changes, snapshot, touches
 from .report import MeshReport, Report, StepError, StepTrace
 from .scenario.loader import LoadedScenario, LoadedStep, load
 from .sim.device import MemoryPool
+from .sim.chips import Chips
 from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
-from .sim.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from .sim.profiles import DEFAULT_PROFILE, PROFILES, ChipMap, Profile, get_profile
 from .sim.runtime import Runtime
 from .sim.ops import execute as run_step
 from .sim.steps import StepResult
@@ -41,6 +42,14 @@ def execute(rt: Runtime, step: LoadedStep) -> StepResult:
 def _banks(system: Optional[str]) -> Optional[tuple[tuple[int, int], int]]:
     s = SYSTEMS.get(system or "t3k")  # a bare shape is Wormhole chips, as a T3K's
     return (s.worker_grid, s.dram_banks) if s is not None and s.worker_grid is not None and s.dram_banks is not None else None
+
+
+def _chips(system: Optional[str], prof: Profile) -> Optional[Chips]:
+    """The chips the scenario's mesh opens on, by the era's ``chip_map`` (None for a bare shape)."""
+    s = SYSTEMS.get(system) if system is not None else None
+    if s is None:
+        return None
+    return (s.chips_early_2026 if prof.chip_map is ChipMap.EARLY_2026 else None) or s.chips
 
 
 def run(
@@ -88,6 +97,7 @@ def run(
         system_shape=SYSTEMS[scenario.mesh_name].shape if scenario.mesh_name in SYSTEMS else None,
         banks=_banks(scenario.mesh_name),
         hosts=scenario.hosts,
+        chips=_chips(scenario.mesh_name, prof),
     )
     if max_memory is not None:
         rt.max_memory = max_memory

@@ -12,6 +12,7 @@ import math
 import operator
 from ..errors import TTFatal
 from ..frozen import Frozen
+from .chips import CHIPS, CHIPS_EARLY_2026, Chips
 from typing import Iterable, Iterator, Optional
 
 Coord = tuple[int, ...]
@@ -31,21 +32,28 @@ class System(Frozen):
     shard grid may name. Depends on the system, not only the chip (observed, docs/semantics.md
     section 11); None where not observed (no check)."""
     dram_banks: Optional[int] = None
+    chips: Optional[Chips] = None
+    """Its physical chips: the device id at each coordinate and the ethernet links (ttnn 0.81.1,
+    observed with its mock cluster descriptor; docs/semantics.md section 17); None where no
+    descriptor was read (no ids)."""
+    chips_early_2026: Optional[Chips] = None
+    """Where ttnn 0.66.0-0.67.0 put the mesh on other chips (the ``chip_map`` rule's
+    ``early_2026``); None where they put it on the same ones."""
 
 
 #: Known systems (docs/semantics.md section 2). Shapes are what the real ttnn 0.81.1 opens by
 #: default with the system's cluster descriptor (observed, tests/golden ``systems``); p300 has no
 #: descriptor here and keeps the shape of tt_metal/fabric/mesh_graph_descriptors.
 SYSTEMS: dict[str, System] = {
-    "n150": System((1, 1), "wormhole_b0", "one Wormhole chip", (8, 8), 12),
-    "n300": System((2, 1), "wormhole_b0", "two Wormhole chips on one card (opens 2x1 by default; 1x2 also opens)", (8, 8), 12),
-    "t3k": System((2, 4), "wormhole_b0", "eight Wormhole chips (also opens as 1x8, 4x2, 8)", (8, 8), 12),
-    "galaxy": System((8, 4), "wormhole_b0", "32 Wormhole chips, TG (also opens as 4x8, 1x32)", (8, 9), 12),
-    "p150": System((1, 1), "blackhole", "one Blackhole chip", (11, 10), 8),
+    "n150": System((1, 1), "wormhole_b0", "one Wormhole chip", (8, 8), 12, chips=CHIPS["n150"]),
+    "n300": System((2, 1), "wormhole_b0", "two Wormhole chips on one card (opens 2x1 by default; 1x2 also opens)", (8, 8), 12, chips=CHIPS["n300"]),
+    "t3k": System((2, 4), "wormhole_b0", "eight Wormhole chips (also opens as 1x8, 4x2, 8)", (8, 8), 12, chips=CHIPS["t3k"]),
+    "galaxy": System((8, 4), "wormhole_b0", "32 Wormhole chips, TG (also opens as 4x8, 1x32)", (8, 9), 12, chips=CHIPS["galaxy"]),
+    "p150": System((1, 1), "blackhole", "one Blackhole chip", (11, 10), 8, chips=CHIPS["p150"]),
     "p300": System((1, 2), "blackhole", "two Blackhole chips"),
-    "p150x4": System((2, 2), "blackhole", "four Blackhole chips", (11, 10), 8),
-    "p150x8": System((2, 4), "blackhole", "eight Blackhole chips", (12, 10), 8),
-    "bh-galaxy": System((8, 4), "blackhole", "32 Blackhole chips", (12, 10), 8),
+    "p150x4": System((2, 2), "blackhole", "four Blackhole chips", (11, 10), 8, chips=CHIPS["p150x4"], chips_early_2026=CHIPS_EARLY_2026["p150x4"]),
+    "p150x8": System((2, 4), "blackhole", "eight Blackhole chips", (12, 10), 8, chips=CHIPS["p150x8"], chips_early_2026=CHIPS_EARLY_2026["p150x8"]),
+    "bh-galaxy": System((8, 4), "blackhole", "32 Blackhole chips", (12, 10), 8, chips=CHIPS["bh-galaxy"]),
 }
 
 #: Other names for a system: accepted, and shown as the system's own name.
@@ -95,6 +103,53 @@ def open_shape(system: str, requested: Optional[Shape]) -> Shape:
         f"Requested mesh is too big and is not rotatable: {ttnn_shape(shape)} and SystemMesh {ttnn_shape(home)}, "
         f"offset {origin}"
     )
+
+
+def device_ids(system: str, shape: Shape, early_2026: bool = False) -> Optional[tuple[int, ...]]:
+    """The physical device ids ``open_mesh_device(MeshShape(shape))`` gives on ``system``
+    (``get_device_ids()``: row-major over the opened mesh's coordinates), for a shape
+    :func:`open_shape` opens; None for a system without a chip table. ``early_2026``: as ttnn
+    0.66.0-0.67.0 mapped it. Observed for every shape of every system (tests/sim/test_device_ids.py):
+
+    - a line (``(n)``, ``1xn``, ``nx1``) follows the system's line of chips, a path over ethernet links;
+    - a 2-D mesh that fits the system mesh is its top-left block; a rotated one, its transpose's.
+
+    >>> device_ids("t3k", (2, 4)), device_ids("t3k", (1, 8))
+    ((4, 0, 2, 6, 5, 1, 3, 7), (4, 0, 2, 6, 7, 3, 1, 5))
+    """
+    known = SYSTEMS[system]
+    chips = (known.chips_early_2026 if early_2026 else None) or known.chips
+    return None if chips is None else ids_on(chips, shape)
+
+
+def ids_on(chips: Chips, shape: Shape) -> tuple[int, ...]:
+    """:func:`device_ids` of a mesh of ``shape`` opened on ``chips``."""
+    n = volume(shape)
+    if len(shape) == 1 or sum(d > 1 for d in shape) <= 1:
+        return (chips.short_lines or {}).get(n) or chips.line[:n]
+    rows, cols = shape
+    grid = chips.grid
+    if rows <= len(grid) and cols <= len(grid[0]):
+        return tuple(grid[r][c] for r in range(rows) for c in range(cols))
+    return tuple(grid[c][r] for r in range(rows) for c in range(cols))
+
+
+def line_of(shape: Shape, ids: tuple[int, ...]) -> tuple[int, ...]:
+    """A mesh's devices as a connected line, as ttnn 0.81.1's ``MeshDevice.reshape`` to a line
+    orders a submesh's (observed on a T3K: the 2x2 submesh [[4, 0], [5, 1]] becomes 4, 0, 1, 5):
+    row by row, every other row walked backwards. A line stays as it is.
+
+    >>> line_of((2, 2), (4, 0, 5, 1))
+    (4, 0, 1, 5)
+    """
+    if len(shape) != 2 or min(shape) == 1:
+        return ids
+    rows, cols = shape
+    out: list[int] = []
+    for r in range(rows):
+        row = ids[r * cols:(r + 1) * cols]
+        out += row if r % 2 == 0 else row[::-1]
+    return tuple(out)
 
 
 def coords(shape: Shape) -> Iterator[Coord]:

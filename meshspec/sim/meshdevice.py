@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import TTFatal
-from .mesh import Coord, Shape, coord_set, coord_tuple, coords, ttnn_shape, volume
+from .chips import Chips
+from .mesh import Coord, Shape, coord_set, coord_tuple, coords, ids_on, line_of, ttnn_shape, volume
 
 ROOT = "mesh_device"
 """The name steps use for the scenario's own mesh (``mesh_device:`` in a step; also the default)."""
@@ -22,7 +23,8 @@ ROOT = "mesh_device"
 class MeshDevice:
     """One mesh device. Compared by identity: it is state, not a value."""
 
-    def __init__(self, name: str, shape: Shape, parent: Optional["MeshDevice"] = None, offset: Optional[Coord] = None) -> None:
+    def __init__(self, name: str, shape: Shape, parent: Optional["MeshDevice"] = None, offset: Optional[Coord] = None,
+                 chips: Optional[Chips] = None) -> None:
         self.name = name
         self.shape = tuple(shape)
         self.parent = parent
@@ -30,6 +32,22 @@ class MeshDevice:
         """Where the submesh's (0, ..., 0) lies in its parent."""
         self.system_shape = parent.system_shape if parent is not None else self.shape
         """The system mesh it was opened on (the shape a reshape's rank is checked against)."""
+        self.chips = chips
+        """The system's chips, for the scenario's own mesh opened on a known system (None otherwise)."""
+        self.ids: Optional[tuple[int, ...]] = None
+        """The physical device id at each coordinate, row-major (``get_device_ids()``: docs/semantics.md
+        section 17); None where the system's chips are not known (a bare mesh shape)."""
+        if chips is not None:
+            self.ids = ids_on(chips, self.shape)
+        elif parent is not None and parent.ids is not None:  # a submesh: its block of the parent's ids
+            at = dict(zip(parent.coords, parent.ids))
+            self.ids = tuple(at[tuple(o + x for o, x in zip(self.offset, c))] for c in coord_tuple(self.shape))
+
+    def id_of(self, coord: Coord) -> Optional[int]:
+        """The physical device id at ``coord`` (None where ids are not known)."""
+        if self.ids is None:
+            return None
+        return self.ids[self.coords.index(coord)]
 
     @property
     def at(self) -> Coord:
@@ -123,12 +141,25 @@ def submeshes(parent: MeshDevice, name: str, shape: Shape) -> list[MeshDevice]:
     ]
 
 
-def reshape(mesh: MeshDevice, shape: Shape) -> None:
+def reshape(mesh: MeshDevice, shape: Shape, connected: bool = True) -> None:
     """``mesh.reshape(MeshShape(shape))``: the same devices in a new shape; live tensors keep their
-    coordinates, on the new shape or not (ttnn 0.81.1, tests/golden ``api``)."""
+    coordinates, on the new shape or not (ttnn 0.81.1, tests/golden ``api``).
+
+    The devices' order (docs/semantics.md section 17): ``connected`` (PR #17646; ttnn 0.81.1,
+    observed) gives the scenario's mesh the ids opening the new shape gives, and a submesh reshaped
+    to a line its devices row by row, every other row backwards; otherwise (before PR #17646) the
+    ids keep their row-major order."""
     shape = tuple(shape)
     if volume(shape) != volume(mesh.shape):
         raise TTFatal("New shape must have the same number of devices as current shape")
     if len(shape) != len(mesh.system_shape) and len(shape) != 1:  # checked against the system mesh, as opening is
         raise TTFatal(f"Requested mesh shape dimensions mismatch: {ttnn_shape(shape)} != {ttnn_shape(mesh.system_shape)}")
+    old, ids = mesh.shape, mesh.ids
     mesh.shape = shape
+    if ids is None or not connected:
+        return
+    fresh = ids_on(mesh.chips, shape) if mesh.chips is not None else None
+    if fresh is not None and sorted(fresh) == sorted(ids):  # the same chips, opened in the new shape
+        mesh.ids = fresh
+    elif len(shape) == 1 or min(shape) == 1:  # (meshspec choice for a 2-D submesh reshaped 2-D: row-major kept)
+        mesh.ids = line_of(old, ids)

@@ -381,6 +381,41 @@ class BlockFloatMapper(str, enum.Enum):
     padding as data (issue #8967, 2024-05-30; PR #8968, closed unmerged)."""
 
 
+class ChipMap(str, enum.Enum):
+    CURRENT = "current"
+    """Which physical chip each mesh coordinate opens on, as ttnn 0.81.1 maps it (observed with
+    each system's mock cluster descriptor: tests/golden ``ttnn_0_81_1_device_ids.json``)."""
+    EARLY_2026 = "early_2026"
+    """As ttnn 0.66.0 and 0.67.0 (February-March 2026) map it: the same ids on the Wormhole systems,
+    other chips on Blackhole P150x4 and P150x8 (observed: tests/golden ``ttnn_0_66_0_device_ids.json``,
+    ``ttnn_0_67_0_device_ids.json``)."""
+
+
+class ReshapeOrder(str, enum.Enum):
+    CONNECTED = "connected"
+    """``MeshDevice.reshape`` keeps neighbours neighbours: a mesh reshaped to a line gets the
+    devices in the order opening that line gives (2x4 -> 1x8 on a T3K: 4 0 2 6 7 3 1 5), a line to
+    2-D the system mesh's block (PR #17646, 2025-02-06; ttnn 0.81.1, observed: tests/golden
+    ``ttnn_0_81_1_device_ids.json`` "reshape")."""
+    ROW_MAJOR = "row_major"
+    """The devices keep their row-major order under the new shape (2x4 -> 1x8: 4 0 2 6 5 1 3 7, so
+    6 and 5 are neighbours on the line but not on the board): MeshDevice::reshape from PR #16029
+    (2024-12) to PR #17646, whose fix says a line all-gather after a reshape failed with
+    "Device[i-1] not connected to Device[i]"."""
+
+
+class CclLinks(str, enum.Enum):
+    NOT_CHECKED = "not_checked"
+    """A collective's ring or line is not checked against the chips' ethernet links: the fabric
+    CCLs of ttnn 0.81.1 route between mesh coordinates (meshspec models no route; ttnn 0.81.1's
+    meshes open with neighbours on neighbouring chips: tests/golden device ids)."""
+    ETHERNET = "ethernet"
+    """The CCLs of 2024 to early 2025 send each device's data to its neighbour in the ring or line
+    over a direct ethernet link, looked up per pair; a pair of devices without one stops the op with
+    ``Device 4 is not connected to Device 6`` (tt_metal/llrt/tt_cluster.cpp,
+    ``Cluster::get_ethernet_sockets``; issue #13693, PR #17646, PR #18319)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -528,6 +563,18 @@ RULES: dict[str, Rule] = {
             "logical": "the logical tensor: each shard its logical shape (ttnn 0.81.1, observed)",
             "padded": "the whole tensor tile-padded first, never reshaped back: the shards record padding as data (issue #8967, 2024)",
         }),
+        Rule("chip_map", ChipMap, "which physical device id each mesh coordinate opens on", {
+            "current": "ttnn 0.81.1's mapping, observed with each system's mock cluster descriptor (T3K 2x4: [[4,0,2,6],[5,1,3,7]])",
+            "early_2026": "ttnn 0.66.0-0.67.0's (Feb-Mar 2026, observed): Blackhole P150x4/P150x8 on other chips",
+        }),
+        Rule("reshape_order", ReshapeOrder, "the order of the devices after MeshDevice.reshape", {
+            "connected": "neighbours stay neighbours: a line is the line open_mesh_device gives (PR #17646, 2025-02-06; ttnn 0.81.1, observed)",
+            "row_major": "the devices keep their row-major order under the new shape (PR #16029 to PR #17646, Dec 2024-Feb 2025)",
+        }),
+        Rule("ccl_links", CclLinks, "whether a collective's ring or line must run over direct ethernet links", {
+            "not_checked": "not checked: the fabric CCLs route between mesh coordinates (ttnn 0.81.1)",
+            "ethernet": "each neighbour pair needs a link, else 'Device X is not connected to Device Y' (tt_cluster.cpp; #13693, PR #17646)",
+        }),
         Rule("per_device_api", PerDeviceApi, "which calls rebuild a tensor from per-device ones", {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
@@ -582,6 +629,9 @@ class Profile(Frozen):
     plain_to_device: PlainToDevice = PlainToDevice.REPLICATED
     host_shard_ops: HostShardOps = HostShardOps.PER_SHARD
     block_float_mapper: BlockFloatMapper = BlockFloatMapper.LOGICAL
+    chip_map: ChipMap = ChipMap.CURRENT
+    reshape_order: ReshapeOrder = ReshapeOrder.CONNECTED
+    ccl_links: CclLinks = CclLinks.NOT_CHECKED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
 

@@ -29,6 +29,7 @@ from .placement import Replicate, Topology
 from .profiles import BankCheck, DramGridRows, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
 from .allocator import Allocators
 from .sharding import clamped, grid_error, misplaced_cores, nd_allocation_error
+from .chips import Chips
 from .spec import Arch, BufferType, TensorSpec, make_spec
 from .tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor, spec_runs
 
@@ -95,11 +96,12 @@ class Runtime:
         system_shape: Optional[Shape] = None,
         banks: Optional[tuple[tuple[int, int], int]] = None,
         hosts: Optional[Hosts] = None,
+        chips: Optional[Chips] = None,
     ) -> None:
         self.hosts = hosts
         """The hosts the mesh is spread over and the one this run is (None: one host owns every
         device; docs/semantics.md section 15)."""
-        self.meshes: dict[str, MeshDevice] = {ROOT: MeshDevice(ROOT, mesh_shape)}
+        self.meshes: dict[str, MeshDevice] = {ROOT: MeshDevice(ROOT, mesh_shape, chips=chips)}
         if system_shape is not None:
             self.root.system_shape = tuple(system_shape)
         """Mesh devices by name: the scenario's (``mesh_device``) and the submeshes steps made."""

@@ -24,16 +24,17 @@ The data's own distribution is kept with the output; ``topology_stale`` reports 
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import numpy as np
 
 from ...errors import TTFatal
 from ...typed import Range, Typed
-from ..mesh import Coord, coord_tuple
+from ..mesh import Coord, coord_tuple, fmt_coord
 from .. import ccl_topology as ccl
 from ..placement import Replicate, Shard, Topology, as_label
-from ..profiles import CclDevices, CclPadding, CclTopology, GatherPadding, OpTopology
+from ..profiles import CclDevices, CclLinks, CclPadding, CclTopology, GatherPadding, OpTopology
+from ..meshdevice import MeshDevice
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
 from .fields import As, Name
@@ -41,19 +42,23 @@ from .output import emit, read, shard
 
 
 class Gather(Typed):
-    """``ttnn.all_gather(tensor, dim, cluster_axis=None)``."""
+    """``ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)``."""
 
     tensor: Name
     dim: Annotated[int, Range(ge=-8, le=7)]
     cluster_axis: Optional[Annotated[int, Range(ge=0, le=3)]] = None
+    topology: Optional[Literal["ring", "linear"]] = None
+    """``ttnn.Topology.Ring`` or ``Linear``: how the devices of a group pass data round (the
+    ``ccl_links`` rule checks the links it needs; docs/semantics.md section 17)."""
     as_: As
 
 
 class Reduce(Typed):
-    """``ttnn.all_reduce(tensor, cluster_axis=None)`` (a sum)."""
+    """``ttnn.all_reduce(tensor, cluster_axis=None, topology=None)`` (a sum)."""
 
     tensor: Name
     cluster_axis: Optional[Annotated[int, Range(ge=0, le=3)]] = None
+    topology: Optional[Literal["ring", "linear"]] = None
     as_: As
 
 
@@ -98,6 +103,49 @@ def _cut(group_of: dict[Coord, tuple[Coord, ...]], listed: frozenset) -> dict[Co
     return out
 
 
+def check_links(mesh: MeshDevice, groups_: list[tuple[Coord, ...]], ring: bool) -> None:
+    """The ``ccl_links`` rule's ``ethernet`` era: every device of a group sends to the next over a
+    direct ethernet link (and the last to the first on a ring), in group order, as the CCLs of
+    2024 to early 2025 looked the link up per pair; a pair without one is the real error,
+    ``Device 4 is not connected to Device 6`` (tt_metal/llrt/tt_cluster.cpp,
+    ``Cluster::get_ethernet_sockets``; issue #13693), each device checked against the one before
+    it, then the one after (meshspec's order: #13693's ring of [4, 0, 3, 7, 5, 1, 2, 6] names 4 and 6
+    first). No check where the mesh's chips are not known.
+
+    >>> from meshspec.sim.chips import CHIPS
+    >>> t3k = MeshDevice("m", (2, 4), chips=CHIPS["t3k"])
+    >>> check_links(t3k, [((0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3))], ring=False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    meshspec.errors.TTFatal: Device 6 is not connected to Device 5 ...
+    """
+    links = _links(mesh)
+    if mesh.ids is None or links is None:
+        return
+    for g in groups_:
+        ids = [mesh.id_of(c) for c in g]
+        n = len(ids)
+        if n < 2:
+            continue
+        for i, here in enumerate(ids):
+            for j in (i - 1, i + 1):
+                if not ring and not 0 <= j < n:
+                    continue
+                there = ids[j % n]
+                if (min(here, there), max(here, there)) not in links:
+                    raise TTFatal(
+                        f"Device {here} is not connected to Device {there} (the {'ring' if ring else 'line'} runs over the devices "
+                        f"{', '.join(map(str, ids))} in mesh order; {here} at {fmt_coord(g[i])} and {there} at {fmt_coord(g[j % n])} share "
+                        "no ethernet link: open the mesh so that neighbours are neighbours, e.g. as a line of the system)"
+                    )
+
+
+def _links(mesh: MeshDevice):
+    """The ethernet links of the chips a mesh (or its root) opened on."""
+    while mesh.parent is not None:
+        mesh = mesh.parent
+    return mesh.chips.links if mesh.chips is not None else None
+
+
 def gather_hook(topo: Topology, dim: int) -> Topology:
     """PR #30684's all_gather hook: every Shard of the gather dim (raw ints) Replicate, on every axis."""
     return Topology(topo.distribution_shape, tuple(Replicate() if isinstance(p, Shard) and p.dim == dim else p for p in topo.placements),
@@ -136,6 +184,9 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None, p
     # give no uneven output; ttnn's CCLs take their devices from the mesh (tt-metal issue #31845), so
     # a device the record does not list is read all the same
     distinct = list({id(g): g for g in group_of.values()}.values())  # each group once (members share its tuple)
+    if rt.profile.ccl_links is CclLinks.ETHERNET:  # a ring unless Linear is asked (cluster_axis: Linear, inferred)
+        topology = a.topology or ("ring" if a.cluster_axis is None else "linear")
+        check_links(mesh, distinct, ring=topology == "ring")
     group_spec = {id(g): spec_in.with_shape(shape_of([tuple(spec_in.shape)] * len(g))) for g in distinct}
     specs = {c: group_spec[id(group_of[c])] for c in group_of}
     out_spec = next(iter(specs.values())) if specs else spec_in

@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 from ...typed import Length, Range, Typed
 from ..meshdevice import reshape, submesh, submeshes
 from ...errors import StepInputError
+from ..profiles import ReshapeOrder
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
 from .fields import As, Dim, MeshName
@@ -60,7 +61,7 @@ def run_reshape(rt: Runtime, a: Reshape) -> None:
             "MeshDevice.reshape on a mesh spread over several hosts is not modelled by meshspec (which host owns "
             "each coordinate after it was not found in tt-metal's source; docs/semantics.md section 15): drop hosts: or the reshape"
         )
-    reshape(rt.mesh(a.mesh_device), tuple(a.shape))
+    reshape(rt.mesh(a.mesh_device), tuple(a.shape), connected=rt.profile.reshape_order is ReshapeOrder.CONNECTED)
 
 
 _PARENT = Use("mesh_device", TensorKind.MESH)
