@@ -211,6 +211,14 @@ EXPECTED = {
     **{("host-pad-replicated-tile", p): (set(), None) for p in ("current", "reference", "uniform-by-value")},
     # section 18: issue #8967's from_torch mapped a block float's tile-padded tensor (no device lies).
     **{("block-float-padded-shape", p): (set(), None) for p in ("bfp8-2024", "current", "reference")},
+    # section 17: a ring or line over chips without a link between neighbours stops an ethernet-socket CCL
+    # (issue #13693, PR #17646, PR #18319); the fabric CCLs (current) and the reference run it.
+    ("ring-all-gather-row-major", "ethernet-ccl"): (set(), "Device 4 is not connected to Device 7"),
+    ("reshape-line-order", "reshape-row-major"): (set(), "Device 6 is not connected to Device 5"),
+    ("reshape-line-order", "reshape-fixed"): (set(), None),
+    ("submesh-ring-all-gather", "ethernet-ccl"): (set(), "Device 4 is not connected to Device 1"),
+    **{(name, p): (set(), None) for name in ("ring-all-gather-row-major", "reshape-line-order", "submesh-ring-all-gather")
+       for p in ("current", "reference")},
     # section 6: deallocate frees the buffer; a later use is an error in every era.
     **{
         ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")
