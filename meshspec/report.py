@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Optional
 
 from .kinds import Kind
-from .sim.mesh import Coord, CoordRange, Shape, fmt_coord, range_size
+from .sim.mesh import Coord, CoordRange, Shape, coords, fmt_coord, range_size
 from .sim.placement import Topology
 from .sim.spec import TensorSpec
 
@@ -377,6 +377,13 @@ class MeshReport(Frozen):
     """Its (0, ..., 0) in its parent's coordinates (None for the scenario's mesh)."""
     at: Optional[Coord] = None
     """Its (0, ..., 0) in the scenario's mesh coordinates."""
+    device_ids: Optional[tuple[int, ...]] = None
+    """The physical device id at each of its coordinates, row-major, as ``get_device_ids()`` lists
+    them (docs/semantics.md section 17); None where the system's chips are not known."""
+
+    def id_at(self) -> Optional[dict[Coord, int]]:
+        """Coordinate -> physical device id (None where not known)."""
+        return dict(zip(coords(self.shape), self.device_ids)) if self.device_ids is not None else None
 
     def describe(self) -> str:
         """``'inner: 1x2 at (1,2) of mesh_device'`` (``at`` on the scenario's mesh); the scenario's
@@ -391,6 +398,7 @@ class MeshReport(Frozen):
             "parent": self.parent,
             "offset": list(self.offset) if self.offset is not None else None,
             "at": list(self.at) if self.at is not None else None,
+            "device_ids": list(self.device_ids) if self.device_ids is not None else None,
         }
 
 

@@ -243,9 +243,9 @@ def mesh_reports(rt) -> tuple[MeshReport, ...]:
     out = []
     for name, m in rt.meshes.items():
         if m.parent is None:
-            out.append(MeshReport(name, m.shape))
+            out.append(MeshReport(name, m.shape, device_ids=m.ids))
         else:
-            out.append(MeshReport(name, m.shape, m.parent.name, m.offset, m.at))
+            out.append(MeshReport(name, m.shape, m.parent.name, m.offset, m.at, m.ids))
     return tuple(out)
 
 

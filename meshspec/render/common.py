@@ -31,6 +31,32 @@ def status_style(name: str, default: str = "bold red") -> str:
         return default
 
 
+def ids_of(t: TensorReport, meshes: tuple = ()) -> Optional[dict]:
+    """Coordinate -> physical device id for a device tensor's coordinates: those of the mesh it is
+    on, when its buffer's grid is that mesh's shape now (after a MeshDevice.reshape the old
+    coordinates' ids are not known); None otherwise (a host tensor, a bare mesh shape)."""
+    if t.storage != "device" or not meshes:
+        return None
+    mesh = next((m for m in meshes if m.name == t.mesh_device), None) if t.mesh_device else meshes[0]
+    if mesh is None or mesh.device_ids is None or (t.grid is not None and tuple(t.grid) != tuple(mesh.shape)):
+        return None
+    return mesh.id_at()
+
+
+def device_id_lines(meshes: tuple) -> list[str]:
+    """One line per mesh whose chips are known: ``mesh_device 2x4 device ids: [[4, 0, 2, 6], [5, 1, 3, 7]]``,
+    ``get_device_ids()`` row by row (docs/semantics.md section 17)."""
+    out = []
+    for m in meshes:
+        if m.device_ids is None:
+            continue
+        ids = list(m.device_ids)
+        cols = m.shape[-1] if m.shape else 1
+        rows = [ids[i:i + cols] for i in range(0, len(ids), cols)] if len(m.shape) > 1 else ids
+        out.append(f"{m.name} {'x'.join(map(str, m.shape))} device ids: {rows}")
+    return out
+
+
 def tensor_title(t: TensorReport, meshes: tuple = ()) -> Text:
     """``dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)``;
     a mapped host tensor: ``src  host  1x7x32x32 in shards of 1x1x32x32 bfloat16 tile dram  topology ...``."""

@@ -7,7 +7,7 @@ A cell shows the device's coordinate, the global slice it holds, the recorded sh
 status word, so the map says everything without colour::
 
     ┌────────────────┐
-    │ (1,3)          │   coordinate
+    │ (1,3) id 7     │   coordinate, and the physical device id where the system's chips are known
     │ -              │   slice of the current content held here (``-``: none)
     │ 1x1x32x32      │   recorded shape (``-``: not recorded)
     │ stale          │   status
@@ -43,7 +43,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -92,10 +92,19 @@ class Cell:
     recorded: str
     """Recorded shape (``-`` when not recorded)."""
     status: Kind
+    device_id: Optional[int] = None
+    """The physical device id there (``get_device_ids()``), shown beside the coordinate; None where
+    not known (docs/semantics.md section 17)."""
 
     @cached_property  # asked for its width, then drawn: made once
     def lines(self) -> tuple[str, str, str, str]:
-        return (fmt_coord(self.coord), self.slice, self.recorded, self.status.value)
+        return (device_text(self.coord, self.device_id), self.slice, self.recorded, self.status.value)
+
+
+def device_text(coord: Coord, device_id: Optional[int]) -> str:
+    """A device as a map shows it: ``(1,3) id 7``, the coordinate as a scenario writes it (a
+    ``device:`` key) and the physical id beside it; the coordinate alone where no id is known."""
+    return fmt_coord(coord) if device_id is None else f"{fmt_coord(coord)} id {device_id}"
 
 
 def whole_dims(views: Iterable[DeviceView]) -> Optional[tuple[bool, ...]]:
@@ -133,15 +142,17 @@ def slice_text(offset: Optional[Shape], shape: Optional[Shape], whole: Optional[
     return "[" + ", ".join(parts) + "]"
 
 
-def cells_of(tensor: TensorReport, mesh_shape: Shape) -> dict[Coord, Cell]:
+def cells_of(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None) -> dict[Coord, Cell]:
     """Every device of the mesh as a cell; a device missing from ``tensor.devices`` (a host
-    tensor's device without a shard) is ``empty``."""
+    tensor's device without a shard) is ``empty``. ``ids``: the physical id at each coordinate."""
     whole = whole_dims(tensor.devices)
     out = dict(_empty_cells(tuple(mesh_shape)))
+    if ids:
+        out = {c: Cell(c, NONE, NONE, Kind.EMPTY, ids.get(c)) for c in out}
     for v in tensor.devices:
         shape = v.written_spec.shape if v.written_spec is not None else None
         recorded = fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE
-        out[v.coord] = Cell(v.coord, slice_text(v.offset, shape, whole), recorded, v.status)
+        out[v.coord] = Cell(v.coord, slice_text(v.offset, shape, whole), recorded, v.status, ids.get(v.coord) if ids else None)
     return out
 
 
@@ -349,7 +360,7 @@ def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) ->
         n = len(found) + more
         lines.append(Line("heading", f"findings on {n} device{'s' * (n != 1)}:"))
         table = [("device", "status", "slice", "recorded")]
-        table += [(fmt_coord(c.coord), c.status.value, c.slice, c.recorded) for c in found]
+        table += [(device_text(c.coord, c.device_id), c.status.value, c.slice, c.recorded) for c in found]
         head, *rows = align(table)
         lines.append(Line("header", head))
         lines += [Line("device", text, status=c.status) for text, c in zip(rows, found)]
@@ -371,15 +382,16 @@ def legend() -> Text:
     return text
 
 
-def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: int, styled: bool = True) -> RenderableType:
+def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: int, styled: bool = True,
+                   ids: Optional[Mapping[Coord, int]] = None) -> RenderableType:
     """The mesh map of one tensor: the full grid when it fits ``width`` (and the mesh has at most
     MAX_FULL_DEVICES devices), else the compressed one. The caller prints the tensor's title and
-    the :func:`legend`."""
+    the :func:`legend`. ``ids``: the physical device id at each coordinate, shown beside it."""
     if tensor.storage == "deallocated":
         return Text("deallocated: no device holds it", style="dim")
     if drawn_as_list(tensor, mesh_shape):
-        return _listed(tensor, mesh_shape)
-    cells = cells_of(tensor, mesh_shape)
+        return _listed(tensor, mesh_shape, ids)
+    cells = cells_of(tensor, mesh_shape, ids)
     inner = _full_inner(mesh_shape, cells.values(), width)
     if inner is not None:
         return _full(cells, mesh_shape, inner, styled)
@@ -401,7 +413,7 @@ def map_cells(tensor: TensorReport, mesh_shape: Shape) -> int:
     return len(tensor.devices) if drawn_as_list(tensor, mesh_shape) else volume(mesh_shape)
 
 
-def _listed(tensor: TensorReport, mesh_shape: Shape) -> Group:
+def _listed(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None) -> Group:
     n, mesh = len(tensor.devices), "x".join(map(str, mesh_shape))
     parts: list[RenderableType] = [Text(f"on {n} device{'s' * (n != 1)} of the {mesh} mesh (the others: empty)", style="dim")]
     if n:
@@ -409,7 +421,7 @@ def _listed(tensor: TensorReport, mesh_shape: Shape) -> Group:
         rows = [("device", "status", "slice", "recorded")]
         for v in tensor.devices:
             shape = v.written_spec.shape if v.written_spec is not None else None
-            rows.append((fmt_coord(v.coord), v.status.value, slice_text(v.offset, shape, whole),
+            rows.append((device_text(v.coord, ids.get(v.coord) if ids else None), v.status.value, slice_text(v.offset, shape, whole),
                          fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE))
         head, *lines = align(rows)
         parts.append(Text(head, style="dim"))

@@ -16,7 +16,7 @@ from ..report import DeviceView, Report, TensorReport
 from ..sim.mesh import fmt_range, fmt_coord, fmt_shape, volume
 from ..sim.spec import Layout
 from .options import Options, View
-from .common import STATUS_STYLE, status_style, tensor_title
+from .common import STATUS_STYLE, device_id_lines, ids_of, status_style, tensor_title
 from ..text import one_line
 from .grid import column_widths, columns as columns_text
 from .map import legend, map_renderable
@@ -44,6 +44,8 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
         parts.append(Text(f"hosts: {{topology: {list(h.topology)}, rank: {h.rank}}}  ({h.describe()}; every other device is remote)"))
     if r.description and not opts.brief:
         parts.append(Text(one_line(" ".join(r.description.split())), style="dim"))
+    if not opts.brief:
+        parts += [Text(line, style="dim") for line in device_id_lines(r.meshes)]
     titles: dict[int, Text] = {}  # each tensor's title, made once for its table and its map
     if opts.view is View.TABLE:
         for t in r.tensors:
@@ -259,7 +261,7 @@ def _maps(r: Report, opts: "Options", only_device: bool, titles: dict[int, Text]
         out.append(Text())
         title = titles.get(id(t))
         out.append(title if title is not None else tensor_title(t, r.meshes))
-        out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color))
+        out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color, ids=ids_of(t, r.meshes)))
         if r.hosts is not None and t.mesh_device is None and t.storage == "device":  # the scenario's mesh: which of its devices this host owns
             out.append(Text(f"local to host {r.hosts.rank}: {fmt_range(r.hosts.local)}; every other device is remote "
                             "(another host's: this one holds no buffer there)", style="dim"))

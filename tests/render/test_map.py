@@ -551,7 +551,8 @@ def test_a_submesh_tensor_is_drawn_on_its_submesh_and_says_where_that_lies():
     assert d.grid == (1, 2)
     assert "empty" not in text.split(title, 1)[1].split("legend")[0]  # no cell of the parent's 2x4 grid
     meshes = {m["name"]: m for m in report.to_json()["meshes"]}
-    assert meshes["inner"] == {"name": "inner", "shape": [1, 2], "parent": "subs[1]", "offset": [0, 2], "at": [1, 2]}
+    assert meshes["inner"] == {"name": "inner", "shape": [1, 2], "parent": "subs[1]", "offset": [0, 2], "at": [1, 2],
+                              "device_ids": [3, 7]}  # the T3K row [5, 1, 3, 7], its last two (section 17)
 
 
 def test_after_a_reshape_a_tensor_is_drawn_on_the_shape_its_buffer_was_made_on():
@@ -564,7 +565,8 @@ def test_after_a_reshape_a_tensor_is_drawn_on_the_shape_its_buffer_was_made_on()
     text = _map_text(report)
     assert "mesh t3k (2x4, reshaped to 4x2)" in text.splitlines()[0]
     assert tensor(report, "d").grid == (8,)
-    assert report.to_json()["meshes"][0] == {"name": "mesh_device", "shape": [4, 2], "parent": None, "offset": None, "at": None}
+    assert report.to_json()["meshes"][0] == {"name": "mesh_device", "shape": [4, 2], "parent": None, "offset": None, "at": None,
+                                             "device_ids": [4, 5, 0, 1, 2, 3, 6, 7]}  # a T3K opened 4x2 (section 17)
     assert "8 devices: 8 ok" in text
 
 
