@@ -161,3 +161,21 @@ def test_device_tensors_are_in_the_order_of_mesh_coords(row):
     assert [list(c) for c in by_name["d"].topology.coords] == row["device_mesh_coords"] == row["host_mesh_coords"]
     assert [list(v.coord) for v in by_name["d"].devices if v.recorded] == row["device_coords"]
     assert [by_name[f"parts[{i}]"].values["first"][0] for i in range(8)] == row["host_part_first_values"]
+
+
+ETHERNET = {"ethernet-ccl": {"base": "current", "ccl_links": "ethernet"}}
+GATHER = [{"from_torch": {"as": "x", "shape": [1, 1, 32, 256], "mesh_mapper": {"shard": 3}, "device": "mesh_device"}},
+          {"all_gather": {"tensor": "x", "dim": 3, "topology": "ring", "as": "g"}}]
+
+
+def test_issue_13693s_fix_a_1x8_ring_gathers_in_the_ethernet_era():
+    from conftest import make_scenario
+    from meshspec.runner import run
+
+    on_2x4 = run(make_scenario(GATHER, "t3k", profiles=ETHERNET), "ethernet-ccl")
+    assert on_2x4.error is not None and on_2x4.error.message.startswith("Device 4 is not connected to Device 7 ")
+    on_1x8 = run(make_scenario(GATHER, {"system": "t3k", "shape": [1, 8]}, profiles=ETHERNET), "ethernet-ccl")
+    assert on_1x8.error is None and on_1x8.findings == ()
+    # a gather along cluster axis 1 of the 2x4 is a line per row: 4 0 2 6 and 5 1 3 7 are linked
+    rows = [GATHER[0], {"all_gather": {"tensor": "x", "dim": 3, "cluster_axis": 1, "as": "g"}}]
+    assert run(make_scenario(rows, "t3k", profiles=ETHERNET), "ethernet-ccl").error is None
