@@ -500,6 +500,7 @@ class Report(Frozen):
             "tensors": [t.to_json() for t in self.tensors if t.name in tensors],
             "findings": [f.to_json() for f in self.findings],
             "metadata_mode": self.metadata,
+            "meshes": [m.to_json() for m in self.meshes],
         }
 
 

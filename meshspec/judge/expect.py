@@ -74,6 +74,8 @@ def _check(report: dict, expect: Optional[Expect], entry: Optional[ProfileExpect
         out += _check_findings(report["findings"], [])
     elif entry.findings is not None:
         out += _check_findings(report["findings"], entry.findings)
+    if entry is not None and entry.device_ids is not None:
+        out += _check_device_ids(report.get("meshes") or [], entry.device_ids)
     tensors = _merged_tensors(expect, entry)
     if tensors:
         by_name = {t["name"]: t for t in report["tensors"]}
@@ -81,6 +83,20 @@ def _check(report: dict, expect: Optional[Expect], entry: Optional[ProfileExpect
         for name, te in tensors.items():
             out += _check_tensor(name, by_name.get(name), te, by_name)
     return ExpectResult(report["profile"], tuple(out))
+
+
+def _check_device_ids(meshes: list[dict], want: dict[str, list[int]]) -> list[str]:
+    """Each named mesh's ``get_device_ids()`` against the expected list."""
+    got = {m["name"]: m.get("device_ids") for m in meshes}
+    out = []
+    for name, ids in want.items():
+        if name not in got:
+            out.append(f"device_ids: no mesh device {name!r} (the run's: {', '.join(got) or 'none'})")
+        elif got[name] is None:
+            out.append(f"device_ids: {name}'s ids are not known (a bare mesh shape: name a system, e.g. mesh: t3k)")
+        elif list(got[name]) != list(ids):
+            out.append(f"device_ids: {name} is on devices {list(got[name])}, expected {list(ids)}")
+    return out
 
 
 def _tensor_sources(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> list[dict[str, TensorExpect]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Optional
 
 from rich.text import Text
@@ -44,17 +46,14 @@ def ids_of(t: TensorReport, meshes: tuple = ()) -> Optional[dict]:
 
 
 def device_id_lines(meshes: tuple) -> list[str]:
-    """One line per mesh whose chips are known: ``mesh_device 2x4 device ids: [[4, 0, 2, 6], [5, 1, 3, 7]]``,
-    ``get_device_ids()`` row by row (docs/semantics.md section 17)."""
-    out = []
-    for m in meshes:
-        if m.device_ids is None:
-            continue
-        ids = list(m.device_ids)
-        cols = m.shape[-1] if m.shape else 1
-        rows = [ids[i:i + cols] for i in range(0, len(ids), cols)] if len(m.shape) > 1 else ids
-        out.append(f"{m.name} {'x'.join(map(str, m.shape))} device ids: {rows}")
-    return out
+    """The meshes' ``get_device_ids()`` as an ``expect`` entry that pastes into a scenario's profile
+    block: ``device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7]}`` (docs/semantics.md section 17);
+    nothing where no mesh's chips are known."""
+    known = [(m.name, list(m.device_ids)) for m in meshes if m.device_ids is not None]
+    if not known:
+        return []
+    plain = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+    return ["device_ids: {" + ", ".join(f"{n if plain.match(n) else json.dumps(n)}: {ids}" for n, ids in known) + "}"]
 
 
 def tensor_title(t: TensorReport, meshes: tuple = ()) -> Text:

@@ -176,6 +176,9 @@ class ProfileExpect(Typed):
     """A substring of the expected step error, or {match: REGEX}; null or absent: the run must not
     stop on an error."""
     tensors: Optional[dict[Name, TensorExpect]] = None
+    device_ids: Optional[dict[str, list[int]]] = None
+    """Per mesh device (``mesh_device``, or a submesh's name), its ``get_device_ids()`` at the end of
+    the run, row-major: the line a report's header prints (docs/semantics.md section 17)."""
 
 
 class Expect(Typed):

@@ -1,6 +1,8 @@
 """Reports and maps show the physical device id beside each coordinate (docs/semantics.md
 section 17): the ids are ttnn 0.81.1's for the system (tests/golden ttnn_0_81_1_device_ids.json)."""
 
+import yaml
+
 from conftest import make_scenario, run_steps
 from meshspec.runner import run
 from meshspec.render import render
@@ -20,12 +22,30 @@ def test_a_t3k_map_shows_each_devices_id_beside_its_coordinate():
     # [[4, 0, 2, 6], [5, 1, 3, 7]]: row-major over the mesh, not 0..7
     for coord, device_id in [("(0,0)", 4), ("(0,1)", 0), ("(0,3)", 6), ("(1,0)", 5), ("(1,3)", 7)]:
         assert f"│ {coord} id {device_id} " in grid
-    assert "mesh_device 2x4 device ids: [[4, 0, 2, 6], [5, 1, 3, 7]]" in out
+    assert "device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7]}" in out
 
 
 def test_the_table_view_names_the_ids_once_in_the_header():
     out = text(run_steps(SHARDED), View.TABLE)
-    assert out.splitlines()[1] == "mesh_device 2x4 device ids: [[4, 0, 2, 6], [5, 1, 3, 7]]"
+    assert out.splitlines()[1] == "device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7]}"
+
+
+def test_the_header_line_pastes_into_an_expect_block():
+    """The header's line is an ``expect`` entry: pasted under a profile it passes, and a wrong id is
+    named (meshspec/judge/expect.py)."""
+    from meshspec.judge.expect import check_report
+
+    steps = [{"create_submeshes": {"shape": [2, 2], "as": "quad"}}, *SHARDED]
+    report = run_steps(steps)
+    line = next(l for l in text(report, View.TABLE).splitlines() if l.startswith("device_ids: "))
+    assert line == 'device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7], "quad[0]": [4, 0, 5, 1], "quad[1]": [2, 6, 3, 7]}'
+    pasted = make_scenario(steps, "t3k", expect=yaml.safe_load("profiles:\n  default:\n    " + line))
+    assert check_report(report, pasted.expect).mismatches == ()
+    wrong = make_scenario(steps, "t3k", expect={"profiles": {"default": {"device_ids": {"quad[1]": [2, 3, 6, 7]}}}})
+    assert check_report(report, wrong.expect).mismatches == ("device_ids: quad[1] is on devices [2, 6, 3, 7], expected [2, 3, 6, 7]",)
+    bare = run_steps(SHARDED, mesh=[2, 4])
+    unknown = make_scenario(SHARDED, [2, 4], expect={"profiles": {"default": {"device_ids": {"mesh_device": [0]}}}})
+    assert "ids are not known" in check_report(bare, unknown.expect).mismatches[0]
 
 
 def test_a_bare_mesh_shape_shows_no_ids():
@@ -36,7 +56,7 @@ def test_a_bare_mesh_shape_shows_no_ids():
 def test_a_1x8_line_is_the_ring_order_in_json():
     report = run_steps(SHARDED, mesh={"system": "t3k", "shape": [1, 8]})
     assert report.to_json()["meshes"][0]["device_ids"] == [4, 0, 2, 6, 7, 3, 1, 5]
-    assert "mesh_device 1x8 device ids: [[4, 0, 2, 6, 7, 3, 1, 5]]" in text(report)
+    assert "device_ids: {mesh_device: [4, 0, 2, 6, 7, 3, 1, 5]}" in text(report)
 
 
 def test_the_chip_map_rule_picks_the_eras_ids():
