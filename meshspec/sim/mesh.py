@@ -126,7 +126,7 @@ def ids_on(chips: Chips, shape: Shape) -> tuple[int, ...]:
     """:func:`device_ids` of a mesh of ``shape`` opened on ``chips``."""
     n = volume(shape)
     if len(shape) == 1 or sum(d > 1 for d in shape) <= 1:
-        return (chips.short_lines or {}).get(n) or chips.line[:n]
+        return chips.line_of(n)
     rows, cols = shape
     grid = chips.grid
     if rows <= len(grid) and cols <= len(grid[0]):

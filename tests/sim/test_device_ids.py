@@ -179,3 +179,8 @@ def test_issue_13693s_fix_a_1x8_ring_gathers_in_the_ethernet_era():
     # a gather along cluster axis 1 of the 2x4 is a line per row: 4 0 2 6 and 5 1 3 7 are linked
     rows = [GATHER[0], {"all_gather": {"tensor": "x", "dim": 3, "cluster_axis": 1, "as": "g"}}]
     assert run(make_scenario(rows, "t3k", profiles=ETHERNET), "ethernet-ccl").error is None
+
+
+def test_systems_stay_hashable_values_with_their_chips():
+    # System is a Frozen value; a dict inside (the galaxies' short lines once were) made it unhashable
+    assert len(set(SYSTEMS.values())) == len(SYSTEMS)
