@@ -225,6 +225,15 @@ def get_device_tensors(a, ctx):
     return [f"{ctx.var(a.as_)} = ttnn.get_device_tensors({ctx.var(a.tensor)})"]
 
 
+_TOPOLOGY = {"ring": "Ring", "linear": "Linear"}
+"""A collective's ``topology:`` -> its ``ttnn.Topology`` member."""
+
+
+def _ccl_topology(a) -> str:
+    """``, topology=ttnn.Topology.Ring`` for a collective given one; nothing (ttnn's default) otherwise."""
+    return f", topology=ttnn.Topology.{_TOPOLOGY[a.topology]}" if a.topology else ""
+
+
 def _tensors(names, ctx) -> str:
     """A list of tensors: a list name is the list itself (``parts``)."""
     items = [ctx.var(n) for n in names]
@@ -412,19 +421,19 @@ EMITTERS: dict[str, Emitter] = {
     "allocate_tensor_on_host": allocate_on_host,
     "copy_device_to_host_tensor": copy_to_host,
     "update_tensor_topology": update_topology,
-    "all_gather": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis})"],
+    "all_gather": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{_ccl_topology(a)})"],
     # the experimental CCLs as 0.81.1 binds them: global semaphores, a topology (they need a fabric to run)
     "all_gather_async": lambda a, ctx: [
         f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, dim={a.dim}, "
-        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 2), topology=ttnn.Topology.Linear, cluster_axis={a.cluster_axis})"],
-    "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis})"],
+        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 2), topology=ttnn.Topology.{_TOPOLOGY[a.topology or 'linear']}, cluster_axis={a.cluster_axis})"],
+    "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}{_ccl_topology(a)})"],
     "all_reduce_async": lambda a, ctx: [
         f"{ctx.var(a.as_)} = ttnn.experimental.all_reduce_async({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}, mesh_device=mesh_device, "
-        "math_op=ttnn.ReduceType.Sum, topology=ttnn.Topology.Linear)"],
-    "reduce_scatter": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis})"],
+        f"math_op=ttnn.ReduceType.Sum, topology=ttnn.Topology.{_TOPOLOGY[a.topology or 'linear']})"],
+    "reduce_scatter": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{_ccl_topology(a)})"],
     "reduce_scatter_minimal_async": lambda a, ctx: [
         f"{ctx.var(a.as_)} = ttnn.experimental.reduce_scatter_minimal_async({ctx.var(a.tensor)}, dim={a.dim}, "
-        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 3), topology=ttnn.Topology.Linear, cluster_axis={a.cluster_axis})"],
+        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 3), topology=ttnn.Topology.{_TOPOLOGY[a.topology or 'linear']}, cluster_axis={a.cluster_axis})"],
     "reshape": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reshape({ctx.var(a.tensor)}, {list(a.shape)})"],
     "view": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.view({ctx.var(a.tensor)}, {list(a.shape)})"],
     "slice": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.slice({ctx.var(a.tensor)}, {list(a.starts)}, {list(a.ends)}"
