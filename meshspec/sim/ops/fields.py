@@ -223,8 +223,9 @@ def memory_of(config: object) -> tuple[BufferType, Optional[ShardSpec]]:
 
 
 class TensorFields(Typed):
-    shape: Annotated[list[Dim], Length(min=1, max=8)]
-    """Logical shape, e.g. [1, 1, 32, 32]."""
+    shape: Annotated[list[Dim], Length(min=0, max=8)]
+    """Logical shape, e.g. [1, 1, 32, 32]; [] is a rank-0 tensor (one value: a scalar loss, a step
+    counter), which ttnn 0.81.1 takes (docs/semantics.md section 21)."""
     dtype: DataType = DataType.BFLOAT16
     layout: Layout = Layout.TILE
     tile: Annotated[tuple[int, int], Check(_known_tile), Schema({"enum": [list(t) for t in TILE_SHAPES]})] = (32, 32)

@@ -295,7 +295,7 @@ def _read_into(device: DeviceTensor, host: HostTensor, composition):
         if blocks is not None and shard.spec.shape == shape and sum(start) == start[dim] and start[dim] % size == 0:
             target = blocks[lead + (start[dim] // size,)]  # the block is at 0 on every other dim (offsets are never negative)
         else:
-            target = out[block(start, shard.spec.shape)]
+            target = out[(*block(start, shard.spec.shape), ...)]  # the ... keeps a rank-0 block a view, not a copied scalar
         shard.values = read(c, shard.spec, out=target)
     return host, composition.replace(values=out)
 
