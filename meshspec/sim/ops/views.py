@@ -87,6 +87,23 @@ def _unplaced(old: tuple, new: tuple) -> str:
             "describes its data (composing along any dim interleaves the devices' rows)")
 
 
+def _global_hint(old: tuple, new: tuple, distribution: tuple) -> str:
+    """What a shape of the whole tensor given to reshape means: ttnn.reshape takes each device's
+    shape (a mesh tensor's ``shape`` is its shard's), so the global one is refused by volume
+    (ttnn 0.81.1, tests/golden userwrites; docs/semantics.md section 21).
+
+    >>> "(8 devices' worth)" in _global_hint((1, 1, 32, 32), (1, 8, 32, 32), (8,))
+    True
+    >>> _global_hint((1, 1, 32, 32), (1, 1, 32, 64), (1,))
+    ''
+    """
+    ratio, rest = divmod(math.prod(new), max(math.prod(old), 1))
+    if rest or ratio <= 1 or ratio > math.prod(distribution):
+        return ""
+    return (f"; ttnn.reshape takes the shape of each device's shard, {list(old)} here, not of the whole tensor "
+            f"({ratio} devices' worth): give a shape of {math.prod(old)} elements, or reshape after to_torch composes it")
+
+
 def reshape(rt: Runtime, a: ReshapeTensor) -> None:
     """A view when the tiles stay as they are (TILE layout, the last two dims unchanged: ttnn's
     view() keeps the storage and the topology, ttnn/core/tensor/tensor_ops.cpp @ c2aaf71d), so
@@ -95,10 +112,12 @@ def reshape(rt: Runtime, a: ReshapeTensor) -> None:
     if isinstance(t, HostTensor):  # on the host, shard by shard (docs/semantics.md section 18)
         rt.bind(a.as_, host_transform.reshape(rt.op, a.tensor, t, a.as_, rt.step, tuple(a.shape)))
         return
-    spec = rt.device(a.tensor).record.spec
+    rec = rt.device(a.tensor).record
+    spec = rec.spec
     old, new = tuple(spec.shape), tuple(a.shape)
     if math.prod(old) != math.prod(new):
-        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}")
+        raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}"
+                      + _global_hint(old, new, rec.topology.distribution_shape))
     view = spec.layout.value == "tile" and old[-2:] == new[-2:] if len(new) >= 2 and len(old) >= 2 else False
     per_device(rt, a, a.as_, lambda v: v.reshape(new), lambda s: new if s == old else s,
                lambda p, r: renumber_reshape(p, old, new), view=view, unplaced=_unplaced(old, new))
