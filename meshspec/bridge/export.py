@@ -276,9 +276,10 @@ def copy_to_host(a, ctx):
 def _topology(t) -> str:
     """``ttnn.TensorTopology(...)`` for a topology's fields."""
     placements = ", ".join("ttnn.PlacementReplicate()" if p in ("replicate", "R") else f"ttnn.PlacementShard({p.shard})" for p in t.placements)
-    coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in t.coords)
+    coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in t.coordinates)
     shape = list(t.distribution_shape)  # MeshShape(7) is refused; MeshShape([7]) is the 1-D shape
-    return f"ttnn.TensorTopology(ttnn.MeshShape({shape}), [{placements}], [{coords}])"
+    # by ttnn's own argument names (its pybind signature, tests/golden userwrites), as the step may spell them
+    return f"ttnn.TensorTopology(distribution_shape=ttnn.MeshShape({shape}), placements=[{placements}], mesh_coords=[{coords}])"
 
 
 def update_topology(a, ctx):
@@ -301,7 +302,7 @@ def opaque(a, ctx):
     ]
     if parsed is not None:  # why, in one line; never the text itself
         head.insert(0, one_line(f"# the scenario's code for this step is not run here: {parsed}"))
-    recorded = a.recorded if a.recorded is not None else a.topology.coords
+    recorded = a.recorded if a.recorded is not None else a.topology.coordinates
     if a.storage == "host" and len(recorded) == 1:  # one host buffer: a plain host tensor of zeros
         zeros = f"np.zeros({tuple(a.shape)}, dtype=np.float32)"
         return head + [f"{out} = host_tensor({zeros}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, tile={list(a.tile)})"]

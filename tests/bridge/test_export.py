@@ -59,7 +59,8 @@ def test_a_one_d_distribution_shape_is_a_list_for_mesh_shape():
         "  - allocate_tensor_on_device: {as: t, shape: [1, 1, 32, 32]}\n"
         "  - update_tensor_topology: {tensor: t, topology: {distribution_shape: [7], placements: [{shard: 1}], coords: [[0, 0]]}}\n"
     )
-    assert "ttnn.TensorTopology(ttnn.MeshShape([7]), [ttnn.PlacementShard(1)], [ttnn.MeshCoordinate(0, 0)])" in export(s)
+    assert ("ttnn.TensorTopology(distribution_shape=ttnn.MeshShape([7]), placements=[ttnn.PlacementShard(1)], "
+            "mesh_coords=[ttnn.MeshCoordinate(0, 0)])") in export(s)
 
 
 def test_creation_without_a_memory_config_leaves_it_to_ttnn():

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Callable, Optional
 
 from ...errors import StepInputError
 from ...frozen import Frozen
-from ...typed import Length, Typed
+from ...typed import Check, Length, Typed
 from ..mesh import Coord, Shape
 from ..placement import Placement, Replicate, Shard, Topology
 from . import fields as f
@@ -133,14 +133,35 @@ def _composer_config(dims: tuple, override: Optional[list], offset: Optional[lis
 
 
 class TopologyFields(Typed):
-    """A topology as reports print it (pasteable): ``{distribution_shape, placements, coords}``."""
+    """A topology as ``ttnn.TensorTopology(distribution_shape, placements, mesh_coords)`` takes it, or
+    as reports print it (pasteable): ``{distribution_shape, placements, coords}``."""
 
     distribution_shape: Annotated[list[f.Dim], Length(min=1, max=4)]
     placements: Annotated[list[f.PlacementItem], Length(min=1)]
-    coords: list[Annotated[list[int], Length(min=1, max=4)]]
-    """``mesh_coords``: the coordinates, as lists."""
+    mesh_coords: Optional[list[Annotated[list[int], Length(min=1, max=4)]]] = None
+    """The coordinates, as lists: TensorTopology's own argument name."""
+    coords: Optional[list[Annotated[list[int], Length(min=1, max=4)]]] = None
+    """The coordinates as a report prints them: ``mesh_coords`` by another name (give one)."""
+
+    @property
+    def coordinates(self) -> list:
+        """The coordinates, however spelt (:data:`Topology` checked that one spelling is given)."""
+        return self.mesh_coords if self.mesh_coords is not None else self.coords or []
 
     def topology(self) -> Topology:
         return Topology(
-            tuple(self.distribution_shape), tuple(placement_of(p) for p in self.placements), tuple(tuple(c) for c in self.coords)
+            tuple(self.distribution_shape), tuple(placement_of(p) for p in self.placements), tuple(tuple(c) for c in self.coordinates)
         )
+
+
+def _coords_once(t: TopologyFields) -> TopologyFields:
+    """One spelling of the coordinates: ttnn's ``mesh_coords`` or the report's ``coords``."""
+    if (t.mesh_coords is None) == (t.coords is None):
+        why = "mesh_coords and coords are both given" if t.mesh_coords is not None else "no mesh_coords"
+        raise ValueError(f"{why}: give the coordinates once, as mesh_coords (ttnn.TensorTopology's argument) or coords "
+                         "(as a report prints them)")
+    return t
+
+
+GivenTopology = Annotated[TopologyFields, Check(_coords_once)]
+"""A topology a step gives: :class:`TopologyFields` with its coordinates spelt once."""

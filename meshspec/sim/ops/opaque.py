@@ -20,7 +20,7 @@ from ..tensor import HostShard, HostTensor
 from .base import Op, TensorKind, Use
 from .fields import As, Names, TensorFields
 from .output import emit, plain_host, shard
-from .mappers import TopologyFields
+from .mappers import GivenTopology
 
 
 CALL_NAME = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
@@ -36,7 +36,7 @@ class Opaque(TensorFields):
     uses: Names = []
     """The tensors the call took."""
     storage: Literal["device", "host"] = "device"
-    topology: TopologyFields
+    topology: GivenTopology
     recorded: Optional[list[Annotated[list[int], Length(min=1, max=4)]]] = None
     """On device: the coordinates ``device_coords()`` lists (default: every coordinate of the topology).
     On host: the coordinates of the host buffer that hold a shard."""
@@ -48,7 +48,7 @@ class Opaque(TensorFields):
 def run(rt: Runtime, a: Opaque) -> None:
     spec = a.spec(rt.arch)
     topology: Topology = a.topology.topology()
-    coords = tuple(tuple(c) for c in (a.recorded if a.recorded is not None else a.topology.coords))
+    coords = tuple(tuple(c) for c in (a.recorded if a.recorded is not None else a.topology.coordinates))
     value = plain_host(rt, a.as_, spec, None if not rt.with_data else _zeros(spec)).shards[(0, 0)].values
     if a.storage == "host":
         shards = {c: HostShard(c, spec, value, None) for c in coords}

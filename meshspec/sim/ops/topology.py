@@ -20,14 +20,14 @@ from ..runtime import Runtime
 from ..tensor import DeviceTensor, Provenance
 from .base import Op, TensorKind, Use
 from .fields import Name
-from .mappers import TopologyFields
+from .mappers import GivenTopology
 
 
 class UpdateTopology(Typed):
     """``tensor.update_tensor_topology(ttnn.TensorTopology(...))``."""
 
     tensor: Name
-    topology: TopologyFields
+    topology: GivenTopology
 
 
 def run(rt: Runtime, a: UpdateTopology) -> None:
