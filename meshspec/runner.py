@@ -12,7 +12,7 @@ from typing import Optional
 
 
 from .errors import Crash, ResourceLimit, ScenarioError, StepInputError, TTFatal
-from .judge.expect import check_report, claimed_sources
+from .judge.expect import check_report, claimed_sources, compares_named
 from .judge.findings import Judge
 from .sim.tensor import DeviceTensor
 from .judge.trace import record_changes, snapshot, touches
@@ -142,7 +142,8 @@ def run(
             break
         ran += 1
 
-    reports, findings = judge.result(rt.tensors, _slices_named(scenario.expect), reports=tensors)
+    reports, findings = judge.result(rt.tensors, _slices_named(scenario.expect), reports=tensors,
+                                     compares=compares_named(scenario.expect))
     if data and rt.with_data:
         from .judge.datasummary import summarize_device_tensor
 

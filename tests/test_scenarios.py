@@ -219,6 +219,12 @@ EXPECTED = {
     ("submesh-ring-all-gather", "ethernet-ccl"): (set(), "Device 4 is not connected to Device 1"),
     **{(name, p): (set(), None) for name in ("ring-all-gather-row-major", "reshape-line-order", "submesh-ring-all-gather")
        for p in ("current", "reference")},
+    # section 21 (and 12): issue #52331's stale label composed by PR #53481's to_torch: the label is
+    # stale in every era but reference and labels-fixed; without auto-compose to_torch wants a composer.
+    ("permute-composed-by-label", "auto-compose"): ({("topology_stale", None)}, None),
+    ("permute-composed-by-label", "labels-fixed"): (set(), None),
+    ("permute-composed-by-label", "current"): ({("topology_stale", None)}, "Supply a mesh composer"),
+    ("permute-composed-by-label", "reference"): (set(), "Supply a mesh composer"),
     # section 6: deallocate frees the buffer; a later use is an error in every era.
     **{
         ("use-after-deallocate", p): ({("use_after_free", None)}, "after free")

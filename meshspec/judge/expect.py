@@ -20,10 +20,11 @@ import warnings
 from typing import Any, Optional, Union
 
 from ..report import ExpectResult, Report
-from ..scenario.model import DeviceExpect, ErrorMatch, Expect, FindingExpect, ProfileExpect, TensorExpect
+from ..scenario.model import DeviceExpect, ErrorMatch, Expect, FindingExpect, ProfileExpect, TensorExpect, ValuesExpect
 from ..sim.mesh import fmt_coord, parse_coord
 from ..sim.spec import BufferType, memory_config_json
 from ..typed import as_dict, given, validate
+from .values import Compare
 
 
 def profile_entry(expect: Optional[Expect], profile: str, base: Optional[str] = None) -> Optional[ProfileExpect]:
@@ -111,10 +112,38 @@ def _tensors_read(expect: Optional[Expect], entry: Optional[ProfileExpect]) -> s
     for source in _tensor_sources(expect, entry):
         for name, te in source.items():
             names.add(name)
-            equals = te.values.equals if te.values is not None else None
-            if equals is not None:
-                names.add(equals if isinstance(equals, str) else equals.tensor)
+            names.update(r.other for r in comparisons(te.values))
     return names
+
+
+def comparisons(ve: Optional[ValuesExpect]) -> list[Compare]:
+    """The comparisons of values ``ve`` asks for (``equals``, ``pcc``, ``allclose``), as the judge
+    makes them (meshspec/judge/values.py)."""
+    if ve is None:
+        return []
+    out = []
+    for kind, given in (("equals", ve.equals), ("pcc", ve.pcc and ve.pcc.golden), ("allclose", ve.allclose and ve.allclose.other)):
+        if given is None:
+            continue
+        other, sl = (given, None) if isinstance(given, str) else (given.tensor, given.slice)
+        if kind == "allclose":
+            out.append(Compare(kind, other, sl, float(ve.allclose.rtol), float(ve.allclose.atol), ve.allclose.equal_nan))
+        else:
+            out.append(Compare(kind, other, sl))
+    return out
+
+
+def compares_named(expect: Optional[Expect]) -> dict[str, tuple[Compare, ...]]:
+    """Per tensor, every comparison of its values the block asks for, under any profile: the
+    judge makes them at the end of a run, and the check reads their results in the report."""
+    if expect is None:
+        return {}
+    out: dict[str, list[Compare]] = {}
+    for tensors in [expect.tensors or {}] + [p.tensors or {} for p in (expect.profiles or {}).values()]:
+        for name, te in tensors.items():
+            for c in comparisons(te.values):
+                out.setdefault(name, []).append(c)
+    return {name: tuple(dict.fromkeys(cs)) for name, cs in out.items()}
 
 
 def claimed_sources(expect: Optional[Expect], profile: str, base: Optional[str] = None) -> dict[str, str]:
@@ -249,23 +278,54 @@ def _check_values(name: str, tensor: dict, ve, by_name: dict) -> list[str]:
         have = got["first"][: len(ve.first)]
         if have != list(ve.first):
             out.append(f"{name}: values: first {len(ve.first)} expected {list(ve.first)}, got {have}")
-    if ve.equals is not None:
-        other = ve.equals if isinstance(ve.equals, str) else ve.equals.tensor
-        ref = by_name.get(other)
+    results = got.get("compared") or {}
+    for c in comparisons(ve):
+        what = f"{c.other}{c.slice or ''}"
+        ref = by_name.get(c.other)
         ref_values = ref.get("values") if ref is not None else None
         if ref_values is None:
-            out.append(f"{name}: values: {other} holds no single array to compare with")
-        else:
-            sl = None if isinstance(ve.equals, str) else ve.equals.slice
-            target = ref_values if sl is None else (ref_values.get("slices") or {}).get(sl)
-            what = other if sl is None else f"{other}{sl}"
-            if target is None:
-                out.append(f"{name}: values: the slice {sl} of {other} does not fit its shape {ref_values['shape']}")
-            elif target["shape"] != got["shape"]:
+            out.append(f"{name}: values: {c.other} holds no single array to compare with")
+            continue
+        if c.slice is not None and c.kind == "equals" and c.slice not in (ref_values.get("slices") or {}):
+            out.append(f"{name}: values: the slice {c.slice} of {c.other} does not fit its shape {ref_values['shape']}")
+            continue
+        result = results.get(c.key)
+        if c.kind == "equals" and result is None:
+            target = ref_values if c.slice is None else ref_values["slices"][c.slice]
+            if target["shape"] != got["shape"]:
                 out.append(f"{name}: values: expected {what}, shape {target['shape']}; got shape {got['shape']}")
             elif target["sha256"] != got["sha256"]:
-                out.append(f"{name}: values: expected the values of {what}; they differ (first {got['first'][:8]})")
+                out.append(f"{name}: values: expected the values of {what}; they differ (their bytes: a dtype apart?)")
+            continue
+        if result is None:
+            out.append(f"{name}: values: the report holds no {c.kind} comparison with {what} (a run makes it: run the scenario)")
+        elif "unfit" in result:
+            out.append(f"{name}: values: the slice {c.slice} of {c.other} does not fit its shape {result['unfit']}")
+        elif "shape" in result:
+            out.append(f"{name}: values: expected {what}, shape {result['shape']}; got shape {got['shape']}")
+        elif c.kind == "equals":
+            out.append(f"{name}: values: expected the values of {what}; {_where_differ(result)}")
+        elif c.kind == "pcc":
+            want = ve.pcc.pcc  # type: ignore[union-attr]
+            if result["pcc"] < want:
+                out.append(f"{name}: values: comp_pcc({what}, {name}) is {result['pcc']:.6g}, below {want}; {_where_differ(result)}")
+        elif result["failing"]:
+            a = ve.allclose  # type: ignore[union-attr]
+            out.append(f"{name}: values: not allclose to {what} (rtol={a.rtol}, atol={a.atol}): {_where_differ(result)}")
     return out
+
+
+def _where_differ(result: dict) -> str:
+    """``3 of 1024 elements differ; the worst at [0, 0, 5, 7] on device (1,3): 9.0, expected 4.0
+    (difference 5.0, allowed 0.4)``: where and by how much, from a comparison's result."""
+    n, total = result["failing"], result["elements"]
+    if not n:
+        return f"no element differs (of {total})"
+    w = result["worst"]
+    device = f" on device {fmt_coord(tuple(w['device']))}" if w.get("device") is not None else ""
+    allowed = f", allowed {w['allowed']}" if "allowed" in w else ""
+    return (f"{n:,} of {total:,} elements differ; the worst at {w['index']}{device}: {w['actual']}, expected {w['golden']} "
+            f"(difference {w['diff']}{allowed})")
 
 
 def _check_tensor(name: str, tensor: Optional[dict], te: TensorExpect, by_name: Optional[dict] = None) -> list[str]:

@@ -678,15 +678,18 @@ class Judge:
         return [Finding(Kind.PHANTOM_CORES, name, None, step, self.ops.get(step), f"{name}: {why}")]
 
     def result(
-        self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]] = None, reports: bool = True
+        self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]] = None, reports: bool = True,
+        compares: Optional[dict[str, tuple]] = None,
     ) -> tuple[list[TensorReport], list[Finding]]:
         """Every tensor's report and every finding: the live tensors' lies, events, and the lies
         of tensors that went away, ordered by origin step. ``slices``: per tensor, the slices
         whose values an expectation names (their sha256 goes in the report). ``reports=False``:
-        the findings alone (no tensor reports: no views of ok devices, no values hashed)."""
+        the findings alone (no tensor reports: no views of ok devices, no values hashed). ``compares``:
+        per tensor, the comparisons of its values an expectation asks for (meshspec/judge/values.py
+        :class:`~.values.Compare`), whose results go in its report's values."""
         findings: list[Finding] = []
         self._rejudge_aliases(tensors)
-        out = self._reports(tensors, slices) if reports else []
+        out = self._reports(tensors, slices, compares) if reports else []
         for name in tensors:
             findings.extend(self.found[name])
         findings.extend(self.events)
@@ -709,8 +712,9 @@ class Judge:
                     self._judged_at[name] = touched
                     self.found[name] = self._device_tensor(name, t)
 
-    def _reports(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]]) -> list[TensorReport]:
-        from .values import summary
+    def _reports(self, tensors: dict[str, Tensor], slices: Optional[dict[str, tuple[str, ...]]],
+                 compares: Optional[dict[str, tuple]] = None) -> list[TensorReport]:
+        from .values import compared, summary, values_of
 
         reports = []
         digests = self.digests
@@ -728,6 +732,8 @@ class Judge:
             mesh = t.mesh.name if isinstance(t, DeviceTensor) and t.mesh is not None else None
             grid = t.buffer.mesh_shape if isinstance(t, DeviceTensor) else _host_grid(t)
             values = summary(t, (slices or {}).get(name, ()), digests)
+            if values is not None and compares and name in compares:
+                values["compared"] = compared(t, values_of(t), values["sha256"], compares[name], tensors)
             address = t.buffer.address if isinstance(t, DeviceTensor) else None
             reports.append(
                 TensorReport(name, storage_of(t), spec, topology, tuple(views), t.step, plain=plain, shape=shape, values=values,

@@ -18,6 +18,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..frozen import Frozen
 from ..sim.mapping import parse_slice
 from ..sim.tensor import HostTensor, Tensor
 from ..sim.values import ShapeOnly
@@ -152,3 +153,157 @@ def _number(x) -> float | int | str:
     if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
         return str(x)
     return x
+
+
+# -- comparisons an expectation asks for (equals, pcc, allclose) ---------------------------------
+class Compare(Frozen):
+    """One comparison of a tensor's values with another's (or a slice of it) that an expect block
+    asks for; its :attr:`key` names its result in the report (``values.compared``)."""
+
+    kind: str
+    """``equals``, ``pcc`` or ``allclose``."""
+    other: str
+    slice: Optional[str] = None
+    rtol: float = 0.0
+    atol: float = 0.0
+    equal_nan: bool = False
+
+    @property
+    def key(self) -> str:
+        """``pcc ref``, ``equals src[..., 0:64]``, ``allclose ref rtol=0.01 atol=0.001``: what the
+        result depends on (a PCC's threshold is the expectation's, not the result's)."""
+        what = f"{self.kind} {self.other}{self.slice or ''}"
+        if self.kind == "allclose":
+            what += f" rtol={self.rtol!r} atol={self.atol!r}" + (" equal_nan" if self.equal_nan else "")
+        return what
+
+
+def pcc(calculated: np.ndarray, golden: np.ndarray) -> float:
+    """The correlation tt-metal's ``comp_pcc(golden, calculated)`` reports, by its own rules
+    (models/common/utility_functions.py @ a19b16aa; docs/semantics.md section 21): both all NaN is
+    1.0; one all NaN is 0.0; one all zero and the other not is 0.0; otherwise NaN and infinities
+    count as 0, equal tensors are 1.0, and a correlation numpy cannot form (a constant tensor: no
+    variance) is 1.0 as well; else the Pearson correlation of the flattened values.
+
+    >>> pcc(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
+    1.0
+    >>> pcc(np.array([3.0, 3.0, 3.0]), np.array([1.0, 2.0, 3.0]))  # constant: comp_pcc passes it
+    1.0
+    >>> pcc(np.zeros(3), np.array([1.0, 2.0, 3.0])), pcc(np.full(2, np.nan), np.full(2, np.nan))
+    (0.0, 1.0)
+    >>> round(pcc(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 4.0, 3.0])), 4)
+    0.8
+    """
+    a = np.asarray(calculated, dtype=np.float64).reshape(-1)
+    b = np.asarray(golden, dtype=np.float64).reshape(-1)
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if nan_a.all() and nan_b.all():
+        return 1.0
+    if nan_a.all() or nan_b.all():
+        return 0.0
+    if bool(np.any(a != 0)) != bool(np.any(b != 0)):  # torch's .bool(): NaN is true, as every non-zero
+        return 0.0
+    a = np.where(np.isfinite(a), a, 0.0)
+    b = np.where(np.isfinite(b), b, 0.0)
+    if np.array_equal(a, b):
+        return 1.0
+    da, db = a - a.mean(), b - b.mean()
+    va, vb = float(np.dot(da, da)), float(np.dot(db, db))
+    if va == 0.0 or vb == 0.0:
+        # np.ma.corrcoef masks the entries it divides by a zero variance; comp_pcc takes the least
+        # unmasked entry, the other tensor's own 1.0 on the diagonal, or passes a fully masked one
+        return 1.0
+    return max(-1.0, min(1.0, float(np.dot(da, db)) / float(np.sqrt(va * vb))))
+
+
+def compare(calculated: np.ndarray, golden: np.ndarray, request: Compare) -> dict:
+    """Where ``calculated`` and ``golden`` (same shape) differ, as ``request`` counts a difference:
+    ``equals`` any two values not the same (NaN the same as NaN), ``allclose`` beyond ``atol +
+    rtol * |golden|`` (torch.allclose: equal infinities are close, NaN only with ``equal_nan``),
+    ``pcc`` any two values not the same; with the correlation for ``pcc``. The worst element is
+    the one furthest past what is allowed, by its index in the tensor.
+
+    >>> r = compare(np.array([[1.0, 2.0], [3.0, 9.0]]), np.array([[1.0, 2.0], [3.0, 4.0]]), Compare("allclose", "g", rtol=0.1, atol=0.0))
+    >>> r["failing"], r["worst"]["index"], r["worst"]["actual"], r["worst"]["golden"], r["worst"]["allowed"]
+    (1, [1, 1], 9.0, 4.0, 0.4)
+    """
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, 0 * inf: NaN where they stand, counted below
+        return _compare(np.asarray(calculated, dtype=np.float64), np.asarray(golden, dtype=np.float64), request)
+
+
+def _compare(a: np.ndarray, b: np.ndarray, request: Compare) -> dict:
+    diff = np.abs(a - b)
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    if request.kind == "allclose":
+        allowed = request.atol + request.rtol * np.abs(b)
+        ok = (a == b) | (diff <= allowed)
+        if request.equal_nan:
+            ok |= np.isnan(a) & np.isnan(b)
+        past = np.where(ok, -np.inf, np.where(np.isnan(diff), np.inf, diff - allowed))
+    else:
+        allowed = None
+        ok = same
+        past = np.where(ok, -np.inf, np.where(np.isnan(diff), np.inf, diff))
+    out: dict = {"elements": int(a.size), "failing": int(a.size - np.count_nonzero(ok))}
+    if request.kind == "pcc":
+        out["pcc"] = pcc(a, b)
+    if out["failing"]:
+        flat = int(np.argmax(past.reshape(-1)))
+        index = [int(i) for i in np.unravel_index(flat, a.shape)] if a.ndim else []
+        worst = {"index": index, "actual": _number(a.reshape(-1)[flat]), "golden": _number(b.reshape(-1)[flat]),
+                 "diff": _number(diff.reshape(-1)[flat])}
+        if allowed is not None:
+            worst["allowed"] = _number(np.asarray(allowed).reshape(-1)[flat])
+        out["worst"] = worst
+    return out
+
+
+def holder(t: Tensor, index: list[int]) -> Optional[list[int]]:
+    """The device whose data holds the element at ``index`` of ``t``'s values: the device a
+    composed (to_torch) result's block came from, a single-device tensor's device; None when
+    the values are no device's (a from_torch source)."""
+    if isinstance(t, HostTensor):
+        if len(t.shards) != 1:
+            return None
+        shard = next(iter(t.shards.values()))
+        if shard.composed_from is None or shard.placed is None:
+            return None
+        composed, _ = shard.composed_from
+        for c, start in shard.placed.items():
+            size = composed.shards[c].spec.shape if c in composed.shards else None
+            if size is not None and all(s <= i < s + n for i, s, n in zip(index, start, size)):
+                return list(c)
+        return None
+    if t.freed_step is None and len(t.record.recorded) == 1:
+        return list(t.record.recorded[0])
+    return None
+
+
+def compared(t: Tensor, mine: np.ndarray, digest: str, requests: tuple[Compare, ...], tensors: dict) -> dict:
+    """Per request (by :attr:`Compare.key`), the comparison of ``t``'s values ``mine`` (whose
+    SHA-256 is ``digest``) with the other tensor's: its shape when that differs, nothing for an
+    ``equals`` of the same bytes, else :func:`compare` with the device holding the worst element.
+    A request whose other tensor holds no single array is left out (the check says so from the
+    report); one whose slice does not fit the other's shape gives that shape as ``unfit``."""
+    out: dict = {}
+    for r in requests:
+        other = tensors.get(r.other)
+        ref = values_of(other) if other is not None else None
+        if ref is None:
+            continue
+        if r.slice is not None:
+            try:
+                ref = ref[parse_slice(r.slice, ref.shape)]
+            except (ValueError, IndexError):
+                out[r.key] = {"unfit": list(ref.shape)}  # the loader checked the text; the tensor lacks the rank or index
+                continue
+        if tuple(ref.shape) != tuple(mine.shape):
+            out[r.key] = {"shape": list(ref.shape)}
+            continue
+        if r.kind == "equals" and ref.dtype == mine.dtype and sha256(ref) == digest:
+            continue  # the same bytes: what the sha256 check says already
+        result = compare(mine, ref, r)
+        if "worst" in result:
+            result["worst"]["device"] = holder(t, result["worst"]["index"])
+        out[r.key] = result
+    return out

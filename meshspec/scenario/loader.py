@@ -1146,19 +1146,24 @@ def _check_expected_tensors(
             _fail_at(root, file, loc + (name,), f"{_where(loc)}: unknown tensor {name!r}{did_you_mean(name, defined)}; {choices}")
         for i, c in enumerate(t.recorded or []):
             _check_coord(root, file, loc + (name, "recorded", i), tuple(c), mesh_shape, False)
-        eq = t.values.equals if t.values is not None else None
-        if eq is not None:
+        v = t.values
+        refs = [] if v is None else [(("equals",), v.equals), (("pcc", "golden"), v.pcc and v.pcc.golden),
+                                      (("allclose", "other"), v.allclose and v.allclose.other)]
+        for path, eq in refs:  # the tensors (or slices of them) whose values it is compared with
+            if eq is None:
+                continue
+            at = loc + (name, "values", *path)
             other = eq if isinstance(eq, str) else eq.tensor
-            where = loc + (name, "values", "equals") + (() if isinstance(eq, str) else ("tensor",))
+            where = at + (() if isinstance(eq, str) else ("tensor",))
             if not _known(other, defined, lists):
-                _fail_at(root, file, where, f"{_where(loc + (name, 'values', 'equals'))}: unknown tensor {other!r}{did_you_mean(other, defined)}", False)
+                _fail_at(root, file, where, f"{_where(at)}: unknown tensor {other!r}{did_you_mean(other, defined)}", False)
             if not isinstance(eq, str) and eq.slice is not None:
                 from ..sim.mapping import parse_slice
 
                 try:
                     parse_slice(eq.slice, (1 << 30,) * 8)
                 except ValueError as err:
-                    _fail_at(root, file, loc + (name, "values", "equals", "slice"), f"{_where(loc + (name, 'values', 'equals', 'slice'))}: {err}", False)
+                    _fail_at(root, file, at + ("slice",), f"{_where(at + ('slice',))}: {err}", False)
         for key in t.devices or {}:
             try:
                 coord = parse_coord(key)

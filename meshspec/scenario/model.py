@@ -89,12 +89,58 @@ class SliceOf(Typed):
     slice: Optional[str] = None
 
 
+def _number_text(v: Any) -> Any:
+    """YAML 1.1 reads ``1e-2`` (no dot) as text; a tolerance written so is the number it plainly is."""
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return v  # the validator refuses it with the file, line and value
+    return v
+
+
+Tolerance = Annotated[
+    Union[int, float], Before(_number_text), Range(ge=0),
+    Schema({"anyOf": [{"type": "number", "minimum": 0},
+                      {"type": "string", "pattern": r"^[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+$", "description": "1e-2: YAML 1.1 reads it as text"}]},
+           replace=True),
+]
+"""A tolerance of torch.allclose: a number from 0, ``1e-2`` (text to YAML 1.1) included."""
+
+
+class PccExpect(Typed):
+    """``assert comp_pcc(golden, calculated, pcc)[0]`` as tt-metal's model tests write it (the
+    calculated tensor is the one the expectation is of): the Pearson correlation of the flattened
+    values, with comp_pcc's own rules for all-NaN, all-zero and constant tensors
+    (models/common/utility_functions.py; docs/semantics.md section 21)."""
+
+    golden: Union[Name, SliceOf]
+    """The tensor (or a slice of it) the values are compared with: comp_pcc's first argument."""
+    pcc: Annotated[Union[int, float], Before(_number_text), Range(ge=-1, le=1)] = 0.99
+    """The lowest correlation that passes (comp_pcc's default, 0.99)."""
+
+
+class AllcloseExpect(Typed):
+    """``torch.allclose(calculated, other, rtol, atol, equal_nan)``: every element within
+    ``atol + rtol * |other|`` of ``other``'s (docs/semantics.md section 21)."""
+
+    other: Union[Name, SliceOf]
+    rtol: Tolerance = 1e-05
+    atol: Tolerance = 1e-08
+    equal_nan: bool = False
+    """NaN equals NaN (torch.allclose's default is no; tt-metal's comp_allclose passes yes)."""
+
+
 class ValuesExpect(Typed):
     """Expected values of a tensor holding one array (a composed to_torch result, a per-device part):
-    exactly those of another tensor (or a slice of it), its first values, or its SHA-256
-    (meshspec/judge/values.py says of which bytes)."""
+    exactly those of another tensor (or a slice of it), close to them (``pcc``, ``allclose``), its
+    first values, or its SHA-256 (meshspec/judge/values.py says of which bytes)."""
 
     equals: Optional[Union[Name, SliceOf]] = None
+    pcc: Optional[PccExpect] = None
+    """``comp_pcc(golden, this, pcc)``: {golden: NAME, pcc: 0.99}."""
+    allclose: Optional[AllcloseExpect] = None
+    """``torch.allclose(this, other, rtol, atol)``: {other: NAME, rtol: 1e-05, atol: 1e-08}."""
     first: Optional[list[Union[int, float]]] = None
     sha256: Optional[Annotated[str, Pattern(r"[0-9a-f]{64}", "a SHA-256: 64 lower-case hex digits, as hashlib.sha256(...).hexdigest() prints it")]] = None
 

@@ -67,6 +67,8 @@ class HostShard:
     origin: Optional[ReadOrigin] = None
     composed_from: Optional[tuple["HostTensor", tuple[Coord, ...]]] = None
     """For a composed (to_torch) result: the host tensor composed and the shards used, in order."""
+    placed: Optional[dict[Coord, Shape]] = None
+    """For a composed (to_torch) result: where each used shard's block starts in it."""
 
 
 @dataclass(eq=False)  # compared by identity: it is state, not a value

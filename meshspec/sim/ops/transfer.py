@@ -262,7 +262,7 @@ def compose_back(rt: Runtime, tensor: str, mesh_composer, as_: Optional[str], ke
         spec = make_spec(result.shape, host.spec.dtype, host.spec.layout, host.spec.tile, memory, host.spec.arch, shard)
         dist = single(rt.mesh_shape, tuple(result.shape))
         c = dist.slots[0].coord
-        shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)))
+        shard = HostShard(c, spec, result, (0,) * result.ndim, composed_from=(host, tuple(used)), placed=dict(composition.placed))
         rt.bind(as_, HostTensor(as_, rt.step, spec, dist.topology, {c: shard}, plain=True, buffer_shape=(1, 1)))
 
 
