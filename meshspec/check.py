@@ -94,10 +94,10 @@ def check_scenario(scenario: LoadedScenario, profile: str) -> CaseResult:
     seconds = time.perf_counter() - start
     if report.error is not None and report.error.source == "meshspec":  # the run is incomplete: no verdict
         why = f"meshspec stopped at step {report.error.step} ({report.error.op}): {report.error.message}"
-        return CaseResult(str(scenario.path), scenario.name, profile, ERROR, (why,), seconds)
+        return CaseResult(str(scenario.path), scenario.name, profile, ERROR, (why,), seconds, case=scenario.case)
     result = report.expect if report.expect is not None else check_report(report, None)
     outcome = PASS if result.passed else FAIL
-    return CaseResult(str(scenario.path), scenario.name, profile, outcome, result.mismatches, seconds)
+    return CaseResult(str(scenario.path), scenario.name, profile, outcome, result.mismatches, seconds, case=scenario.case)
 
 
 def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_data: bool = False) -> list[CaseResult]:
@@ -112,11 +112,12 @@ def check_file(path: Path | str, profile: Optional[str] = None, allow_outside_da
     if missing is not None:
         return [CaseResult(str(path), scenario.name, profile, ERROR, (str(missing),))]
     out = []
-    for p in profiles_for(scenario, profile):
-        try:
-            out.append(check_scenario(scenario, p))
-        except Exception as err:  # one scenario's failure must not stop the suite
-            out.append(CaseResult(str(path), scenario.name, p, ERROR, (f"{path}: {_internal(err)}",)))
+    for case in scenario.cases or (scenario,):  # a matrix's cases, each named by its values
+        for p in profiles_for(case, profile):
+            try:
+                out.append(check_scenario(case, p))
+            except Exception as err:  # one scenario's failure must not stop the suite
+                out.append(CaseResult(str(path), case.name, p, ERROR, (f"{path}: {_internal(err)}",), case=case.case))
     return out
 
 

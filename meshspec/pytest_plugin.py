@@ -216,8 +216,10 @@ class ScenarioFile(pytest.File):
         if missing is not None:  # another file given defines it (else the session stopped at configure)
             yield InvalidScenarioItem.from_parent(self, name=wanted, error=str(missing))
             return
-        for profile in profiles_for(scenario, wanted):
-            yield ScenarioItem.from_parent(self, name=profile, scenario=scenario, profile=profile)
+        for case in scenario.cases or (scenario,):  # a matrix's cases: profile[values], as parametrize names them
+            for profile in profiles_for(case, wanted):
+                name = f"{profile}[{case.case}]" if case.case else profile
+                yield ScenarioItem.from_parent(self, name=name, scenario=case, profile=profile)
 
 
 class ScenarioItem(pytest.Item):

@@ -615,6 +615,8 @@ class CaseResult(Frozen):
     details: tuple[str, ...] = ()
     """Every mismatch (FAIL) or the error (ERROR); the first is the headline."""
     seconds: float = 0.0
+    case: Optional[str] = None
+    """A matrix case's values (``bfloat16-tile``), shown after the path."""
 
     @property
     def message(self) -> str:

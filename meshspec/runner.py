@@ -277,11 +277,11 @@ def run_paths(paths, profile: str | None = None, *, allow_outside_data: bool = F
             out.append(err)
             continue
         if profile == "all":  # every profile: meshspec's and the scenario's own
-            out += [run(scenario, p, **options) for p in (*PROFILES, *scenario.profiles)]
+            out += [run(case, p, **options) for case in scenario.cases or (scenario,) for p in (*PROFILES, *scenario.profiles)]
             continue
         missing = missing_profile(scenario, profile)
         if missing is not None:  # another file given defines it (the CLI checked), this one does not
             out.append(missing)
             continue
-        out.append(run(scenario, profile, **options))
+        out += [run(case, profile, **options) for case in scenario.cases or (scenario,)]  # a matrix: each case
     return out

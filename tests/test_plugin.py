@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from meshspec.scenario.loader import defined_profiles as _defined
+from meshspec.scenario.loader import defined_profiles as _defined, load
 
 from meshspec.sim.profiles import PROFILES
 import yaml
@@ -24,7 +24,9 @@ REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 BUNDLED = sorted(SCENARIOS.glob("*.yaml"))
 # every profile of every bundled scenario: meshspec's, and the ones a scenario defines
-ALL_CASES = sum(len(PROFILES) + len(_defined(f)) for f in BUNDLED)
+ALL_CASES = sum((len(PROFILES) + len(_defined(f))) * max(1, len(load(f).cases)) for f in BUNDLED)
+# one profile: an item per scenario, per case of a matrix scenario
+ONE_PROFILE = sum(max(1, len(load(f).cases)) for f in BUNDLED)
 SEED_NAME = "seed-uneven-copy.yaml"
 BAD_SCENARIO = "meshspec: 1\nmesh: t3k\nsteps:\n  - cpux: {tensor: a}\n"
 # the unknown op 'cpux' is on line 4, after "  - ": column 5
@@ -44,10 +46,19 @@ NESTED = "config:\n  meshspec: 1\n  mesh: t3k\n"
 
 
 def default_profiles(path: Path) -> list[str]:
-    """From the YAML alone: the profiles the expect block names, else the scenario's, else current."""
+    """From the YAML alone: the profiles the expect block names, else the scenario's, else current;
+    for a matrix scenario, each profile of each case, named ``profile[case]`` (tests/scenario/test_matrix.py
+    checks the case names)."""
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     named = [p for p in ((doc.get("expect") or {}).get("profiles") or {}) if p != "default"]
-    return named or [doc.get("profile") or "current"]
+    profiles = named or [doc.get("profile") or "current"]
+    return [f"{p}[{c}]" for c in _cases(path) for p in profiles] if "matrix" in doc else profiles
+
+
+def _cases(path: Path) -> list[str]:
+    from meshspec.scenario.loader import load
+
+    return [c.case for c in load(path).cases]
 
 
 @pytest.fixture
@@ -98,7 +109,7 @@ def test_profile_all_gives_an_item_per_profile_and_scenario(pytester, scen):
 
 def test_single_profile_option(pytester, scen):
     result = run(pytester, "--meshspec", "--meshspec-profile", "reference", "scen")
-    result.assert_outcomes(passed=len(BUNDLED))
+    result.assert_outcomes(passed=ONE_PROFILE)
 
 
 def test_unknown_profile_stops_the_session_with_the_choices(pytester, scen):
@@ -200,7 +211,7 @@ def test_without_the_flag_python_tests_are_unchanged(pytester, scen):
 def test_with_the_flag_python_tests_still_run(pytester, scen):
     pytester.makepyfile(test_one="def test_one():\n    pass\n")
     result = run(pytester, "--meshspec", "--meshspec-profile", "current")
-    result.assert_outcomes(passed=1 + len(BUNDLED))
+    result.assert_outcomes(passed=1 + ONE_PROFILE)
 
 
 def test_ini_option_collects_without_the_flag(pytester, scen):
@@ -226,7 +237,7 @@ def test_ini_option_with_testpaths(pytester, scen):
     (pytester.path / "tests" / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["tests"]\nmeshspec_paths = ["scen"]\n')
     result = run(pytester, "--meshspec-profile", "current")
-    result.assert_outcomes(passed=1 + len(BUNDLED))
+    result.assert_outcomes(passed=1 + ONE_PROFILE)
 
 
 def test_non_scenario_yaml_is_not_collected_even_with_the_flag(pytester):

@@ -40,7 +40,8 @@ def junit_xml(results: list[CaseResult]) -> str:
 def result_line(r: CaseResult) -> str:
     """``PASS  path [profile]``; ``FAIL  path [profile]: the mismatch``, or with several, a count and
     then every mismatch on its own line (missing and unexpected findings alike); ``ERROR path: error``."""
-    where = printable(f"{r.path} [{r.profile}]" if r.profile else r.path)
+    path = f"{r.path}[{r.case}]" if r.case else r.path  # a matrix case, as pytest names one
+    where = printable(f"{path} [{r.profile}]" if r.profile else path)
     if r.outcome == PASS:
         return f"PASS  {where}"
     if r.outcome == ERROR and r.profile is None:

@@ -87,6 +87,11 @@ class LoadedScenario(Frozen):
     """Each data file name as written -> the file the loader checked (the one the runtime opens)."""
     hosts: Optional[Hosts] = None
     """The hosts the mesh is spread over and the one the scenario runs as (None: one host)."""
+    case: Optional[str] = None
+    """A matrix case's values, as its name ends (``bfloat16-tile``); None for a scenario without a matrix."""
+    cases: tuple = ()
+    """A ``matrix`` scenario's cases, this one (the first) among them, each a scenario named
+    ``name[values]``; empty for a scenario without a matrix (meshspec/scenario/matrix.py)."""
 
     @property
     def folder(self) -> Path:
@@ -1319,6 +1324,38 @@ def parse(text: str, path: Path | str = "<scenario>", *, allow_outside_data: boo
         else:
             msg = f"meshspec: the format version is the number 1, got {version!r}"
         raise ScenarioError(msg, file, line, col)
+    if "matrix" in data:
+        return _matrix_cases(data, root, text, path, file, allow_outside_data)
+    return _parse_document(data, root, text, path, file, allow_outside_data)
+
+
+def _matrix_cases(data: dict, root: yaml.Node, text: str, path: Path, file: str, allow_outside_data: bool) -> LoadedScenario:
+    """The first case of a ``matrix`` scenario, holding every case (meshspec/scenario/matrix.py).
+    Each case is validated as a scenario of its own, against its own copy of the nodes; an error in
+    one names the case after the place in the file."""
+    from .matrix import expand, placeholders
+
+    at = lambda loc: _mark(_node_at(root, loc))  # noqa: E731
+    filled = {at(loc): name for loc, name in placeholders(data)}  # where a $name stands -> the variable
+    loaded = []
+    for case, doc, picked in expand(data, file, at):
+        try:
+            one = _parse_document(doc, copy.deepcopy(root), text, path, file, allow_outside_data)
+        except ScenarioError as err:
+            name = filled.get((err.line, err.column))  # type: ignore[arg-type]
+            if name is not None:  # the value is the matrix's: point there, and say where it went
+                err.line, err.column = at(("matrix", name, picked[name]))
+                err.message = f"{err.message} (the value of ${name} in matrix case [{case}])"
+            else:
+                err.message = f"{err.message} (matrix case [{case}])"
+            raise
+        loaded.append(one.replace(name=f"{one.name}[{case}]", case=case))
+    cases = tuple(loaded)
+    return cases[0].replace(cases=cases)
+
+
+def _parse_document(data: dict, root: yaml.Node, text: str, path: Path, file: str, allow_outside_data: bool) -> LoadedScenario:
+    """A scenario's document (composed, its version checked) as the runner takes it."""
     steps_node = _node_at(root, ("steps",))  # found once (8 K instructions): distribute blocks replace its items, never the node
     _expand_distribute(data, steps_node, file)
     _check_steps_shape(data, steps_node, root, file)

@@ -227,11 +227,25 @@ class ProfileExpect(Typed):
     the run, row-major: the line a report's header prints (docs/semantics.md section 17)."""
 
 
+class CaseExpect(Typed):
+    """Expectations of the matrix cases whose values match ``when`` (meshspec/scenario/matrix.py),
+    put over the block's own by profile and by tensor name."""
+
+    when: Annotated[dict[str, Any], Length(min=1)]
+    """Matrix variables and a value of each: the cases it is for (``{dtype: bfloat8_b}``)."""
+    profiles: Optional[dict[ProfileRef, Optional[ProfileExpect]]] = None
+    """Each over the block's entry of that name; null drops it."""
+    tensors: Optional[dict[Name, Optional[TensorExpect]]] = None
+    """Each over the block's expectation of that tensor; null drops it (a case that makes no such tensor)."""
+
+
 class Expect(Typed):
     profiles: Optional[dict[ProfileRef, ProfileExpect]] = None
     """Per profile name; ``default`` applies to every profile not named."""
     tensors: Optional[dict[Name, TensorExpect]] = None
     """Expected records at the end of the run, under every profile."""
+    cases: Optional[list[CaseExpect]] = None
+    """With a ``matrix``: what some cases expect otherwise, ``[{when: {dtype: float32}, tensors: ...}]``."""
 
 
 SystemName = Annotated[str, Schema({"enum": list(SYSTEMS) + list(SYSTEM_ALIASES)})]
@@ -305,6 +319,10 @@ class Scenario(Typed):
     """Profiles of the scenario's own, by name: each {base: NAME, <rule>: <choice>}; --profile all runs them too."""
     hosts: Optional[HostsSpec] = None
     """The mesh spread over several hosts, and the one this scenario runs as: {topology: [1, 2], rank: 1}."""
+    matrix: Optional[dict[Annotated[str, Pattern(r"[a-z_][a-z0-9_]{0,31}", "a matrix variable: lower-case letters, digits and _")],
+                          Annotated[list[Any], Length(min=1)]]] = None
+    """One case per combination of the values (``pytest.mark.parametrize``): ``{dtype: [bfloat16, float32]}``;
+    a value written ``$dtype`` stands for the case's. At most 64 cases (meshspec/scenario/matrix.py)."""
     data: Literal["full", "none"] = "full"
     """``none``: metadata mode (shapes, records and written pages only; no values, no buffers)."""
     steps: Annotated[list[Step], Length(min=1)]

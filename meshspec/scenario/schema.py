@@ -61,11 +61,27 @@ def _add_blocks(schema: dict) -> None:
     steps["items"] = {"anyOf": [{"$ref": "#/$defs/AnyStep"}, repeat, distribute]}
 
 
+PLACEHOLDER = {"type": "string", "pattern": r"^\$[a-z_][a-z0-9_]{0,31}$",
+               "description": "$name: the value of the matrix variable name, in each case (meshspec/scenario/matrix.py)"}
+
+
+def _add_placeholders(schema: dict) -> None:
+    """Any value of a field may be a matrix variable's ``$name`` (the loader fills it in per case,
+    then validates the case), but not the version or the matrix itself."""
+    records = [d for d in schema.get("$defs", {}).values() if "properties" in d]
+    for record in records + [schema]:
+        for key, prop in record["properties"].items():
+            if record is schema and key in ("meshspec", "matrix", "steps", "expect", "profiles"):
+                continue
+            record["properties"][key] = {"anyOf": [prop, PLACEHOLDER]}
+
+
 def json_schema() -> dict:
     from ..typed import json_schema as describe
     from . import model
 
     schema = describe(model.Scenario, docs_of(model.all_types().values()))
+    _add_placeholders(schema)
     _add_blocks(schema)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

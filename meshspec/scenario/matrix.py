@@ -1,0 +1,194 @@
+"""One scenario over several dtypes, layouts or meshes, as ``pytest.mark.parametrize`` runs one test
+over several values: a scenario-level ``matrix`` whose combinations each run as one case::
+
+    matrix:
+      dtype: [bfloat16, float32]
+      layout: [tile, row_major]
+    mesh: t3k
+    steps:
+      - from_torch: {as: x, shape: [1, 1, 32, 32], dtype: $dtype, layout: $layout}
+    expect:
+      tensors: {x: {recorded: [[0, 0]]}}          # every case
+      cases:                                      # the cases whose values match `when`, on top
+        - when: {dtype: float32}
+          tensors: {x: {dtype: float32}}
+
+A value written ``$name`` (the whole value) stands for the variable's value in each case: any YAML
+value (a word, a number, a shape, a mapping). Cases are the product of the lists, in order, the
+last variable fastest (as stacked parametrize marks list them), each named by its values joined
+with ``-`` as pytest names them: ``[bfloat16-tile]``. A case's expect block is the block's own with
+the ``profiles`` and ``tensors`` entries of every ``cases`` item whose ``when`` matches put over it,
+by name. At most :data:`MAX_CASES` cases.
+
+Plain data in, plain data out: the loader validates each case as it validates any scenario.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import re
+from typing import Any, Callable, Optional
+
+from ..errors import ScenarioError, did_you_mean
+from ..typed import where as _where
+
+MATRIX = "matrix"
+MAX_CASES = 64
+"""Most combinations a matrix may make: each is a run per profile (``check`` runs every case)."""
+VARIABLE = re.compile(r"[a-z_][a-z0-9_]{0,31}")
+PLACEHOLDER = re.compile(r"\$(" + VARIABLE.pattern + r")")
+
+Where = Callable[[tuple], tuple[int, int]]
+"""A place in the document (keys and indices) -> its line and column."""
+
+
+def case_id(values: dict[str, Any]) -> str:
+    """``bfloat16-tile``, ``1x8``: the case's values as pytest names a parametrized case (a shape as
+    its dims joined with x).
+
+    >>> case_id({"dtype": "bfloat16", "mesh": [1, 8], "fill": 0.5})
+    'bfloat16-1x8-0.5'
+    """
+    def one(v: Any) -> str:
+        if isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+            return "x".join(map(str, v)) or "[]"
+        if isinstance(v, (list, dict)):
+            return re.sub(r"[^\w.,:\[\]{}-]+", "", str(v))
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    return "-".join(one(v) for v in values.values())
+
+
+def expand(data: dict, file: str, where: Where) -> list[tuple[str, dict, dict[str, int]]]:
+    """Each case of ``data`` (a scenario with a ``matrix``), as (its id, its document, the index of
+    each variable's value in the matrix): the
+    placeholders replaced by the case's values, ``expect.cases`` merged and removed. Errors are one
+    line at the place they are about."""
+    matrix = data[MATRIX]
+
+    def fail(loc: tuple, message: str) -> None:
+        raise ScenarioError(f"{_where(loc)}: {message}", file, *where(loc))
+
+    if not isinstance(matrix, dict) or not matrix:
+        fail((MATRIX,), "a matrix is a mapping of variables to their values, like {dtype: [bfloat16, float32]}")
+    count = 1
+    for name, values in matrix.items():
+        if not isinstance(name, str) or not VARIABLE.fullmatch(name):
+            fail((MATRIX, name), f"{name!r} cannot name a matrix variable: lower-case letters, digits and _ (a step writes it $name)")
+        if not isinstance(values, list) or not values:
+            fail((MATRIX, name), f"the values of {name!r} are a non-empty list, like [bfloat16, float32], got {values!r}")
+        count *= len(values)
+    if count > MAX_CASES:
+        sizes = " x ".join(str(len(v)) for v in matrix.values())
+        fail((MATRIX,), f"{sizes} = {count:,} combinations; a matrix makes at most {MAX_CASES} cases (each runs under every "
+                        "profile checked): fewer values, or split the scenario")
+    used = _check_placeholders(data, list(matrix), fail)
+    unused = [n for n in matrix if n not in used]
+    if unused:
+        fail((MATRIX, unused[0]), f"{unused[0]!r} is used nowhere: write ${unused[0]} where its value goes, or drop it")
+    cases = _case_entries(data, matrix, fail)
+    out = []
+    seen: dict[str, int] = {}
+    for picks in itertools.product(*(range(len(v)) for v in matrix.values())):
+        values = {n: matrix[n][i] for n, i in zip(matrix, picks)}
+        name = case_id(values)
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            name = f"{name}{seen[name] - 1}"  # as pytest numbers repeated ids
+        doc = {k: _substitute(v, values) for k, v in data.items() if k != MATRIX}
+        if isinstance(doc.get("expect"), dict):
+            doc["expect"] = _case_expect(data["expect"], cases, values)
+        out.append((name, doc, dict(zip(matrix, picks))))
+    return out
+
+
+def placeholders(data: dict) -> list[tuple[tuple, str]]:
+    """(place, variable) of every ``$name`` the cases fill in."""
+    return [(loc, text[1:]) for loc, text in _walk(data, (), _not_substituted) if PLACEHOLDER.fullmatch(text)]
+
+
+def _walk(value: Any, loc: tuple, skip: Callable[[tuple], bool]):
+    """(loc, text) of every placeholder-looking string in ``value``, outside the places ``skip`` says."""
+    if skip(loc):
+        return
+    if isinstance(value, str):
+        if value.startswith("$"):
+            yield loc, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(v, loc + (k,), skip)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk(v, loc + (i,), skip)
+
+
+def _not_substituted(loc: tuple) -> bool:
+    """The matrix itself and a case's ``when`` hold values, not placeholders."""
+    return loc[:1] == (MATRIX,) or (loc[:2] == ("expect", "cases") and len(loc) >= 4 and loc[3] == "when")
+
+
+def _check_placeholders(data: dict, names: list[str], fail) -> set[str]:
+    """Every ``$name`` names a variable of the matrix; returns those used."""
+    used: set[str] = set()
+    for loc, text in _walk(data, (), _not_substituted):
+        m = PLACEHOLDER.fullmatch(text)
+        if m is None or m.group(1) not in names:
+            name = m.group(1) if m is not None else text[1:]
+            fail(loc, f"{text!r} names no matrix variable{did_you_mean(name, names)}; the matrix has {', '.join(names)}")
+        used.add(m.group(1))  # type: ignore[union-attr]
+    return used
+
+
+def _substitute(value: Any, values: dict[str, Any]) -> Any:
+    if isinstance(value, str) and value.startswith("$") and value[1:] in values:
+        return copy.deepcopy(values[value[1:]])
+    if isinstance(value, dict):
+        return {k: _substitute(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, values) for v in value]
+    return value
+
+
+def _case_entries(data: dict, matrix: dict, fail) -> list[dict]:
+    """The ``expect.cases`` items, each checked: a mapping with ``when`` (variables of the matrix and
+    values they take) and ``profiles`` and/or ``tensors``."""
+    expect = data.get("expect")
+    if not isinstance(expect, dict) or "cases" not in expect:
+        return []
+    items = expect["cases"]
+    if not isinstance(items, list):
+        fail(("expect", "cases"), "cases is a list of {when: {VARIABLE: VALUE}, profiles: ..., tensors: ...}")
+    for i, item in enumerate(items):
+        loc = ("expect", "cases", i)
+        if not isinstance(item, dict) or not isinstance(item.get("when"), dict) or not item["when"]:
+            fail(loc, "a case is {when: {VARIABLE: VALUE, ...}, profiles: ..., tensors: ...}: when says which cases it is for")
+        extra = [k for k in item if k not in ("when", "profiles", "tensors")]
+        if extra:
+            fail(loc + (extra[0],), f"unknown key {extra[0]!r} in a case; valid keys: when, profiles, tensors")
+        for name, value in item["when"].items():
+            if name not in matrix:
+                fail(loc + ("when", name), f"{name!r} is no matrix variable{did_you_mean(str(name), list(matrix))}; the matrix has "
+                                           f"{', '.join(matrix)}")
+            if value not in matrix[name]:
+                fail(loc + ("when", name), f"{value!r} is none of {name}'s values ({', '.join(map(str, matrix[name]))}): the case "
+                                           "would match no combination")
+    return items
+
+
+def _case_expect(expect: dict, cases: list[dict], values: dict[str, Any]) -> dict:
+    """The block for the case ``values``: its own entries, with each matching case's ``profiles``
+    and ``tensors`` put over them by name."""
+    out = _substitute({k: v for k, v in expect.items() if k != "cases"}, values)
+    for item in cases:
+        if all(values[k] == v for k, v in item["when"].items()):
+            for key in ("profiles", "tensors"):
+                if isinstance(item.get(key), dict):
+                    merged = {**(out.get(key) if isinstance(out.get(key), dict) else {}), **_substitute(item[key], values)}
+                    out[key] = {name: e for name, e in merged.items() if e is not None}  # null: not expected in these cases
+    return out
+
+
+def matrix_of(data: Any) -> Optional[dict]:
+    """The raw ``matrix`` of a document, if it has one."""
+    return data.get(MATRIX) if isinstance(data, dict) and MATRIX in data else None

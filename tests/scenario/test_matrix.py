@@ -1,0 +1,118 @@
+"""One scenario over several values, as pytest.mark.parametrize (meshspec/scenario/matrix.py;
+docs/semantics.md section 21): each combination a case named by its values, its own expectations
+where ``expect.cases`` says so, a bounded count, and one-line errors at their place."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from cli_runner import invoke
+from meshspec.check import check_file
+from meshspec.errors import ScenarioError
+from meshspec.runner import run, run_paths
+from meshspec.scenario.loader import load, parse
+from meshspec.scenario.matrix import MAX_CASES
+
+BUNDLED = Path(__file__).resolve().parents[2] / "scenarios" / "seed-uneven-copy-matrix.yaml"
+
+TEXT = """meshspec: 1
+name: m
+matrix:
+  dtype: [bfloat16, float32]
+  shape: [[1, 1, 32, 32], [1, 1, 32, 64]]
+mesh: t3k
+steps:
+  - from_torch: {as: x, shape: $shape, dtype: $dtype, mesh_mapper: replicate, device: mesh_device}
+expect:
+  tensors:
+    x: {dtype: $dtype, shape: $shape}
+  cases:
+    - when: {dtype: float32}
+      tensors: {x: {layout: tile}}
+"""
+
+
+def test_each_combination_is_a_case_named_by_its_values_last_variable_fastest():
+    s = parse(TEXT, Path("m.yaml"))
+    assert [c.case for c in s.cases] == ["bfloat16-1x1x32x32", "bfloat16-1x1x32x64", "float32-1x1x32x32", "float32-1x1x32x64"]
+    assert [c.name for c in s.cases][1] == "m[bfloat16-1x1x32x64]" and s.name == "m[bfloat16-1x1x32x32]"
+    # the values went where $name stood, in the steps and the expect block alike
+    assert [c.steps[0].args.shape for c in s.cases] == [[1, 1, 32, 32], [1, 1, 32, 64]] * 2
+    assert [c.steps[0].args.dtype.value for c in s.cases] == ["bfloat16", "bfloat16", "float32", "float32"]
+    assert [c.expect.tensors["x"].dtype.value for c in s.cases[:2]] == ["bfloat16", "bfloat16"]
+
+
+def test_a_case_entry_replaces_the_blocks_expectation_of_its_tensors_where_when_matches():
+    s = parse(TEXT, Path("m.yaml"))
+    x = [c.expect.tensors["x"] for c in s.cases]
+    assert x[0].shape == [1, 1, 32, 32] and x[0].layout is None
+    assert x[2].layout.value == "tile" and x[2].shape is None  # replaced whole, by name
+    assert all(c.expect.cases is None for c in s.cases)
+
+
+def test_every_case_runs_and_checks_under_its_own_name(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text(TEXT)
+    results = check_file(path)
+    assert [(r.case, r.outcome) for r in results] == [(c, "PASS") for c in ("bfloat16-1x1x32x32", "bfloat16-1x1x32x64", "float32-1x1x32x32", "float32-1x1x32x64")]
+    reports = run_paths([path], "current")
+    assert [r.scenario for r in reports] == [f"m[{r.case}]" for r in results]
+
+
+def test_the_bundled_seed_matrix_shows_the_stale_device_of_each_mesh():
+    s = load(BUNDLED)
+    assert len(s.cases) == 8
+    for case in s.cases:
+        report = run(case, "uniform-by-value")
+        stale = {f.device for f in report.findings if f.kind.value == "stale" and f.tensor == "dst"}
+        if case.case.startswith("bfloat8_b-row_major"):  # from_torch refuses it first, in every era
+            assert "Only TILE layout" in report.error.message and not stale
+        else:  # the eighth device of the mesh: row-major (1, 3) on 2x4, (0, 7) on 1x8
+            assert stale == ({(1, 3)} if case.case.endswith("2x4") else {(0, 7)}), case.case
+            assert report.expect.passed, report.expect.mismatches
+        assert run(case, "reference").expect.passed, case.case
+
+
+def test_the_matrix_and_its_placeholders_validate_against_the_schema():
+    schema = json.loads(invoke(["schema"]).stdout)
+    validator = jsonschema.Draft202012Validator(schema)
+    validator.validate(yaml.safe_load(BUNDLED.read_text()))
+    assert not validator.is_valid({**yaml.safe_load(TEXT), "matrix": {"Bad-Name": [1]}})
+
+
+def _error(text: str) -> str:
+    with pytest.raises(ScenarioError) as err:
+        parse(text, Path("m.yaml"))
+    line = str(err.value)
+    assert "\n" not in line
+    return line
+
+
+def test_too_many_combinations_is_one_line_at_the_matrix():
+    many = TEXT.replace("  shape: [[1, 1, 32, 32], [1, 1, 32, 64]]", "  shape: [" + ", ".join(["[1, 1, 32, 32]"] * 33) + "]")
+    assert _error(many).startswith(f"m.yaml:4:3: matrix: 2 x 33 = 66 combinations; a matrix makes at most {MAX_CASES} cases")
+
+
+@pytest.mark.parametrize("change, where, said", [
+    (("dtype: $dtype, mesh", "dtype: $dtyp, mesh"), "8:47", "'$dtyp' names no matrix variable (did you mean 'dtype'?)"),
+    (("x: {dtype: $dtype, shape: $shape}", "x: {shape: $shape}"), None, None),  # $dtype still used in the steps
+    (("$dtype", "bfloat16"), "4:10", "'dtype' is used nowhere"),
+    (("when: {dtype: float32}", "when: {dtype: float16}"), "13:21", "'float16' is none of dtype's values"),
+    (("when: {dtype: float32}", "when: {dtyp: float32}"), "13:20", "'dtyp' is no matrix variable"),
+    # a value a step refuses: said where the value is written in the matrix, naming the case
+    (("dtype: [bfloat16, float32]", "dtype: [float33, float32]"), "4:11",
+     "unknown value 'float33' (did you mean 'float32'?)"),
+])
+def test_a_matrix_mistake_is_one_line_at_its_place(change, where, said):
+    text = TEXT.replace(*change)
+    assert text != TEXT
+    if where is None:
+        parse(text, Path("m.yaml"))
+        return
+    line = _error(text)
+    assert line.startswith(f"m.yaml:{where}: ") and said in line, line
+    if "float33" in change[1]:
+        assert line.endswith("(the value of $dtype in matrix case [float33-1x1x32x32])")
