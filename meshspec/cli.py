@@ -273,21 +273,23 @@ def export(a: argparse.Namespace) -> int:
 
 
 @command(
-    arg("path", type=Path, metavar="PATH", help="A tracer folder (pytest --trace-params) or a graph capture .json."),
+    arg("path", type=Path, nargs="+", metavar="PATH",
+        help="A tracer folder (pytest --trace-params) or a graph capture .json; several: one parametrized test's runs, as a matrix."),
     OUTPUT,
     name="import",
 )
 def import_(a: argparse.Namespace) -> int:
     """Turn ttnn's operation-tracer output or a graph capture into a scenario; a line per call not imported."""
-    from .bridge.importer import import_path
+    from .bridge.importer import import_paths
 
     from .scenario.loads import check_loads
 
-    imported = import_path(a.path)
-    check_loads(imported.text, a.output if a.output is not None else Path("imported.yaml"), f"import {a.path}")  # what it writes loads
+    imported = import_paths(a.path)
+    shown = " ".join(str(p) for p in a.path)
+    check_loads(imported.text, a.output if a.output is not None else Path("imported.yaml"), f"import {shown}")  # what it writes loads
     for line in imported.unmapped:
         _err(f"not imported: {line}")
-    _emit(imported.text, a.output, [a.path, *sorted(a.path.iterdir())] if a.path.is_dir() else [a.path])
+    _emit(imported.text, a.output, [q for p in a.path for q in ([p, *sorted(p.iterdir())] if p.is_dir() else [p])])
     return 0
 
 

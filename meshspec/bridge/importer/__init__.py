@@ -53,6 +53,24 @@ def import_path(path: Path | str) -> Imported:
     return _from_graph(path, data)
 
 
+def import_paths(paths: list[Path]) -> Imported:
+    """One path as :func:`import_path`; several, the runs of one parametrized test (a tracer folder
+    or a capture each), as one scenario with a matrix (:mod:`.matrix`)."""
+    if len(paths) == 1:
+        return import_path(paths[0])
+    from .matrix import combine, render as render_matrix
+
+    runs = [(Path(p), import_path(p)) for p in paths]
+    scenario = combine([(p.name, imported.scenario) for p, imported in runs])
+    header = [
+        f"Imported by meshspec import from {len(runs)} runs of one parametrized test, a case each:",
+        *(f"  {p}" for p, _ in runs),
+        f"What differs between them is the matrix ({', '.join(scenario['matrix'])}); each run's own import says how it was read.",
+    ]
+    unmapped = tuple(f"{p.name}: {line}" for p, imported in runs for line in imported.unmapped)
+    return Imported(scenario, render_matrix(scenario, header), unmapped)
+
+
 def sniff(path: Path) -> tuple[str, Any]:
     """``("tracer", None)`` for a folder, ``("graph", content)`` for a graph capture file; any
     other path is a one-line error naming it and what would do."""
@@ -175,4 +193,4 @@ def _comment(text: str, indent: str) -> str:
     return f"{indent}# {one_line(text)}".rstrip()
 
 
-__all__ = ["Imported", "import_path", "sniff"]
+__all__ = ["Imported", "import_path", "import_paths", "sniff"]
