@@ -36,7 +36,15 @@ REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 BUNDLED = sorted(SCENARIOS.rglob("*.yaml"))
 # every profile of every bundled scenario: meshspec's, and the ones a scenario defines
-ALL_CASES = sum(len(PROFILES) + len(_defined(f)) for f in BUNDLED)
+def _cases(path: Path) -> list[str]:
+    """How check names a file's cases after its path: ``[bfloat16-tile-2x4]`` for each case of a
+    matrix (tests/scenario/test_matrix.py checks the names), nothing for any other scenario."""
+    from meshspec.scenario.loader import load as load_scenario
+
+    return [f"[{c.case}]" for c in load_scenario(path).cases] or [""]
+
+
+ALL_CASES = sum((len(PROFILES) + len(_defined(f))) * len(_cases(f)) for f in BUNDLED)
 ALL_PROFILES = list(PROFILES)  # every profile meshspec has, in its order
 
 SEED_NAME = "seed-uneven-copy.yaml"
@@ -153,7 +161,7 @@ def _default_profiles_from_yaml(path: Path) -> list[str]:
 def test_bundled_default_profiles_are_those_each_expect_names(monkeypatch):
     monkeypatch.chdir(REPO)
     result = invoke("scenarios")
-    want = [f"PASS  scenarios/{f.name} [{p}]" for f in BUNDLED for p in _default_profiles_from_yaml(f)]
+    want = [f"PASS  scenarios/{f.name}{c} [{p}]" for f in BUNDLED for c in _cases(f) for p in _default_profiles_from_yaml(f)]
     assert case_lines(result) == want
     # hand-checked for the seed: it names uniform-by-value and unpopulated (and default)
     assert "PASS  scenarios/seed-uneven-copy.yaml [uniform-by-value]" in want
@@ -171,7 +179,7 @@ def test_profile_all_with_junit(work):
     lines = out_lines(result)
     assert len(lines) == n + 1
     assert lines[-1] == f"{n} passed, 0 failed"
-    want = [f"PASS  s/{f.name} [{p}]" for f in BUNDLED for p in ALL_PROFILES + _defined(f)]
+    want = [f"PASS  s/{f.name}{c} [{p}]" for f in BUNDLED for c in _cases(f) for p in ALL_PROFILES + _defined(f)]
     assert lines[:-1] == want
 
     root = parse_junit(work / "out.xml")
@@ -299,7 +307,7 @@ def test_invalid_scenario_among_valid_ones(work):
     assert errors[0].startswith("ERROR s/bad.yaml:4:5: ")
     assert "unknown step 'cpux'" in errors[0]
     n_pass = sum(line.startswith("PASS") for line in lines)
-    assert n_pass == sum(len(_default_profiles_from_yaml(f)) for f in BUNDLED)
+    assert n_pass == sum(len(_default_profiles_from_yaml(f)) * len(_cases(f)) for f in BUNDLED)
     assert lines[-1] == f"{n_pass} passed, 0 failed, 1 error"
     root = parse_junit(work / "out.xml")
     assert root.get("errors") == "1" and root.get("failures") == "0" and root.get("tests") == str(n_pass + 1)
@@ -322,7 +330,8 @@ def test_a_bug_in_the_loader_is_one_files_error_not_the_suites(work, monkeypatch
     results = [r for per in check_files(sorted(Path("s").glob("*.yaml"))) for r in per]
     errors = [r for r in results if r.outcome == ERROR]
     assert len(errors) == 1 and errors[0].details == ("s/even-copy.yaml: internal error: RuntimeError: boom",)
-    assert sum(r.outcome == PASS for r in results) == sum(len(_default_profiles_from_yaml(f)) for f in BUNDLED if f.name != "even-copy.yaml")
+    assert sum(r.outcome == PASS for r in results) == sum(len(_default_profiles_from_yaml(f)) * len(_cases(f))
+                                                          for f in BUNDLED if f.name != "even-copy.yaml")
 
 
 def test_invalid_expect_block_is_an_error_with_position(tmp_path, monkeypatch):

@@ -17,9 +17,16 @@ BUNDLED = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
 
 @functools.lru_cache(maxsize=None)
 def _outcomes(path):
-    steps = yaml.safe_load(path.read_text())["steps"]
+    doc = yaml.safe_load(path.read_text())
+    if "matrix" in doc:  # every case, each with its own steps (docs/semantics.md section 21)
+        from meshspec.scenario.matrix import expand
+
+        cases = {c.case: c for c in load(path).cases}
+        return [check(cases[name], case["steps"], profile)
+                for name, case, _ in expand(doc, str(path), lambda loc: (1, 1))
+                for profile in (*PROFILE_NAMES, *cases[name].profiles)]
     scenario = load(path)  # and the profiles a scenario defines: an era's rules (docs/semantics.md section 19)
-    return [check(scenario, steps, profile) for profile in (*PROFILE_NAMES, *scenario.profiles)]
+    return [check(scenario, doc["steps"], profile) for profile in (*PROFILE_NAMES, *scenario.profiles)]
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=[p.stem for p in BUNDLED])

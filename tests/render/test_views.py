@@ -213,7 +213,8 @@ def test_explain_a_step_says_each_field_as_a_scenario_writes_it():
         "  topology: required; a mapping",
         "    distribution_shape: required; a list of integers",
         "    placements: required; a list, each replicate (or R) or {shard: DIM} (or S(DIM))",
-        "    coords: required; a list of lists of integers",
+        "    mesh_coords: optional; a list of lists of integers",  # ttnn.TensorTopology's name, or
+        "    coords: optional; a list of lists of integers",  # the report's: one of the two (docs/semantics.md section 21)
     ]
     text = invoke("explain", "from_torch").stdout
     assert "  dtype: default bfloat16; bfloat16 or float32" in text and "  tile: default [32, 32]" in text

@@ -805,7 +805,8 @@ def test_valid_scenario_fields_and_step_lines():
 @pytest.mark.parametrize("path", BUNDLED, ids=[p.stem for p in BUNDLED])
 def test_bundled_scenarios_load(path):
     scenario = load(path)
-    assert scenario.name == path.stem  # each bundled file names itself after its file
+    # each bundled file names itself after its file (a matrix's first case, after it and its values)
+    assert scenario.name == (f"{path.stem}[{scenario.case}]" if scenario.case else path.stem)
     assert scenario.description.strip(), "each bundled scenario says what it shows (issue 2 section 5)"
     assert scenario.steps
 
