@@ -188,7 +188,7 @@ class Spec:
             page = BLOCK_TILE_BYTES.get(self.dtype) or self.tile[0] * self.tile[1] * ELEMENT_BYTES[self.dtype]
         else:
             pages = math.prod(self.shape[:-1]) if len(self.shape) > 1 else 1
-            page = self.shape[-1] * ELEMENT_BYTES[self.dtype]
+            page = (self.shape[-1] if self.shape else 1) * ELEMENT_BYTES[self.dtype]  # rank 0: one element (section 21)
         return pages * (-(-page // align) * align)
 
     @property
@@ -197,7 +197,7 @@ class Spec:
         if self.layout == "tile":
             page = BLOCK_TILE_BYTES.get(self.dtype) or self.tile[0] * self.tile[1] * ELEMENT_BYTES[self.dtype]
         else:
-            page = self.shape[-1] * ELEMENT_BYTES[self.dtype]
+            page = (self.shape[-1] if self.shape else 1) * ELEMENT_BYTES[self.dtype]  # rank 0: one element (section 21)
         align = ALIGNMENT[(self.arch, self.memory)]
         return -(-page // align) * align
 
