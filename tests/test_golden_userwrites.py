@@ -80,3 +80,16 @@ def test_update_tensor_topology_takes_ttnns_argument_names():
         report = _run(steps + f"  - update_tensor_topology: {{tensor: x, topology: {{distribution_shape: [2], placements: [S(0)], {key}: {coords}}}}}\n")
         x = next(t for t in report["tensors"] if t["name"] == "x")
         assert x["topology"]["coords"] == coords, key
+
+
+def test_a_rank_0_device_tensor_summarises_its_one_value_per_device():
+    """The data view of a rank-0 device tensor: one value a device, none of it never-written
+    (the short fuzz campaign found the summary indexing a 0-d array)."""
+    scenario = parse(
+        "meshspec: 1\nname: u\nmesh: [1, 2]\nsteps:\n"
+        "  - from_torch: {as: h, shape: [], dtype: int32, layout: row_major, mesh_mapper: replicate, data: {fill: 7}}\n"
+        "  - to_device: {src: h, device: mesh_device, as: x}\n",
+        Path("u.yaml"),
+    )
+    x = {t.name: t for t in run(scenario, "current", data=True, show_values=3).tensors}["x"]
+    assert [(s.count, s.first, s.poison, s.values) for s in x.data.values()] == [(1, 7, 0, (7,))] * 2

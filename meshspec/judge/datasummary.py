@@ -58,9 +58,9 @@ def summarize_device_tensor(t: DeviceTensor, mesh_shape: Shape, show_values: int
             differ = int(values.size)  # read with another shape: every element is misplaced
         else:
             differ = count_different(values, sent)
-        clean = values[~poison_mask]
-        flat = values.reshape(-1)
+        flat = values.reshape(-1)  # a rank-0 tensor's one value too (docs/semantics.md section 21)
         flat_poison = poison_mask.reshape(-1)
+        clean = flat[~flat_poison]
         label = "POISON" if t.buffer.pool.rule is Uninitialized.POISON else "UNWRITTEN"
         shown = tuple(label if flat_poison[i] else _num(flat[i]) for i in range(min(show_values, flat.size)))
         old = t.buffer.last_write.get(c)
