@@ -67,11 +67,19 @@ def host_shards(rt: Runtime, t) -> tuple[Coord, ...]:
     return tuple(sorted(c for c in t.shards if rt.hosts is None or rt.hosts.is_local(c)))
 
 
+def shown_on_host(rt: Runtime, name: str) -> bool:
+    """Show host tensor ``name``, each shard this process holds under its own coordinate (True);
+    False for a device tensor, which the caller shows."""
+    t = rt.item(name)
+    if isinstance(t, DeviceTensor):
+        return False
+    shards = host_shards(rt, t)
+    rt.events.append(Shown(rt.step, rt.op, name, tuple((c, c) for c in shards), shards, None))
+    return True
+
+
 def to_string(rt: Runtime, a: ToString) -> None:
-    t = rt.item(a.tensor)
-    if not isinstance(t, DeviceTensor):
-        shards = host_shards(rt, t)
-        rt.events.append(Shown(rt.step, rt.op, a.tensor, tuple((c, c) for c in shards), shards, None))
+    if shown_on_host(rt, a.tensor):
         return
     dev = rt.device(a.tensor)
     mesh = rt.mesh_of(dev)
@@ -85,10 +93,7 @@ def to_string(rt: Runtime, a: ToString) -> None:
 
 
 def visualize_tensor(rt: Runtime, a: VisualizeTensor) -> None:
-    t = rt.item(a.tensor)
-    if not isinstance(t, DeviceTensor):
-        shards = host_shards(rt, t)
-        rt.events.append(Shown(rt.step, rt.op, a.tensor, tuple((c, c) for c in shards), shards, None))
+    if shown_on_host(rt, a.tensor):
         return
     dev = rt.device(a.tensor)
     mesh = rt.mesh_of(dev)
