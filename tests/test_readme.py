@@ -111,3 +111,12 @@ def test_readme_output_is_what_meshspec_prints(command, shown, monkeypatch):
             continue
         assert line in printed[at:], f"README shows {line!r}, which `{command}` no longer prints (after line {at})"
         at = printed.index(line, at) + 1
+
+
+def test_every_bundled_scenario_is_in_the_readmes_table():
+    """Each file of scenarios/ has its row under "Bundled scenarios" (a new one is found there)."""
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("## Bundled scenarios"):]
+    table = table[: table.index("\n## ")]
+    rows = set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
+    assert {p.stem for p in (ROOT / "scenarios").glob("*.yaml")} <= rows
