@@ -536,13 +536,17 @@ def to_torch(t, mesh_composer=None):
     the composition of ttnn.aggregate_tensor, or, without a composer, the one shard (as to_torch, a
     tensor of several raises)."""
     host = t.cpu() if t.storage_type() == ttnn.StorageType.DEVICE else t
-    if mesh_composer is not None and host.memory_config().is_sharded():
-        # aggregate_tensor keeps the sharded memory config (and refuses a composed shape it does
-        # not fit); to_torch composes into a plain buffer, as to_numpy(composer) does
-        return ttnn.Tensor(ttnn.to_dtype(host, ttnn.float32).to_numpy(mesh_composer), host.dtype, None, host.layout)
+    if mesh_composer is None:
+        host.to_numpy()  # raises as to_torch does for a tensor of several shards
+    if host.memory_config().is_sharded():
+        # aggregate_tensor and the one shard keep the sharded memory config and the padded shape
+        # (aggregate_tensor refuses a composed shape it does not fit); to_torch makes a plain
+        # buffer of the logical values, as to_numpy does
+        values = ttnn.to_dtype(host, ttnn.float32)
+        values = values.to_numpy(mesh_composer) if mesh_composer is not None else values.to_numpy()
+        return ttnn.Tensor(values, host.dtype, None, host.layout)
     if mesh_composer is not None:
         return ttnn.aggregate_tensor(host, mesh_composer)
-    host.to_numpy()  # raises as to_torch does for a tensor of several shards
     return ttnn.get_device_tensors(host)[0]
 
 
