@@ -917,8 +917,8 @@ class Model:
 
     def _load(self, k: int, file: str, out: str, device: bool) -> None:
         shards, one = self.files[file]
-        first = next(iter(shards.values()))
-        if one or (device and self.tensor_file == "replicate_on_load"):
+        if shards and (one or (device and self.tensor_file == "replicate_on_load")):
+            first = next(iter(shards.values()))
             shards = {c: first for c in self.coords}
         self.replicated.discard(out)
         if device:

@@ -111,3 +111,40 @@ def test_the_oracle_holds_meshspec_to_the_kind(monkeypatch):
     monkeypatch.setattr(judge, "_bad_read", as_(Kind.UNINITIALIZED_READ))
     out = check(load(HERE / "item1-row0-gather.yaml"), steps, "current")
     assert {c for c, _ in out.disagreements} == {"kind:stale_input/uninitialized_read"} and len(out.disagreements) == 4
+
+
+ERA_CASES = ["cases/load-one-shard-replicate-on-load.yaml", "cases/load-file-of-no-shard.yaml"]
+"""Regression cases of classes the era programs found (oracle_diff.ERAS, a rule of issue 36 changed
+from current's): clean under the built-in profiles and under each profile the case defines."""
+
+
+@pytest.mark.parametrize("path", ERA_CASES)
+def test_era_case_agrees(path):
+    scenario = load(HERE / path)
+    steps = yaml.safe_load((HERE / path).read_text())["steps"]
+    for profile in (*PROFILE_NAMES, *scenario.profiles):
+        out = check(scenario, steps, profile)
+        assert out.skipped is None and out.disagreements == [], profile
+
+
+def _written(report) -> dict:
+    return {t.name: sorted(v.coord for v in t.devices if v.status.value != "empty") for t in report.tensors if t.storage == "device"}
+
+
+def test_a_load_under_replicate_on_load_puts_a_one_shard_file_on_every_device():
+    """docs/semantics.md section 20 (#8228): the loaded storage lost its distribution, so a load onto
+    the mesh puts the first shard on every device, a file of one shard as well as one of seven;
+    under 0.81.1's rule the one shard goes back where it was dumped from."""
+    scenario = load(HERE / "cases/load-one-shard-replicate-on-load.yaml")
+    every = [(r, c) for r in range(4) for c in range(2)]
+    assert _written(run(scenario, "may-2024"))["d3"] == every
+    assert _written(run(scenario, "current"))["d3"] == [(0, 0)]
+
+
+def test_a_load_of_a_file_of_no_shard_onto_the_mesh_is_refused():
+    """An allocation that records no device (allocation none) dumps a file of no shard: a host load
+    is an empty host tensor, a load onto the mesh a step error (as to_device of an empty host
+    tensor), not a Python exception."""
+    report = run(load(HERE / "cases/load-file-of-no-shard.yaml"), "unpopulated")
+    assert report.error is not None and report.error.step == 3 and not report.error.crash
+    assert report.error.message.startswith("load_tensor: f4.tensorbin holds no shard (it was dumped from d3, which records no device)")

@@ -158,7 +158,10 @@ def load(rt: Runtime, file_name: str, name: str, device: Optional[str], memory=N
     assert isinstance(stored, StoredFile)
     host = replace(stored.kept, name=name, step=rt.step)
     held, why = stored.held, stored.why
-    if device is not None and rt.profile.tensor_file is TensorFile.REPLICATE_ON_LOAD and len(host.shards) > 1:
+    if device is not None and not host.shards:
+        raise TTFatal(f"load_tensor: {file_name} holds no shard (it was dumped from {stored.dumped.read_from or stored.dumped.name}, "
+                      "which records no device); there is nothing to write")
+    if device is not None and rt.profile.tensor_file is TensorFile.REPLICATE_ON_LOAD and not host.plain:
         first = next(iter(host.shards.values()))
         only = replace(first, coord=(0,) * len(first.coord), origin=None)
         host = HostTensor(name, rt.step, only.spec, _single(len(only.coord)), {only.coord: only}, plain=True, buffer_shape=(1, 1))
