@@ -68,7 +68,13 @@ WIDE_VOCABULARY: tuple[str, ...] = VOCABULARY + (
     "all_reduce", "reduce_scatter", "reshape", "view", "slice", "concat", "pad", "transpose", "sum", "max",
     "typecast", "clone", "to_layout", "to_memory_config", "matmul", "linear", "sub", "mul", "exp", "relu", "gelu",
     "zeros_like", "ones_like", "full_like", "reallocate", "get_device_tensors",
+    "to_dtype", "unpad", "pad_to_tile", "dump_tensor", "load_tensor", "as_tensor",
 )
+
+#: Ops of :data:`WIDE_VOCABULARY` that run on a host tensor, shard by shard (docs/semantics.md
+#: section 18): the first four on a device tensor too, where a host one is drawn now and then.
+HOST_OPS: tuple[str, ...] = ("to_layout", "typecast", "reshape", "pad", "to_dtype", "unpad", "pad_to_tile")
+_HOST_ONLY = ("to_dtype", "unpad", "pad_to_tile")
 
 #: Each profile rule and the ops whose outcome it decides (a rule whose ops a hunt does not use
 #: cannot be found: the summary says so).
@@ -94,6 +100,8 @@ RULE_OPS: dict[str, tuple[str, ...]] = {
 _NEEDED = ("from_torch",)
 #: Ops every program may draw (the writes where records lie); the others are drawn by half.
 _CORE = ("from_torch", "allocate_tensor_on_device", "copy_host_to_device_tensor")
+#: Ops a program draws whenever it draws the op they follow (a load of what a dump kept).
+_AFTER = {"load_tensor": "dump_tensor"}
 
 
 @dataclass
@@ -107,6 +115,13 @@ class _State:
     kinds: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Each tensor's dtype and layout (a copy needs both to match)."""
     copies: set = field(default_factory=set)
+    files: dict[str, list[int]] = field(default_factory=dict)
+    """Each tensor file dumped (a name the run keeps: tensor files never reach the disk,
+    docs/semantics.md section 9) -> the shape of the first shard it holds."""
+    loaded: set = field(default_factory=set)
+    """The files loaded since they were last dumped."""
+    caches: dict[str, list[int]] = field(default_factory=dict)
+    """Each as_tensor cache name -> the shape of the tensor its first call made."""
     coverage: dict[str, str] = field(default_factory=dict)
     """Each host tensor: does it write every device (whole) or fewer (part)."""
     covered: dict[str, str] = field(default_factory=dict)
@@ -251,6 +266,12 @@ def _step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
         st.devices[name] = list(st.hosts[src][0])
         st.kinds[name] = st.kinds.get(src, DEFAULT_KIND)
         return {"to_device": {"src": src, "as": name}}
+    if op in HOST_OPS and st.hosts and (op in _HOST_ONLY or not st.devices or rng.random() < 0.4):
+        return _host_step(rng, st, op)
+    if op in _HOST_ONLY:
+        return None
+    if op in ("dump_tensor", "load_tensor", "as_tensor"):
+        return _file_step(rng, st, op)
     if not st.devices:
         return None
     dev = rng.choice(list(st.devices))
@@ -383,6 +404,107 @@ def _wide_step(rng: random.Random, st: _State, op: str, dev: str, shape: list[in
     raise ValueError(op)
 
 
+def _host_step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
+    """A step of one of :data:`HOST_OPS` on a host tensor (docs/semantics.md section 18), where
+    meshspec models it: a pad of a TILE tensor (a ROW_MAJOR shard's padded shape is not in
+    meshspec's specs), an unpad of a ROW_MAJOR one (TILE is refused), a pad_to_tile of shards that
+    are whole tiles once tilized; None when no host tensor fits the op."""
+    def tile(h: str) -> bool:
+        return st.kinds.get(h, DEFAULT_KIND)[1] == "tile"
+
+    def whole_tiles(h: str) -> bool:
+        return tile(h) or (len(st.hosts[h][0]) >= 2 and all(d % 32 == 0 for d in st.hosts[h][0][-2:]))
+
+    fits = {"pad": tile, "unpad": lambda h: not tile(h), "pad_to_tile": whole_tiles}.get(op, lambda h: True)
+    hosts = [h for h in st.hosts if fits(h)]
+    if not hosts:
+        return None
+    src = rng.choice(hosts)
+    shape, kind = list(st.hosts[src][0]), st.kinds.get(src, DEFAULT_KIND)
+    name = st.fresh("h")
+    if op in ("typecast", "to_dtype"):  # a block float tilizes a ROW_MAJOR shard (refused where that pads it)
+        dtype = rng.choice(["bfloat16", "float32", "bfloat8_b"])
+        kind, args = (dtype, "tile" if dtype.endswith("_b") else kind[1]), {"dtype": dtype}
+    elif op == "to_layout":  # a block float stays TILE
+        layout = rng.choice(["tile", "row_major"])
+        kind, args = (kind[0], "tile" if kind[0].endswith("_b") else layout), {"layout": layout}
+    elif op == "reshape":  # a shard's shape, as on device: the leading dims merged
+        shape = [_volume(shape[:-2]), *shape[-2:]] if len(shape) > 2 else list(shape)
+        args = {"shape": shape}
+    elif op == "pad":  # back padding of the last dim: a TILE shard comes back as it was
+        args = {"padding": [[0, rng.choice([0, 1, 15, 32])]], "value": 0.0}
+    elif op == "unpad":  # a region from the origin, or from an offset now and then
+        ends = [rng.randint(1, n) if rng.random() < 0.5 else n for n in shape]
+        starts = [rng.randrange(e) if rng.random() < 0.2 else 0 for e in ends]
+        shape = [e - b for b, e in zip(starts, ends)]
+        args = {"output_tensor_start": starts, "output_tensor_end": ends}
+    else:  # pad_to_tile
+        args = {"pad_value": 0.0}
+    st.hosts[name], st.kinds[name] = (shape, None), kind
+    return {op: {"tensor": src, **args, "as": name}}
+
+
+def _file_step(rng: random.Random, st: _State, op: str) -> Optional[dict]:
+    """A dump_tensor of a live tensor into a new file (or over one dumped before, now and then),
+    or a load_tensor of a file dumped before, on the host or on the mesh. Tensor files live in the
+    run, never on disk (docs/semantics.md section 9): the names reach no folder."""
+    if op == "dump_tensor":
+        tensors = [*st.hosts, *st.devices]
+        if not tensors:
+            return None
+        src = rng.choice(tensors)
+        file = rng.choice(list(st.files)) if st.files and rng.random() < 0.2 else f"f{st.fresh('')}.tensorbin"
+        st.files[file] = list(st.hosts[src][0] if src in st.hosts else st.devices[src])
+        st.loaded.discard(file)
+        st.kinds[file] = st.kinds.get(src, DEFAULT_KIND)
+        return {op: {"file_name": file, "tensor": src}}
+    if op == "as_tensor":
+        return _as_tensor(rng, st)
+    if not st.files:
+        return None
+    file = rng.choice([f for f in st.files if f not in st.loaded] or list(st.files))
+    st.loaded.add(file)
+    shape, kind = list(st.files[file]), st.kinds.get(file, DEFAULT_KIND)
+    if rng.random() < 0.5:
+        name = st.fresh("d")
+        st.devices[name], st.kinds[name] = shape, kind
+        return {op: {"file_name": file, "device": "mesh_device", "as": name}}
+    name = st.fresh("h")
+    st.hosts[name], st.kinds[name] = (shape, None), kind
+    return {op: {"file_name": file, "as": name}}
+
+
+def _as_tensor(rng: random.Random, st: _State) -> dict:
+    """An as_tensor with a cache file: a new cache name (a miss: the tensor mapped, dumped, and put
+    on the mesh now and then), or one cached before in the same dtype and layout (a hit: the file
+    loaded, whatever the mapper asks now; docs/semantics.md section 9)."""
+    cached = [f for f in st.files if f.split("_dtype_")[0] in st.caches]
+    if cached and rng.random() < 0.5:
+        file = rng.choice(cached)
+        cache = file.split("_dtype_")[0]
+        shape, kind = list(st.files[file]), st.kinds.get(file, DEFAULT_KIND)
+        whole = list(st.caches[cache])  # the shape it was first made of (a hit ignores the one given)
+        mapper = _mapper(rng, st, whole)[0]
+    else:
+        cache, kind = st.fresh("c"), rng.choice(KINDS) if rng.random() < 0.3 else DEFAULT_KIND
+        whole = _shape(rng, st.size)
+        mapper, _, shape = _mapper(rng, st, whole)
+        if mapper == "replicate":
+            shape = list(whole)
+        file = f"{cache}_dtype_{kind[0].upper()}_layout_{kind[1].upper()}.tensorbin"
+        st.files[file], st.kinds[file], st.caches[cache] = list(shape), kind, list(whole)
+        st.loaded.add(file)
+    args: dict[str, Any] = {"shape": whole, **_kind_fields(kind), "mesh_mapper": mapper, "cache_file_name": cache}
+    if rng.random() < 0.5:
+        name = st.fresh("d")
+        st.devices[name], st.kinds[name] = list(shape), kind
+        args.update(device="mesh_device", memory_config="DRAM_MEMORY_CONFIG")
+    else:
+        name = st.fresh("h")
+        st.hosts[name], st.kinds[name] = (list(shape), None), kind
+    return {"as_tensor": {"as": name, **args}}
+
+
 def _matmul_pairs(st: _State, name: str = "") -> list[tuple[str, str]]:
     """The device tensors (a, b) of one rank with b's rows as long as a's last dim."""
     return [(x, y) for x, sx in st.devices.items() for y, sy in st.devices.items()
@@ -399,7 +521,7 @@ def _volume(dims: list[int]) -> int:
 #: How often each op is drawn, relative to the others, when it has something new to work on:
 #: writes are where records lie (a copy when a host tensor and an allocation of its shard's shape
 #: exist that were not copied yet; an allocation when a host tensor's shard has none yet).
-WEIGHTS = {"copy_host_to_device_tensor": 8, "allocate_tensor_on_device": 3, "from_torch": 5, "matmul": 4, "linear": 4}
+WEIGHTS = {"copy_host_to_device_tensor": 8, "allocate_tensor_on_device": 3, "from_torch": 5, "matmul": 4, "linear": 4, "load_tensor": 8, "unpad": 3}
 
 
 def _useful(st: "_State", op: str) -> bool:
@@ -413,6 +535,14 @@ def _useful(st: "_State", op: str) -> bool:
         return bool(st.hosts)
     if op in ("matmul", "linear"):
         return bool(_matmul_pairs(st))
+    if op == "unpad":  # of a ROW_MAJOR host tensor only (TILE is refused)
+        return any(st.kinds.get(h, DEFAULT_KIND)[1] != "tile" for h in st.hosts)
+    if op in HOST_OPS:
+        return bool(st.hosts) if op in _HOST_ONLY else bool(st.hosts or st.devices)
+    if op == "dump_tensor":
+        return bool(st.hosts or st.devices)
+    if op == "load_tensor":  # a file not loaded since its dump: what it kept is yet to be seen
+        return bool(set(st.files) - st.loaded)
     return bool(st.devices)
 
 
@@ -426,7 +556,8 @@ def generate(rng: random.Random, mesh_shape: tuple[int, ...], mesh: MeshSpec, op
     written before one exists), then each step is a random op that can run on what exists. Each
     program draws from its own random half of ``ops`` (swarm testing, Groce et al. 2012: leaving
     ops out makes the others' long sequences likelier, a copy after a copy into one buffer)."""
-    ops = tuple(o for o in ops if o in _CORE or rng.random() < 0.5) or ops
+    kept = tuple(o for o in ops if o in _CORE or rng.random() < 0.5) or ops
+    ops = kept + tuple(o for o, first in _AFTER.items() if o in ops and first in kept and o not in kept)
     st = _State(tuple(mesh_shape))
     steps: list[dict] = []
     n = rng.randint(2, max_steps)
