@@ -1,9 +1,16 @@
 """The differential oracle's slower tier: thousands of random hunt programs, each under every
-built-in profile, meshspec's device statuses and stale_input findings against the naive model of
-tests/oracle/naive.py (its docstring says what is compared; docs/semantics.md section 14).
+built-in profile and every era profile (tests/oracle/oracle_diff.ERAS: current with one rule of
+issue 36 set to each other choice, 29 of them), meshspec's device statuses and stale_input findings
+against the naive model of tests/oracle/naive.py (its docstring says what is compared;
+docs/semantics.md section 14).
 
-    python bench/oracle.py                      # 2,000 programs, in metadata then data mode: about 3 minutes
-    python bench/oracle.py --programs 10000 --seed 7 --max-steps 9
+    python bench/oracle.py                      # 2,000 programs x 36 profiles, metadata then data mode: about 10 minutes
+    python bench/oracle.py --programs 1000      # about 5 minutes (metadata 2, data 3, on one free core)
+    python bench/oracle.py --programs 10000 --seed 7 --max-steps 9 --eras 4
+
+A run costs about 3 ms in metadata mode and 5 ms in data mode (one core), so a program costs
+36 runs; ``--eras N`` runs N era profiles a program, in turn, instead of all of them (0: only the
+built-in profiles, 7 runs a program, as before issue 36).
 
 Programs run on a T3K, a 2x2, a 1x8 and a 4x2 mesh in turn (example k of seed s is the same
 program on every machine, as hunt's); both modes run the same programs, so meshspec's metadata
@@ -33,12 +40,13 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="hunt seed (default 0)")
     p.add_argument("--max-steps", type=int, default=7, help="steps a program has at most (default 7)")
     p.add_argument("--mode", choices=["both", "metadata", "data"], default="both")
+    p.add_argument("--eras", type=int, default=None, metavar="N", help="era profiles a program runs under, in turn (default: all)")
     a = p.parse_args(argv)
     start = time.monotonic()
     total = new = 0
     for mode in (["metadata", "data"] if a.mode == "both" else [a.mode]):
         t = time.monotonic()
-        s = campaign(a.seed, a.programs, with_data=mode == "data", max_steps=a.max_steps, meshes=MESHES)
+        s = campaign(a.seed, a.programs, with_data=mode == "data", max_steps=a.max_steps, meshes=MESHES, eras_per_program=a.eras)
         took = time.monotonic() - t
         n = sum(s.by_category.values())
         total += n

@@ -15,6 +15,7 @@ A disagreement is a tuple ``(category, detail)``; the categories:
 - ``KIND:wrong_input``: meshspec reports KIND naming an input device the naive model saw no
   never-written (or superseded) read of on that output device;
 - ``crash:OP:ERROR``: meshspec raised ERROR (a Python exception, not a step error) at a step of OP;
+- ``naive_crash:OP:ERROR``: the naive model raised ERROR at a step of OP (a bug of the naive model's);
 - ``KIND:unsupported``: meshspec reports ``stale_input`` on an output device whose every read was
   of the inputs' current content, or ``uninitialized_read`` on one that read no never-written byte,
   or either on a device no op wrote in the naive model.
@@ -29,7 +30,8 @@ from pathlib import Path
 from typing import Optional
 
 import meshspec.runner as runner
-from meshspec.sim.profiles import PROFILES, get_profile
+from meshspec.hunt.programs import HOST_OPS
+from meshspec.sim.profiles import PROFILES, RULES, define, get_profile
 
 from naive import Model, Unmodelled, expected_kind, records_of, statuses
 
@@ -37,6 +39,27 @@ READ_KINDS = ("stale_input", "uninitialized_read")
 """The findings about what an op read (naive.py's docstring (b))."""
 
 PROFILE_NAMES = tuple(PROFILES)
+
+ERA_RULES = (
+    "gather_padding", "ccl_padding", "tensor_file", "to_device_record", "read_buffers", "host_borrow", "unit_mesh",
+    "shard_grid", "uneven_row_major_shards", "dram_grid_rows", "bank_check", "replicated_distribution", "plain_to_device",
+    "block_float_mapper", "host_shard_ops", "ccl_links", "chip_map", "reshape_order", "print_coords", "visualize_remote",
+    "graph_capture", "write_pinning",
+)
+"""The rules of issue 36 (docs/semantics.md section 6's second table, gather_padding's section 22 and
+ccl_padding with it): each choice other than current's is an era profile of its own (:func:`eras`)."""
+
+
+def eras(rules: tuple[str, ...] = ERA_RULES) -> dict[str, dict]:
+    """Each era profile, ``RULE.CHOICE``, as a scenario defines it: current with that one rule set to
+    a choice other than current's (``{base: current, RULE: CHOICE}``)."""
+    current = PROFILES["current"]
+    return {f"{rule}.{c.value}": {"base": "current", rule: c.value}
+            for rule in rules for c in RULES[rule].choices if c is not current.rule(rule)}
+
+
+ERAS = eras()
+"""Every era profile of :data:`ERA_RULES`, by name."""
 
 _FEWER = ("add(a, b) where b records fewer devices than a but keeps specs on more: ttnn runs a device op on the devices of "
           "the input that records fewer (extract_tensor_coordinates, ttnn/api/ttnn/mesh_device_operation_utils.hpp @ 021df86f; "
@@ -121,6 +144,8 @@ class Outcome:
     """Kind of finding -> op output devices the naive model required it on (each compared)."""
     ops: list = field(default_factory=list)
     """The op of each step both models ran."""
+    on_host: list = field(default_factory=list)
+    """The op of each of those steps that ran on a host tensor (programs.HOST_OPS)."""
 
 
 def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool] = None, fault=None) -> Outcome:
@@ -151,8 +176,12 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
     except Unmodelled as err:
         out.skipped = str(err)
         return out
+    except Exception as err:  # the naive model failed: a bug of its own, a class of its own
+        out.disagreements.append((f"naive_crash:{next(iter(steps[i]))}:{type(err).__name__}", f"step {i}: {err!r}"))
+        return out
     final = snapshots[-1] if snapshots else {}
     out.ops = [next(iter(steps[i])) for i in range(ran)]
+    out.on_host = [op for i, op in enumerate(out.ops) if op in HOST_OPS and steps[i][op].get("tensor") not in (snapshots[i - 1] if i else {})]
 
     # (a) device statuses of the tensors alive at the end
     views = {(t.name, v.coord): v.status.value for t in report.tensors if t.storage == "device" for v in t.devices}
@@ -202,11 +231,12 @@ def check(scenario, steps: list[dict], profile: str, *, with_data: Optional[bool
     return out
 
 
-def load_program(program):
-    """A hunt Program as a loaded scenario (as ``meshspec hunt`` loads it)."""
+def load_program(program, profiles: Optional[dict] = None):
+    """A hunt Program as a loaded scenario (as ``meshspec hunt`` loads it), defining ``profiles``
+    (name -> definition, as a scenario's ``profiles:`` writes them: :data:`ERAS`)."""
     from meshspec.scenario.loader import parse
 
-    return parse(program.text(), Path("hunt.yaml"))
+    return parse(program.text(extra={"profiles": profiles} if profiles else None), Path("hunt.yaml"))
 
 
 MESHES = (("t3k", (2, 4)), ([2, 2], (2, 2)))
@@ -230,13 +260,33 @@ class Summary:
     """Category -> (program text, profile, detail) of its first disagreement."""
     ops: dict = field(default_factory=dict)
     """Op -> steps of it both models ran and compared."""
+    on_host: dict = field(default_factory=dict)
+    """Op -> steps of it on a host tensor both models ran and compared."""
+    by_profile: dict = field(default_factory=dict)
+    """Profile (built-in or era) -> runs under it."""
+
+
+def era_names(k: int, per_program: Optional[int]) -> list[str]:
+    """The era profiles program ``k`` runs under: every one of :data:`ERAS` (``per_program`` None),
+    or ``per_program`` of them, program after program in turn, so that a sample of programs
+    shares them out evenly.
+
+    >>> era_names(0, 2), era_names(1, 2)[0] == list(ERAS)[2], len(era_names(3, None)) == len(ERAS)
+    (['gather_padding.padded', 'gather_padding.window'], True, True)
+    """
+    names = list(ERAS)
+    if per_program is None:
+        return names
+    return [names[(k * per_program + j) % len(names)] for j in range(min(per_program, len(names)))]
 
 
 def campaign(seed: int, count: int, *, with_data: bool = False, profiles: tuple[str, ...] = PROFILE_NAMES,
-             max_steps: int = 7, meshes=MESHES, on_program=None, ops: Optional[tuple[str, ...]] = None) -> Summary:
+             eras_per_program: Optional[int] = None, max_steps: int = 7, meshes=MESHES, on_program=None,
+             ops: Optional[tuple[str, ...]] = None) -> Summary:
     """``count`` hunt programs of seed ``seed`` (example k is ``Random(f"{seed}:{k}")``, as hunt's),
-    drawn from ``ops`` (default: every device op the generator writes, WIDE_VOCABULARY, not only
-    hunt's default VOCABULARY), each run under every profile of ``profiles`` and compared."""
+    drawn from ``ops`` (default: every op the generator writes, WIDE_VOCABULARY, not only
+    hunt's default VOCABULARY), each run under every profile of ``profiles`` and under era profiles
+    (:func:`era_names`: all of :data:`ERAS`, or ``eras_per_program`` of them in turn; 0: none) and compared."""
     import random
 
     from meshspec.hunt.programs import WIDE_VOCABULARY, generate
@@ -247,10 +297,12 @@ def campaign(seed: int, count: int, *, with_data: bool = False, profiles: tuple[
     for k in range(count):
         mesh, shape = meshes[k % len(meshes)]
         program = generate(random.Random(f"{seed}:{k}"), shape, mesh, VOCABULARY, max_steps)
-        scenario = load_program(program)
+        mine = era_names(k, eras_per_program)
+        scenario = load_program(program, {n: ERAS[n] for n in mine})
         s.programs += 1
-        for profile in profiles:
+        for profile in (*profiles, *mine):
             s.runs += 1
+            s.by_profile[profile] = s.by_profile.get(profile, 0) + 1
             o = check(scenario, list(program.steps), profile, with_data=with_data)
             if o.skipped is not None:
                 s.skipped += 1
@@ -258,12 +310,15 @@ def campaign(seed: int, count: int, *, with_data: bool = False, profiles: tuple[
             s.compared += o.compared
             for op in o.ops:
                 s.ops[op] = s.ops.get(op, 0) + 1
+            for op in o.on_host:
+                s.on_host[op] = s.on_host.get(op, 0) + 1
             for kind, n in o.kinds.items():
                 s.kinds[kind] = s.kinds.get(kind, 0) + n
             s.agreeing += not o.disagreements
             for category, detail in o.disagreements:
                 s.by_category[category] = s.by_category.get(category, 0) + 1
-                s.example.setdefault(category, (program.text(f"oracle-{seed}-{k}"), profile, detail))
+                era = {"profiles": {profile: ERAS[profile]}} if profile in ERAS else None
+                s.example.setdefault(category, (program.text(f"oracle-{seed}-{k}", extra=era), profile, detail))
         if on_program is not None:
             on_program(k)
     return s
