@@ -12,7 +12,7 @@ A run costs about 3 ms in metadata mode and 5 ms in data mode (one core), so a p
 36 runs; ``--eras N`` runs N era profiles a program, in turn, instead of all of them (0: only the
 built-in profiles, 7 runs a program, as before issue 36).
 
-Programs run on a T3K, a 2x2, a 1x8 and a 4x2 mesh in turn (example k of seed s is the same
+Programs run on a T3K, a 2x2, a 1x8, a 4x2 and a 1x1 mesh in turn (example k of seed s is the same
 program on every machine, as hunt's); both modes run the same programs, so meshspec's metadata
 mode is held to the same verdicts as its data mode. It prints the counts (programs, runs, skipped, agreeing runs,
 verdicts compared, disagreements by class, each class marked as known or NEW, with its first
@@ -31,7 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracle"))
 from oracle_diff import KNOWN, campaign  # noqa: E402
 
-MESHES = (("t3k", (2, 4)), ([2, 2], (2, 2)), ([1, 8], (1, 8)), ([4, 2], (4, 2)))
+MESHES = (("t3k", (2, 4)), ([2, 2], (2, 2)), ([1, 8], (1, 8)), ([4, 2], (4, 2)), ([1, 1], (1, 1)))
+"""A 1x1 mesh too: the unit_mesh era (a single-device storage, docs/semantics.md section 19) shows on no other."""
 
 
 def main(argv=None) -> int:
