@@ -101,6 +101,9 @@ class LoadedScenario(Frozen):
 # -- YAML with positions ---------------------------------------------------------------------
 MAX_DEVICES = 1 << 16
 """Largest mesh meshspec simulates (32x32 multi-Galaxy systems are planned; this is 64x that)."""
+MAX_HOSTS = 1 << 10
+"""Most hosts a mesh may be spread over: one device a host of the largest planned 32x32 system
+(tt-metal's multi-host descriptors have 2 and 4; docs/semantics.md section 15)."""
 MAX_DEPTH = 32
 """Deepest nesting a scenario may use (a scenario needs about 8)."""
 MAX_NODES = 200_000
@@ -1227,6 +1230,11 @@ def _hosts(scenario: Scenario, mesh: Shape, root: yaml.Node, file: str) -> Optio
     if spec is None:
         return None
     topology = tuple(spec.topology)
+    if volume(topology) > MAX_HOSTS:
+        line, col = _mark(_node_at(root, ("hosts", "topology")))
+        raise ScenarioError(f"hosts.topology: {list(topology)} has {volume(topology):,} hosts; meshspec spreads a mesh over up to "
+                            f"{MAX_HOSTS:,} (one device a host of a 32x32 system; tt-metal's descriptors have 2 and 4): "
+                            "give fewer, larger blocks, e.g. [1, 2]", file, line, col)
     error = topology_error(mesh, topology)
     if error is not None:
         line, col = _mark(_node_at(root, ("hosts", "topology")))

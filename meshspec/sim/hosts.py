@@ -8,6 +8,10 @@ hosts [1, 2]; ``t3k_dual_host_mesh_graph_descriptor.yaml`` is a T3K 2x4 on hosts
 host's ``MeshDevice`` spans the whole mesh; a coordinate is *local* to the host that owns it and
 *remote* to every other (``MeshDevice::is_local``). A scenario runs as one host: its rank.
 
+A host's block, and a device's owner, are worked out from the rank or the coordinate alone (a
+division per dim): asking is cheap however many hosts there are, and no call lists every host's
+block (issue 36: rebuilding them all on each ``is_local`` made a call cost devices x hosts).
+
 >>> host_blocks((2, 4), (1, 2))
 (((0, 0), (1, 1)), ((0, 2), (1, 3)))
 >>> Hosts((2, 4), (1, 2), 1).is_local((0, 1)), Hosts((2, 4), (1, 2), 1).is_local((1, 2))
@@ -16,6 +20,7 @@ host's ``MeshDevice`` spans the whole mesh; a coordinate is *local* to the host 
 
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 from ..frozen import Frozen
@@ -30,6 +35,23 @@ def host_blocks(mesh: Shape, topology: Shape) -> tuple[CoordRange, ...]:
         (tuple(h * b for h, b in zip(host, board)), tuple((h + 1) * b - 1 for h, b in zip(host, board)))
         for host in coords(topology)
     )
+
+
+@functools.lru_cache(maxsize=64)
+def host_block(mesh: Shape, topology: Shape, rank: int) -> CoordRange:
+    """Host ``rank``'s devices as an inclusive box: ``host_blocks(mesh, topology)[rank]``, without
+    the others (the rank's place on the host grid, row-major, times the block shape).
+
+    >>> host_block((8, 4), (2, 2), 3)
+    ((4, 2), (7, 3))
+    """
+    board = tuple(m // h for m, h in zip(mesh, topology))
+    host = []
+    for h in reversed(topology):
+        rank, i = divmod(rank, h)
+        host.append(i)
+    host.reverse()
+    return tuple(i * b for i, b in zip(host, board)), tuple((i + 1) * b - 1 for i, b in zip(host, board))
 
 
 def topology_error(mesh: Shape, topology: Shape) -> Optional[str]:
@@ -63,18 +85,21 @@ class Hosts(Frozen):
 
     @property
     def local(self) -> CoordRange:
-        """This host's devices, as a box."""
-        return self.blocks[self.rank]
+        """This host's devices, as a box (its own block only: no other host's is made)."""
+        return host_block(self.mesh, self.topology, self.rank)
 
     def owner(self, c: Coord) -> int:
-        """The rank of the host that owns device ``c`` of the mesh."""
-        for rank, (lo, hi) in enumerate(self.blocks):
-            if all(a <= x <= b for a, x, b in zip(lo, c, hi)):
-                return rank
-        raise ValueError(f"{c} is not on the mesh {self.mesh}")
+        """The rank of the host that owns device ``c`` of the mesh: its host's place on the host
+        grid, row-major."""
+        if len(c) != len(self.mesh) or not all(0 <= x < m for x, m in zip(c, self.mesh)):
+            raise ValueError(f"{c} is not on the mesh {self.mesh}")
+        rank = 0
+        for x, m, h in zip(c, self.mesh, self.topology):
+            rank = rank * h + x // (m // h)
+        return rank
 
     def is_local(self, c: Coord) -> bool:
-        lo, hi = self.local
+        lo, hi = self.local  # made once per Hosts value (host_block is cached)
         return len(c) == len(lo) and all(a <= x <= b for a, x, b in zip(lo, c, hi))
 
     def describe(self) -> str:

@@ -67,6 +67,46 @@ def test_a_bad_hosts_field_is_one_line_at_its_place(tmp_path, hosts, where, word
     assert f":{err.value.line}:{err.value.column}:" == where
 
 
+# -- the cost of asking who owns a device (issue 36: it was devices x hosts) ---------------------
+def test_asking_which_devices_are_local_never_lists_every_hosts_block(monkeypatch):
+    """is_local and owner of every device of a 32x32 mesh on 32x32 hosts: each answer is worked
+    out from the coordinate or the rank, never by making all 1,024 hosts' blocks (it was, on every
+    call: a visualize_tensor of a one-device tensor on 64x64 hosts took about 20 s)."""
+    import meshspec.sim.hosts as hosts_module
+
+    made = []
+    real = hosts_module.host_blocks
+    monkeypatch.setattr(hosts_module, "host_blocks", lambda *a: made.append(a) or real(*a))
+    mesh, grid = (32, 32), (32, 32)
+    here = Hosts(mesh, grid, 33)
+    local = [c for c in itertools.product(range(32), range(32)) if here.is_local(c)]
+    assert local == [(1, 1)] and here.owner((31, 0)) == 992 and here.local == ((1, 1), (1, 1))
+    assert made == []
+
+
+def test_visualize_walks_every_coordinate_of_the_mesh_and_counts_it_as_work(tmp_path):
+    """visualize_tensor asks is_local of every coordinate of the mesh (a 32x32 mesh: 1,024), even
+    for a tensor on one device: that walk is charged to the run's work bound like a buffer's devices."""
+    head = "mesh: [32, 32]\nhosts: {topology: [32, 32], rank: 0}\n"
+    steps = ("  - from_torch: {as: h, shape: [1, 1, 1, 16], layout: row_major, mesh_mapper: {create_mesh_mapper: "
+             "{placements: [replicate, replicate], mesh_shape_override: [1, 1]}}}\n  - to_device: {src: h, as: x}\n")
+    path = scenario(tmp_path, head, steps + "  - visualize_tensor: {tensor: x}\n")
+    assert run(load(scenario(tmp_path, head, steps, "made.yaml")), max_work=1100).error is None  # 1,024 devices' buffer and a write
+    stopped = run(load(path), max_work=1100).error
+    assert stopped is not None and "visualizing x (every coordinate of the mesh) on 1,024 device(s)" in stopped.message
+    assert run(load(path), max_work=1100 + 1024).error is None
+
+
+def test_a_host_grid_past_meshspecs_bound_is_one_line_at_its_place(tmp_path):
+    path = scenario(tmp_path, "mesh: [64, 64]\nhosts: {topology: [64, 32], rank: 0}\n", "  - from_torch: {as: h, shape: [1, 1, 32, 32]}\n")
+    with pytest.raises(ScenarioError) as err:
+        load(path)
+    text = str(err.value)
+    assert "hosts.topology: [64, 32] has 2,048 hosts; meshspec spreads a mesh over up to 1,024" in text and "\n" not in text
+    assert (err.value.line, err.value.column) == (3, 19)
+    assert load(scenario(tmp_path, "mesh: [64, 64]\nhosts: {topology: [32, 32], rank: 0}\n", "  - from_torch: {as: h, shape: [1, 1, 32, 32]}\n", "ok.yaml")).hosts
+
+
 # -- to_string (issue #48267, PR #52708) --------------------------------------------------------
 def test_printing_on_rank_0_before_52708_drops_shards_without_mislabelling(tmp_path):
     """PR #52708's own account of rank 0: (0,0) and (0,1) printed, correctly labelled "by luck",

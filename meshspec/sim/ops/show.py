@@ -97,6 +97,7 @@ def visualize_tensor(rt: Runtime, a: VisualizeTensor) -> None:
         return
     dev = rt.device(a.tensor)
     mesh = rt.mesh_of(dev)
+    rt.charge_work(len(mesh.coords), f"visualizing {a.tensor} (every coordinate of the mesh)")
     remote = [c for c in mesh.coords if not rt.is_local(mesh, c)]
     if remote and rt.profile.visualize_remote is VisualizeRemote.FATAL:
         raise TTFatal(
