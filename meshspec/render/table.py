@@ -41,7 +41,8 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     parts.append(head)
     if r.hosts is not None:  # pastes back as the scenario's hosts:
         h = r.hosts
-        parts.append(Text(f"hosts: {{topology: {list(h.topology)}, rank: {h.rank}}}  ({h.describe()}; every other device is remote)"))
+        rest = "every other device is remote" if h.count > 1 else "the only host: no device is remote"
+        parts.append(Text(f"hosts: {{topology: {list(h.topology)}, rank: {h.rank}}}  ({h.describe()}; {rest})"))
     if r.description and not opts.brief:
         parts.append(Text(one_line(" ".join(r.description.split())), style="dim"))
     if not opts.brief:
@@ -263,7 +264,8 @@ def _maps(r: Report, opts: "Options", only_device: bool, titles: dict[int, Text]
         out.append(title if title is not None else tensor_title(t, r.meshes))
         out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color, ids=ids_of(t, r.meshes)))
         if r.hosts is not None and t.mesh_device is None and t.storage == "device":  # the scenario's mesh: which of its devices this host owns
-            out.append(Text(f"local to host {r.hosts.rank}: {fmt_range(r.hosts.local)}; every other device is remote "
-                            "(another host's: this one holds no buffer there)", style="dim"))
+            rest = ("every other device is remote (another host's: this one holds no buffer there)" if r.hosts.count > 1
+                    else "the only host: no device is remote")
+            out.append(Text(f"local to host {r.hosts.rank}: {fmt_range(r.hosts.local)}; {rest}", style="dim"))
     out.append(legend())
     return out

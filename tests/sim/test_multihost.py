@@ -197,6 +197,17 @@ def test_reports_name_the_host_and_its_devices_and_the_line_pastes_back(tmp_path
     assert "local to host 1: (0,2)..(1,3)" in render([report], "table")
 
 
+def test_one_host_of_one_says_no_device_is_remote(tmp_path):
+    """hosts: {topology: [1, 1], rank: 0}: the one host owns the whole mesh; neither the header nor
+    the map may say other devices are remote (it did: "every other device is remote")."""
+    report = run(load(scenario(tmp_path, "mesh: t3k\nhosts: {topology: [1, 1], rank: 0}\n", SHARDED)))
+    lines = [l for l in render([report], "table").splitlines() if "remote" in l]
+    assert len(lines) == 2 and all(l.endswith("the only host: no device is remote)") or l.endswith(
+        "the only host: no device is remote") for l in lines)  # the header, and the line under the map
+    two = render([run(load(scenario(tmp_path, T3K_HOST1, SHARDED, "two.yaml")))], "table")
+    assert two.count("every other device is remote") == 2
+
+
 def test_printing_a_host_tensor_shows_the_shards_this_host_loads():
     """A DistributedHostBuffer holds the local shards only (PRs #22653, #22848): host 1 prints 4 of 8."""
     from meshspec.runner import execute
