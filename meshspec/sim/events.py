@@ -70,6 +70,11 @@ class Shown(Frozen):
     """The tensor's coordinates this host owns (None: one host owns them all)."""
     reads: tuple = ()
     """What the call read (:class:`~meshspec.sim.tensor.Read`), device by device."""
+    contents: tuple = ()
+    """What each of ``held`` held when read, in its order, for the judge to tell whether a shard
+    shown under another coordinate is that coordinate's data too (a replica): the values read (data
+    mode), or the write holding the content and its shard's offset in the source (metadata mode);
+    None: not known. Empty: nothing was read."""
 
 
 class Loaded(Frozen):

@@ -124,6 +124,34 @@ def test_printing_on_rank_1_before_52708_shows_shards_under_other_coordinates(tm
     assert shown == [((0, 2), "(1,2)"), ((0, 3), "(1,3)")]
 
 
+@pytest.mark.parametrize("data", ["", "data: none\n"])
+def test_printing_a_replica_under_another_replicas_coordinate_shows_true_data(tmp_path, data):
+    """A new user's trial (issue 36): host 1 before PR #52708 prints (1,2)'s shard under (0,2) and
+    (1,3)'s under (0,3), but every device holds the same replica, so what is printed under (0,2)
+    and (0,3) is what they hold: not a finding. What is left out is the headers of (1,2) and (1,3)
+    (as on rank 0 of a sharded tensor, PR #52708). Data mode compares the values read; metadata
+    mode, the slice of the one write each device holds."""
+    head = T3K_HOST1 + data + "profile: {base: current, print_coords: prefix}\n"
+    steps = ("  - from_torch: {as: r, shape: [1, 1, 32, 32], mesh_mapper: replicate, device: mesh_device}\n"
+             "  - to_string: {tensor: r}\n")
+    report = run(load(scenario(tmp_path, head, steps)))
+    assert kinds(report) == {("locality", (1, 2)), ("locality", (1, 3))}
+    assert all("left it out" in f.message for f in report.findings)
+
+
+def test_a_shard_printed_under_a_coordinate_of_other_data_is_still_shown_wrong(tmp_path):
+    """The same print of a sharded tensor: under (0,2) it shows (1,2)'s shard. Filled with one value,
+    the two shards are the same data and the label does not lie; filled at random, it does."""
+    head = T3K_HOST1 + "profile: {base: current, print_coords: prefix}\n"
+    steps = ("  - from_torch: {as: host, shape: [1, 8, 32, 32], data: {fill: 1.0}, mesh_mapper: {shard: 1}}\n"
+             "  - to_device: {src: host, as: dev}\n  - to_string: {tensor: dev}\n")
+    report = run(load(scenario(tmp_path, head, steps)))
+    assert kinds(report) == {("locality", (1, 2)), ("locality", (1, 3))}  # equal shards: only the headers are missing
+    random = run(load(scenario(tmp_path, head, SHARDED + "  - to_string: {tensor: dev}\n", "random.yaml")))
+    wrong = [f for f in random.findings if "does not hold" in f.message]
+    assert sorted(f.device for f in wrong) == [(0, 2), (0, 3)]
+
+
 def test_one_host_prints_every_shard_under_its_own_coordinate_in_either_era(tmp_path):
     head = "mesh: t3k\nprofile: {base: current, print_coords: prefix}\n"
     assert run(load(scenario(tmp_path, head, SHARDED + "  - to_string: {tensor: dev}\n"))).findings == ()

@@ -86,10 +86,28 @@ def to_string(rt: Runtime, a: ToString) -> None:
     spans = tuple(sorted(c for c in dev.record.recorded if dev.record.specs.get(c) is not None))
     held = tuple(c for c in spans if rt.is_local(mesh, c))
     rt.charge_work(len(held), f"printing {a.tensor}")
-    reads = tuple(read(rt, dev, a.tensor, c)[1] for c in held)  # tensor.cpu(): the shards this host holds
+    got = tuple(read(rt, dev, a.tensor, c) for c in held)  # tensor.cpu(): the shards this host holds
+    reads = tuple(r for _, r in got)
     shown = paired(held, spans, lambda c: rt.is_local(mesh, c), rt.profile.print_coords)
     local = frozenset(held) if rt.hosts is not None else None
-    rt.events.append(Shown(rt.step, rt.op, a.tensor, shown, held, local, reads))
+    contents = tuple(content(dev, c, values, r) for c, (values, r) in zip(held, got)) if local is not None else ()
+    rt.events.append(Shown(rt.step, rt.op, a.tensor, shown, held, local, reads, contents))
+
+
+def content(dev: DeviceTensor, c: Coord, values, r):
+    """What device ``c`` of ``dev`` held when read, in a form the judge compares with another
+    device's: the values read; in metadata mode, the write holding its content and where its shard
+    starts in the source, when that write reached every page read and says so (two devices given
+    the same slice of one write hold the same data); None when neither is known."""
+    if values is not None:
+        return values
+    buffer = dev.buffer
+    w = buffer.last_write.get(c)
+    if w is None or r.outdated or w.step != buffer.content_step:
+        return None
+    shard = w.shards.get(c)
+    offset = getattr(shard, "offset", None)
+    return (w, tuple(offset)) if offset is not None else None
 
 
 def visualize_tensor(rt: Runtime, a: VisualizeTensor) -> None:
