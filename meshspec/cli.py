@@ -257,17 +257,21 @@ def systems(a: argparse.Namespace) -> int:
 @command(
     arg("scenario", type=Path, metavar="SCENARIO", help="The scenario to export."),
     arg("--to", default="ttnn", choices=("ttnn",), help="What to export to: ttnn (a Python script on the real ttnn API)."),
+    arg("--minimal", action="store_true",
+        help="Only the plain ttnn calls, for a bug report: the steps, then what the runtime records for each tensor, printed."),
     OUTPUT,
     ALLOW_OUTSIDE,
 )
 def export(a: argparse.Namespace) -> int:
     """Write the scenario as a standalone ttnn script that reports what the real runtime records."""
-    from .bridge.export import export as to_script
+    from .bridge.export import export as full_script
+    from .bridge.minimal import export_minimal
     from .scenario.loader import load
 
     scenario = load(a.scenario, allow_outside_data=a.allow_outside_data)
     # the script finds the scenario's .npy files where they are now, relative to itself
     where = Path(os.path.relpath(a.scenario.resolve().parent, a.output.resolve().parent)) if a.output is not None else Path(".")
+    to_script = export_minimal if a.minimal else full_script
     _emit(to_script(scenario, data_dir=str(where)), a.output, _inputs([a.scenario]))
     return 0
 
