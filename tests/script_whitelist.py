@@ -138,6 +138,10 @@ def _data(node: ast.Assign) -> list[str]:
 
 
 class _Steps:
+    helpers = HELPER_CALLS
+    numpy = NUMPY
+    methods = METHODS
+
     def __init__(self, repro: ast.FunctionDef, module_names: frozenset) -> None:
         self.repro = repro
         self.forbidden = (set(dir(builtins)) | module_names) - set(PARAMETERS)
@@ -184,7 +188,7 @@ class _Steps:
         func = node.func
         dotted = _dotted(func)
         if isinstance(func, ast.Name):
-            if func.id not in HELPER_CALLS:
+            if func.id not in self.helpers:
                 self.bad(node, f"a call of {func.id!r}, not of the script's own helpers")
             elif func.id == "float" and not (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
                                              and node.args[0].value in ("nan", "inf") and not node.keywords):
@@ -195,9 +199,9 @@ class _Steps:
             if dotted not in CALLABLE_TTNN:
                 self.bad(node, f"a call of {dotted}, not a known ttnn callable")
         elif dotted is not None and dotted.split(".")[0] == "np":
-            if dotted not in NUMPY:
+            if dotted not in self.numpy:
                 self.bad(node, f"a call of {dotted}")
-        elif isinstance(func, ast.Attribute) and func.attr in METHODS:
+        elif isinstance(func, ast.Attribute) and func.attr in self.methods:
             self.expr(func.value)
         else:
             self.bad(node, "a call of an expression")
@@ -234,7 +238,7 @@ class _Steps:
                 if dotted not in KNOWN_TTNN:
                     self.bad(node, f"{dotted}, not a known ttnn function, constant or class")
             elif dotted is not None and dotted.split(".")[0] == "np":
-                if dotted not in NUMPY:
+                if dotted not in self.numpy:
                     self.bad(node, f"{dotted}")
             elif node.attr in ATTRIBUTES:
                 self.expr(node.value)
@@ -299,3 +303,106 @@ class _Steps:
             self.bad(node, "arithmetic on a list, tuple or dict (a list times 10**18 is a hang)")
         self.expr(node.left)
         self.expr(node.right)
+
+
+# -- export --minimal: module-level steps between the mesh's opening and the printing loop -------
+
+MINIMAL_IMPORTS = frozenset({"import numpy as np", "import ttnn", "import tempfile", "from pathlib import Path"})
+MINIMAL_FILES = "files = Path(tempfile.mkdtemp(prefix='meshspec-'))"
+MINIMAL_CLOSE = "ttnn.close_mesh_device(mesh_device)"
+MINIMAL_NAMES = frozenset({"np", "ttnn", "tempfile", "Path", "files", "here", "name", "tensor", "part"})
+
+
+class _MinimalSteps(_Steps):
+    """The steps' rules, for the calls a minimal script makes instead of the full export's helpers:
+    numpy data (``np.arange(n, dtype=np.float32).reshape(...)``, a seeded generator) and
+    ``to_numpy``, no helper function at all."""
+
+    helpers = frozenset({"float", "print"})
+    numpy = NUMPY | {"np.arange", "np.random.default_rng"}
+    methods = METHODS | {"to_numpy", "standard_normal", "astype"}
+
+
+@functools.lru_cache(maxsize=1)
+def _minimal_loop() -> str:
+    """The printing loop's body in the minimal export of the reference scenario."""
+    from meshspec.bridge.minimal import export_minimal
+
+    tree = ast.parse(export_minimal(parse(REFERENCE, Path("reference.yaml"))))
+    loop = next(n for n in tree.body if isinstance(n, ast.For))
+    return "\n".join(ast.unparse(s) for s in loop.body)
+
+
+def minimal_problems(text: str) -> list[str]:
+    """Every node of a ``meshspec export --minimal`` script outside the whitelist (empty: clean).
+
+    The template's statements are the imports above, the temporary folder, ``here`` (a path under
+    the script's folder), the mesh's opening (``ttnn.open_mesh_device(ttnn.MeshShape(ints))``),
+    the printing loop (the reference's body, over a dict of text literals to step variables) and
+    the mesh's closing, last. Every other statement is a step, checked by the rules of
+    ``repro()``'s steps in a full export."""
+    tree = ast.parse(text)
+    found: list[str] = []
+    steps: list[ast.stmt] = []
+    seen: list[str] = []
+    for node in tree.body:
+        source = ast.unparse(node)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if source not in MINIMAL_IMPORTS:
+                found.append(f"line {node.lineno}: an import not in the template: {source[:80]}")
+        elif isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) in ("files", "here", "mesh_device"):
+            target = ast.unparse(node.targets[0])
+            seen.append(target)
+            if target == "files" and source != MINIMAL_FILES:
+                found.append(f"line {node.lineno}: files = {ast.unparse(node.value)[:80]}")
+            elif target == "here":
+                found += _data(node)
+            elif target == "mesh_device":
+                found += _minimal_open(node)
+        elif isinstance(node, ast.For):
+            seen.append("for")
+            found += _minimal_for(node, steps)
+        elif source == MINIMAL_CLOSE:
+            seen.append("close")
+            if node is not tree.body[-1]:
+                found.append(f"line {node.lineno}: the mesh is closed before the end")
+        elif "for" in seen:
+            found.append(f"line {node.lineno}: a statement after the printing loop: {source[:80]}")
+        else:
+            steps.append(node)
+    for name in ("mesh_device", "for", "close"):
+        if seen.count(name) != 1:
+            found.append(f"{name!r} is in the script {seen.count(name)} times, not once")
+    if len(seen) != len(set(seen)):
+        found.append(f"a template statement twice: {seen}")
+    fake = ast.FunctionDef(name="repro", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                           body=steps or [ast.Pass()], decorator_list=[])
+    names = _module_names(ast.Module(body=[n for n in tree.body if n not in steps], type_ignores=[])) | MINIMAL_NAMES
+    return found + _MinimalSteps(fake, names).check() if steps else found
+
+
+def _minimal_open(node: ast.Assign) -> list[str]:
+    value = node.value
+    ok = (isinstance(value, ast.Call) and ast.unparse(value.func) == "ttnn.open_mesh_device" and len(value.args) == 1
+          and not value.keywords and isinstance(value.args[0], ast.Call) and ast.unparse(value.args[0].func) == "ttnn.MeshShape"
+          and not value.args[0].keywords
+          and all(isinstance(a, ast.Constant) and type(a.value) is int and 0 < a.value <= 1024 for a in value.args[0].args))
+    return [] if ok else [f"line {node.lineno}: the mesh opened otherwise than with a shape of integers: {ast.unparse(value)[:80]}"]
+
+
+def _minimal_for(node: ast.For, steps: list[ast.stmt]) -> list[str]:
+    """The printing loop: ``for name, tensor in {'a': a, ...}.items():`` and the reference's body."""
+    found = []
+    stored = {n.id for s in steps for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    it = node.iter
+    if not (ast.unparse(node.target) == "(name, tensor)" and isinstance(it, ast.Call) and not it.args and not it.keywords
+            and isinstance(it.func, ast.Attribute) and it.func.attr == "items" and isinstance(it.func.value, ast.Dict)):
+        return [f"line {node.lineno}: a loop other than the printing one: {ast.unparse(node)[:80]}"]
+    for key, value in zip(it.func.value.keys, it.func.value.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            found.append(f"line {node.lineno}: a printed name that is not a text literal")
+        if not (isinstance(value, ast.Name) and value.id in stored):
+            found.append(f"line {node.lineno}: a printed tensor that is not a step's variable: {ast.unparse(value)[:80]}")
+    if node.orelse or "\n".join(ast.unparse(s) for s in node.body) != _minimal_loop():
+        found.append(f"line {node.lineno}: the printing loop's body is not the template's")
+    return found

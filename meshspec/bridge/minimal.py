@@ -102,16 +102,18 @@ def opaque(a, ctx: Context) -> list[str]:
     return [f"{ctx.var(a.as_)} = {parsed.expression(ctx.var)}"]
 
 
-#: op name -> its plain call where it differs from the full export's (the calls through torch).
-MINIMAL = {"from_torch": from_torch, "to_torch": to_torch, "opaque": opaque}
+#: op name -> its plain call where it differs from the full export's (the calls through torch,
+#: the full export's helpers that are one plain call).
+MINIMAL = {"from_torch": from_torch, "to_torch": to_torch, "opaque": opaque,
+           "to_string": lambda a, ctx: [f"print({ctx.var(a.tensor)})"]}
 
 
 def _plain(op: str, lines: list[str]) -> list[str]:
     """``lines`` if they call ttnn (or numpy, or a method) only; a bare call but ``float('nan')``
-    is a helper of the full export's, which this script has not."""
+    or ``print(t)`` is a helper of the full export's, which this script has not."""
     for node in ast.walk(ast.parse("\n".join(lines))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id != "float":
-            raise NotPlain(f"{op} is written through {node.func.id}(), a helper of the full export")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in ("float", "print"):
+            raise NotPlain(f"its call needs {node.func.id}(), a helper of the full export's")
     return lines
 
 
@@ -132,8 +134,9 @@ def export_minimal(scenario: LoadedScenario, data_dir: str = ".") -> str:
         try:
             body += step_lines(step, ctx)
         except NotPlain as why:
-            rest = len(scenario.steps) - step.index
-            left_out = (f"# Left out: step {step.index} ({step.op}, scenario line {step.line}) and the {rest - 1} after it: {why}.",
+            after = len(scenario.steps) - step.index - 1
+            rest = f" and the {after} after it" if after > 1 else (" and the one after it" if after == 1 else "")
+            left_out = (f"# Left out: step {step.index} ({step.op}, scenario line {step.line}){rest}: {why}.",
                         "# `meshspec export` (without --minimal) writes them, with the helpers they need.")
             break
         if step.op not in NOT_TTNN:

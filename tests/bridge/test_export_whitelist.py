@@ -13,11 +13,12 @@ import pytest
 from meshspec.scenario import ttnn_api
 from meshspec.scenario.code import Call, parse as parse_code
 from meshspec.bridge.export import export
+from meshspec.bridge.minimal import export_minimal
 from meshspec.hunt.programs import VOCABULARY, generate
 from meshspec.errors import ScenarioError
 from meshspec.scenario import loader
 from meshspec.scenario.loader import load, parse
-from script_whitelist import problems
+from script_whitelist import minimal_problems, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "real-tests").glob("*.yaml"))
@@ -26,7 +27,9 @@ HEAD = "meshspec: 1\nname: t\nmesh: t3k\nsteps:\n"
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
 def test_every_bundled_scenario_exports_inside_the_whitelist(path):
-    assert problems(export(load(path))) == []
+    scenario = load(path)
+    assert problems(export(scenario)) == []
+    assert minimal_problems(export_minimal(scenario)) == []  # and export --minimal (issue 37)
 
 
 def _test_scenarios():
@@ -71,6 +74,7 @@ def test_every_scenario_the_tests_hold_exports_inside_the_whitelist():
                 continue
             loaded += 1
             assert problems(export(scenario)) == [], text
+            assert minimal_problems(export_minimal(scenario)) == [], text
             break
     assert loaded >= 80  # the collection found the tests' scenarios (91 when this was written)
 
@@ -81,7 +85,9 @@ def test_random_hunt_programs_export_inside_the_whitelist():
         rng = random.Random(f"export-whitelist:{k}")
         shape, mesh = rng.choice(meshes)
         program = generate(rng, shape, mesh, VOCABULARY)
-        assert problems(export(parse(program.text(), Path("hunt.yaml")))) == [], program.text()
+        scenario = parse(program.text(), Path("hunt.yaml"))
+        assert problems(export(scenario)) == [], program.text()
+        assert minimal_problems(export_minimal(scenario)) == [], program.text()
 
 
 def test_the_whitelist_catches_what_the_issue_lists():
@@ -266,8 +272,10 @@ def test_imported_scenarios_export_inside_the_whitelist(source):
     from meshspec.bridge.importer import import_path
 
     imported = import_path(Path(__file__).resolve().parent / "data" / source)
-    text = export(parse(imported.text, Path("imported.yaml")))
+    scenario = parse(imported.text, Path("imported.yaml"))
+    text = export(scenario)
     assert problems(text) == []
+    assert minimal_problems(export_minimal(scenario)) == []
     ops = {next(iter(s)) for s in imported.scenario["steps"]}
     if "opaque" in ops:
         assert "is not modeled by meshspec: put the call here" in text
