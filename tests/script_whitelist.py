@@ -144,7 +144,8 @@ class _Steps:
 
     def __init__(self, repro: ast.FunctionDef, module_names: frozenset) -> None:
         self.repro = repro
-        self.forbidden = (set(dir(builtins)) | module_names) - set(PARAMETERS)
+        # builtins._ is no builtin: the display hook binds it once a doctest or a REPL shows a value
+        self.forbidden = (set(dir(builtins)) - {"_"} | module_names) - set(PARAMETERS)
         self.locals = set(PARAMETERS)
         self.found: list[str] = []
         for node in ast.walk(repro):

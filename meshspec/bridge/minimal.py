@@ -10,7 +10,8 @@ the script runs in ttnn's mock, whose Python 3.10 has no torch:
 
 - ``ttnn.from_torch(torch_tensor, dtype=, layout=, ...)`` ends in ``ttnn.Tensor(tensor=...,
   data_type=, layout=, device=, mem_config=, tile=, mesh_mapper=)`` (ttnn/operations/core.py,
-  0.81.1), which takes a numpy array as well: the script makes that call on numpy data;
+  0.81.1), which takes a numpy array as well: the script makes that call on numpy data (on host,
+  then ``ttnn.to_device`` when the step names a device);
 - ``ttnn.to_torch(t, mesh_composer=c)`` is ``t.cpu().to_torch(mesh_composer=c)``: the script calls
   ``to_numpy(c)``, the same composition into numpy.
 
@@ -35,8 +36,8 @@ TEMPLATE_NAMES = ("np", "ttnn", "tempfile", "Path", "files", "here", "mesh_devic
 
 PRINT = [
     "    print(name, tensor.storage_type(), tensor.tensor_topology())",
-    "    if tensor.storage_type() == ttnn.StorageType.DEVICE and tensor.is_allocated():",
-    '        print("  device_coords:", tensor.device_coords())',
+    '    if tensor.storage_type() == ttnn.StorageType.DEVICE and tensor.is_allocated() and hasattr(tensor, "device_coords"):',
+    '        print("  device_coords:", tensor.device_coords())  # the devices it records (not in ttnn 0.66/0.67)',
     '    print("  shapes:", [list(part.shape) for part in ttnn.get_device_tensors(tensor)])',
 ]
 """The body of the loop that prints what the runtime records for each tensor."""
@@ -70,20 +71,24 @@ def _data(a) -> str:
 
 
 def from_torch(a, ctx: Context) -> list[str]:
-    """The call ``ttnn.from_torch`` makes, on numpy data: ``ttnn.Tensor(tensor=..., ...)``."""
+    """The call ``ttnn.from_torch`` makes, on numpy data: ``ttnn.Tensor(tensor=..., ...)``. Given
+    a device, that constructor tilizes on it, a kernel the mock cannot build: the tensor is made on
+    host and put there by ``ttnn.to_device``, as the full export does (the same records)."""
     args = [f"tensor={_data(a)}", f"data_type={DTYPES[DataType(a.dtype)]}", f"layout={LAYOUTS[Layout(a.layout)]}"]
     if list(a.tile) != [32, 32]:
         args.append(f"tile=ttnn.Tile({list(a.tile)})")
-    if a.device:
-        args.append(f"device={ctx.mesh(a.device)}")
-    if a.memory_config is not None:
+    if a.memory_config is not None and not a.device:
         args.append(f"mem_config={_memory(a)}")
     if a.mesh_mapper is not None:
         choice = mapper_choice(a.mesh_mapper, lambda _: 0)
         # from_torch unwraps ReplicateTensorToMesh into the mapper it holds, this one
         text = "ttnn.replicate_tensor_to_mesh_mapper(mesh_device)" if choice.replicate_wrapper else choice.text
         args.append(f"mesh_mapper={text.replace('(mesh_device', f'({ctx.mesh(choice.mesh)}')}")
-    return [f"{ctx.var(a.as_)} = ttnn.Tensor({', '.join(args)})"]
+    made = f"ttnn.Tensor({', '.join(args)})"
+    if a.device:
+        memory = f", memory_config={_memory(a)}" if a.memory_config is not None else ""
+        made = f"ttnn.to_device({made}, {ctx.mesh(a.device)}{memory})"
+    return [f"{ctx.var(a.as_)} = {made}"]
 
 
 def to_torch(a, ctx: Context) -> list[str]:
@@ -149,6 +154,11 @@ def export_minimal(scenario: LoadedScenario, data_dir: str = ".") -> str:
     if "ttnn.Tensor(tensor=" in text or ".to_numpy(" in text:
         head += ["# No torch needed (ttnn's mock has none): ttnn.Tensor(tensor=numpy_array, ...) is the call",
                  "# ttnn.from_torch makes, and .cpu().to_numpy(composer) is what ttnn.to_torch reads."]
+        if "ttnn.to_device(ttnn.Tensor(" in text:
+            head.append("# A tensor from_torch puts on a device is made on host, then ttnn.to_device (the mock tilizes on host only).")
+    if "data_type=ttnn.bfloat16" in text:  # observed in the mocks of 0.66.0 and 0.67.0
+        head += ["# ttnn 0.66 and 0.67 misread a numpy array made bfloat16 here; there, build the tensor with",
+                 "# ttnn.Tensor(array.flatten().tolist(), shape, dtype, layout), then ttnn.distribute_tensor."]
     if left_out is not None:
         head += left_out
     imports = ["import numpy as np", "import ttnn"]
