@@ -141,3 +141,20 @@ def test_the_minimal_whitelist_catches_what_the_full_one_does():
         assert old in text
         got = minimal_problems(text.replace(old, new))
         assert any(word in p for p in got), (new, got)
+
+
+def test_from_torch_is_the_constructor_it_ends_in_made_on_host():
+    """ttnn 0.81.1's from_torch passes its arguments to ttnn.Tensor(tensor=..., data_type=, layout=,
+    tile=, mesh_mapper=) (ttnn/operations/core.py), a ReplicateTensorToMesh unwrapped; a tensor it
+    puts on a device is made on host and moved by ttnn.to_device (the constructor given a device
+    tilizes there, a kernel the mock cannot build: docs/semantics.md section 10)."""
+    text = _script("  - from_torch: {as: a, shape: [1, 1, 32, 64], dtype: float32, layout: row_major, data: {fill: -1.5},\n"
+                   "      mesh_mapper: ReplicateTensorToMesh, device: mesh_device, memory_config: L1_MEMORY_CONFIG}\n"
+                   "  - from_torch: {as: b, shape: [2, 16, 32], tile: [16, 32], data: {random: 7}}\n")
+    assert ("a = ttnn.to_device(ttnn.Tensor(tensor=np.full((1, 1, 32, 64), -1.5, dtype=np.float32), data_type=ttnn.float32, "
+            "layout=ttnn.ROW_MAJOR_LAYOUT, mesh_mapper=ttnn.replicate_tensor_to_mesh_mapper(mesh_device)), mesh_device, "
+            "memory_config=ttnn.L1_MEMORY_CONFIG)\n") in text
+    assert ("b = ttnn.Tensor(tensor=np.random.default_rng(7).standard_normal(1024, dtype=np.float32).reshape(2, 16, 32), "
+            "data_type=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, tile=ttnn.Tile([16, 32]))\n") in text
+    assert "# A tensor from_torch puts on a device is made on host, then ttnn.to_device" in text
+    assert minimal_problems(text) == []

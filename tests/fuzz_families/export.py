@@ -5,7 +5,7 @@ namespaces, of builtins and of the script's own helpers) and an opaque step whos
 hostile pieces (calls of what ttnn imports, a tensor named like a namespace, ``sys.copyright``,
 huge powers, text, lambdas, ``1.e-5``), then mutated. The scenario is loaded (a refusal is one
 line), exported, and the script's AST checked with tests/script_whitelist.py; a line the script
-runs calls exactly the step's declared call.
+runs calls exactly the step's declared call. The ``--minimal`` script is checked the same way.
 
 ``file-names``: random tensor file names (separators, dots, ``%``, non-ASCII, very long) map to
 distinct plain names inside the script's folder, as the simulation keeps them apart.
@@ -20,9 +20,10 @@ from pathlib import Path
 import yaml
 
 from meshspec.bridge.export import _in_files, export
+from meshspec.bridge.minimal import export_minimal
 from meshspec.errors import ScenarioError
 from meshspec.scenario.loader import parse
-from script_whitelist import problems
+from script_whitelist import minimal_problems, problems
 
 NAMES = ("a", "b", "x", "ttnn.experimental", "ttnn.add", "ttnn.run", "ttnn.sys", "ttnn", "_-dict-_", "__class__", "__dict__",
          "__builtins__", "e-5", "e", "os", "sys", "exec", "eval", "np", "host_tensor", "files", "here", "mesh_device", "_",
@@ -85,6 +86,8 @@ def opaque(rng: random.Random, scratch: Path) -> str:
     script = export(scenario)
     found = problems(script)
     assert found == [], f"{code!r} (call {call}, uses {uses}): {found}"
+    found = minimal_problems(export_minimal(scenario))
+    assert found == [], f"--minimal: {code!r} (call {call}, uses {uses}): {found}"
     reasons = [line for line in script.splitlines() if "the scenario's code for this step is not run here" in line]
     if reasons:
         assert len(reasons) == 1, reasons
