@@ -311,6 +311,7 @@ class _Steps:
 MINIMAL_IMPORTS = frozenset({"import numpy as np", "import ttnn", "import tempfile", "from pathlib import Path"})
 MINIMAL_FILES = "files = Path(tempfile.mkdtemp(prefix='meshspec-'))"
 MINIMAL_CLOSE = "ttnn.close_mesh_device(mesh_device)"
+MINIMAL_FABRIC = {f"ttnn.set_fabric_config(ttnn.FabricConfig.{c})": c for c in ("FABRIC_1D", "FABRIC_1D_RING", "DISABLED")}
 MINIMAL_NAMES = frozenset({"np", "ttnn", "tempfile", "Path", "files", "here", "name", "tensor", "part"})
 
 
@@ -338,9 +339,9 @@ def minimal_problems(text: str) -> list[str]:
     """Every node of a ``meshspec export --minimal`` script outside the whitelist (empty: clean).
 
     The template's statements are the imports above, the temporary folder, ``here`` (a path under
-    the script's folder), the mesh's opening (``ttnn.open_mesh_device(ttnn.MeshShape(ints))``),
-    the printing loop (the reference's body, over a dict of text literals to step variables) and
-    the mesh's closing, last. Every other statement is a step, checked by the rules of
+    the script's folder), the fabric set before the mesh opens, the mesh's opening
+    (``ttnn.open_mesh_device(ttnn.MeshShape(ints))``), the printing loop (the reference's body, over
+    a dict of text literals to step variables) and the mesh's closing, last but the fabric's reset. Every other statement is a step, checked by the rules of
     ``repro()``'s steps in a full export."""
     tree = ast.parse(text)
     found: list[str] = []
@@ -363,9 +364,15 @@ def minimal_problems(text: str) -> list[str]:
         elif isinstance(node, ast.For):
             seen.append("for")
             found += _minimal_for(node, steps)
+        elif source in MINIMAL_FABRIC:  # set before the mesh opens, reset last
+            reset = MINIMAL_FABRIC[source] == "DISABLED"
+            seen.append("fabric reset" if reset else "fabric")
+            if (node is not tree.body[-1]) if reset else ("mesh_device" in seen):
+                found.append(f"line {node.lineno}: the fabric set elsewhere than before the mesh opens or last: {source}")
         elif source == MINIMAL_CLOSE:
             seen.append("close")
-            if node is not tree.body[-1]:
+            rest = tree.body[tree.body.index(node) + 1:]
+            if [ast.unparse(n) for n in rest] not in ([], ["ttnn.set_fabric_config(ttnn.FabricConfig.DISABLED)"]):
                 found.append(f"line {node.lineno}: the mesh is closed before the end")
         elif "for" in seen:
             found.append(f"line {node.lineno}: a statement after the printing loop: {source[:80]}")

@@ -18,7 +18,8 @@ from meshspec.scenario.loader import load
 
 BUNDLED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "real-tests").glob("*.yaml"))
 
-_FABRIC = "ttnn.all_gather needs a fabric (ttnn.set_fabric_config before the mesh opens), which the script does not set up"
+_FABRIC = ("ttnn.all_gather needs the fabric the script sets before the mesh opens, and with a fabric set the mock cannot open "
+           "the mesh (it builds the fabric_erisc_router kernel); the script says so at its top")
 _KERNEL = "runs a device kernel, which the mock cannot compile (Failed to generate binaries ...): the real run stops there"
 #: scenario name -> why its minimal script's run differs from the simulation (tests_ttnn/test_export.py's KNOWN has the same causes).
 KNOWN: dict[str, str] = {

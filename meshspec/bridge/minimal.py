@@ -17,6 +17,9 @@ the script runs in ttnn's mock, whose Python 3.10 has no torch:
 
 A step with no plain call (a call meshspec does not know, a helper the full export defines) ends
 the script before it, and its top comment says so: the script never fails midway for want of code.
+A script with a collective sets the fabric before the mesh opens and resets it after, as tt-metal's
+conftest.py does for its ``fabric_config`` device parameter; its top says the mock cannot run it
+(with a fabric set, opening the mesh builds the fabric_erisc_router kernel: observed).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import builtins
 from pathlib import Path
 
 from ..scenario.loader import LoadedScenario
+from ..sim.ops import MODULES
 from ..sim.ops.mappers import mapper_choice
 from ..sim.spec import DataType, Layout
 from ..text import one_line, printable
@@ -135,9 +139,13 @@ def export_minimal(scenario: LoadedScenario, data_dir: str = ".") -> str:
     body: list[str] = []
     names: dict[str, str] = {}
     left_out = None
+    fabric = None
     for step in scenario.steps:
         try:
             body += step_lines(step, ctx)
+            if step.op in MODULES["collectives"]:  # a ring needs the ring fabric
+                ring = getattr(step.args, "topology", None) == "ring"
+                fabric = "FABRIC_1D_RING" if ring or fabric == "FABRIC_1D_RING" else "FABRIC_1D"
         except NotPlain as why:
             after = len(scenario.steps) - step.index - 1
             rest = f" and the {after} after it" if after > 1 else (" and the one after it" if after == 1 else "")
@@ -159,6 +167,9 @@ def export_minimal(scenario: LoadedScenario, data_dir: str = ".") -> str:
     if "data_type=ttnn.bfloat16" in text:  # observed in the mocks of 0.66.0 and 0.67.0
         head += ["# ttnn 0.66 and 0.67 misread a numpy array made bfloat16 here; there, build the tensor with",
                  "# ttnn.Tensor(array.flatten().tolist(), shape, dtype, layout), then ttnn.distribute_tensor."]
+    if fabric is not None:
+        head += ["# A collective runs over the fabric, set before the mesh opens (as tt-metal's conftest.py does). ttnn's mock",
+                 "# cannot run this: opening a mesh with a fabric builds its router kernel, which the mock cannot compile."]
     if left_out is not None:
         head += left_out
     imports = ["import numpy as np", "import ttnn"]
@@ -178,12 +189,14 @@ def export_minimal(scenario: LoadedScenario, data_dir: str = ".") -> str:
         *imports,
         "",
         *setup,
+        *([f"ttnn.set_fabric_config(ttnn.FabricConfig.{fabric})"] if fabric else []),
         f"mesh_device = ttnn.open_mesh_device(ttnn.MeshShape({shape}))",
         *body,
         "",
         f"for name, tensor in {{{tensors}}}.items():  # what the runtime records",
         *PRINT,
         "ttnn.close_mesh_device(mesh_device)",
+        *(["ttnn.set_fabric_config(ttnn.FabricConfig.DISABLED)"] if fabric else []),
         "",
     ]
     script = "\n".join(lines)

@@ -158,3 +158,24 @@ def test_from_torch_is_the_constructor_it_ends_in_made_on_host():
             "data_type=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, tile=ttnn.Tile([16, 32]))\n") in text
     assert "# A tensor from_torch puts on a device is made on host, then ttnn.to_device" in text
     assert minimal_problems(text) == []
+
+
+def test_a_collective_sets_the_fabric_before_the_mesh_opens_and_says_the_mock_cannot_run_it():
+    """tt-metal's conftest.py sets a test's fabric_config with ttnn.set_fabric_config before it opens
+    the mesh, and resets it to DISABLED after; without it a collective stops with "Trying to get
+    un-initialized fabric context". With it, the mock cannot open the mesh (docs/semantics.md 10)."""
+    text = _script("  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+                   "  - all_gather: {tensor: x, as: g, dim: 3, topology: ring}\n")
+    lines = text.splitlines()
+    assert lines[lines.index("mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))") - 1] == \
+        "ttnn.set_fabric_config(ttnn.FabricConfig.FABRIC_1D_RING)"
+    assert lines[-2:] == ["ttnn.close_mesh_device(mesh_device)", "ttnn.set_fabric_config(ttnn.FabricConfig.DISABLED)"]
+    assert "# cannot run this: opening a mesh with a fabric builds its router kernel, which the mock cannot compile." in lines
+    assert minimal_problems(text) == []
+    linear = _script("  - from_torch: {as: x, shape: [1, 1, 32, 256], mesh_mapper: {shard: 3}, device: mesh_device}\n"
+                     "  - all_gather: {tensor: x, as: g, dim: 3}\n")
+    assert "ttnn.set_fabric_config(ttnn.FabricConfig.FABRIC_1D)" in linear.splitlines()
+    assert "set_fabric_config" not in _script("  - allocate_tensor_on_device: {as: a, shape: [1, 1, 32, 32]}\n")
+    moved = text.replace("ttnn.set_fabric_config(ttnn.FabricConfig.FABRIC_1D_RING)\nmesh_device = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))",
+                         "mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))\nttnn.set_fabric_config(ttnn.FabricConfig.FABRIC_1D_RING)")
+    assert moved != text and any("the fabric set elsewhere" in p for p in minimal_problems(moved))
