@@ -165,7 +165,7 @@ def translate(op: str, a: dict, n: int, aliases: dict) -> tuple[list[dict] | Non
             m, steps, tensor = mapper(a["mapper"]), [], t("tensor")
         step = {"tensor": tensor, "mesh_mapper": m, "as": a["out"]}
         if a.get("device"):
-            step["mesh_device"] = MESH
+            step["mesh_device"] = a.get("mesh") or MESH  # the mapper is the mesh device's, whatever mesh it goes on
         return steps + [{"distribute_tensor": step}], [a["out"]]
     if op == "aggregate_tensor":
         steps, src = ([], t("tensor")) if "tensor" in a else ([from_torch(f"h{n}", a["src"])], f"h{n}")

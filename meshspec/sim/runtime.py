@@ -506,7 +506,13 @@ class Runtime:
                     "library aborts here (SIGABRT; ttnn 0.81.1, a from_host_shards tensor of a 1-D mesh shape on a 2-D mesh)",
                     "SIGABRT",
                 )
-            mesh.check_coords(host.shards)
+            try:
+                mesh.check_coords(host.shards)
+            except TTFatal as e:  # ttnn's words, then why: the host buffer is the mapper's mesh's
+                if shape is None:
+                    raise
+                raise TTFatal(f"{e} ({host.name} was mapped for a mesh of shape {ttnn_shape(shape)}, its mapper's mesh device; "
+                              f"this one is {ttnn_shape(mesh.shape)}: make the mapper for the mesh device the tensor goes on)") from None
             return host.shards
         only = next(iter(host.shards.values()))
         return {c: replace(only, coord=c) for c in mesh.coords}

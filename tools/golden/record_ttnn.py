@@ -630,7 +630,10 @@ API_SCENARIOS = [
       event("allocate_tensor_on_device", out="dsub4", mesh="sub", **(DST | {"shape": [1, 2, 32, 32]})),
       copy(host((1, 4, 32, 32), placements=[R, S(1)], mesh=[2, 2]), dst="dsub4"),
       event("to_device", src=EIGHT, mesh="sub", out="t1"),
-      event("to_device", src=host((1, 4, 32, 32), placements=[R, S(1)], mesh=[1, 4]), out="t2")]),
+      event("to_device", src=host((1, 4, 32, 32), placements=[R, S(1)], mesh=[1, 4]), out="t2"),
+      # the parent's helpers put on the submesh in one call (from_torch(mesh_mapper=..., device=sub) does this)
+      event("distribute_tensor", out="t3", device=True, mesh="sub", src=host((1, 1, 32, 32), mapper="replicate_tensor_to_mesh_mapper")),
+      event("distribute_tensor", out="t4", device=True, mesh="sub", src=host((1, 8, 32, 32), mapper="shard_tensor_to_mesh_mapper", dim=1))]),
     ("reshape", "MeshDevice.reshape with live tensors: they keep topology and device coords (now off the mesh), so "
      "get_device_tensors and cpu() fail; a new allocation uses the new shape; reshape errors; device id orders.",
      [*SEED, FRESH,
@@ -1074,7 +1077,7 @@ def run_event(op, args, tensors, mesh_device):
             data, mapping = given, args["mapper"]
         else:  # a plain host tensor of src's data, mapped as src says
             data, mapping = host_tensor({k: v for k, v in args["src"].items() if k in UNMAPPED}), args["src"]
-        target = mesh_device if args.get("device") else None
+        target = target_mesh(args, tensors, mesh_device) if args.get("device") else None  # the mapper stays the mesh device's
         made = ttnn.distribute_tensor(data, make_mapper(mapping, mesh_device), target)
     elif op == "aggregate_tensor":
         source = given if "tensor" in args else host_tensor(args["src"], mesh_device)

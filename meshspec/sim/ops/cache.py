@@ -199,7 +199,7 @@ def as_tensor(rt: Runtime, a: AsTensor) -> None:
     if a.device is not None and a.memory_config is None:
         raise TTFatal("memory_config must be specified when device is specified")
     choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices) if a.mesh_mapper is not None else None
-    mesh = rt.mesh(choice.mesh if choice is not None and choice.mesh else a.device)
+    mesh = rt.mesh(choice.mesh if choice is not None else a.device)  # the mapper's own mesh device (as from_torch)
     if a.cache_file_name is not None:
         file_name = cache_file(a.cache_file_name, a)
         if file_name in rt.tensor_files:

@@ -28,7 +28,9 @@ class FromTorch(TensorFields):
 
 def run(rt: Runtime, a: FromTorch) -> None:
     choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices) if a.mesh_mapper is not None else None
-    mesh = rt.mesh(choice.mesh if choice is not None and choice.mesh else a.device)
+    # a mapper is made for its own mesh device (the scenario's unless it names one), whatever device the
+    # call puts the tensor on: a parent's mapper on a submesh is refused when written (ttnn 0.81.1, observed)
+    mesh = rt.mesh(choice.mesh if choice is not None else a.device)
     host = make_host(rt, a, a.as_, choice, mesh)
     host.borrowed = choice is None and borrows(rt, host.spec)
     if a.device is None:

@@ -103,7 +103,7 @@ def distribute_tensor(rt: Runtime, a: DistributeTensor) -> None:
             "hands aggregate_as_tensor borrowed copies of it, and aggregate_as_tensor takes anything not owned for "
             "device storage. PR #18555 made it take borrowed shards; a sharding mapper copies into owned shards)"
         )
-    mesh = rt.mesh(choice.mesh or a.mesh_device)
+    mesh = rt.mesh(choice.mesh)  # the mapper's own mesh device, whatever mesh_device it is put on (as from_torch)
     spec = buf.spec
     host = distribute_values(
         rt, a.as_, buf.values, tuple(spec.shape), spec.dtype,
