@@ -262,11 +262,13 @@ class ShardGrid(str, enum.Enum):
 
 class UnevenRowMajorShards(str, enum.Enum):
     PADDED = "padded"
-    """to_device / Tensor.to of a ROW_MAJOR tensor into width or block shards that do not divide its
-    width pads each row to a whole number of shards (ttnn 0.81.1, observed)."""
+    """to_device / Tensor.to of a ROW_MAJOR tensor into shards whose width does not divide its width
+    pads each row: to a whole number of shards (width, block), to the shard width (height) (ttnn
+    0.81.1, observed)."""
     REFUSED = "refused"
     """The same transfer is refused, ``Physical width 96 must be multiple of page width 64``
-    (tensor_layout.cpp:186; ttnn 0.66.0 and 0.67.0, observed; issues #20726 and #22396 in 2025)."""
+    (tensor_layout.cpp:186; ttnn 0.66.0 and 0.67.0, observed, height shards too; issues #20726 and
+    #22396 in 2025, and #22947 for height shards wider than the rows)."""
 
 
 class DramGridRows(str, enum.Enum):
@@ -516,9 +518,9 @@ RULES: dict[str, Rule] = {
             "as_given": "the grid given (memory config, or an op keeping its input's), idle cores included (ttnn 0.81.1; PR #50174)",
             "clamped": "the grid cut to the cores that hold a page (PR #55112, open; meshspec's reference for every tensor)",
         }),
-        Rule("uneven_row_major_shards", UnevenRowMajorShards, "to_device of ROW_MAJOR rows into width or block shards that do not divide them", {
-            "padded": "each row padded to a whole number of shards (ttnn 0.81.1, observed)",
-            "refused": "Physical width 96 must be multiple of page width 64 (ttnn 0.66.0 and 0.67.0, observed; issues #20726, #22396)",
+        Rule("uneven_row_major_shards", UnevenRowMajorShards, "to_device of ROW_MAJOR rows into shards whose width does not divide them", {
+            "padded": "each row padded to a whole number of shards, or to a height shard's width (ttnn 0.81.1, observed)",
+            "refused": "Physical width 96 must be multiple of page width 64 (ttnn 0.66.0 and 0.67.0, observed; issues #20726, #22396, #22947)",
         }),
         Rule("dram_grid_rows", DramGridRows, "a DRAM shard grid with cores off row 0", {
             "row_zero": "refused when the buffer is made (PR #51542, 2026-07-29; ttnn 0.81.1)",

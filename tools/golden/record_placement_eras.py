@@ -45,6 +45,7 @@ REPO = SCRIPT.parents[2]
 OUTPUT = REPO / "tests" / "golden" / "ttnn_placement_eras.json"
 MESHES = ((1, 1), (2, 4))
 
+HEIGHT_32 = {"layout": "height_sharded", "buffer_type": "l1", "grid": [[0, 0], [1, 0]], "shard": [32, 32]}
 WIDTH_96 = {"layout": "width_sharded", "buffer_type": "l1", "grid": [[0, 0], [1, 0]], "shard": [1, 64]}
 
 #: ROW_MAJOR transfers: name -> (host shape per device, how the host is made, call, memory config).
@@ -60,6 +61,15 @@ TRANSFERS = {
                                      {"layout": "block_sharded", "buffer_type": "l1", "grid": [[0, 0], [1, 1]], "shard": [32, 64]}),
     "height_uneven_plain_to_device": ([1, 1, 96, 1], "plain", "to_device",
                                       {"layout": "height_sharded", "buffer_type": "l1", "grid": [[0, 0], [1, 0]], "shard": [64, 1]}),
+    # height shards wider than the rows (issue #22947: a conv input's 30 channels in 32-wide shards)
+    "height_padded_plain_to_device": ([1, 1, 64, 30], "plain", "to_device", HEIGHT_32),
+    "height_padded_mapped_to_device": ([1, 1, 64, 30], "mapped", "to_device", HEIGHT_32),
+    "height_padded_plain_tensor_to": ([1, 1, 64, 30], "plain", "to", HEIGHT_32),
+    "height_narrow_plain_to_device": ([1, 1, 64, 30], "plain", "to_device",
+                                      {"layout": "height_sharded", "buffer_type": "l1", "grid": [[0, 0], [1, 0]], "shard": [32, 16]}),
+    "height_exact_plain_to_device": ([1, 1, 64, 32], "plain", "to_device", HEIGHT_32),
+    "width_padded_plain_to_device": ([1, 1, 32, 30], "plain", "to_device",
+                                     {"layout": "width_sharded", "buffer_type": "l1", "grid": [[0, 0], [1, 0]], "shard": [32, 16]}),
 }
 
 #: Grids: name -> memory config of a TILE (1,1,128,64) tensor in 32x64 height shards (4 shards).
@@ -180,13 +190,13 @@ def main() -> None:
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ)
             meshes["x".join(map(str, shape))] = json.loads(out.read_text())
     golden = json.loads(args.golden.read_text()) if args.golden.exists() else {}
-    golden.setdefault("about", {
+    golden["about"] = {  # the case lists as they are now (a case added since the last run is described too)
         "recorded_by": "tools/golden/record_placement_eras.py",
         "cases": {"transfers": {k: {"host_shape": v[0], "host": v[1], "call": v[2], "memory_config": v[3]} for k, v in TRANSFERS.items()},
                   "grids": {"host_shape": GRID_SHAPE, "layout": "tile", "memory_configs": GRIDS}},
         "format": "per version, per mesh (rows x cols), per case: {error, raised_in} or the result (shape, padded_shape; grid "
                   "as [[x0, y0], [x1, y1]] ranges)",
-    })
+    }
     golden.setdefault("versions", {})[version] = meshes
     golden["versions"] = dict(sorted(golden["versions"].items()))
     args.golden.write_text(json.dumps(golden, indent=1) + "\n")

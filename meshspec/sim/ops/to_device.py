@@ -74,21 +74,26 @@ def run_to(rt: Runtime, a: To) -> None:
 
 
 def _uneven_rows(rt: Runtime, host: HostTensor, memory) -> None:
-    """The era's refusal of ROW_MAJOR rows that width or block shards do not divide (rule
+    """The era's refusal of ROW_MAJOR rows that the shard width does not divide (rule
     ``uneven_row_major_shards``: refused; docs/semantics.md section 16): ttnn 0.66.0 and 0.67.0 page
-    the host rows by the shard width without padding them first, whatever the mesh or the mapper
-    (observed, tests/golden ``ttnn_placement_eras.json``); 0.81.1 pads them."""
+    the host rows by the shard width without padding them first, whatever the mesh or the mapper,
+    in height shards as in width and block shards (observed, tests/golden ``ttnn_placement_eras.json``:
+    a height shard wider than the row, tt-metal issue #22947, is refused too); 0.81.1 pads them."""
     shard = memory[1] if isinstance(memory, tuple) else None
-    if (rt.profile.uneven_row_major_shards is not UnevenRowMajorShards.REFUSED or shard is None or shard.is_nd
-            or shard.layout not in (MemoryLayout.WIDTH_SHARDED, MemoryLayout.BLOCK_SHARDED)):
+    if rt.profile.uneven_row_major_shards is not UnevenRowMajorShards.REFUSED or shard is None or shard.is_nd:
         return
     for spec in {s.spec for s in host.shards.values()}:
         width = spec.padded_shape[-1] if spec.shape else 1
         if spec.layout is Layout.ROW_MAJOR and width % shard.shape[1]:
+            if shard.layout is MemoryLayout.HEIGHT_SHARDED:
+                why = (f"this era takes the host rows' width, {width}, as the physical width where 0.81.1 pads each row to the "
+                       f"shard width: issue #22947")
+            else:
+                why = (f"2025's words: Physical size (1, {width}) must be multiple of page size (1, {shard.shape[1]}); this era pages "
+                       f"the host rows {list(spec.shape)} by the shard width without padding them to a whole number of shards: "
+                       "issues #20726, #22396")
             raise TTFatal(f"Physical width {width} must be multiple of page width {shard.shape[1]} (tensor_layout.cpp:186 in ttnn "
-                          f"0.66.0 and 0.67.0; 2025's words: Physical size (1, {width}) must be multiple of page size (1, "
-                          f"{shard.shape[1]}); this era pages the host rows {list(spec.shape)} by the shard width without padding "
-                          "them to a whole number of shards: issues #20726, #22396)")
+                          f"0.66.0 and 0.67.0; {why})")
 
 
 def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
