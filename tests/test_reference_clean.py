@@ -58,6 +58,7 @@ def record_findings(report) -> list[tuple]:
 STATED_BY_USER: dict[str, dict[tuple[str, str], str]] = {
     "partial-core-write.yaml": {
         ("partial", "kv"): "copy_host_to_device_tensor_partial with core_filter (0,0): the user writes one core's pages only",
+        ("partial", "back"): "cpu of kv after that write: the host copy holds kv's pages as they are, and carries its status",
     },
     "self-contradicting-calls.yaml": {
         ("topology_mismatch", "fresh"): "update_tensor_topology sets the topology the user wrote, unchecked",

@@ -98,13 +98,13 @@ EXPECTED = {
        for p in ("before-issue-22947-fix", "uniform-by-value", "unpopulated")},
     **{("height-shard-padded-width", p): (set(), None) for p in ("current", "reference")},
     # section 16: issue #51503: a DRAM grid of two rows aliases banks 0 and 1; the earlier shard of each
-    # column is written over (4 of 8 pages stay: partial, and the read-back differs); PR #51542 refuses it.
-    **{("dram-grid-bank-aliasing", p): ({("partial", (0, 0)), ("data_mismatch", (0, 0))}, None)
+    # column is written over (4 of 8 pages stay: partial, the host copy too, and the read-back differs); PR #51542 refuses it.
+    **{("dram-grid-bank-aliasing", p): ({("partial", (0, 0)), ("partial", None), ("data_mismatch", (0, 0))}, None)
        for p in ("before-pr-51542", "uniform-by-value", "unpopulated")},
     **{("dram-grid-bank-aliasing", p): (set(), "is not on row 0") for p in ("current", "reference")},
     # section 16: PR #53263: core (12,0) of a 13-core DRAM grid has no bank on a 12-bank N150: its tile is
-    # lost (12 of 13 pages: partial, and the read-back differs); PR #53263 refuses the grid.
-    **{("shard-core-without-bank", p): ({("partial", (0, 0)), ("data_mismatch", (0, 0))}, None)
+    # lost (12 of 13 pages: partial, the host copy too, and the read-back differs); PR #53263 refuses the grid.
+    **{("shard-core-without-bank", p): ({("partial", (0, 0)), ("partial", None), ("data_mismatch", (0, 0))}, None)
        for p in ("before-pr-53263", "uniform-by-value", "unpopulated")},
     **{("shard-core-without-bank", p): (set(), "has no DRAM bank on this device") for p in ("current", "reference")},
     # section 16: PR #55112: a slice keeps its input's 4-core grid for 2 shards; the reference clamps it.

@@ -235,7 +235,9 @@ def _host_views(t: HostTensor) -> list[DeviceView]:
         if origin is not None:
             w = origin.write
             written, write_step, record_step = origin.written_bytes, w.step if w else None, origin.record_step
-            status = _status(True, shard.spec, w.spec if w else None, w.spec.buffer_bytes if w else 0, True)
+            # what the write put there, its pages only when it reached some cores (a device the write left
+            # partly unwritten gives a partial shard, as a stale device a stale one)
+            status = _status(True, shard.spec, w.spec if w else None, w.content_bytes if w else 0, True)
             detail = _read_detail(status, shard.spec, origin)
         elif shard.composed_from is not None:
             taint = _taint(*shard.composed_from)
@@ -328,7 +330,12 @@ def _read_detail(status: Kind, spec: TensorSpec, origin) -> str:
             return f"{read}, which held superseded data from step {origin.stale_write.step}"
         return f"{read}, whose memory was never written since allocation"
     if status is Kind.PARTIAL:
-        return f"{read} as {spec.buffer_bytes} B; only {origin.write.spec.buffer_bytes} B were written there"
+        w = origin.write
+        if w.pages is not None:
+            return (f"{read} as {spec.buffer_bytes} B ({spec.num_pages} pages); the current write reached only {len(w.pages)} of its "
+                    f"{w.spec.num_pages} pages ({w.content_bytes} B), the others hold what was there before (an earlier write, "
+                    "or never-written memory)")
+        return f"{read} as {spec.buffer_bytes} B; only {w.spec.buffer_bytes} B were written there"
     if status is Kind.SHAPE_MISMATCH:
         return f"{read} as {fmt_shape(spec.shape)}; it was written as {fmt_shape(origin.write.spec.shape)}"
     return ""
