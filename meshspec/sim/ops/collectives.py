@@ -36,6 +36,7 @@ from ..placement import Replicate, Shard, Topology, as_label
 from ..profiles import CclDevices, CclLinks, CclPadding, CclTopology, GatherPadding, OpTopology
 from ..meshdevice import MeshDevice
 from ..runtime import Runtime
+from ..spec import Layout
 from .base import Op, TensorKind, Use
 from .fields import As, Name
 from .output import emit, read, shard
@@ -101,6 +102,15 @@ def _cut(group_of: dict[Coord, tuple[Coord, ...]], listed: frozenset) -> dict[Co
                 cut[id(g)] = tuple(x for x in g if x in listed)
             out[c] = cut[id(g)]
     return out
+
+
+def _era_groups(rt: Runtime, src, cluster_axis: Optional[int]) -> dict[Coord, tuple[Coord, ...]]:
+    """Each device's group as the era's ``ccl_devices`` rule has it: along ``cluster_axis`` over the
+    mesh, or cut to the devices the tensor's topology lists (a group may then be smaller, or one)."""
+    group_of = groups(tuple(rt.mesh_of(src).shape), cluster_axis)
+    if rt.profile.ccl_devices is CclDevices.TENSOR:
+        group_of = _cut(group_of, frozenset(src.record.topology.coords))
+    return group_of
 
 
 def check_links(mesh: MeshDevice, groups_: list[tuple[Coord, ...]], ring: bool) -> None:
@@ -172,11 +182,8 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None, p
     src = rt.device(a.tensor)
     rec = src.record
     mesh = rt.mesh_of(src)
-    mesh_shape = tuple(mesh.shape)
     topo = rec.topology
-    group_of = groups(mesh_shape, a.cluster_axis)
-    if rt.profile.ccl_devices is CclDevices.TENSOR:
-        group_of = _cut(group_of, frozenset(topo.coords))
+    group_of = _era_groups(rt, src, a.cluster_axis)
     spec_in = rec.spec
     # a device reads each of its group's buffers as the tensor's spec says, whatever each device's
     # record (the device op's compute_output_specs takes the input's tensor spec and multiplies the
@@ -263,26 +270,34 @@ def _gather(legacy, padding_of):
         spec = src.record.spec
         shape, padded = tuple(spec.shape), tuple(spec.padded_shape)
         mode, source = padding_of(rt, a)
-        if padded == shape or (mode == "window" and padded[dim] == shape[dim]):
-            mode = "logical"  # nothing padded (a window over whole tiles along dim is the logical gather)
+        # the groups as the era forms them: a group cut to the tensor's devices may hold fewer shards
+        sizes = sorted({len(g) for g in _era_groups(rt, src, a.cluster_axis).values()})
+        n = sizes[-1] if sizes else 1  # the message's figures: the largest group's
+        if padded == shape or spec.layout is not Layout.TILE or (mode == "window" and (padded[dim] == shape[dim] or n == 1)):
+            # nothing padded, or no tile padding (the rules are about tiles: a ROW_MAJOR row padded to its
+            # shard width is gathered as its logical rows, meshspec's choice), or a window over whole tiles
+            # along dim, or over one shard: the logical gather
+            mode = "logical"
         with_padding = mode == "padded"
         # each part carries what its tiles hold past its end, the zeros from_torch padded with
-        widths = [(0, p - n) for n, p in zip(shape, padded)]
+        widths = [(0, p - m) for m, p in zip(shape, padded)]
         padding = None
-        n = len(next(iter(groups(mesh_shape, a.cluster_axis).values())))
         want = list(shape[:dim] + (shape[dim] * n,) + shape[dim + 1 :])
-        where = "; ".join(f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d])
+        groups_note = (f" (the largest of the groups, which hold {', '.join(map(str, sizes))} shards: cut to the devices the "
+                       "tensor lists)" if len(sizes) > 1 else "")
         if with_padding:
             # the output spec from the padded shape (every dim), the gather dim times the group
+            where = "; ".join(f"dim {d}: {shape[d]} of every {padded[d]}" for d in range(rank) if padded[d] != shape[d])
             got = list(padded[:dim] + (padded[dim] * n,) + padded[dim + 1 :])
-            padding = (f"it is {got}, but the tensor gathered is {want}: each shard's tile padding is data now ({where} is the "
-                       f"shard, the rest padding), {source}")
+            padding = (f"it is {got}, but the tensor gathered is {want}{groups_note}: each shard's tile padding is data now "
+                       f"({where} is the shard, the rest padding), {source}")
         elif mode == "window":
+            # the output is cut to the logical extent in every dim: only the gather dim's padding is in it
             held = -(-(shape[dim] * n) // padded[dim])  # the shards whose tiles start inside the output's extent
-            padding = (f"it is {want} as the tensor gathered is, but it holds the shards' tiles back to back, padding and all ({where} "
-                       f"is the shard, the rest padding): only the first {min(held, n)} of the {n} shards start inside it, the others fall past its end "
-                       "(the output spec is logical, the kernel moves whole tiles, and this cluster_axis overload neither pads nor "
-                       "unpads; issue #21964)")
+            padding = (f"it is {want} as the tensor gathered is{groups_note}, but it holds the shards' tiles back to back along dim "
+                       f"{dim}, padding and all ({shape[dim]} of every {padded[dim]} is the shard, the rest padding): only the first "
+                       f"{min(held, n)} of the {n} shards start inside it, the others fall past its end (the output spec is logical, "
+                       "the kernel moves whole tiles, and this cluster_axis overload neither pads nor unpads; issue #21964)")
 
         def combine(parts):
             if mode == "logical":
@@ -290,7 +305,8 @@ def _gather(legacy, padding_of):
             whole = np.concatenate([np.pad(p, widths) for p in parts], axis=dim)
             if with_padding:
                 return whole
-            return whole[tuple(slice(0, w) for w in want)]  # the logical extent of the tiles back to back
+            # the logical extent of the tiles back to back (the gather dim as long as this group's parts)
+            return whole[tuple(slice(0, shape[dim] * len(parts) if d == dim else shape[d]) for d in range(rank))]
 
         # a tensor with padding inside: no layout of the gathered one
         _collective(rt, a, combine,
