@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import TTFatal
 from .profiles import HostShardOps
-from .spec import Layout, TensorSpec
+from .spec import Layout, TensorSpec, infer_shape
 from .tensor import HostShard, HostTensor
 from .values import ShapeOnly, host_dtype, to_dtype as _to_dtype
 
@@ -134,8 +134,11 @@ def to_layout(rule: HostShardOps, op: str, name: str, host: HostTensor, out: str
 def reshape(op: str, name: str, host: HostTensor, out: str, step: int, shape: tuple) -> HostTensor:
     """``ttnn.reshape`` of a host tensor: each shard to ``shape``, which is a shard's shape as on
     device (the global shape is refused, observed: ``Invalid arguments to reshape``)."""
+    asked = shape
+
     def one(s: HostShard) -> tuple[TensorSpec, object]:
         old = tuple(s.spec.shape)
+        shape = infer_shape(int(np.prod(old)), asked)  # one -1, inferred per shard as ttnn does
         if int(np.prod(old)) != int(np.prod(shape)):
             raise TTFatal(f"Invalid arguments to reshape: {name}'s shard at {list(s.coord)} is {list(old)}, {int(np.prod(old))} elements; "
                           f"{list(shape)} has {int(np.prod(shape))} (a mapped host tensor is reshaped shard by shard: give a shard's shape)")

@@ -116,6 +116,35 @@ def round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
+def infer_shape(volume: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with its one ``-1`` made what ttnn infers for a tensor of ``volume`` elements
+    (``ttnn.reshape`` and ``ttnn.view``, on device and on the host), or ttnn 0.81.1's refusal
+    (observed in the mock, tests/golden views): two ``-1``, a ``-1`` beside a 0, a size that does
+    not divide the volume. A shape without ``-1`` comes back as it is (its volume is checked later).
+
+    >>> infer_shape(2048, (-1, 32)), infer_shape(2048, (1, 1, 32, -1))
+    ((64, 32), (1, 1, 32, 64))
+    >>> infer_shape(2048, (3, -1))
+    Traceback (most recent call last):
+    ...
+    meshspec.errors.TTFatal: Invalid arguments to reshape: 2048 elements do not divide into (3, -1) (the other sizes' product, 3, must divide the volume for -1 to be inferred)
+    """
+    shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise TTFatal(f"Shape cannot have more than 1 elements that is set to -1! Shape used: ({''.join(f'{n},' for n in shape)}) "
+                      "(give one size as -1 at most)")
+    if -1 not in shape:
+        return shape
+    rest = math.prod(n for n in shape if n != -1)
+    if rest == 0:
+        raise TTFatal(f"cannot reshape tensor of 0 elements into shape ({''.join(f'{n},' for n in shape)}) because the unspecified "
+                      "dimension size -1 can be any value and is ambiguous")
+    if rest < 0 or volume % rest:
+        raise TTFatal(f"Invalid arguments to reshape: {volume} elements do not divide into {shape} (the other sizes' product, "
+                      f"{rest}, must divide the volume for -1 to be inferred)")
+    return tuple(volume // rest if n == -1 else n for n in shape)
+
+
 def tile_bytes(dtype: DataType, tile: tuple[int, int]) -> int:
     """Bytes of one tile of ``dtype`` (``tt_metal/impl/data_format/tile.cpp``).
 

@@ -346,6 +346,14 @@ class Read:
         return self.lie or self.past or (self.never_written and not self.listed)
 
 
+def _minus_one(old, shape) -> tuple:
+    """``shape`` with its -1 (if any) filled in so the volume is ``old``'s (meshspec refuses the rest first)."""
+    if -1 not in shape:
+        return tuple(shape)
+    known = math.prod(n for n in shape if n != -1)
+    return tuple(math.prod(old) // known if n == -1 else n for n in shape)
+
+
 LIES = ("stale", "partial", "missing_spec")
 
 
@@ -638,10 +646,11 @@ class Model:
         self.handles[out] = buf
 
     def op_reshape(self, k: int, a: dict, records: Records) -> None:
-        if self._on_host(a, records, lambda s: s.with_shape(a["shape"])):
+        if self._on_host(a, records, lambda s: s.with_shape(_minus_one(s.shape, a["shape"]))):
             return
         rec = records[a["tensor"]]
-        old, new = rec.spec.shape, tuple(a["shape"])
+        old = rec.spec.shape
+        new = _minus_one(old, a["shape"])
         if rec.spec.layout == "tile" and len(old) >= 2 and len(new) >= 2 and old[-2:] == new[-2:]:
             self.handles[a["as"]] = self.handles[a["tensor"]]  # the tiles stay: a view (ttnn's view())
             self.views.add(a["as"])

@@ -36,6 +36,8 @@ INPUTS = {
     "rep16_tile": ([1, 1, 16, 32], "bfloat16", "tile", [1, 2], ["replicate", "replicate"]),
     # a block float (TILE only) sharded on its last dim over 1x2
     "w64_bfp8": ([1, 1, 32, 64], "bfloat8_b", "tile", [1, 2], ["replicate", {"shard": 3}]),
+    # issue #15422's LeNet batch: (32, 16, 5, 5) over an N300's two devices on dim 0, (16, 16, 5, 5) each
+    "batch_rm": ([32, 16, 5, 5], "float32", "row_major", [1, 2], ["replicate", {"shard": 0}]),
     # a 2-D distribution on a T3K: rows of dim 2, columns of dim 3
     "grid_rm": ([1, 1, 64, 128], "float32", "row_major", [2, 4], [{"shard": 2}, {"shard": 3}]),
 }
@@ -59,6 +61,9 @@ CASES = [
     ("reshape_shard", "w48_tile", "reshape", {"shape": [1, 32, 6]}),
     ("reshape_shard_rm", "w48_rm", "reshape", {"shape": [1, 6, 32]}),
     ("reshape_global", "w48_tile", "reshape", {"shape": [1, 1, 32, 48]}),
+    ("reshape_minus_one", "w48_rm", "reshape", {"shape": [-1, 32]}),  # one -1, inferred per shard: (6, 32)
+    ("reshape_batch_shard", "batch_rm", "reshape", {"shape": [16, 400]}),  # issue #15422: dim 0 sharded, kept
+
     ("unpad_rm", "w48_rm", "unpad", {"output_tensor_start": [0, 0, 0, 1], "output_tensor_end": [1, 1, 16, 5]}),
     ("unpad_grid", "grid_rm", "unpad", {"output_tensor_start": [0, 0, 8, 0], "output_tensor_end": [1, 1, 24, 16]}),
     ("unpad_tile", "w48_tile", "unpad", {"output_tensor_start": [0, 0, 0, 0], "output_tensor_end": [1, 1, 16, 4]}),

@@ -40,6 +40,12 @@ CASES = [
     ("view_volume", "tile", "view", {"shape": [1, 1, 32, 64]}),
     ("view_tile_height", "tile", "view", {"shape": [1, 2, 16, 32]}),
     ("view_last_dim", "tile", "view", {"shape": [1, 1, 16, 64]}),
+    ("reshape_minus_one_last", "tile", "reshape", {"shape": [1, 1, 32, -1]}),  # -1 inferred (ttnn infers it, one at most)
+    ("reshape_minus_one_first", "tile", "reshape", {"shape": [-1, 1, 32, 32]}),
+    ("view_minus_one", "tile", "view", {"shape": [-1, 32, 32]}),
+    ("reshape_two_minus_ones", "tile", "reshape", {"shape": [-1, -1]}),
+    ("reshape_minus_one_not_dividing", "tile", "reshape", {"shape": [3, -1]}),
+    ("reshape_minus_one_beside_zero", "tile", "reshape", {"shape": [0, -1]}),
     ("view_row_major", "row_major", "view", {"shape": [1, 32, 32]}),
     ("view_row_major_height", "row_major", "view", {"shape": [2, 16, 32]}),
     ("view_row_major_last_dim", "row_major", "view", {"shape": [1, 1, 16, 64]}),

@@ -24,6 +24,7 @@ from ...errors import TTFatal
 from ...typed import Length, Range, Typed
 from ..runtime import Runtime
 from .. import host_transform
+from ..spec import infer_shape
 from ..tensor import HostTensor
 from ..imputation import dim_index, renumber_permute, renumber_reshape, renumber_squeeze, renumber_unsqueeze
 from .base import Op, TensorKind, Use
@@ -48,10 +49,11 @@ class Unsqueeze(Typed):
 
 
 class ReshapeTensor(Typed):
-    """``ttnn.reshape(tensor, shape)``: ``shape`` is each device's (a mesh tensor's shape is its shard's)."""
+    """``ttnn.reshape(tensor, shape)``: ``shape`` is each device's (a mesh tensor's shape is its shard's);
+    one size may be -1, inferred from the others as ttnn does."""
 
     tensor: Name
-    shape: Annotated[list[Annotated[int, Range(ge=1, le=2**31)]], Length(min=1, max=8)]
+    shape: Annotated[list[Annotated[int, Range(ge=-1, le=2**31)]], Length(min=1, max=8)]
     as_: As
 
 
@@ -114,7 +116,8 @@ def reshape(rt: Runtime, a: ReshapeTensor) -> None:
         return
     rec = rt.device(a.tensor).record
     spec = rec.spec
-    old, new = tuple(spec.shape), tuple(a.shape)
+    old = tuple(spec.shape)
+    new = infer_shape(math.prod(old), tuple(a.shape))
     if math.prod(old) != math.prod(new):
         raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}"
                       + _global_hint(old, new, rec.topology.distribution_shape))
@@ -128,7 +131,8 @@ def view(rt: Runtime, a: ReshapeTensor) -> None:
     only a shape with the same last dim, and in TILE layout the same second-last dim, is allowed:
     the tiles cannot move (ttnn 0.81.1's words for each refusal: tests/golden views)."""
     spec = rt.device(a.tensor).record.spec
-    old, new = tuple(spec.shape), tuple(a.shape)
+    old = tuple(spec.shape)
+    new = infer_shape(math.prod(old), tuple(a.shape))
     if math.prod(old) != math.prod(new):
         raise TTFatal(f"Invalid arguments to reshape: {list(old)} has {math.prod(old)} elements, {list(new)} has {math.prod(new)}")
     if old[-1] != new[-1]:
