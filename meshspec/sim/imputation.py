@@ -15,6 +15,7 @@ on placements and plain tuples (docs/semantics.md section 12).
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from .placement import Placement, Replicate, Shard, Topology
@@ -94,33 +95,42 @@ def renumber_permute(placements: tuple[Placement, ...], dims: tuple[int, ...]) -
 
 
 def renumber_reshape(placements: tuple[Placement, ...], old: tuple[int, ...], new: tuple[int, ...]) -> Optional[tuple[Placement, ...]]:
-    """Placements after a reshape: a shard dim among the trailing dims the reshape keeps as they
-    are moves with them (merging or splitting leading dims leaves it whole); otherwise, where the
-    reshape only adds or drops size-1 dims, each dim keeps its place among those of size > 1; None
-    for any other reshape (the data's layout then has no simple label).
+    """Placements after a reshape of each device's ``old`` shape to ``new``: a shard dim ``d`` goes
+    to a new dim ``e`` whose outer dims hold as many elements as ``d``'s (``prod(old[:d]) ==
+    prod(new[:e])``). Each device's part of ``d`` is then one block of ``e`` with all the inner dims
+    whole, so composing along ``e`` gives the whole tensor reshaped: the dims inside ``d`` may merge
+    into it or split off it (``d`` is the outermost of its group). None when no new dim has the
+    same outer volume: ``d`` merges with a dim outside it, and the devices' rows interleave.
+    Among several such ``e`` (size-1 dims), ``d`` itself if it qualifies, else the one of ``d``'s
+    size, else the one of size > 1.
 
     >>> renumber_reshape((Shard(3),), (1, 1, 32, 32), (1, 32, 32))
     (Shard(dim=2),)
     >>> renumber_reshape((Shard(3),), (1, 2, 40, 32), (80, 32))
     (Shard(dim=1),)
+    >>> renumber_reshape((Shard(0),), (16, 16, 5, 5), (16, 400))  # dim 0 untouched
+    (Shard(dim=0),)
+    >>> renumber_reshape((Shard(2),), (1, 1, 64, 64), (1, 1, 32, 128))  # merges only dims inside it
+    (Shard(dim=2),)
+    >>> renumber_reshape((Shard(1),), (16, 16, 5, 5), (16, 400))  # merges the whole 5 x 5 inside it
+    (Shard(dim=1),)
+    >>> renumber_reshape((Shard(2),), (16, 16, 5, 5), (16, 400)) is None  # merged with dim 1 outside it
+    True
     """
-    kept = 0  # how many trailing dims are the same in both
-    while kept < min(len(old), len(new)) and old[-1 - kept] == new[-1 - kept]:
-        kept += 1
-    dims = [dim_index(p.dim, len(old)) for p in placements if isinstance(p, Shard)]
-    if dims and all(d >= len(old) - kept for d in dims):
-        return tuple(Shard(dim_index(p.dim, len(old)) - len(old) + len(new)) if isinstance(p, Shard) else p for p in placements)
-    big_old = [i for i, n in enumerate(old) if n != 1]
-    big_new = [i for i, n in enumerate(new) if n != 1]
-    if [old[i] for i in big_old] != [new[i] for i in big_new]:
-        return None
-    out = []
-    for p in placements:
-        if not isinstance(p, Shard):
-            out.append(p)
-            continue
-        d = dim_index(p.dim, len(old))
-        if d not in big_old:
+    rank = len(old)
+    dims = {dim_index(p.dim, rank) for p in placements if isinstance(p, Shard)}
+    moved: dict[int, int] = {}
+    for d in sorted(dims):
+        if not 0 <= d < rank:
             return None
-        out.append(Shard(big_new[big_old.index(d)]))
-    return tuple(out)
+        outer = math.prod(old[:d])
+        fits = [e for e in range(len(new)) if math.prod(new[:e]) == outer]
+        if not fits:
+            return None
+        same = [e for e in fits if new[e] == old[d]]
+        big = [e for e in fits if new[e] != 1]
+        moved[d] = d if d in fits else (same or big or fits)[0]
+    order = [moved[d] for d in sorted(dims)]
+    if len(set(order)) != len(order):  # two shard dims land on one new dim: no placement says that
+        return None
+    return tuple(Shard(moved[dim_index(p.dim, rank)]) if isinstance(p, Shard) else p for p in placements)

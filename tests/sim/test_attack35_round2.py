@@ -105,7 +105,6 @@ steps:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="views/reshape treat any merge of the sharded dim as undescribable, even with whole inner dims only")
 @pytest.mark.parametrize("data", ["", "data: none\n"], ids=["data", "metadata"])
 def test_a_reshape_merging_the_sharded_dim_with_inner_dims_keeps_its_shard(data):
     assert "topology_stale" not in _kinds(_report(RESHAPE_INNER, "current", data), "r")
