@@ -146,20 +146,67 @@ def reshape(mesh: MeshDevice, shape: Shape, connected: bool = True) -> None:
     coordinates, on the new shape or not (ttnn 0.81.1, tests/golden ``api``).
 
     The devices' order (docs/semantics.md section 17): ``connected`` (PR #17646; ttnn 0.81.1,
-    observed) gives the scenario's mesh the ids opening the new shape gives, and a submesh reshaped
-    to a line its devices row by row, every other row backwards; otherwise (before PR #17646) the
-    ids keep their row-major order."""
+    observed) gives a mesh reshaped to a 2-D grid the block of the system mesh at its offset
+    (:func:`grid_block`, which refuses a grid that is not one), and a submesh reshaped to a line its
+    devices row by row, every other row backwards; otherwise (before PR #17646) the ids keep their
+    row-major order."""
     shape = tuple(shape)
     if volume(shape) != volume(mesh.shape):
         raise TTFatal("New shape must have the same number of devices as current shape")
     if len(shape) != len(mesh.system_shape) and len(shape) != 1:  # checked against the system mesh, as opening is
         raise TTFatal(f"Requested mesh shape dimensions mismatch: {ttnn_shape(shape)} != {ttnn_shape(mesh.system_shape)}")
     old, ids = mesh.shape, mesh.ids
+    line = len(shape) == 1 or min(shape) == 1
+    chips = _root(mesh).chips
+    at = mesh.at if mesh.parent is not None else (0, 0)  # the scenario's mesh, of any rank now, starts at the corner
+    block = grid_block(chips.grid, at, shape, ids, old) if connected and not line and chips is not None else None
     mesh.shape = shape
     if ids is None or not connected:
         return
-    fresh = ids_on(mesh.chips, shape) if mesh.chips is not None else None
-    if fresh is not None and sorted(fresh) == sorted(ids):  # the same chips, opened in the new shape
-        mesh.ids = fresh
-    elif len(shape) == 1 or min(shape) == 1:  # (meshspec choice for a 2-D submesh reshaped 2-D: row-major kept)
+    if block is not None:
+        mesh.ids = block
+    elif mesh.chips is not None:  # the scenario's own mesh reshaped to a line: the system's line
+        mesh.ids = ids_on(mesh.chips, shape)
+    else:
         mesh.ids = line_of(old, ids)
+
+
+def _root(mesh: MeshDevice) -> MeshDevice:
+    while mesh.parent is not None:
+        mesh = mesh.parent
+    return mesh
+
+
+def grid_block(grid: tuple[tuple[int, ...], ...], offset: Coord, shape: Shape, ids: Optional[tuple[int, ...]],
+               before: Shape) -> tuple[int, ...]:
+    """The device ids a mesh at ``offset`` on the system mesh ``grid`` holds after ttnn 0.81.1's
+    ``MeshDevice.reshape`` to the 2-D grid ``shape``, or its error (observed in the mock for the
+    T3K's submeshes and the galaxies' own mesh, tests/golden device_ids): the block of ``shape`` at
+    ``offset``, or of its transpose read column by column, must fit the system mesh ("Requested mesh
+    is too big and is not rotatable", issue #26118's 2x16 on an 8x4 galaxy), and hold the mesh's own
+    chips ``ids`` in its shape ``before`` ("not possible to form a physically connected mesh grid": a T3K row, 1x4, to 2x2).
+
+    >>> T3K = ((4, 0, 2, 6), (5, 1, 3, 7))
+    >>> grid_block(T3K, (0, 0), (4, 2), (4, 0, 2, 6, 5, 1, 3, 7), (2, 4))
+    (4, 5, 0, 1, 2, 3, 6, 7)
+    >>> grid_block(T3K, (0, 0), (2, 2), (4, 0, 2, 6), (1, 4))
+    Traceback (most recent call last):
+    ...
+    meshspec.errors.TTFatal: User has requested a reshape of the MeshDevice to shape: MeshShape([2, 2]), but it is not possible to form a physically connected mesh grid with the opened devices from the original shape: MeshShape([1, 4]). (the block of the system mesh at the mesh's offset holds chips [4, 0, 5, 1], not its own [4, 0, 2, 6])
+    """
+    home = (len(grid), len(grid[0]))
+    rows, cols = shape
+    if all(o + n <= h for o, n, h in zip(offset, shape, home)):
+        block = tuple(grid[offset[0] + r][offset[1] + c] for r in range(rows) for c in range(cols))
+    elif all(o + n <= h for o, n, h in zip(offset, reversed(shape), home)):
+        block = tuple(grid[offset[0] + c][offset[1] + r] for r in range(rows) for c in range(cols))
+    else:
+        raise TTFatal(f"Requested mesh is too big and is not rotatable: {ttnn_shape(shape)} and SystemMesh {ttnn_shape(home)}, "
+                      f"offset {ttnn_shape(offset, 'MeshCoordinate')} (a 2-D mesh must fit the system mesh from its offset, "
+                      "as it is or rotated; a line of the same devices always goes)")
+    if ids is not None and sorted(block) != sorted(ids):
+        raise TTFatal(f"User has requested a reshape of the MeshDevice to shape: {ttnn_shape(shape)}, but it is not possible to "
+                      f"form a physically connected mesh grid with the opened devices from the original shape: "
+                      f"{ttnn_shape(before)}. (the block of the system mesh at the mesh's offset holds chips "
+                      f"{list(block)}, not its own {list(ids)})")
+    return block

@@ -84,12 +84,37 @@ def t3k_rows(key):
     return next(s for s in VERSIONS["0.81.1"]["systems"] if s["system"] == "t3k")[key]
 
 
-@pytest.mark.parametrize("row", t3k_rows("reshape"), ids=lambda r: f"{r['open']}->{r['reshape']}")
-def test_reshape_keeps_neighbours_neighbours(row):
-    mesh = t3k_root(tuple(row["open"]))
+def reshape_rows():
+    for system in VERSIONS["0.81.1"]["systems"]:
+        for row in system.get("reshape", []):
+            yield system["system"], row
+
+
+def _same_as_recorded(mesh, to, row):
+    """``reshape(mesh, to)`` ends as the mock's row did: its ids after, or its error's words."""
+    if "error" in row:
+        with pytest.raises(TTFatal) as err:
+            reshape(mesh, to)
+        assert str(err.value).startswith(row["error"].removeprefix("TT_FATAL: ")), err.value
+    else:
+        reshape(mesh, to)
+        assert mesh.ids == tuple(row["after"])
+
+
+@pytest.mark.parametrize("system, row", list(reshape_rows()), ids=lambda r: r if isinstance(r, str) else f"{r['open']}->{r['reshape']}")
+def test_reshape_keeps_neighbours_neighbours(system, row):
+    # issue #26118: an 8x4 galaxy reshaped to 2x16 or 16x2 is refused, too big and not rotatable
+    mesh = MeshDevice("mesh_device", open_shape(system, tuple(row["open"])), chips=CHIPS[system])
     assert mesh.ids == tuple(row["before"])
-    reshape(mesh, tuple(row["reshape"]))
-    assert mesh.ids == tuple(row["after"])
+    _same_as_recorded(mesh, tuple(row["reshape"]), row)
+
+
+@pytest.mark.parametrize("row", t3k_rows("submesh_reshapes"), ids=lambda r: f"{r['create_submesh']}@{r['offset']}->{r['reshape']}")
+def test_a_submesh_reshaped_to_a_grid_must_be_the_system_mesh_block_at_its_offset(row):
+    # a T3K row (1x4: 4 0 2 6) is no 2x2 grid of linked chips; the second row's 2x2 would not fit
+    sub = submesh(t3k_root((2, 4)), "s", tuple(row["create_submesh"]), tuple(row["offset"]))
+    assert sub.ids == tuple(row["before"])
+    _same_as_recorded(sub, tuple(row["reshape"]), row)
 
 
 def test_reshape_before_pr_17646_kept_the_row_major_order():

@@ -83,7 +83,10 @@ def play_system(system, out_path):
     out = {"system": system, "descriptor": SYSTEM_CLUSTERS[system].split("/")[-1], "links": descriptor_links(system),
            "shapes": rows}
     if system == "t3k":
-        out |= {"reshape": record_reshapes(), "submeshes": record_submeshes(), "storage_order": record_storage_order()}
+        out |= {"reshape": record_reshapes(RESHAPES), "submeshes": record_submeshes(), "storage_order": record_storage_order(),
+                "submesh_reshapes": record_submesh_reshapes()}
+    elif system in GALAXY_RESHAPES:
+        out |= {"reshape": record_reshapes(GALAXY_RESHAPES[system])}
     Path(out_path).write_text(json.dumps(out))
 
 
@@ -96,12 +99,18 @@ def descriptor_links(system):
 
 # --- T3K: reshape, submeshes, storage order --------------------------------------------------------
 
-RESHAPES = [((2, 4), (1, 8)), ((2, 4), (8,)), ((2, 4), (4, 2)), ((1, 8), (2, 4)), ((1, 8), (8, 1)), ((2, 4), (8, 1))]
+RESHAPES = [((2, 4), (1, 8)), ((2, 4), (8,)), ((2, 4), (4, 2)), ((1, 8), (2, 4)), ((1, 8), (8, 1)), ((2, 4), (8, 1)),
+            ((2, 4), (1, 4, 2))]
+
+#: The galaxies' own mesh (8x4) reshaped (issue #26118: 2x16 and 16x2 are refused, "too big and is
+#: not rotatable"; meshspec crashed on them before).
+GALAXY_RESHAPES = {system: [((8, 4), to) for to in ((2, 16), (16, 2), (4, 8), (1, 32), (32,), (8, 4), (2, 8, 2))]
+                   for system in ("galaxy", "bh-galaxy")}
 
 
-def record_reshapes():
+def record_reshapes(cases):
     rows = []
-    for start, to in RESHAPES:
+    for start, to in cases:
         mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(list(start)))
         row = {"open": list(start), "reshape": list(to), "before": [int(i) for i in mesh_device.get_device_ids()]}
         try:
@@ -130,6 +139,30 @@ def record_submeshes():
                      "after": [int(i) for i in sub2.get_device_ids()]})
     except RuntimeError as exc:
         rows.append({"create_submeshes": [2, 2], "first_reshaped_to": [1, 4], "error": error_text(exc)})
+    ttnn.close_mesh_device(mesh_device)
+    return rows
+
+
+#: (submesh shape, offset, reshaped to) on a 2x4 T3K: a submesh reshaped to a 2-D grid must be the
+#: block of the system mesh at its offset (rotated or not) and hold the same chips; a line always goes.
+SUBMESH_RESHAPES = [((1, 4), (0, 0), (2, 2)), ((1, 4), (1, 0), (2, 2)), ((1, 4), (0, 0), (4, 1)), ((1, 4), (0, 0), (4,)),
+                    ((2, 2), (0, 0), (1, 4)), ((2, 2), (0, 2), (4, 1)), ((2, 2), (0, 1), (1, 4)), ((2, 2), (0, 0), (2, 2)),
+                    ((1, 2), (0, 0), (2, 1)), ((2, 1), (0, 3), (1, 2)), ((2, 4), (0, 0), (4, 2))]
+
+
+def record_submesh_reshapes():
+    rows = []
+    mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))
+    for shape, offset, to in SUBMESH_RESHAPES:
+        sub = mesh_device.create_submesh(ttnn.MeshShape(list(shape)), ttnn.MeshCoordinate(list(offset)))
+        row = {"create_submesh": list(shape), "offset": list(offset), "reshape": list(to),
+               "before": [int(i) for i in sub.get_device_ids()]}
+        try:
+            sub.reshape(ttnn.MeshShape(list(to)))
+            row["after"] = [int(i) for i in sub.get_device_ids()]
+        except RuntimeError as exc:
+            row["error"] = error_text(exc)
+        rows.append(row)
     ttnn.close_mesh_device(mesh_device)
     return rows
 
@@ -186,7 +219,7 @@ def main():
     systems = [record_system(s) for s in options.only.split(",")]
     golden = {"ttnn_version": version, "recorded_by": RECORDED_BY,
               "about": "Per system (its mock cluster descriptor): every shape asked of open_mesh_device, the mesh opened "
-                       "and get_device_ids() (row-major over the mesh's coordinates), or the library's error; on the t3k, "
+                       "and get_device_ids() (row-major over the mesh's coordinates), or the library's error; on the t3k and the galaxies, "
                        "MeshDevice.reshape, submeshes and the storage order of a sharded tensor.",
               "systems": systems}
     target.write_text(dumps(golden) + "\n")
