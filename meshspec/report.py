@@ -380,6 +380,8 @@ class MeshReport(Frozen):
     device_ids: Optional[tuple[int, ...]] = None
     """The physical device id at each of its coordinates, row-major, as ``get_device_ids()`` lists
     them (docs/semantics.md section 17); None where the system's chips are not known."""
+    made_shape: Optional[Shape] = None
+    """A submesh's shape when it was made, where a reshape changed it (None otherwise)."""
 
     def id_at(self) -> Optional[dict[Coord, int]]:
         """Coordinate -> physical device id (None where not known)."""
@@ -387,8 +389,10 @@ class MeshReport(Frozen):
 
     def describe(self) -> str:
         """``'inner: 1x2 at (1,2) of mesh_device'`` (``at`` on the scenario's mesh); the scenario's
-        mesh: ``'mesh_device: 4x2'``."""
-        where = f" at {fmt_coord(self.at)} of mesh_device" if self.at is not None else ""
+        mesh: ``'mesh_device: 4x2'``; a reshaped submesh: ``'row0: 4x1, reshaped from 1x4 at (0,0) of
+        mesh_device'`` (no 4x1 block of the parent lies there)."""
+        made = f", reshaped from {'x'.join(map(str, self.made_shape))}" if self.made_shape is not None else ""
+        where = f"{made} at {fmt_coord(self.at)} of mesh_device" if self.at is not None else ""
         return f"{self.name}: {'x'.join(map(str, self.shape))}{where}"
 
     def to_json(self) -> dict:

@@ -246,7 +246,8 @@ def mesh_reports(rt) -> tuple[MeshReport, ...]:
         if m.parent is None:
             out.append(MeshReport(name, m.shape, device_ids=m.ids))
         else:
-            out.append(MeshReport(name, m.shape, m.parent.name, m.offset, m.at, m.ids))
+            out.append(MeshReport(name, m.shape, m.parent.name, m.offset, m.at, m.ids,
+                                  made_shape=m.made_shape if m.made_shape != m.shape else None))
     return tuple(out)
 
 

@@ -30,6 +30,8 @@ class MeshDevice:
         self.parent = parent
         self.offset = tuple(offset) if offset is not None else (0,) * len(shape)
         """Where the submesh's (0, ..., 0) lies in its parent."""
+        self.made_shape = self.shape
+        """The shape it was made with (a reshape changes :attr:`shape` only)."""
         self.system_shape = parent.system_shape if parent is not None else self.shape
         """The system mesh it was opened on (the shape a reshape's rank is checked against)."""
         self.chips = chips

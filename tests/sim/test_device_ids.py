@@ -209,3 +209,13 @@ def test_issue_13693s_fix_a_1x8_ring_gathers_in_the_ethernet_era():
 def test_systems_stay_hashable_values_with_their_chips():
     # System is a Frozen value; a dict inside (the galaxies' short lines once were) made it unhashable
     assert len(set(SYSTEMS.values())) == len(SYSTEMS)
+
+
+def test_a_reshaped_submesh_is_described_as_reshaped_not_as_a_block_of_its_parent():
+    # a tester's defect on issue 36: a 1x4 row reshaped was described as "2x2 at (0,0) of mesh_device"
+    report = run_steps([{"create_submesh": {"shape": [1, 4], "offset": [0, 0], "as": "row0"}},
+                        {"MeshDevice.reshape": {"shape": [4, 1], "mesh_device": "row0"}},
+                        {"create_submesh": {"shape": [1, 4], "offset": [1, 0], "as": "row1"}}])
+    described = {m.name: m.describe() for m in report.meshes}
+    assert described["row0"] == "row0: 4x1, reshaped from 1x4 at (0,0) of mesh_device"
+    assert described["row1"] == "row1: 1x4 at (1,0) of mesh_device"
