@@ -88,6 +88,17 @@ class CacheTopology(str, enum.Enum):
     its shards are per device (PR #24765 to PR #29158, mid 2025; issue #25340)."""
 
 
+class LoadMemory(str, enum.Enum):
+    KEPT = "kept"
+    """A tensor loaded onto a device gets the memory config it was dumped with, a sharded one too
+    (PR #26831, 2025-08-14; ttnn 0.81.1, observed: WIDTH_SHARDED DRAM after dump and load)."""
+    INTERLEAVED = "interleaved"
+    """A tensor loaded onto a device gets a default ``MemoryConfig{}``, DRAM interleaved: the
+    flatbuffer loader called ``to_device`` without the tensor's own config (issue #26763, fixed by
+    PR #26831: "The default of mem_config is default constructed MemoryConfig and not MemoryConfig
+    that is present in Tensor already")."""
+
+
 class TensorFile(str, enum.Enum):
     COLLAPSE_REPLICATED = "collapse_replicated"
     """A file keeps one shard for each group of devices the topology says hold copies (a Replicate
@@ -463,6 +474,10 @@ RULES: dict[str, Rule] = {
             "kept": "the topology it was dumped with (PR #29158, 2025-09-23; ttnn 0.81.1)",
             "default": "distribution (1) [R] on (0, 0) whatever its shards (PR #24765 to PR #29158; issue #25340)",
         }),
+        Rule("load_memory", LoadMemory, "the memory config of a tensor loaded from a file onto a device", {
+            "kept": "the one it was dumped with, sharded or not (PR #26831, 2025-08-14; ttnn 0.81.1, observed)",
+            "interleaved": "a default MemoryConfig, DRAM interleaved (the flatbuffer loader before PR #26831; issue #26763)",
+        }),
         Rule("mapper_offset", MapperOffset, "mesh_offset_override in mapper and composer configs", {
             "supported": "MeshMapperConfig / MeshComposerConfig take an offset (PR #51639, 2026-07-30; ttnn 0.81.1)",
             "absent": "no offset: a SUBMESH distribution starts at (0, 0) (before PR #51639)",
@@ -605,6 +620,7 @@ class Profile(Frozen):
     copy_check: CopyCheck
     default_composer: DefaultComposer = DefaultComposer.REFUSE
     cache_topology: CacheTopology = CacheTopology.KEPT
+    load_memory: LoadMemory = LoadMemory.KEPT
     tensor_file: TensorFile = TensorFile.COLLAPSE_REPLICATED
     mapper_offset: MapperOffset = MapperOffset.SUPPORTED
     handles: Handles = Handles.SHARED

@@ -99,3 +99,38 @@ def test_an_as_tensor_hit_asking_for_another_mapper_gets_the_file():
                 "  - get_device_tensors: {tensor: hit, as: parts}\n")
     t = {t["name"]: t for t in run(parse(scenario, Path("f.yaml")), "current").to_json()["tensors"]}
     assert _firsts(t, "parts") == GOLDEN["0.81.1"]["as_tensor_cache"]["hit"]["first_values"]
+
+
+DRAM_SHARDED = GOLDEN["0.81.1"]["dram_width_sharded"]
+
+
+def _dram_sharded(profile: str, load_memory: str = "", file_name: str = "weight.tensorbin"):
+    """Issue #26763's weight, cut to (256, 128), dumped and loaded onto the mesh (tools/golden/record_tensor_files.py)."""
+    spec = DRAM_SHARDED["dumped"]["shard_spec"]
+    memory = ("{memory_layout: width_sharded, buffer_type: dram, shard_spec: "
+              f"{{grid: {spec['grid']}, shape: {spec['shape']}, orientation: row_major}}}}")
+    own = f"profiles:\n  era: {{base: current, load_memory: {load_memory}}}\n" if load_memory else ""
+    text = ("meshspec: 1\nname: f\nmesh: t3k\n" + own + "steps:\n"
+            f"  - from_torch: {{as: w, shape: [256, 128], layout: tile, device: mesh_device, memory_config: {memory}}}\n"
+            f"  - dump_tensor: {{file_name: {file_name}, tensor: w}}\n"
+            f"  - load_tensor: {{file_name: {file_name}, device: mesh_device, as: y}}\n")
+    return run(parse(text, Path("f.yaml")), profile).to_json()
+
+
+def test_a_load_onto_the_device_keeps_the_dumped_sharded_memory_config_as_0_81_1_does():
+    # tester's defect on issue 36: load_tensor dropped the shard spec (DRAM interleaved) in every profile
+    t = {t["name"]: t for t in _dram_sharded("current")["tensors"]}
+    assert t["y"]["devices"][0]["spec"]["memory_config"] == DRAM_SHARDED["device_load"] == DRAM_SHARDED["dumped"]
+
+
+def test_before_pr_26831_a_load_was_dram_interleaved():
+    report = _dram_sharded("era", load_memory="interleaved")
+    t = {t["name"]: t for t in report["tensors"]}
+    spec = t["y"]["devices"][0]["spec"]
+    assert spec["memory"] == "dram" and "memory_config" not in spec  # interleaved: no shard spec to show
+
+
+@pytest.mark.parametrize("name", sorted(DRAM_SHARDED["refused_names"]))
+def test_a_file_name_without_the_tensorbin_extension_is_refused_with_ttnn_s_words(name):
+    error = _dram_sharded("current", file_name=name)["error"]
+    assert error["op"] == "dump_tensor" and error["message"].startswith(DRAM_SHARDED["refused_names"][name])

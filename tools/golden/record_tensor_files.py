@@ -129,6 +129,41 @@ def record_as_tensor(folder):
     return out
 
 
+def memory(t):
+    """A tensor's memory config as plain data: layout, buffer type, and the shard spec if any."""
+    config = t.memory_config()
+    out = {"memory_layout": str(config.memory_layout).split(".")[-1].split("::")[-1].lower(),
+           "buffer_type": str(config.buffer_type).split(".")[-1].split("::")[-1].lower()}
+    spec = config.shard_spec
+    if spec is not None:
+        out["shard_spec"] = {"grid": [[[r.start.x, r.start.y], [r.end.x, r.end.y]] for r in spec.grid.ranges()],
+                             "shape": list(spec.shape), "orientation": str(spec.orientation).split(".")[-1].split("::")[-1].lower()}
+    return out
+
+
+def record_dram_sharded(folder, mesh_device):
+    """Issue #26763's weight, (256, 128) instead of (7168, 128): WIDTH_SHARDED over the 12 DRAM banks
+    in shards of (256, 32), put on every device of the mesh, dumped and loaded back onto it (PR
+    #26831 made the load keep the config); and the names dump_tensor refuses (the issue wrote
+    ``tmp.ttnn``)."""
+    grid = ttnn.CoreRangeSet({ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(11, 0))})
+    config = ttnn.MemoryConfig(ttnn.TensorMemoryLayout.WIDTH_SHARDED, ttnn.BufferType.DRAM,
+                               ttnn.ShardSpec(grid, [256, 32], ttnn.ShardOrientation.ROW_MAJOR))
+    weight = ttnn.to_device(ttnn.Tensor(np.zeros((256, 128), dtype=np.float32), ttnn.bfloat16, None, ttnn.TILE_LAYOUT),
+                            mesh_device, config)
+    path = str(Path(folder) / "weight.tensorbin")
+    ttnn.dump_tensor(path, weight)
+    out = {"what": "(256, 128) bfloat16 TILE, WIDTH_SHARDED DRAM over 12 banks, (256, 32) shards, dumped and loaded",
+           "dumped": memory(weight), "device_load": memory(ttnn.load_tensor(path, device=mesh_device)),
+           "host_load": memory(ttnn.load_tensor(path)), "refused_names": {}}
+    for name in ("tmp.ttnn", "tmp"):
+        try:
+            ttnn.dump_tensor(str(Path(folder) / name), weight)
+        except RuntimeError as exc:
+            out["refused_names"][name] = str(exc).replace(str(folder) + os.sep, "")
+    return out
+
+
 def main():
     version = importlib.metadata.version("ttnn")
     try:
@@ -141,6 +176,8 @@ def main():
         with tempfile.TemporaryDirectory() as cache:
             cases["as_tensor_cache"] = {"what": "as_tensor on host: a miss sharded on dim 1, then a hit asking for [R, R]"} | \
                 record_as_tensor(cache)
+        if mesh_device is not None:
+            cases["dram_width_sharded"] = record_dram_sharded(folder, mesh_device)
     golden = json.loads(OUT.read_text()) if OUT.exists() else {}
     golden[version] = cases
     OUT.write_text(json.dumps(dict(sorted(golden.items())), indent=1) + "\n")

@@ -7,7 +7,9 @@ Files live in the run, never on disk. What a file keeps and how it loads (ttnn 0
 - ``dump_tensor(file_name, tensor)`` needs a ``.tensorbin`` name; a device tensor is gathered to the
   host first. The file keeps the shards (below) and the topology (PR #29158, 2025-09-23).
 - ``load_tensor(file_name, device=None)``: the host tensor as dumped, or put on the device; a
-  single-shard file is replicated over the whole mesh, (num_devices) [R]. Under the
+  single-shard file is replicated over the whole mesh, (num_devices) [R]; on a device it keeps the
+  memory config it was dumped with, a sharded one too (the ``load_memory`` rule: DRAM interleaved
+  before PR #26831, issue #26763). Under the
   ``cache_topology: default`` rule (mid 2025, PR #24765 to PR #29158) it loads with the default
   topology, distribution (1), whatever its shards.
 - ``as_tensor(tensor, dtype, layout, mesh_mapper, device, memory_config, cache_file_name)``: the
@@ -34,9 +36,10 @@ from ...typed import Typed
 from ..events import Loaded
 from ..mesh import Coord, volume
 from ..placement import Replicate, Topology
-from ..profiles import CacheTopology, TensorFile
+from ..profiles import CacheTopology, LoadMemory, TensorFile
 from ..readback import read
 from ..runtime import Runtime
+from ..spec import BufferType
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from .base import Op, TensorKind, Use
 from .output import default_topology
@@ -173,7 +176,10 @@ def load(rt: Runtime, file_name: str, name: str, device: Optional[str], memory=N
         rt.bind(name, host)
     else:
         mesh = rt.mesh(device)
-        put(rt, host, name, memory or host.spec.memory, mesh)
+        if memory is None:  # the file's own config (a sharded one too), or the era's default one
+            kept = rt.profile.load_memory is LoadMemory.KEPT
+            memory = (host.spec.memory, host.spec.shard) if kept else BufferType.DRAM
+        put(rt, host, name, memory, mesh)
         if host.plain:  # one shard, replicated over the mesh
             held = tuple((c, held[0][1]) for c in mesh.coords)
     rt.events.append(Loaded(rt.step, name, file_name, stored.dumped, held, why))
