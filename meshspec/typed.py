@@ -372,11 +372,16 @@ def _checker(m: Any) -> Validator:
     if isinstance(m, Range):
         ge, le = m.ge, m.le
 
+        valid = f"{_num(ge)} to {_num(le)}" if ge is not None and le is not None else None  # said when both bound it
+
         def in_range(value: Any, loc: tuple) -> Any:
+            if value != value:  # NaN: no comparison holds, so neither check below would refuse it
+                within = f"from {valid}" if valid else (f"from {_num(ge)}" if ge is not None else f"up to {_num(le)}")
+                raise Invalid(loc, f"{_where(loc)}: nan is not a number; expected a number {within}")
             if ge is not None and value < ge:
-                raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(ge)}")
+                raise Invalid(loc, f"{_where(loc)}: {value} is below the smallest allowed, {_num(ge)}" + (f" (valid: {valid})" if valid else ""))
             if le is not None and value > le:
-                raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(le)}")
+                raise Invalid(loc, f"{_where(loc)}: {value} is above the largest allowed, {_num(le)}" + (f" (valid: {valid})" if valid else ""))
             return value
 
         return in_range

@@ -11,6 +11,7 @@ Step names are the ttnn function names, so a scenario reads like the code it rep
       - to_torch: {tensor: dst, mesh_composer: {concat: 1}}
 """
 
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from ..kinds import FINDINGS, STATUSES
@@ -89,13 +90,16 @@ class SliceOf(Typed):
     slice: Optional[str] = None
 
 
+_EXPONENT_TEXT = re.compile(r"[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
+"""What YAML 1.1 reads as text but is plainly a number: ``1e-2`` (PyYAML's float needs a dot and a sign)."""
+
+
 def _number_text(v: Any) -> Any:
-    """YAML 1.1 reads ``1e-2`` (no dot) as text; a tolerance written so is the number it plainly is."""
-    if isinstance(v, str):
-        try:
-            return float(v)
-        except ValueError:
-            return v  # the validator refuses it with the file, line and value
+    """YAML 1.1 reads ``1e-2`` (no dot) as text; a threshold written so is the number it plainly is.
+    Other text stays text, for the validator to refuse with the file, line and value: ``'0.99'``
+    quoted is a string, and ``nan`` (which float() would take) is no threshold."""
+    if isinstance(v, str) and _EXPONENT_TEXT.fullmatch(v):
+        return float(v)
     return v
 
 
