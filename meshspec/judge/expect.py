@@ -304,7 +304,8 @@ def _check_values(name: str, tensor: dict, ve, by_name: dict) -> list[str]:
         elif "shape" in result:
             out.append(f"{name}: values: expected {what}, shape {result['shape']}; got shape {got['shape']}")
         elif c.kind == "equals":
-            out.append(f"{name}: values: expected the values of {what}; {_where_differ(result)}")
+            nan = f"; {result['nan']:,} of them NaN on both sides (torch.equal: NaN equals nothing)" if result.get("nan") else ""
+            out.append(f"{name}: values: expected the values of {what}; {_where_differ(result)}{nan}")
         elif c.kind == "pcc":
             want = ve.pcc.pcc  # type: ignore[union-attr]
             if result["pcc"] < want:

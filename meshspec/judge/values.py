@@ -218,7 +218,8 @@ def pcc(calculated: np.ndarray, golden: np.ndarray) -> float:
 
 def compare(calculated: np.ndarray, golden: np.ndarray, request: Compare) -> dict:
     """Where ``calculated`` and ``golden`` (same shape) differ, as ``request`` counts a difference:
-    ``equals`` any two values not the same (NaN the same as NaN), ``allclose`` beyond ``atol +
+    ``equals`` any two values not equal (NaN equal to nothing, as ``torch.equal``: a tensor holding
+    NaN equals no tensor, itself included; ``nan`` counts the elements NaN on both sides), ``allclose`` beyond ``atol +
     rtol * |golden|`` (torch.allclose: equal infinities are close, NaN only with ``equal_nan``),
     ``pcc`` any two values not the same; with the correlation for ``pcc``. The worst element is
     the one furthest past what is allowed, by its index in the tensor.
@@ -233,7 +234,8 @@ def compare(calculated: np.ndarray, golden: np.ndarray, request: Compare) -> dic
 
 def _compare(a: np.ndarray, b: np.ndarray, request: Compare) -> dict:
     diff = np.abs(a - b)
-    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    both_nan = np.isnan(a) & np.isnan(b)
+    same = (a == b) if request.kind == "equals" else (a == b) | both_nan  # torch.equal: NaN != NaN
     if request.kind == "allclose":
         allowed = request.atol + request.rtol * np.abs(b)
         ok = (a == b) | (diff <= allowed)
@@ -247,6 +249,10 @@ def _compare(a: np.ndarray, b: np.ndarray, request: Compare) -> dict:
     out: dict = {"elements": int(a.size), "failing": int(a.size - np.count_nonzero(ok))}
     if request.kind == "pcc":
         out["pcc"] = pcc(a, b)
+    if request.kind == "equals" and out["failing"]:
+        nan = int(np.count_nonzero(both_nan))
+        if nan:
+            out["nan"] = nan
     if out["failing"]:
         flat = int(np.argmax(past.reshape(-1)))
         index = [int(i) for i in np.unravel_index(flat, a.shape)] if a.ndim else []
@@ -256,6 +262,11 @@ def _compare(a: np.ndarray, b: np.ndarray, request: Compare) -> dict:
             worst["allowed"] = _number(np.asarray(allowed).reshape(-1)[flat])
         out["worst"] = worst
     return out
+
+
+def _holds_nan(values: np.ndarray) -> bool:
+    """Whether ``values`` holds a NaN (integers never do)."""
+    return (values.dtype.kind in "fc" or values.dtype.name == "bfloat16") and bool(np.isnan(values).any())
 
 
 def holder(t: Tensor, index: list[int]) -> Optional[list[int]]:
@@ -300,8 +311,8 @@ def compared(t: Tensor, mine: np.ndarray, digest: str, requests: tuple[Compare, 
         if tuple(ref.shape) != tuple(mine.shape):
             out[r.key] = {"shape": list(ref.shape)}
             continue
-        if r.kind == "equals" and ref.dtype == mine.dtype and sha256(ref) == digest:
-            continue  # the same bytes: what the sha256 check says already
+        if r.kind == "equals" and ref.dtype == mine.dtype and sha256(ref) == digest and not _holds_nan(mine):
+            continue  # the same bytes and no NaN (torch.equal's NaN equals nothing): what the sha256 check says already
         result = compare(mine, ref, r)
         if "worst" in result:
             result["worst"]["device"] = holder(t, result["worst"]["index"])

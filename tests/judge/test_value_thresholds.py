@@ -46,3 +46,28 @@ def test_a_threshold_yaml_reads_as_text_but_is_plainly_a_number_is_taken():
     v = s.expect.tensors["out"].values
     assert v.pcc.pcc == 0.9 and v.allclose.rtol == 0.01
 
+
+EQUAL = """meshspec: 1
+name: e
+mesh: n150
+steps:
+  - from_torch: {as: g, shape: [1, 1, 32, 32], dtype: DTYPE, data: {fill: FILL}}
+  - from_torch: {as: x, shape: [1, 1, 32, 32], dtype: DTYPE, data: {fill: FILL}}
+expect:
+  tensors:
+    x: {values: {equals: g}}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_equals_is_torch_equal_nan_equals_nothing_and_the_failure_says_so(dtype, tmp_path):
+    # torch.equal(t, t) is False for a tensor holding NaN (NaN != NaN); the same bytes are not enough
+    path = tmp_path / "e.yaml"
+    path.write_text(EQUAL.replace("DTYPE", dtype).replace("FILL", ".nan"))
+    [result] = check_file(path)
+    assert result.outcome == "FAIL", result
+    said = " ".join(result.details)
+    assert ("x: values: expected the values of g; 1,024 of 1,024 elements differ; the worst at [0, 0, 0, 0]: nan, "
+            "expected nan (difference nan); 1,024 of them NaN on both sides (torch.equal: NaN equals nothing)") in said, said
+    path.write_text(EQUAL.replace("DTYPE", dtype).replace("FILL", "2.5"))  # the same values, no NaN: equal
+    assert [r.outcome for r in check_file(path)] == ["PASS"]
