@@ -1346,7 +1346,7 @@ def _matrix_cases(data: dict, root: yaml.Node, text: str, path: Path, file: str,
     at = lambda loc: _mark(_node_at(root, loc))  # noqa: E731
     filled = {at(loc): name for loc, name in placeholders(data)}  # where a $name stands -> the variable
     loaded = []
-    for case, doc, picked in expand(data, file, at):
+    for case, doc, picked in expand(data, file, at, MAX_VALUES):
         try:
             one = _parse_document(doc, copy.deepcopy(root), text, path, file, allow_outside_data)
         except ScenarioError as err:

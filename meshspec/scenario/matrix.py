@@ -18,7 +18,9 @@ value (a word, a number, a shape, a mapping). Cases are the product of the lists
 last variable fastest (as stacked parametrize marks list them), each named by its values joined
 with ``-`` as pytest names them: ``[bfloat16-tile]``. A case's expect block is the block's own with
 the ``profiles`` and ``tensors`` entries of every ``cases`` item whose ``when`` matches put over it,
-by name. At most :data:`MAX_CASES` cases.
+by name. At most :data:`MAX_CASES` cases, at most :data:`MAX_RUNS` runs under ``--profile all``,
+and the cases' documents, their values filled in, hold at most the loader's value limit, counted
+before any is built.
 
 Plain data in, plain data out: the loader validates each case as it validates any scenario.
 """
@@ -36,6 +38,9 @@ from ..typed import where as _where
 MATRIX = "matrix"
 MAX_CASES = 64
 """Most combinations a matrix may make: each is a run per profile (``check`` runs every case)."""
+MAX_RUNS = 1024
+"""Most runs a matrix scenario asks for: its cases times every profile ``--profile all`` runs
+(meshspec's and the scenario's own). 64 cases of 263 profiles asked for 16,832 runs."""
 VARIABLE = re.compile(r"[a-z_][a-z0-9_]{0,31}")
 PLACEHOLDER = re.compile(r"\$(" + VARIABLE.pattern + r")")
 
@@ -60,11 +65,12 @@ def case_id(values: dict[str, Any]) -> str:
     return "-".join(one(v) for v in values.values())
 
 
-def expand(data: dict, file: str, where: Where) -> list[tuple[str, dict, dict[str, int]]]:
+def expand(data: dict, file: str, where: Where, max_values: int) -> list[tuple[str, dict, dict[str, int]]]:
     """Each case of ``data`` (a scenario with a ``matrix``), as (its id, its document, the index of
     each variable's value in the matrix): the
     placeholders replaced by the case's values, ``expect.cases`` merged and removed. Errors are one
-    line at the place they are about."""
+    line at the place they are about. ``max_values``: most values (YAML nodes) the cases' documents
+    may hold, each case and all together, counted before any is built (:func:`_check_size`)."""
     matrix = data[MATRIX]
 
     def fail(loc: tuple, message: str) -> None:
@@ -88,6 +94,8 @@ def expand(data: dict, file: str, where: Where) -> list[tuple[str, dict, dict[st
     if unused:
         fail((MATRIX, unused[0]), f"{unused[0]!r} is used nowhere: write ${unused[0]} where its value goes, or drop it")
     cases = _case_entries(data, matrix, fail)
+    _check_runs(data, count, fail)
+    _check_size(data, matrix, max_values, fail)
     out = []
     seen: dict[str, int] = {}
     for picks in itertools.product(*(range(len(v)) for v in matrix.values())):
@@ -174,6 +182,64 @@ def _case_entries(data: dict, matrix: dict, fail) -> list[dict]:
                 fail(loc + ("when", name), f"{value!r} is none of {name}'s values ({', '.join(map(str, matrix[name]))}): the case "
                                            "would match no combination")
     return items
+
+
+def _check_runs(data: dict, cases: int, fail) -> None:
+    """Refuse a matrix whose cases times every profile ``--profile all`` runs (meshspec's and the
+    scenario's own, bounded by the loader's MAX_PROFILES) exceed :data:`MAX_RUNS`."""
+    from ..sim.profiles import PROFILES
+
+    own = len(data["profiles"]) if isinstance(data.get("profiles"), dict) else 0
+    own += 1 if isinstance(data.get("profile"), dict) else 0  # profile: {...} defines 'custom'
+    runs = cases * (len(PROFILES) + own)
+    if runs > MAX_RUNS:
+        fail((MATRIX,), f"{cases:,} cases x {len(PROFILES) + own:,} profiles (meshspec's {len(PROFILES)} and {own:,} of the "
+                        f"scenario's own) = {runs:,} runs under --profile all; a scenario asks for at most {MAX_RUNS:,} runs: "
+                        "fewer values, or fewer profiles of its own")
+
+
+def _size(value: Any) -> int:
+    """How many values (YAML nodes) ``value`` holds, itself included, keys counted (as the
+    loader's limits count them)."""
+    count, stack = 0, [value]
+    while stack:
+        v = stack.pop()
+        count += 1
+        if isinstance(v, dict):
+            count += len(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return count
+
+
+def _check_size(data: dict, matrix: dict, limit: int, fail) -> None:
+    """Refuse a matrix whose cases' documents, their ``$name`` filled in, hold more than ``limit``
+    values: a case, at the value in the matrix that makes it largest, or all the cases together,
+    at the matrix. Counted on the document as written (what it holds besides the matrix, and how
+    many times each variable is written), so nothing is built to count it: a 190,000-item value
+    written in 1,000 steps took 120 s and 1.8 GB to build before its first case was refused."""
+    uses: dict[str, int] = {}
+    for _, name in placeholders(data):
+        uses[name] = uses.get(name, 0) + 1
+    base = 1 + sum(1 + _size(v) for k, v in data.items() if k != MATRIX)
+    extra = {n: [uses.get(n, 0) * (_size(v) - 1) for v in values] for n, values in matrix.items()}  # a $name is 1 already
+    total = 0
+    for picks in itertools.product(*(range(len(v)) for v in matrix.values())):
+        added = {n: extra[n][i] for n, i in zip(matrix, picks)}
+        size = base + sum(added.values())
+        if size > limit:
+            n = max(added, key=added.__getitem__)
+            i = picks[list(matrix).index(n)]
+            name = case_id({m: matrix[m][j] for m, j in zip(matrix, picks)})
+            fail((MATRIX, n, i), f"case [{name}] holds {size:,} values, its $names filled in (${n} is {_size(matrix[n][i]):,} "
+                                 f"values, written {uses.get(n, 0):,} times); a scenario holds at most {limit:,}: a smaller "
+                                 "value, or write it in fewer places")
+        total += size
+        if total > limit:
+            fail((MATRIX,), f"its cases hold {total:,} values or more together, their $names filled in (each case a scenario "
+                            f"of {base:,} values or more); a matrix's cases hold at most {limit:,} in all: fewer values, a "
+                            "smaller scenario, or split it")
 
 
 def _case_expect(expect: dict, cases: list[dict], values: dict[str, Any]) -> dict:

@@ -116,3 +116,57 @@ def test_a_matrix_mistake_is_one_line_at_its_place(change, where, said):
     assert line.startswith(f"m.yaml:{where}: ") and said in line, line
     if "float33" in change[1]:
         assert line.endswith("(the value of $dtype in matrix case [float33-1x1x32x32])")
+
+
+# -- bounded cost, bounded lines (issue 36's new-user trial: trial/adversarial-matrix-*.yaml) -----
+def _never_built(monkeypatch):
+    """Make building a case's document an error: a refusal must come before any is built."""
+    import meshspec.scenario.matrix as matrix
+
+    def built(*args):
+        raise AssertionError("a case's document was built before the size was counted")
+
+    monkeypatch.setattr(matrix, "_substitute", built)
+
+
+def _steps(n: int, value: str = "$v") -> str:
+    return "".join(f"  - from_torch: {{as: x{i}, shape: {value}}}\n" for i in range(n))
+
+
+def test_a_case_whose_value_fills_in_too_large_is_refused_before_it_is_built(monkeypatch):
+    from meshspec.scenario.loader import MAX_VALUES
+
+    # 5,000 items written in 500 steps: 2.5 million values once filled in (the trial's 190,000
+    # in 1,000 steps took 120 s and 1.8 GB before its first case was refused)
+    text = "meshspec: 1\nmatrix: {v: [[" + ", ".join(["32"] * 5000) + "]]}\nmesh: n150\nsteps:\n" + _steps(500)
+    _never_built(monkeypatch)
+    line = _error(text)
+    assert line.startswith("m.yaml:2:14: matrix.v[0]: case [") and f"at most {MAX_VALUES:,}" in line, line
+    assert "$v is 5,001 values, written 500 times" in line
+
+
+def test_cases_too_large_together_are_refused_before_any_is_built(monkeypatch):
+    # each case 40,000 values or so, 64 cases: 2.6 million together
+    values = ", ".join("[" + ", ".join([str(i)] * 400) + "]" for i in range(64))
+    text = f"meshspec: 1\nmatrix: {{v: [{values}]}}\nmesh: n150\nsteps:\n" + _steps(100)
+    _never_built(monkeypatch)
+    line = _error(text)
+    assert line.startswith("m.yaml:2:9: matrix: its cases hold ") and "at most 2,000,000 in all" in line, line
+
+
+def test_the_runs_a_matrix_asks_for_under_every_profile_are_bounded():
+    from meshspec.scenario.matrix import MAX_RUNS
+    from meshspec.sim.profiles import PROFILES
+
+    own = MAX_RUNS // MAX_CASES - len(PROFILES) + 1  # one profile too many for 64 cases
+    profiles = "".join(f"  p{i}: {{base: current}}\n" for i in range(own))
+    values = ", ".join(str(32 * (i + 1)) for i in range(MAX_CASES))
+    text = (f"meshspec: 1\nmatrix: {{a: [{values}]}}\nprofiles:\n{profiles}mesh: n150\nsteps:\n"
+            "  - from_torch: {as: x, shape: [1, 1, 32, $a]}\n")
+    runs = MAX_CASES * (len(PROFILES) + own)
+    line = _error(text)
+    assert line.startswith(f"m.yaml:2:9: matrix: 64 cases x {len(PROFILES) + own} profiles (meshspec's {len(PROFILES)} and "
+                           f"{own} of the scenario's own) = {runs:,} runs under --profile all; a scenario asks for at most "
+                           f"{MAX_RUNS:,} runs"), line
+    assert runs > MAX_RUNS >= MAX_CASES * len(PROFILES)  # 64 cases with none of their own still load
+
