@@ -47,7 +47,26 @@ class ScenarioError(MeshspecError):
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        return f"{where}: {shorten_values(self.message)}"
+        return bounded(f"{where}: {shorten_values(self.message)}")
+
+
+MAX_LINE = 4096
+"""Longest one-line error: its start (where, and what is wrong) and its end (the hint) are kept,
+the middle cut (a matrix of 5,000 variables made a 10,179-character line). A message bounded by
+design fits: :data:`MAX_LISTED` names of 128 characters, and the place of one."""
+
+
+def bounded(line: str, limit: int = MAX_LINE) -> str:
+    """``line`` if at most ``limit`` characters, else its start and end with how much was cut.
+
+    >>> len(bounded("x" * 5000)) <= MAX_LINE
+    True
+    """
+    if len(line) <= limit:
+        return line
+    tail = limit // 4
+    head = limit - tail - 40  # room for the note below, up to a billion characters cut
+    return line[:head] + f" ... ({len(line) - head - tail:,} characters cut) ... " + line[-tail:]
 
 
 class StepInputError(MeshspecError):

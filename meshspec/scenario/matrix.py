@@ -20,7 +20,7 @@ with ``-`` as pytest names them: ``[bfloat16-tile]``. A case's expect block is t
 the ``profiles`` and ``tensors`` entries of every ``cases`` item whose ``when`` matches put over it,
 by name. At most :data:`MAX_CASES` cases, at most :data:`MAX_RUNS` runs under ``--profile all``,
 and the cases' documents, their values filled in, hold at most the loader's value limit, counted
-before any is built.
+before any is built. A name longer than :data:`MAX_CASE_ID` is cut to a prefix and a hash.
 
 Plain data in, plain data out: the loader validates each case as it validates any scenario.
 """
@@ -28,11 +28,12 @@ Plain data in, plain data out: the loader validates each case as it validates an
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
 import re
 from typing import Any, Callable, Optional
 
-from ..errors import ScenarioError, did_you_mean
+from ..errors import ScenarioError, did_you_mean, listed
 from ..typed import where as _where
 
 MATRIX = "matrix"
@@ -41,6 +42,9 @@ MAX_CASES = 64
 MAX_RUNS = 1024
 """Most runs a matrix scenario asks for: its cases times every profile ``--profile all`` runs
 (meshspec's and the scenario's own). 64 cases of 263 profiles asked for 16,832 runs."""
+MAX_CASE_ID = 60
+"""Longest case name kept whole: 5,000 variables named a case in 10,000 characters, in every
+error and report line; a longer one is its first characters and a hash of the whole."""
 VARIABLE = re.compile(r"[a-z_][a-z0-9_]{0,31}")
 PLACEHOLDER = re.compile(r"\$(" + VARIABLE.pattern + r")")
 
@@ -62,7 +66,19 @@ def case_id(values: dict[str, Any]) -> str:
             return re.sub(r"[^\w.,:\[\]{}-]+", "", str(v))
         return str(v).lower() if isinstance(v, bool) else str(v)
 
-    return "-".join(one(v) for v in values.values())
+    return short_id("-".join(one(v) for v in values.values()))
+
+
+def short_id(name: str) -> str:
+    """``name`` if at most :data:`MAX_CASE_ID` characters, else its first 48, ``~`` and the first
+    10 hex digits of its SHA-256: recognisable by its start, and two long names differ.
+
+    >>> short_id("1-" * 40)
+    '1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1-~f0a1874228'
+    """
+    if len(name) <= MAX_CASE_ID:
+        return name
+    return f"{name[:48]}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
 
 
 def expand(data: dict, file: str, where: Where, max_values: int) -> list[tuple[str, dict, dict[str, int]]]:
@@ -86,7 +102,7 @@ def expand(data: dict, file: str, where: Where, max_values: int) -> list[tuple[s
             fail((MATRIX, name), f"the values of {name!r} are a non-empty list, like [bfloat16, float32], got {values!r}")
         count *= len(values)
     if count > MAX_CASES:
-        sizes = " x ".join(str(len(v)) for v in matrix.values())
+        sizes = " x ".join(listed([str(len(v)) for v in matrix.values()], 8).split(", "))
         fail((MATRIX,), f"{sizes} = {count:,} combinations; a matrix makes at most {MAX_CASES} cases (each runs under every "
                         "profile checked): fewer values, or split the scenario")
     used = _check_placeholders(data, list(matrix), fail)
@@ -143,7 +159,7 @@ def _check_placeholders(data: dict, names: list[str], fail) -> set[str]:
         m = PLACEHOLDER.fullmatch(text)
         if m is None or m.group(1) not in names:
             name = m.group(1) if m is not None else text[1:]
-            fail(loc, f"{text!r} names no matrix variable{did_you_mean(name, names)}; the matrix has {', '.join(names)}")
+            fail(loc, f"{text!r} names no matrix variable{did_you_mean(name, names)}; the matrix has {listed(names)}")
         used.add(m.group(1))  # type: ignore[union-attr]
     return used
 
@@ -177,9 +193,9 @@ def _case_entries(data: dict, matrix: dict, fail) -> list[dict]:
         for name, value in item["when"].items():
             if name not in matrix:
                 fail(loc + ("when", name), f"{name!r} is no matrix variable{did_you_mean(str(name), list(matrix))}; the matrix has "
-                                           f"{', '.join(matrix)}")
+                                           f"{listed(matrix)}")
             if value not in matrix[name]:
-                fail(loc + ("when", name), f"{value!r} is none of {name}'s values ({', '.join(map(str, matrix[name]))}): the case "
+                fail(loc + ("when", name), f"{value!r} is none of {name}'s values ({listed(map(str, matrix[name]))}): the case "
                                            "would match no combination")
     return items
 

@@ -142,7 +142,7 @@ def test_a_case_whose_value_fills_in_too_large_is_refused_before_it_is_built(mon
     _never_built(monkeypatch)
     line = _error(text)
     assert line.startswith("m.yaml:2:14: matrix.v[0]: case [") and f"at most {MAX_VALUES:,}" in line, line
-    assert "$v is 5,001 values, written 500 times" in line
+    assert "$v is 5,001 values, written 500 times" in line and len(line) < 1000
 
 
 def test_cases_too_large_together_are_refused_before_any_is_built(monkeypatch):
@@ -169,4 +169,22 @@ def test_the_runs_a_matrix_asks_for_under_every_profile_are_bounded():
                            f"{own} of the scenario's own) = {runs:,} runs under --profile all; a scenario asks for at most "
                            f"{MAX_RUNS:,} runs"), line
     assert runs > MAX_RUNS >= MAX_CASES * len(PROFILES)  # 64 cases with none of their own still load
+
+
+def test_a_long_case_name_is_a_prefix_and_a_hash_and_the_error_line_stays_short():
+    from meshspec.errors import MAX_LINE
+    from meshspec.scenario.matrix import MAX_CASE_ID, case_id
+
+    a, b = case_id({f"v{i}": 1 for i in range(100)}), case_id({**{f"v{i}": 1 for i in range(99)}, "v99": 2})
+    assert a != b and a.startswith("1-1-1-") and len(a) == len(b) == 59 <= MAX_CASE_ID
+    # 5,000 variables (each written somewhere), one refused: a 10,179-character line before
+    names = [f"v{i}" for i in range(5000)]
+    text = ("meshspec: 1\nmatrix: {" + ", ".join(f"{n}: [1]" for n in names) + "}\nmesh: n150\nsteps:\n"
+            "  - from_torch: {as: x, shape: [1, 1, 32, 32], dtype: $v0, tile: [" + ", ".join(f"${n}" for n in names[1:]) + "]}\n")
+    line = _error(text)
+    assert len(line) <= MAX_LINE and "got 1 (the value of $v0 in matrix case [1-1-1-" in line, line
+    # a mistake that lists the variables lists some of them
+    line = _error(text.replace("dtype: $v0", "dtype: $w0"))
+    assert len(line) <= MAX_LINE and "the matrix has v0, v1," in line and "and 4,980 more" in line, line
+    assert len(str(ScenarioError("x" * 20_000, "m.yaml", 1, 1))) <= MAX_LINE  # any message: its middle cut
 
