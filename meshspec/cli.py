@@ -38,6 +38,7 @@ FORMAT = arg("-f", "--format", dest="fmt", choices=FORMATS, default="table", hel
 OUTPUT = arg("-o", "--output", type=Path, metavar="FILE", help="Write to FILE instead of stdout.")
 NO_COLOR = arg("--no-color", action="store_true", help="Plain text even on a terminal.")
 ALLOW_OUTSIDE = arg("--allow-outside-data", action="store_true", help="Let scenarios read data files outside their own folder.")
+CASE = arg("--case", metavar="NAME", help="The case of a matrix scenario, as check names it (bfloat16-tile). Default: the first.")
 
 
 # -- parsing and dispatch ------------------------------------------------------------------------
@@ -177,6 +178,7 @@ def run(a: argparse.Namespace) -> int:
         help="A scenario (run under two profiles), or EXPECTED.json ACTUAL.json (two saved reports)."),
     arg("--expected", metavar="PROFILE", help="Profile of the expected side (scenario mode)."),
     arg("--actual", metavar="PROFILE", help="Profile of the actual side (scenario mode; default: the scenario's, else current)."),
+    CASE,
     FORMAT,
     arg("--all", dest="show_all", action="store_true", help="Show devices that agree too."),
     OUTPUT,
@@ -197,7 +199,7 @@ def diff(a: argparse.Namespace) -> int:
     limits = {"max_memory": parse_bytes(a.max_memory) if a.max_memory is not None else default_max_memory(),
               "max_work": a.max_work or MAX_WORK}
     try:
-        exp, act, exp_label, act_label = _diff_sides(a.sources, a.expected, a.actual, a.allow_outside_data, limits, a.show_all)
+        exp, act, exp_label, act_label = _diff_sides(a.sources, a.expected, a.actual, a.allow_outside_data, limits, a.show_all, a.case)
         result = diff_reports(exp, act, exp_label, act_label)
         compared = sum(len(t.rows) for t in result.tensors)
         drawn = compared if a.show_all else len({(d.tensor, d.device) for d in result.differences if d.device is not None})
@@ -259,6 +261,7 @@ def systems(a: argparse.Namespace) -> int:
     arg("--to", default="ttnn", choices=("ttnn",), help="What to export to: ttnn (a Python script on the real ttnn API)."),
     arg("--minimal", action="store_true",
         help="Only the plain ttnn calls, for a bug report: the steps, then what the runtime records for each tensor, printed."),
+    CASE,
     OUTPUT,
     ALLOW_OUTSIDE,
 )
@@ -268,7 +271,7 @@ def export(a: argparse.Namespace) -> int:
     from .bridge.minimal import export_minimal
     from .scenario.loader import load
 
-    scenario = load(a.scenario, allow_outside_data=a.allow_outside_data)
+    scenario = _one_case(load(a.scenario, allow_outside_data=a.allow_outside_data), a.case, "export")
     # the script finds the scenario's .npy files where they are now, relative to itself
     where = Path(os.path.relpath(a.scenario.resolve().parent, a.output.resolve().parent)) if a.output is not None else Path(".")
     to_script = export_minimal if a.minimal else full_script
@@ -472,8 +475,31 @@ def parse_bytes(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
+def _one_case(scenario, case: Optional[str], command: str):
+    """The case ``--case`` names of a matrix scenario (each case is a scenario of its own); with no
+    ``--case``, the first, said on stderr with how to pick another. A scenario without a matrix is
+    itself, and refuses ``--case``."""
+    from .errors import did_you_mean, listed
+    from .text import printable
+
+    shown = printable(str(scenario.path))
+    names = [c.case for c in scenario.cases]
+    if case is None:
+        if len(names) > 1:
+            _err(f"{shown}: a matrix of {len(names)} cases; {command} takes the first, [{names[0]}]: "
+                 f"--case NAME picks another ({listed(names[1:], 8)})")
+        return scenario
+    if not names:
+        raise UsageError(f"--case {case!r}: {shown} has no matrix, so no cases; drop --case")
+    for c in scenario.cases:
+        if c.case == case:
+            return c
+    raise UsageError(f"--case: {shown} has no case {case!r}{did_you_mean(case, names)}; its cases: {listed(names, 8)} "
+                     "('meshspec check' names each)")
+
+
 def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False,
-                limits: Optional[dict] = None, show_all: bool = False):
+                limits: Optional[dict] = None, show_all: bool = False, case: Optional[str] = None):
     import json
 
     from .judge.diff import check_report
@@ -484,6 +510,8 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
     from .sim.profiles import get_profile
 
     if len(sources) == 2:
+        if case is not None:
+            raise UsageError("--case picks a case of a matrix scenario; with two reports the files are the sides")
         if expected or actual:
             raise UsageError("--expected/--actual name profiles for a scenario; with two reports the files are the sides")
         sides = []
@@ -517,7 +545,7 @@ def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[s
             f"{printable(str(sources[0]))} is a report; diff compares two reports (meshspec diff EXPECTED.json "
             "ACTUAL.json) or runs one scenario under two profiles (meshspec diff SCENARIO.yaml)"
         )
-    scenario = load(sources[0], allow_outside_data=allow_outside_data)
+    scenario = _one_case(load(sources[0], allow_outside_data=allow_outside_data), case, "diff")
     exp_p = get_profile(expected or "reference", scenario.profiles).name
     act_p = get_profile(actual or scenario.profile or "current", scenario.profiles).name
     from .judge.diff import DiffRefused, bound_runs

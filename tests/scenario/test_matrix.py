@@ -188,3 +188,20 @@ def test_a_long_case_name_is_a_prefix_and_a_hash_and_the_error_line_stays_short(
     assert len(line) <= MAX_LINE and "the matrix has v0, v1," in line and "and 4,980 more" in line, line
     assert len(str(ScenarioError("x" * 20_000, "m.yaml", 1, 1))) <= MAX_LINE  # any message: its middle cut
 
+
+@pytest.mark.parametrize("command", [["export"], ["diff"]])
+def test_export_and_diff_take_the_case_named_and_say_which_they_took_when_none_is(command, tmp_path):
+    first = invoke([*command, str(BUNDLED)])
+    assert first.exit_code in (0, 1), first.output
+    assert "a matrix of 8 cases; " + command[0] + " takes the first, [bfloat16-tile-2x4]: --case NAME picks another" in first.stderr
+    other = invoke([*command, str(BUNDLED), "--case", "bfloat16-tile-1x8"])
+    assert "takes the first" not in other.stderr
+    if command == ["export"]:  # the script of the case picked: its mesh is the 1x8 one
+        assert "MESH_SHAPE = [1, 8]" in other.stdout and "MESH_SHAPE = [2, 4]" in first.stdout
+    else:
+        assert "[bfloat16-tile-1x8]" in other.stdout and "mesh 1x8" in other.stdout
+    bad = invoke([*command, str(BUNDLED), "--case", "bfloat16-tile-1x9"])
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    assert "has no case 'bfloat16-tile-1x9' (did you mean 'bfloat16-tile-1x8'?); its cases: bfloat16-tile-2x4," in bad.stderr
+    plain = Path(__file__).resolve().parents[2] / "scenarios" / "seed-uneven-copy.yaml"
+    assert invoke([*command, str(plain), "--case", "x"]).exit_code == 2
