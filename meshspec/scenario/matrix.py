@@ -86,7 +86,8 @@ def expand(data: dict, file: str, where: Where, max_values: int) -> list[tuple[s
     each variable's value in the matrix): the
     placeholders replaced by the case's values, ``expect.cases`` merged and removed. Errors are one
     line at the place they are about. ``max_values``: most values (YAML nodes) the cases' documents
-    may hold, each case and all together, counted before any is built (:func:`_check_size`)."""
+    may hold, each case and all together, counted before any is built (:func:`_check_size`): the
+    loader's ``MAX_VALUES``, the limit its blocks expand to (the loader imports this module)."""
     matrix = data[MATRIX]
 
     def fail(loc: tuple, message: str) -> None:

@@ -19,11 +19,12 @@ BUNDLED = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
 def _outcomes(path):
     doc = yaml.safe_load(path.read_text())
     if "matrix" in doc:  # every case, each with its own steps (docs/semantics.md section 21)
+        from meshspec.scenario.loader import MAX_VALUES
         from meshspec.scenario.matrix import expand
 
         cases = {c.case: c for c in load(path).cases}
         return [check(cases[name], case["steps"], profile)
-                for name, case, _ in expand(doc, str(path), lambda loc: (1, 1))
+                for name, case, _ in expand(doc, str(path), lambda loc: (1, 1), MAX_VALUES)
                 for profile in (*PROFILE_NAMES, *cases[name].profiles)]
     scenario = load(path)  # and the profiles a scenario defines: an era's rules (docs/semantics.md section 19)
     return [check(scenario, doc["steps"], profile) for profile in (*PROFILE_NAMES, *scenario.profiles)]
