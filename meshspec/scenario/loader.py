@@ -35,6 +35,7 @@ from ..sim.profiles import PROFILES, define
 from ..sim.spec import Arch
 from ..typed import Invalid, Typed, as_dict, given as given_fields, validate
 from ..typed import where as _where
+from .matrix import values_in
 from .model import Expect, Scenario, SystemMesh, step_args, step_op
 from .sniff import NONBLOCK, read_all, saved_format
 
@@ -679,27 +680,13 @@ def _steps_in(items: list) -> tuple[int, int]:
             else:
                 times = 1
                 given = block.get("mesh_mapper", block.get("mesh_composer"))
-                held += inner * (1 + _values_in(given))  # the key and its value, in each step (within MAX_NODES: small)
+                held += inner * (1 + values_in(given))  # the key and its value, in each step (within MAX_NODES: small)
             steps += inner * times
             values += held * times
         else:
             steps += 1
-            values += _values_in(item)
+            values += values_in(item)
     return steps, values
-
-
-def _values_in(value: Any) -> int:
-    """How many values (YAML nodes) ``value`` holds, itself included, keys counted."""
-    count, stack = 0, [value]
-    while stack:
-        v = stack.pop()
-        count += 1
-        if isinstance(v, dict):
-            count += len(v)
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return count
 
 
 def _check_total(items: list, nodes: list, file: str) -> None:

@@ -112,7 +112,7 @@ def expand(data: dict, file: str, where: Where, max_values: int) -> list[tuple[s
         fail((MATRIX, unused[0]), f"{unused[0]!r} is used nowhere: write ${unused[0]} where its value goes, or drop it")
     cases = _case_entries(data, matrix, fail)
     _check_runs(data, count, fail)
-    _check_size(data, matrix, max_values, fail)
+    _checkvalues_in(data, matrix, max_values, fail)
     out = []
     seen: dict[str, int] = {}
     for picks in itertools.product(*(range(len(v)) for v in matrix.values())):
@@ -215,9 +215,9 @@ def _check_runs(data: dict, cases: int, fail) -> None:
                         "fewer values, or fewer profiles of its own")
 
 
-def _size(value: Any) -> int:
-    """How many values (YAML nodes) ``value`` holds, itself included, keys counted (as the
-    loader's limits count them)."""
+def values_in(value: Any) -> int:
+    """How many values (YAML nodes) ``value`` holds, itself included, keys counted (the loader's
+    limits count them so too)."""
     count, stack = 0, [value]
     while stack:
         v = stack.pop()
@@ -230,7 +230,7 @@ def _size(value: Any) -> int:
     return count
 
 
-def _check_size(data: dict, matrix: dict, limit: int, fail) -> None:
+def _checkvalues_in(data: dict, matrix: dict, limit: int, fail) -> None:
     """Refuse a matrix whose cases' documents, their ``$name`` filled in, hold more than ``limit``
     values: a case, at the value in the matrix that makes it largest, or all the cases together,
     at the matrix. Counted on the document as written (what it holds besides the matrix, and how
@@ -239,8 +239,8 @@ def _check_size(data: dict, matrix: dict, limit: int, fail) -> None:
     uses: dict[str, int] = {}
     for _, name in placeholders(data):
         uses[name] = uses.get(name, 0) + 1
-    base = 1 + sum(1 + _size(v) for k, v in data.items() if k != MATRIX)
-    extra = {n: [uses.get(n, 0) * (_size(v) - 1) for v in values] for n, values in matrix.items()}  # a $name is 1 already
+    base = 1 + sum(1 + values_in(v) for k, v in data.items() if k != MATRIX)
+    extra = {n: [uses.get(n, 0) * (values_in(v) - 1) for v in values] for n, values in matrix.items()}  # a $name is 1 already
     total = 0
     for picks in itertools.product(*(range(len(v)) for v in matrix.values())):
         added = {n: extra[n][i] for n, i in zip(matrix, picks)}
@@ -249,7 +249,7 @@ def _check_size(data: dict, matrix: dict, limit: int, fail) -> None:
             n = max(added, key=added.__getitem__)
             i = picks[list(matrix).index(n)]
             name = case_id({m: matrix[m][j] for m, j in zip(matrix, picks)})
-            fail((MATRIX, n, i), f"case [{name}] holds {size:,} values, its $names filled in (${n} is {_size(matrix[n][i]):,} "
+            fail((MATRIX, n, i), f"case [{name}] holds {size:,} values, its $names filled in (${n} is {values_in(matrix[n][i]):,} "
                                  f"values, written {uses.get(n, 0):,} times); a scenario holds at most {limit:,}: a smaller "
                                  "value, or write it in fewer places")
         total += size
