@@ -6,6 +6,11 @@ it. Each tensor is reported as meshspec reports one: its storage, topology, and 
 the runtime records it (``device_coords()``) with the tensor's spec and the buffer's page numbers;
 a host tensor per populated shard of its host buffer. What the runtime does not know (which bytes
 a write reached, a shard's global offset) is left out, and ``meshspec diff`` does not compare it.
+
+ttnn 0.66.0 and 0.67.0 have no ``Tensor.device_coords()``, no ``DistributedHostBuffer.get_shard()``
+and no ``buffer_page_size()`` (observed in the mock): there the recorded coordinates are those of
+``tensor_topology()``, one per part of ``ttnn.get_device_tensors``, and the page numbers are left out
+(docs/semantics.md section 10).
 """
 
 import hashlib
@@ -56,7 +61,7 @@ def spec_json(t, pages: bool) -> dict:
     config = memory_config_json(t.memory_config())
     if config["memory_layout"] != "interleaved":
         out["memory_config"] = config
-    if pages:
+    if pages and hasattr(t, "buffer_page_size"):  # 0.66.0 and 0.67.0 have no page numbers: left out, not compared
         page, num = t.buffer_page_size(), t.buffer_num_pages()
         out |= {"page_size": page, "aligned_page_size": t.buffer_aligned_page_size(), "num_pages": num, "buffer_bytes": page * num}
     return out
@@ -80,11 +85,33 @@ def memory_config_json(config) -> dict:
 
 
 def populated(t) -> list:
-    """Coordinates of a host tensor's distributed host buffer that hold a shard, row-major."""
+    """Coordinates of a host tensor's distributed host buffer that hold a shard, row-major. Without
+    ``get_shard`` (0.66.0, 0.67.0): the buffer's coordinates its topology lists, one per part."""
     ttnn = _ttnn()
     buffer = t.host_buffer()
     coords = [list(c) for c in itertools.product(*map(range, buffer.shape()))]
-    return [c for c in coords if buffer.get_shard(ttnn.MeshCoordinate(c)) is not None]
+    if hasattr(buffer, "get_shard"):
+        return [c for c in coords if buffer.get_shard(ttnn.MeshCoordinate(c)) is not None]
+    listed = [list(c) for c in t.tensor_topology().mesh_coords()]
+    found = coords if len(coords) == 1 else [c for c in coords if c in listed]
+    return _one_per_part(found, t)
+
+
+def recorded_coords(t) -> list:
+    """The mesh coordinates a device tensor's storage records: ``device_coords()``, or without it
+    (0.66.0, 0.67.0) its topology's coordinates, one per part of ``ttnn.get_device_tensors``."""
+    if hasattr(t, "device_coords"):
+        return [list(c) for c in t.device_coords()]
+    return _one_per_part([list(c) for c in t.tensor_topology().mesh_coords()], t)
+
+
+def _one_per_part(coords: list, t) -> list:
+    """``coords`` if the tensor has one part per coordinate; else the runtime's records cannot be
+    told apart, and the tensor is reported unreadable rather than guessed."""
+    parts = len(_ttnn().get_device_tensors(t))
+    if parts != len(coords):
+        raise RuntimeError(f"{parts} device tensors but {len(coords)} coordinates in its topology: no device_coords() to tell them apart")
+    return coords
 
 
 def on_hardware() -> bool:
@@ -103,7 +130,7 @@ def values_json(t):
     if not on_hardware():
         return None
     if t.storage_type() == ttnn.StorageType.DEVICE:
-        if not t.is_allocated() or len(t.device_coords()) != 1:
+        if not t.is_allocated() or len(recorded_coords(t)) != 1:
             return None
         t = t.cpu()
     elif len(populated(t)) != 1:
@@ -139,7 +166,7 @@ def _tensor_json(name: str, t) -> dict:
     if t.storage_type() == ttnn.StorageType.DEVICE:
         if not t.is_allocated():
             return {"name": name, "storage": "deallocated", "topology": topology_json(t), "devices": []}
-        recorded = [list(c) for c in t.device_coords()]
+        recorded = recorded_coords(t)
         spec = spec_json(t, pages=True)
         mesh = list(t.device().shape)
         # a device the runtime does not record has no spec it can tell: "spec" is left out (unknown)
