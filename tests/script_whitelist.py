@@ -2,7 +2,7 @@
 
 :func:`problems` walks a script's AST. Everything outside ``repro()`` is the script's own template:
 each top-level statement must be one that the export of a fixed reference scenario has too (the
-few that hold the scenario's data, ``MESH_SHAPE``, ``STEPS``, ``NAMES``, ``here`` and the name in
+few that hold the scenario's data, ``MESH_SHAPE``, ``STEPS``, ``NAMES``, ``FABRIC``, ``NEEDS``, ``here`` and the name in
 ``report()``, must hold only literals). Inside ``repro()``, the steps, every node is checked:
 
 - a call calls a known ttnn callable (meshspec/scenario/ttnn_api.py), one of the script's own helper
@@ -32,7 +32,9 @@ HELPER_CALLS = frozenset({n.name for n in ast.parse(HELPERS).body if isinstance(
 NUMPY = frozenset({"np.zeros", "np.ones", "np.full", "np.load", "np.float32", "np.float64"})
 METHODS = frozenset({"cpu", "to", "update_tensor_topology", "create_submesh", "create_submeshes", "reshape"})
 ATTRIBUTES = frozenset({"shape", "padded_shape", "dtype", "layout", "shard_spec"})
-DATA = ("MESH_SHAPE", "STEPS", "NAMES")
+# FABRIC (issue 37): the ttnn.FabricConfig name main() sets up for collectives, or None; NEEDS: the ttnn
+# names main() checks the running version has (a version without one cannot run the script: issue 37)
+DATA = ("MESH_SHAPE", "STEPS", "NAMES", "FABRIC", "NEEDS")
 PARAMETERS = ("mesh_device", "files")
 
 REFERENCE = """meshspec: 1

@@ -525,10 +525,35 @@ def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=No
                                mesh_mapper=mapper, device=device, memory_config=memory_config)
     extra = {} if tile is None else {"tile": tile}
     if mapper is None:
-        t = ttnn.Tensor(array.astype(np.float32), dtype, None, layout, **extra)
+        t = host_array_tensor(array, dtype, layout, None, extra)
         return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
-    t = ttnn.Tensor(array.astype(np.float32), dtype, None, layout, mem_config=memory_config, **extra)
+    t = host_array_tensor(array, dtype, layout, memory_config, extra)
     return ttnn.distribute_tensor(t, mapper, device)
+
+
+def host_array_tensor(array, dtype, layout, memory_config, extra):
+    """ttnn.Tensor(array, dtype, None, layout) on host; where that constructor misreads a bfloat16
+    array (ttnn 0.66.0 and 0.67.0 refuse it: "Number of elements from python tensor 0 must match
+    ...", "Current buffer size is 0 ..."), the flat-list constructor ttnn.Tensor(values, shape,
+    dtype, layout), which reads it in every version (docs/semantics.md section 10)."""
+    if dtype == ttnn.bfloat16 and not numpy_reads_bfloat16():
+        config = {} if memory_config is None else {"device": None, "memory_config": memory_config}
+        return ttnn.Tensor(array.astype(np.float32).reshape(-1).tolist(), list(array.shape), dtype, layout, **config, **extra)
+    return ttnn.Tensor(array.astype(np.float32), dtype, None, layout, mem_config=memory_config, **extra)
+
+
+def numpy_reads_bfloat16():
+    """Whether this ttnn's numpy constructor takes a float32 array as bfloat16 (asked once)."""
+    if not NUMPY_BFLOAT16:
+        try:
+            ttnn.Tensor(np.zeros((1, 2), dtype=np.float32), ttnn.bfloat16, None, ttnn.ROW_MAJOR_LAYOUT)
+            NUMPY_BFLOAT16.append(True)
+        except RuntimeError:
+            NUMPY_BFLOAT16.append(False)
+    return NUMPY_BFLOAT16[0]
+
+
+NUMPY_BFLOAT16 = []
 
 
 def to_torch(t, mesh_composer=None):
@@ -544,7 +569,7 @@ def to_torch(t, mesh_composer=None):
         # buffer of the logical values, as to_numpy does
         values = ttnn.to_dtype(host, ttnn.float32)
         values = values.to_numpy(mesh_composer) if mesh_composer is not None else values.to_numpy()
-        return ttnn.Tensor(values, host.dtype, None, host.layout)
+        return host_array_tensor(values, host.dtype, host.layout, None, {})
     if mesh_composer is not None:
         return ttnn.aggregate_tensor(host, mesh_composer)
     return ttnn.get_device_tensors(host)[0]
@@ -583,6 +608,8 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         body.append(f"    step({step.index})  # {step.op} (scenario line {step.line})")
         body += [f"    {code}" for code in EMITTERS[step.op](step.args, ctx)]
     body.append("    return locals()")
+    fabric = _fabric(scenario)
+    needs = _needs(body)
     steps = ", ".join(f"{s.index}: {s.op!r}" for s in scenario.steps)
     names = {n: ctx.var(n) for s in scenario.steps for n in _bound(s)}
     here = "Path(__file__).resolve().parent" + "".join(f" / {part!r}" for part in Path(data_dir).parts if part != ".")
@@ -596,6 +623,7 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "It writes a meshspec.report/1 of what the real runtime recorded after the last step (or the",
         "step that raised); compare it with the simulation:  meshspec diff SIMULATED.json REPORT.json",
         '"""',
+        *_requirements(scenario, fabric, needs),
         "",
         "import os",
         "import sys",
@@ -632,9 +660,17 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         f"STEPS = {{{steps}}}",
         f"NAMES = {names!r}",
         '"""The scenario\'s tensor names -> the variables above (a list\'s items are reported as parts[0] ...)."""',
+        f"FABRIC = {fabric!r}",
+        '"""The ttnn.FabricConfig the steps\' collectives run over, set up before the mesh opens; None: no fabric."""',
+        f"NEEDS = {needs!r}",
+        '"""What the steps call on ttnn: a version without one of them cannot run this script, and says so first."""',
         "",
         "",
         "def main(out=None):",
+        "    missing = [name for name in NEEDS if not has(name)]",
+        "    if missing:",
+        "        sys.exit(f'{sys.argv[0]}: this script calls {\", \".join(missing)}, which ttnn {ttnn_version()} has not: '",
+        "                 'it cannot run on this version')",
         "    if out is None:  # the report alone on stdout: ttnn's own lines go to stderr while the steps run",
         "        sys.stdout.flush()",
         "        stdout = os.dup(1)",
@@ -648,7 +684,7 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        why = cannot_write(out)",
         "        if why is not None:",
         "            sys.exit(f'{sys.argv[0]}: cannot write the report to {out}: {why}')",
-        "    mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(*MESH_SHAPE))",
+        "    mesh_device = open_mesh(out)",
         "    CURRENT[1] = out",
         "    error = None",
         "    files = Path(tempfile.mkdtemp(prefix='meshspec-repro-'))  # tensor files the steps dump and load: removed at the end",
@@ -678,6 +714,32 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
         "        elif hasattr(value, 'storage_type'):",
         "            tensors[name] = value",
         f"    return report_json({scenario.name!r}, MESH_SHAPE, tensors, error, done, len(STEPS))",
+        "",
+        "",
+        "def has(name):",
+        '    """Whether ttnn has ``name`` (``ttnn.Tensor.update_tensor_topology``)."""',
+        "    found = sys.modules['ttnn']",
+        "    for part in name.split('.')[1:]:",
+        "        found = getattr(found, part, None)",
+        "    return found is not None",
+        "",
+        "",
+        "def open_mesh(out):",
+        '    """The mesh, with the fabric set up first when the steps need one (as tt-metal\'s tests do:',
+        '    ttnn.set_fabric_config before ttnn.open_mesh_device). A mesh that does not open with the fabric',
+        '    ends the script here, in one line with ttnn\'s own words, before any step runs."""',
+        "    if FABRIC is None:",
+        "        return ttnn.open_mesh_device(ttnn.MeshShape(*MESH_SHAPE))",
+        "    if not on_hardware():  # said first: 0.66.0 aborts the process there (SIGABRT), raising nothing",
+        "        print(f'{sys.argv[0]}: the collectives need the fabric, set up before the mesh opens; in the mock (no hardware) the '",
+        "              'mesh does not open with one (its router kernel cannot be built): expect no step to run', file=sys.stderr)",
+        "    ttnn.set_fabric_config(getattr(ttnn.FabricConfig, FABRIC))",
+        "    try:",
+        "        return ttnn.open_mesh_device(ttnn.MeshShape(*MESH_SHAPE))",
+        "    except RuntimeError as exc:",
+        "        sys.exit(f'{sys.argv[0]}: the mesh did not open with the fabric its collectives need '",
+        "                 f'(ttnn.set_fabric_config(ttnn.FabricConfig.{FABRIC})): {error_json(0, \"open_mesh_device\", exc)[\"message\"]}'",
+        "                 + (f'; no report written to {out}' if out else ''))",
         "",
         "",
         "# -- bookkeeping -------------------------------------------------------------------------------",
@@ -733,6 +795,70 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
     return text
 
 
+#: ttnn names the exported steps may call that a version verified in the mock lacks (observed in
+#: ttnn 0.66.0 and 0.67.0; tests_ttnn/test_export.py checks the list on the version it runs).
+ABSENT_IN: dict[str, tuple[str, ...]] = {
+    "ttnn.copy_host_to_device_tensor_partial": ("0.66.0", "0.67.0"),
+    "ttnn.Tensor.update_tensor_topology": ("0.66.0", "0.67.0"),
+}
+
+#: methods the steps call on a mesh device; every other method call is on a tensor
+_MESH_METHODS = frozenset({"create_submesh", "create_submeshes", "reshape"})
+
+
+def _fabric(scenario: LoadedScenario):
+    """The ``ttnn.FabricConfig`` the scenario's collectives run over, as tt-metal's tests choose it
+    (tests/ttnn/unit_tests/operations/ccl: ``FABRIC_1D`` for a line, ``FABRIC_1D_RING`` for a ring);
+    None when no step is a collective."""
+    from ..sim.ops import OPS
+
+    ops = [s for s in scenario.steps if OPS[s.op].fabric]
+    if not ops:
+        return None
+    return "FABRIC_1D_RING" if any(getattr(s.args, "topology", None) == "ring" for s in ops) else "FABRIC_1D"
+
+
+def _needs(body: list[str]) -> list[str]:
+    """Every ttnn name the steps call or read, methods as ``ttnn.Tensor.cpu`` or
+    ``ttnn.MeshDevice.create_submesh``, sorted."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse("\n".join(line[4:] for line in body))):
+        if not isinstance(node, ast.Attribute):
+            continue
+        parts, root = [node.attr], node.value
+        while isinstance(root, ast.Attribute):
+            parts.append(root.attr)
+            root = root.value
+        if isinstance(root, ast.Name) and root.id == "ttnn":
+            found.add(".".join(["ttnn", *reversed(parts)]))
+    for node in ast.walk(ast.parse("\n".join(line[4:] for line in body))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Name, ast.Subscript)) \
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("ttnn", "np")):
+            owner = "MeshDevice" if node.func.attr in _MESH_METHODS else "Tensor"
+            found.add(f"ttnn.{owner}.{node.func.attr}")
+    # a name read as part of a longer one (ttnn.Topology of ttnn.Topology.Ring) is needed through it
+    return sorted(n for n in found if not any(m.startswith(n + ".") for m in found))
+
+
+def _requirements(scenario: LoadedScenario, fabric, needs: list[str]) -> list[str]:
+    """Comment lines at the script's top: what it needs that not every version or machine has."""
+    from ..sim.ops import OPS
+
+    out = []
+    if fabric is not None:
+        indexes = [str(s.index) for s in scenario.steps if OPS[s.op].fabric]
+        steps = f"step{'s' if len(indexes) > 1 else ''} {', '.join(indexes)}"
+        out += [f"# Needs the fabric between chips: its collectives ({steps}) run over it, set up with",
+                f"# ttnn.set_fabric_config(ttnn.FabricConfig.{fabric}) before the mesh opens. In the mock (no",
+                "# hardware) the mesh does not open with a fabric: the script says so, and no step runs."]
+    for name in needs:
+        if name in ABSENT_IN:
+            out.append(f"# Calls {name}, which ttnn {' and '.join(ABSENT_IN[name])} have not: there the script says so and stops first.")
+    return out
+
+
 def _doc(text: str) -> str:
     """Text safe inside the script's docstring: backslashes and triple quotes escaped."""
     return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
@@ -740,6 +866,7 @@ def _doc(text: str) -> str:
 
 # names the script's own code binds at module level, besides those of the helpers and observe.py
 TEMPLATE_NAMES = ("os", "shutil", "sys", "tempfile", "Path", "np", "ttnn", "torch", "here", "files", "repro", "main", "step",
+                  "FABRIC", "NEEDS", "has", "open_mesh", "missing",
                   "CURRENT", "_frame_locals", "write_report", "MESH_SHAPE", "STEPS", "NAMES", "variables", "error", "tensors")
 
 

@@ -104,6 +104,9 @@ class Op(Frozen):
     follows: Optional[str] = None
     """The field naming the tensor whose kind the bound one takes, when the op runs where its input
     is (to_layout of a host tensor is a host op, of a device tensor a device op: section 18)."""
+    fabric: bool = False
+    """Whether the op moves data between chips over the fabric (a collective): an exported script
+    sets the fabric up before the mesh opens, as tt-metal's tests do (docs/semantics.md section 10)."""
 
     def bound_kind(self, args: Any) -> TensorKind:
         assert self.binds is not None
