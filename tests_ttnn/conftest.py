@@ -1,9 +1,11 @@
-"""The ttnn tier: meshspec held against the real ttnn 0.81.1, in mock mode on a CPU.
+"""The ttnn tier: meshspec held against a real ttnn (0.81.1, 0.67.0 or 0.66.0), in mock mode on a CPU.
 
-Run by tools/ttnn-tier/run (which builds the environment: Python 3.10, ttnn from the package
-index, meshspec from this checkout) and by .ci/run when Python 3.10 is on the machine. Each test
-runs real ttnn in a child process: a mock cluster descriptor is read once per process, and a
-step that kills the process (SIGSEGV in 0.81.1) must not take the tier with it.
+Run by tools/ttnn-tier/run [--version V] (which builds the environment: Python 3.10, ttnn from the
+package index, meshspec from this checkout) and by .ci/run for each version when Python 3.10 is on
+the machine. Each test runs real ttnn in a child process: a mock cluster descriptor is read once per
+process, and a step that kills the process (SIGSEGV in 0.81.1) must not take the tier with it.
+``current`` is 0.81.1: a test that compares with it on another version names, where that version
+records otherwise, the profile rule that differs (:data:`VERSION_RULES`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,39 @@ ROOT = Path(__file__).resolve().parents[1]
 try:
     import ttnn  # noqa: F401  (only to know it is there; the tests run it in child processes)
 except ImportError:
-    pytest.skip("the ttnn tier needs ttnn 0.81.1: run tools/ttnn-tier/run", allow_module_level=True)
+    pytest.skip("the ttnn tier needs ttnn (0.81.1, 0.67.0 or 0.66.0): run tools/ttnn-tier/run", allow_module_level=True)
+
+from importlib.metadata import version as _version
+
+VERSION = _version("ttnn")
+"""The ttnn this tier runs on."""
+
+#: version -> the profile rules in which its runtime records otherwise than 0.81.1 (``current``),
+#: each with its choice there, as docs/semantics.md records them (observed in the mock).
+VERSION_RULES: dict[str, dict[str, str]] = {
+    "0.81.1": {},
+    **dict.fromkeys(("0.67.0", "0.66.0"), {
+        "copy": "exact",  # a full copy after a partial one records all 8 devices (issue 37's probe cases)
+        "mapper_offset": "absent",  # a mesh mapper takes no offset there (issue 37's probe cases)
+        "uneven_row_major_shards": "refused",  # section 16
+        "dram_grid_rows": "aliased",  # section 16
+        "bank_check": "unchecked",  # section 16
+        "host_borrow": "borrowed",  # section 19
+        "chip_map": "early_2026",  # section 17
+    }),
+}
+if VERSION not in VERSION_RULES:
+    pytest.exit(f"the ttnn tier knows ttnn 0.81.1, 0.67.0 and 0.66.0, not {VERSION}: run tools/ttnn-tier/run --version V", returncode=77)
+
+
+def version_scenario(scenario, rules):
+    """``scenario`` with a profile ``ttnn-<VERSION>``: ``current`` with ``rules`` (a subset of this
+    version's :data:`VERSION_RULES`) changed."""
+    from meshspec.sim.profiles import define
+
+    choices = {rule: VERSION_RULES[VERSION][rule] for rule in rules}
+    name = f"ttnn-{VERSION}"
+    return scenario.replace(profiles={**scenario.profiles, name: define(name, "current", choices)}), name
 
 CLUSTERS = Path(os.environ.get("MESHSPEC_CLUSTERS", ROOT.parent / "shared" / "ttnn-mock" / "clusters"))
 
@@ -63,3 +97,45 @@ def mock_json(program: str, system: str, cwd: Path):
     result = run_mock(["python", "-c", program], system, cwd)
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+#: version -> how much lower its DRAM allocator hands out addresses than 0.81.1's (0.66.0 and 0.67.0
+#: put the first buffer at 32, 0.81.1 at 1048640: observed in the tier). No profile rule holds buffer
+#: addresses; the tier checks every address that differs differs by exactly this, then compares the rest.
+ADDRESS_SHIFT = {"0.81.1": 0, "0.67.0": 1048608, "0.66.0": 1048608}
+
+#: words observe.py reports a tensor unreadable with where a version has no device_coords() and the
+#: tensor's topology lists more coordinates than it has parts (a get_device_tensors part: its one
+#: coordinate is not observable there)
+NO_COORDS = "no device_coords() to tell them apart"
+
+
+def version_view(simulated: dict, real: dict) -> tuple[dict, dict]:
+    """The two reports as this version can compare them with 0.81.1's simulation: addresses lower by
+    :data:`ADDRESS_SHIFT` (each checked), and tensors the observer cannot read here (:data:`NO_COORDS`)
+    left out of both. On 0.81.1 the reports are returned as they are."""
+    import copy
+
+    if VERSION == "0.81.1":
+        return simulated, real
+    simulated, real = copy.deepcopy(simulated), copy.deepcopy(real)
+    sim = {t["name"]: t for t in simulated["tensors"]}
+    unreadable = {t["name"] for t in real["tensors"] if NO_COORDS in t.get("unreadable", "")}
+    for t in real["tensors"]:
+        s = sim.get(t["name"])
+        if s is not None and s.get("address") is not None and t.get("address") is not None and s["address"] - t["address"] == ADDRESS_SHIFT[VERSION]:
+            t["address"] = s["address"]
+    simulated["tensors"] = [t for t in simulated["tensors"] if t["name"] not in unreadable]
+    real["tensors"] = [t for t in real["tensors"] if t["name"] not in unreadable]
+    return simulated, real
+
+
+def absent_names(script: str) -> list[str]:
+    """The ttnn names an exported script calls (its ``NEEDS``) that this version has not
+    (meshspec/bridge/export.py ``ABSENT_IN``): such a script says so and stops before any step."""
+    import ast
+
+    from meshspec.bridge.export import ABSENT_IN
+
+    needs = next(line for line in script.splitlines() if line.startswith("NEEDS = "))
+    return [n for n in ast.literal_eval(needs.split(" = ", 1)[1]) if VERSION in ABSENT_IN.get(n, ())]

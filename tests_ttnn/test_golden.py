@@ -4,10 +4,16 @@ deterministic; about 25 s)."""
 
 import sys
 
-from conftest import ROOT, run_mock
+import pytest
+
+from conftest import ROOT, VERSION, run_mock
 
 
 def test_the_golden_file_is_what_the_library_records_today(tmp_path):
+    if VERSION != "0.81.1":
+        pytest.skip(f"tools/golden/record_ttnn.py records 0.81.1 (it reads device_coords() and get_shard(), which {VERSION} has not); "
+                    f"{VERSION}'s golden data is recorded by tools/golden/record_device_ids.py, record_replicated_distribution.py "
+                    "and record_placement_eras.py")
     result = run_mock(["python", str(ROOT / "tools" / "golden" / "record_ttnn.py"), "--golden", str(tmp_path / "g.json")], "t3k",
                       tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]

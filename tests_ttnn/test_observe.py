@@ -1,6 +1,6 @@
 """meshspec/bridge/observe.py on the real library: the values it reports (on hardware) hash a
 tensor's bytes as meshspec's report does (docs/semantics.md section 7), checked here on host
-tensors, whose values the mock keeps (only device reads are zeros)."""
+tensors, whose values the mock keeps (only device reads are zeros), on every version the tier runs."""
 
 from conftest import run_mock
 
@@ -11,7 +11,8 @@ observe.on_hardware = lambda: True  # host values are real in the mock
 out = {}
 for dtype in ("bfloat16", "float32", "int32", "uint16"):
     data = np.arange(2 * 64, dtype=np.float32).reshape(1, 1, 2, 64)
-    t = ttnn.Tensor(data, getattr(ttnn, dtype), None, ttnn.ROW_MAJOR_LAYOUT)
+    # the flat-list constructor: 0.66.0 and 0.67.0 misread a numpy array as bfloat16 (section 10)
+    t = ttnn.Tensor(data.reshape(-1).tolist(), list(data.shape), getattr(ttnn, dtype), ttnn.ROW_MAJOR_LAYOUT)
     out[dtype] = observe.values_json(t)
 print(json.dumps(out))
 """

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import run_mock
+from conftest import VERSION, run_mock, version_view
 from meshspec.judge.diff import diff_reports
 from meshspec.render.diff import render_diff
 from meshspec.runner import run
@@ -20,10 +20,35 @@ PROGRAMS = Path(__file__).parent / "programs"
 MESHSPEC = [sys.executable, "-m", "meshspec"]
 
 
+#: programs written against ttnn 0.81.1's API, and the words 0.67.0 and 0.66.0 stop them with when they
+#: run by themselves (their numpy constructor refuses bfloat16; cpu() of a freed tensor raises there,
+#: where 0.81.1 crashes): checked by :func:`_runs_here` before a test of them is marked
+OLD_API = {
+    "copy_and_read.py": ("TT_FATAL", "volume"),
+    "loop_submesh_keywords.py": ("TT_FATAL", "volume"),
+    "pytest_mesh.py": ("TT_FATAL", "volume"),
+    "use_after_free.py": ("TT_FATAL", "tensor.is_allocated()"),
+}
+
+
+def _runs_here(program: str, tmp_path: Path, pytest_file: str = "") -> None:
+    """On a version other than 0.81.1, a program of :data:`OLD_API` is shown to stop by itself with its
+    words, and the test is marked as not applying (xfail, with why)."""
+    if VERSION == "0.81.1" or program not in OLD_API:
+        return
+    shutil.copy(PROGRAMS / program, tmp_path / (pytest_file or program))
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", pytest_file] if pytest_file else ["python", program]
+    plain = run_mock(args, "t3k", tmp_path)
+    said = plain.stdout + plain.stderr
+    assert plain.returncode != 0 and all(w in said for w in OLD_API[program]), said[-2000:]
+    pytest.xfail(f"{program} is written against ttnn 0.81.1's API; on {VERSION} it stops by itself ({' '.join(OLD_API[program])})")
+
+
 def _recorded(out: Path) -> tuple[dict, dict]:
     scenario = load(out / "scenario.yaml")
     real = json.loads((out / "report.json").read_text())
-    d = diff_reports(run(scenario, "current").to_json(), real, "simulated", "recorded")
+    simulated, real = version_view(run(scenario, "current").to_json(), real)
+    d = diff_reports(simulated, real, "simulated", "recorded")
     assert d.equal, render_diff(d, width=140)
     return yaml.safe_load((out / "scenario.yaml").read_text()), real
 
@@ -35,6 +60,7 @@ def _recorded(out: Path) -> tuple[dict, dict]:
                               "deallocate"]),
 ])
 def test_a_recorded_program_runs_as_before_and_its_scenario_agrees(program, code, ops, tmp_path):
+    _runs_here(f"{program}.py", tmp_path)
     shutil.copy(PROGRAMS / f"{program}.py", tmp_path)
     plain = run_mock(["python", f"{program}.py"], "t3k", tmp_path)
     recorded = run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", f"{program}.py"], "t3k", tmp_path)
@@ -46,6 +72,7 @@ def test_a_recorded_program_runs_as_before_and_its_scenario_agrees(program, code
 
 
 def test_names_and_forms_come_from_the_program(tmp_path):
+    _runs_here("copy_and_read.py", tmp_path)
     shutil.copy(PROGRAMS / "copy_and_read.py", tmp_path)
     run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", "copy_and_read.py"], "t3k", tmp_path)
     scenario, real = _recorded(tmp_path / "out")
@@ -70,6 +97,7 @@ def test_a_caught_error_is_a_comment_not_a_step(tmp_path):
 
 
 def test_a_step_that_kills_the_process_leaves_a_report(tmp_path):
+    _runs_here("use_after_free.py", tmp_path)
     shutil.copy(PROGRAMS / "use_after_free.py", tmp_path)
     recorded = run_mock([*MESHSPEC, "record", "-o", "out", "--", "python", "use_after_free.py"], "t3k", tmp_path)
     assert recorded.returncode != 0
@@ -78,6 +106,7 @@ def test_a_step_that_kills_the_process_leaves_a_report(tmp_path):
 
 
 def test_pytest_records_each_test_in_its_own_directory(tmp_path):
+    _runs_here("pytest_mesh.py", tmp_path, "test_mesh.py")
     shutil.copy(PROGRAMS / "pytest_mesh.py", tmp_path / "test_mesh.py")
     result = run_mock([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--meshspec-record", "rec", "test_mesh.py"],
                       "t3k", tmp_path)
@@ -109,6 +138,7 @@ def test_pytest_records_tests_whose_ids_clean_to_one_name_each_in_its_own_folder
 
 
 def test_the_readme_loop_record_run_all_export_diff(tmp_path):
+    _runs_here("copy_and_read.py", tmp_path)
     # README "From real code to a scenario and back": record, --profile all, export, run, diff
     shutil.copy(PROGRAMS / "copy_and_read.py", tmp_path)
     run_mock([*MESHSPEC, "record", "-o", "rec", "--", "python", "copy_and_read.py"], "t3k", tmp_path)
@@ -123,6 +153,7 @@ def test_the_readme_loop_record_run_all_export_diff(tmp_path):
 
 
 def test_a_loop_a_submesh_and_keywords_record_and_export(tmp_path):
+    _runs_here("loop_submesh_keywords.py", tmp_path)
     shutil.copy(PROGRAMS / "loop_submesh_keywords.py", tmp_path)
     plain = run_mock(["python", "loop_submesh_keywords.py"], "t3k", tmp_path)
     recorded = run_mock([*MESHSPEC, "record", "-o", "rec", "--", "python", "loop_submesh_keywords.py"], "t3k", tmp_path)
