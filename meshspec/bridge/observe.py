@@ -146,13 +146,16 @@ def values_json(t):
 def host_array(t):
     """A one-shard host tensor's values as numpy, in logical (row-major) order: float32 for the
     bfloat types (ttnn 0.81.1's to_numpy of a bfloat16 tensor gives an unusable object array, so
-    they go through ttnn.to_dtype(t, float32) first; observed in the mock)."""
+    they go through ttnn.to_dtype(t, float32) first; observed in the mock); uint16 as uint16."""
     import numpy as np
 
     ttnn = _ttnn()
     if _name(t.dtype) in ("bfloat16", "bfloat8_b", "bfloat4_b"):
         t = ttnn.to_dtype(t, ttnn.float32)
-    return np.ascontiguousarray(t.to_numpy())
+    v = np.ascontiguousarray(t.to_numpy())
+    if _name(t.dtype) == "uint16" and v.dtype == np.int16:  # 0.66.0's to_numpy gives the same bytes as int16 (observed)
+        v = v.view(np.uint16)
+    return v
 
 
 def tensor_json(name: str, t) -> dict:
