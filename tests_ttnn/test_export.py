@@ -125,6 +125,7 @@ RULE_DIFFERENCES: dict[str, dict[str, tuple[str, ...]]] = {
     **dict.fromkeys(_OLD, {
         "partial-then-full": ("copy",),  # a full copy after a partial one records all 8 devices there
         "uneven-row-major-width-shards": ("uneven_row_major_shards",),  # section 16
+        "height-shard-padded-width": ("uneven_row_major_shards",),  # section 16 (#22947)
     }),
 }
 

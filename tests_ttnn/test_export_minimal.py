@@ -11,12 +11,16 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, run_mock
+from conftest import ROOT, VERSION, run_mock
 from meshspec.bridge.minimal import export_minimal
 from meshspec.runner import run
 from meshspec.scenario.loader import load
 
 BUNDLED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "real-tests").glob("*.yaml"))
+
+if VERSION != "0.81.1":  # the script's top says how to build its tensors there instead (docs/semantics.md section 10)
+    pytest.skip(f"a minimal script is plain ttnn 0.81.1: ttnn {VERSION} misreads its numpy constructor for bfloat16",
+                allow_module_level=True)
 
 _FABRIC = ("ttnn.all_gather needs the fabric the script sets before the mesh opens, and with a fabric set the mock cannot open "
            "the mesh (it builds the fabric_erisc_router kernel); the script says so at its top")
