@@ -34,6 +34,7 @@ import re
 from typing import Any, Callable, Optional
 
 from ..errors import ScenarioError, did_you_mean, listed
+from ..text import one_line
 from ..typed import where as _where
 
 MATRIX = "matrix"
@@ -54,7 +55,8 @@ Where = Callable[[tuple], tuple[int, int]]
 
 def case_id(values: dict[str, Any]) -> str:
     """``bfloat16-tile``, ``1x8``: the case's values as pytest names a parametrized case (a shape as
-    its dims joined with x).
+    its dims joined with x), on one line whatever the values hold (it is printed beside every
+    result, in JUnit and in pytest ids).
 
     >>> case_id({"dtype": "bfloat16", "mesh": [1, 8], "fill": 0.5})
     'bfloat16-1x8-0.5'
@@ -66,7 +68,7 @@ def case_id(values: dict[str, Any]) -> str:
             return re.sub(r"[^\w.,:\[\]{}-]+", "", str(v))
         return str(v).lower() if isinstance(v, bool) else str(v)
 
-    return short_id("-".join(one(v) for v in values.values()))
+    return short_id(one_line("-".join(one(v) for v in values.values())))
 
 
 def short_id(name: str) -> str:

@@ -205,3 +205,14 @@ def test_export_and_diff_take_the_case_named_and_say_which_they_took_when_none_i
     assert "has no case 'bfloat16-tile-1x9' (did you mean 'bfloat16-tile-1x8'?); its cases: bfloat16-tile-2x4," in bad.stderr
     plain = Path(__file__).resolve().parents[2] / "scenarios" / "seed-uneven-copy.yaml"
     assert invoke([*command, str(plain), "--case", "x"]).exit_code == 2
+
+
+def test_a_case_whose_value_holds_a_line_break_is_named_on_one_line(tmp_path):
+    """A value used in free text (a description) may hold a newline; the case's name, printed
+    beside every result, escapes it (the one rule for what meshspec prints: text.one_line)."""
+    path = tmp_path / "m.yaml"
+    path.write_text('meshspec: 1\nname: m\nmesh: [1, 2]\ndescription: $d\nmatrix:\n  d: ["one", "two\\nlines"]\n'
+                    "steps:\n  - from_torch: {as: h, shape: [1, 1, 32, 32]}\n")
+    assert [r.case for r in check_file(path)] == ["one", "two\\nlines"]
+    result = invoke(["check", str(path), "-p", "current"])
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == 3, result.stdout
