@@ -108,18 +108,23 @@ GALAXY_RESHAPES = {system: [((8, 4), to) for to in ((2, 16), (16, 2), (4, 8), (1
                    for system in ("galaxy", "bh-galaxy")}
 
 
+def reshaped(mesh, to, row):
+    """``row`` with ``mesh``'s ids before and after ``mesh.reshape(to)``, or the refusal's words."""
+    row["before"] = [int(i) for i in mesh.get_device_ids()]
+    try:
+        mesh.reshape(ttnn.MeshShape(list(to)))
+        row["after"] = [int(i) for i in mesh.get_device_ids()]
+    except RuntimeError as exc:
+        row["error"] = error_text(exc)
+    return row
+
+
 def record_reshapes(cases):
     rows = []
     for start, to in cases:
         mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(list(start)))
-        row = {"open": list(start), "reshape": list(to), "before": [int(i) for i in mesh_device.get_device_ids()]}
-        try:
-            mesh_device.reshape(ttnn.MeshShape(list(to)))
-            row["after"] = [int(i) for i in mesh_device.get_device_ids()]
-        except RuntimeError as exc:
-            row["error"] = error_text(exc)
+        rows.append(reshaped(mesh_device, to, {"open": list(start), "reshape": list(to)}))
         ttnn.close_mesh_device(mesh_device)
-        rows.append(row)
     return rows
 
 
@@ -155,14 +160,7 @@ def record_submesh_reshapes():
     mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))
     for shape, offset, to in SUBMESH_RESHAPES:
         sub = mesh_device.create_submesh(ttnn.MeshShape(list(shape)), ttnn.MeshCoordinate(list(offset)))
-        row = {"create_submesh": list(shape), "offset": list(offset), "reshape": list(to),
-               "before": [int(i) for i in sub.get_device_ids()]}
-        try:
-            sub.reshape(ttnn.MeshShape(list(to)))
-            row["after"] = [int(i) for i in sub.get_device_ids()]
-        except RuntimeError as exc:
-            row["error"] = error_text(exc)
-        rows.append(row)
+        rows.append(reshaped(sub, to, {"create_submesh": list(shape), "offset": list(offset), "reshape": list(to)}))
     ttnn.close_mesh_device(mesh_device)
     return rows
 
