@@ -652,6 +652,8 @@ class Profile(Frozen):
     ccl_links: CclLinks = CclLinks.NOT_CHECKED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
+    verified_by: Optional[str] = None
+    """The real ttnn version whose golden data this profile matches (tests/golden); None: source reading only."""
 
     @property
     def mapper(self) -> MapperRules:
@@ -677,12 +679,33 @@ CURRENT = Profile(
     MapperRule.EQUAL_SHARDS,
     Composer.CURRENT,
     CopyCheck.EVERY_SHARD,
+    verified_by="0.81.1",
 )
 
 
-def _changes_current(name: str, era: str, summary: str, **rules: Any) -> Profile:
+def _changes_current(name: str, era: str, summary: str, verified_by: Optional[str] = None, **rules: Any) -> Profile:
     """A built-in profile that is ``current`` with ``rules`` changed (listed as changing it)."""
-    return CURRENT.replace(name=name, era=era, summary=summary, base="current", **rules)  # type: ignore[return-value]
+    return CURRENT.replace(name=name, era=era, summary=summary, base="current", verified_by=verified_by, **rules)  # type: ignore[return-value]
+
+
+def _early_2026(version: str, month: str) -> Profile:
+    """ttnn 0.66.0 or 0.67.0: ``current`` with the rules in which their records differ from 0.81.1's,
+    each observed in the mock (tests/golden per version; the ttnn tier)."""
+    return _changes_current(
+        f"ttnn-{version}",
+        f"ttnn {version} ({month} 2026), observed in mock mode",
+        "as current, but a full copy after a partial one records every device written, mappers take no "
+        "offset, and older sharded-buffer checks",
+        verified_by=version,
+        copy=CopyRecord.EXACT,  # a full copy after a partial one records all 8 devices (issue 37's probe cases)
+        mapper_offset=MapperOffset.ABSENT,  # no mesh_offset_override (issue 37's probe cases)
+        uneven_row_major_shards=UnevenRowMajorShards.REFUSED,  # docs/semantics.md section 16
+        dram_grid_rows=DramGridRows.ALIASED,  # section 16
+        bank_check=BankCheck.UNCHECKED,  # section 16
+        host_borrow=HostBorrow.BORROWED,  # section 19, tests/golden ttnn_storage.json
+        chip_map=ChipMap.EARLY_2026,  # section 17, tests/golden ttnn_0_6*_device_ids.json
+        ccl_topology=CclTopology.UNION,  # no strict_ccl_topology in their ttnn.CONFIG: before the CCL topology helpers
+    )
 
 
 PROFILES: dict[str, Profile] = {
@@ -761,10 +784,17 @@ PROFILES: dict[str, Profile] = {
             "as current, but all_gather_async gathers each shard's tile padding as data",
             ccl_padding=CclPadding.PADDED,
         ),
+        _early_2026("0.67.0", "March"),
+        _early_2026("0.66.0", "February"),
     )
 }
 
 DEFAULT_PROFILE = "current"
+
+
+def profile_for_version(version: str) -> Optional[str]:
+    """The built-in profile a real ttnn ``version`` verifies ("0.81.1" -> "current"), or None."""
+    return next((p.name for p in PROFILES.values() if p.verified_by == version), None)
 
 
 def get_profile(name: str, own: Optional[Mapping[str, Profile]] = None) -> Profile:
@@ -790,6 +820,7 @@ def define(name: str, base: str, changes: Mapping[str, str], era: str = "", pare
             raise UsageError(f"{rule_name}: unknown choice {choice!r}{did_you_mean(str(choice), values)}; {one_of(values)}")
         fields["mapper_rule" if rule_name == "mapper" else rule_name] = rule.choices(choice)
     changed = ", ".join(f"{k} {v}" for k, v in changes.items()) or "no change"
-    return parent.replace(
-        name=name, era=era or f"{base} with {changed}", summary=f"{parent.summary} ({changed})", base=base, **fields
+    return parent.replace(  # no version verifies a profile a user changed
+        name=name, era=era or f"{base} with {changed}", summary=f"{parent.summary} ({changed})", base=base,
+        verified_by=None, **fields
     )

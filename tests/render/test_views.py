@@ -76,17 +76,17 @@ def test_trace_table_lists_every_step():
 
 # -- profiles side by side ------------------------------------------------------------------------
 def test_profile_all_table():
-    res = invoke("run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all")
+    res = run_cli(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all"], env={"COLUMNS": "160"})  # 9 profiles: wider than 120
     assert res.exit_code == 1
     lines = res.stdout.splitlines()
     header = next(line for line in lines if line.startswith("tensor"))
     assert header.split() == ["tensor", "device", *PROFILES]
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ") and len(line.split()) == 2 + len(PROFILES)}
     # (1,3): empty under current, reference, auto-compose, ccl-union and ccl-padded (current with
-    # another default composer, other collective rules), stale under uniform-by-value, empty (no
-    # spec) under unpopulated
-    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty", "empty", "empty", "empty"]
-    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok", "ok", "ok", "ok"]
+    # another default composer, other collective rules) and ttnn-0.67.0/0.66.0 (a copy exact: one
+    # full copy here), stale under uniform-by-value, empty (no spec) under unpopulated
+    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty", "empty", "empty", "empty", "empty", "empty"]
+    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok", "ok", "ok", "ok", "ok", "ok"]
     verdicts = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in ("current", "uniform-by-value", "unpopulated", "reference") and "finding" in line}
     assert "no findings" in verdicts["current"] and "no findings" in verdicts["reference"]
     assert "stale" in verdicts["uniform-by-value"]
