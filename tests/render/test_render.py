@@ -72,9 +72,10 @@ def test_compare_rows():
         Options(width=120),
         compare=True,
     )
-    assert block(out, "tensor  device  current  uniform-by-value  unpopulated   reference", 10)[2:] == [
-        f"dst     ({r},{c})   ok       ok                missing_spec  ok" for r in range(2) for c in range(4) if (r, c) != (1, 3)
-    ] + ["dst     (1,3)   empty    stale             empty         empty"]
+    # current and reference agree on every device: one column, "current +1", spelled out below
+    assert block(out, "tensor  device  current +1  uniform-by-value  unpopulated", 11)[2:] == [
+        f"dst     ({r},{c})   ok          ok                missing_spec" for r in range(2) for c in range(4) if (r, c) != (1, 3)
+    ] + ["dst     (1,3)   empty       stale             empty", "current +1: the same under current, reference"]
 
 
 def test_columns_measure_wide_header_characters_in_cells():

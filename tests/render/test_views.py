@@ -76,22 +76,41 @@ def test_trace_table_lists_every_step():
 
 # -- profiles side by side ------------------------------------------------------------------------
 def test_profile_all_table():
-    res = run_cli(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all"], env={"COLUMNS": "160"})  # 9 profiles: wider than 120
+    res = run_cli(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all"], env={"COLUMNS": "80"})
     assert res.exit_code == 1
     lines = res.stdout.splitlines()
     header = next(line for line in lines if line.startswith("tensor"))
-    assert header.split() == ["tensor", "device", *PROFILES]
-    rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ") and len(line.split()) == 2 + len(PROFILES)}
     # (1,3): empty under current, reference, auto-compose, ccl-union and ccl-padded (current with
     # another default composer, other collective rules) and ttnn-0.67.0/0.66.0 (a copy exact: one
-    # full copy here), stale under uniform-by-value, empty (no spec) under unpopulated
-    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty", "empty", "empty", "empty", "empty", "empty", "empty"]
-    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec", "ok", "ok", "ok", "ok", "ok", "ok"]
-    verdicts = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in ("current", "uniform-by-value", "unpopulated", "reference") and "finding" in line}
+    # full copy here), stale under uniform-by-value, empty (no spec) under unpopulated; the other
+    # seven devices ok but under unpopulated (missing_spec): three distinct columns, the seven
+    # profiles that agree share one, named by the first and spelled out under the table
+    assert header.split() == ["tensor", "device", "current", "+6", "uniform-by-value", "unpopulated"]
+    assert max(len(line) for line in lines) <= 80
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in lines if line.startswith("dst ")}
+    assert rows[("dst", "(1,3)")] == ["empty", "stale", "empty"]
+    assert rows[("dst", "(0,0)")] == ["ok", "ok", "missing_spec"]
+    assert len(rows) == 8
+    shared = " ".join(lines[lines.index(next(line for line in lines if line.startswith("current +6:"))):][:2])
+    assert shared.split(":", 1)[1].split("under", 1)[1].replace(" ", "").split(",") == [
+        p for p in PROFILES if p not in ("uniform-by-value", "unpopulated")]
+    verdicts = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in PROFILES and "finding" in line}
+    assert set(verdicts) == set(PROFILES)
     assert "no findings" in verdicts["current"] and "no findings" in verdicts["reference"]
     assert "stale" in verdicts["uniform-by-value"]
     after = lines[lines.index(verdicts["uniform-by-value"]) + 1]
     assert after.split() == ["first:", "stale", "dst", "(1,3),", "origin", "step", "0"]
+    # a verdict longer than the line keeps its indent when it wraps
+    wrapped = lines[lines.index(verdicts["unpopulated"]) + 1]
+    assert wrapped.startswith(" " * 18 + "at step 3")
+
+
+def test_profile_columns_group_profiles_that_agree():
+    from meshspec.render.compare import column_name, profile_columns
+
+    rows = [("ok", "ok", "missing", "ok"), ("empty", "stale", "empty", "empty")]
+    assert profile_columns(rows, ["a", "b", "c", "d"]) == [("a", "d"), ("b",), ("c",)]
+    assert column_name(("a", "d")) == "a +1" and column_name(("b",)) == "b"
 
 
 def test_profile_all_json_is_an_array_of_reports():
