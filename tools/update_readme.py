@@ -1,5 +1,5 @@
-"""Rewrite the parts of README.md that are generated from the code: the step table (from the op
-registry). tests/test_readme.py fails when they are out of date.
+"""Rewrite the parts of the docs that are generated from the code: the step table in
+docs/ttnn-spelling.md (from the op registry). tests/test_readme.py fails when it is out of date.
 
     python tools/update_readme.py
 """
@@ -16,12 +16,12 @@ from meshspec.explain import step_table  # noqa: E402
 
 
 def main() -> None:
-    readme = REPO / "README.md"
-    text = readme.read_text()
+    doc = REPO / "docs" / "ttnn-spelling.md"
+    text = doc.read_text()
     start = text.index("| step | ttnn | fields |")
     end = text.index("\n\n", start)
-    readme.write_text(text[:start] + step_table().rstrip("\n") + text[end:])
-    print("README.md: step table updated")
+    doc.write_text(text[:start] + step_table().rstrip("\n") + text[end:])
+    print("docs/ttnn-spelling.md: step table updated")
 
 
 if __name__ == "__main__":
