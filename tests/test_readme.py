@@ -121,7 +121,7 @@ def test_setup_commands_match_ci():
 def test_step_table_is_the_registry():
     from meshspec.explain import step_table
 
-    text = (ROOT / "docs" / "ttnn-spelling.md").read_text()
+    text = (ROOT / "docs/ttnn-spelling.md").read_text()
     assert step_table() in text, "docs/ttnn-spelling.md's step table differs from the registry: run tools/update_readme.py"
 
 
@@ -152,7 +152,7 @@ def test_shown_output_is_what_meshspec_prints(command, shown, monkeypatch):
 
 def test_every_bundled_scenario_is_in_the_scenarios_table():
     """Each file of scenarios/ has its row in docs/scenarios.md (a new one is found there)."""
-    text = (ROOT / "docs" / "scenarios.md").read_text()
+    text = (ROOT / "docs/scenarios.md").read_text()
     rows = set(re.findall(r"^\| `([^`]+)` \|", text, re.M))
     assert {p.stem for p in (ROOT / "scenarios").glob("*.yaml")} <= rows
     assert rows - {"scenario"} <= {p.stem for p in (ROOT / "scenarios").glob("*.yaml")}, "a row for a scenario that is gone"
