@@ -206,3 +206,11 @@ def test_observe_imports_nothing_of_meshspec():
     # runs where only ttnn is
     assert GRAPH["meshspec.bridge.observe"] == set()
     assert GRAPH["meshspec.written"] == set()
+
+
+def test_scenario_loading_is_yaml_nodes_then_checks_then_load():
+    """scenario/loader.py reads a file and expands its blocks; the YAML with positions it reads
+    (scenario/nodes.py) knows no scenario, and the static checks (scenario/checks.py) load nothing."""
+    assert GRAPH["meshspec.scenario.nodes"] <= {"meshspec.errors", "meshspec.text"}
+    assert "meshspec.scenario.loader" not in GRAPH["meshspec.scenario.checks"]
+    assert {"meshspec.scenario.nodes", "meshspec.scenario.checks"} <= GRAPH["meshspec.scenario.loader"]

@@ -22,7 +22,7 @@ name mapped to the script's own variable. The rule, one line of code:
   and arithmetic ``+ - * / // %`` on numbers (``**`` only of two literals, an exponent up to 64);
 - at most :data:`MAX_CODE` characters, :data:`MAX_NODES` values, :data:`MAX_DEPTH` deep; ASCII.
 
-Anything else is refused when the scenario loads (``loader._check_code``: a scenario is data, and
+Anything else is refused when the scenario loads (``checks.check_code``: a scenario is data, and
 code no script would run is not kept in it looking as if it were). Export checks again, for a
 scenario made without the loader: it does not run the line, makes a tensor with the recorded
 records instead, and says why in one line. ``record`` keeps a line only when :func:`parse` takes

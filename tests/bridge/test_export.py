@@ -144,12 +144,12 @@ def test_an_opaque_steps_code_is_run_only_when_it_is_plainly_the_steps_own_call(
     refuses any other code where it stands; and export's own guard, for a scenario made without
     the loader, makes a tensor with the recorded records and says why, never quoting the text."""
     from meshspec.errors import ScenarioError
-    from meshspec.scenario import loader
+    from meshspec.scenario import checks
 
     with pytest.raises(ScenarioError, match="opaque.code: not a line an exported script runs") as err:
         _scenario(OPAQUE.format(call=call, code=code))
     assert why in err.value.message and err.value.line == 6
-    monkeypatch.setattr(loader, "_check_code", lambda *args: None)
+    monkeypatch.setattr(checks, "check_code", lambda *args: None)
     text = export(_scenario(OPAQUE.format(call=call, code=code)))
     compile(text, "repro.py", "exec")  # it was an IndentationError or a SyntaxError for some
     assert f"# the scenario's code for this step is not run here: {why}" in text
@@ -192,14 +192,14 @@ def test_an_opaque_call_name_is_a_dotted_name():
 ])
 def test_an_opaque_call_on_anything_but_the_steps_tensors_is_not_run(call, code, uses, why, monkeypatch):
     from meshspec.errors import ScenarioError
-    from meshspec.scenario import loader
+    from meshspec.scenario import checks
 
     steps = OPAQUE.format(call=call, code=code).replace("uses: [a]", f"uses: {uses}")
     if "exec" in uses:
         steps = "  - allocate_tensor_on_device: {as: exec, shape: [1, 1, 32, 32]}\n" + steps
     with pytest.raises(ScenarioError, match="opaque.code: not a line an exported script runs"):
         _scenario(steps)
-    monkeypatch.setattr(loader, "_check_code", lambda *args: None)  # export's own guard
+    monkeypatch.setattr(checks, "check_code", lambda *args: None)  # export's own guard
     text = export(_scenario(steps))
     assert f"# the scenario's code for this step is not run here: {why}" in text
     assert "owned" not in text and "ｅｘｅｃ" not in text

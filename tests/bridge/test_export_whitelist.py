@@ -16,7 +16,7 @@ from meshspec.bridge.export import export
 from meshspec.bridge.minimal import export_minimal
 from meshspec.hunt.programs import VOCABULARY, generate
 from meshspec.errors import ScenarioError
-from meshspec.scenario import loader
+from meshspec.scenario import checks
 from meshspec.scenario.loader import load, parse
 from script_whitelist import minimal_problems, problems
 
@@ -178,7 +178,7 @@ def test_each_attack_is_not_run_and_says_why_in_one_line(call, code, uses, more,
         parse(text, Path("t.yaml"))
     assert why in err.value.message and "opaque.code: not a line an exported script runs" in err.value.message
     assert (err.value.line, "\n" in str(err.value)) == (text.count("\n") - 1, False)
-    monkeypatch.setattr(loader, "_check_code", lambda *args: None)
+    monkeypatch.setattr(checks, "check_code", lambda *args: None)
     text = export(parse(text, Path("t.yaml")))
     assert problems(text) == []
     lines = [line for line in text.splitlines() if "the scenario's code for this step is not run here" in line]
@@ -198,7 +198,7 @@ def test_a_use_named_like_the_call_does_not_become_the_call(monkeypatch):
     assert "ttnn.add" in _calls(text) and "ttnn_add" not in _calls(text)
     with pytest.raises(ScenarioError, match="the attribute ttnn.add"):
         parse(_opaque("ttnn.add", "out = ttnn.add(a, ttnn.add)", ["a", "ttnn.add"]), Path("t.yaml"))
-    monkeypatch.setattr(loader, "_check_code", lambda *args: None)  # export's own guard
+    monkeypatch.setattr(checks, "check_code", lambda *args: None)  # export's own guard
     text = export(parse(_opaque("ttnn.add", "out = ttnn.add(a, ttnn.add)", ["a", "ttnn.add"]), Path("t.yaml")))
     assert "not run here: the attribute ttnn.add (not a ttnn constant" in text and "ttnn_add" not in _calls(text)
 

@@ -816,7 +816,7 @@ def test_there_are_bundled_scenarios():
     assert {"seed-uneven-copy", "mapper-error-nine-over-eight", "even-copy"} <= names
 
 
-# -- the fast YAML path (loader._construct, _Loader.resolve) gives PyYAML's own data -------------------
+# -- the fast YAML path (nodes.construct, ScenarioLoader.resolve) gives PyYAML's own data -------------------
 YAML_CORPUS = (
     "a: 1\nb: [1, 2.5, true, null, ~, yes, Off, 0x1f, 1_000, 1:30, '', .inf, -.inf, .nan, -3, +4, 2025-01-01,"
     " 0o7, 007, 'q', 1e5, 1.0e+5, 0b101, -0, 00, 3., .5]\n"
@@ -830,16 +830,16 @@ def test_fast_construction_and_resolution_are_pyyaml_s():
 
     import yaml
 
-    from meshspec.scenario import loader as L
+    from meshspec.scenario import nodes as L
 
-    class PyYAML(L._Loader):  # the loader with PyYAML's own resolver methods back
+    class PyYAML(L.ScenarioLoader):  # the loader with PyYAML's own resolver methods back
         resolve = yaml.resolver.BaseResolver.resolve
         descend_resolver = yaml.resolver.BaseResolver.descend_resolver
         ascend_resolver = yaml.resolver.BaseResolver.ascend_resolver
 
     want = yaml.load(YAML_CORPUS, Loader=PyYAML)
-    fast = L._Loader(YAML_CORPUS)
-    got = L._construct(fast, fast.get_single_node(), "x.yaml")
+    fast = L.ScenarioLoader(YAML_CORPUS)
+    got = L.construct(fast, fast.get_single_node(), "x.yaml")
     nan_at = [i for i, v in enumerate(want["b"]) if isinstance(v, float) and math.isnan(v)]
     assert nan_at and all(math.isnan(got["b"][i]) for i in nan_at)
     for i in nan_at:
@@ -850,14 +850,14 @@ def test_fast_construction_and_resolution_are_pyyaml_s():
 
 
 def test_integers_read_again_are_read_as_the_first_time():
-    # decimals are remembered once read (loader._DECIMALS); other spellings, and long ones, are not
-    from meshspec.scenario import loader as L
+    # decimals are remembered once read (nodes._DECIMALS); other spellings, and long ones, are not
+    from meshspec.scenario import nodes as L
 
     text = "a: [32, 007, 0x20, 1_000, -0, +4, 00, 123456789012345678901234567890]\nb: {c: 32, d: 007}\n"
 
     def read():
-        fast = L._Loader(text)
-        return L._construct(fast, fast.get_single_node(), "x.yaml", text)
+        fast = L.ScenarioLoader(text)
+        return L.construct(fast, fast.get_single_node(), "x.yaml", text)
 
     first, second = read(), read()
     assert first == second == {"a": [32, 7, 32, 1000, 0, 4, 0, 123456789012345678901234567890], "b": {"c": 32, "d": 7}}
@@ -865,7 +865,7 @@ def test_integers_read_again_are_read_as_the_first_time():
 
 @pytest.mark.parametrize("key", ["<<", "!!merge x", "!<tag:yaml.org,2002:merge> x"])
 def test_a_merge_key_however_written_merges(key):
-    # a source with no "<<" and no "!" is not searched for merge keys (loader._construct): these have one
+    # a source with no "<<" and no "!" is not searched for merge keys (nodes.construct): these have one
     s = parse(dedent(f"""
         meshspec: 1
         mesh: t3k
