@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..names import as_name
+from ..sim.ops import OPS
 from ..text import flow, one_line
 from . import observe
 from .calls import FACTORIES, METHODS, TRANSLATORS, NotModeled, spec_fields
@@ -55,11 +56,6 @@ SYSTEMS = {
     ("blackhole", 32): "bh-galaxy",
 }
 CRASH = "the process died during this step (killed by a signal: no error was raised)"
-#: Steps that only make new tensors: the records of every other tensor stay as they were, so their
-#: last report is reused (any other step may change a handle's shared storage: all are read again).
-MAKERS = {"allocate_tensor_on_device", "allocate_tensor_on_host", "from_torch", "to_device", "to", "cpu", "distribute_tensor",
-          "aggregate_tensor", "get_device_tensors", "to_torch", "empty", "zeros", "ones", "full", "load_tensor", "create_submesh",
-          "create_submeshes"}
 
 
 def _ident(text: str) -> str:
@@ -88,7 +84,7 @@ class Recorder:
         self.comments: list[str] = []
         self.stopped: Optional[str] = None
         self._undo: list[Callable[[], None]] = []
-        self._reports: dict[str, dict] = {}  # name -> its report as last read (see MAKERS)
+        self._reports: dict[str, dict] = {}  # name -> its report as last read (see Op.only_makes)
         self._texts: dict[int, tuple[dict, str]] = {}
         self._wrote: dict[str, tuple[int, str]] = {}  # file name -> (size, SHA-256) of what this recording wrote there
         self._steps_at: Optional[tuple[int, int]] = None  # steps.jsonl as the recording left it: (inode, size)
@@ -502,7 +498,7 @@ class Recorder:
     def _snapshot(self, step: dict) -> None:
         """The step's own tensors (those it names), as the runtime records them after it."""
         names = set(_names_in(step["fields"]))
-        if step["op"] in MAKERS:
+        if step["op"] in OPS and OPS[step["op"]].only_makes:
             for n in [n for n in self._reports if n in names or n.split("[")[0] in names]:
                 del self._reports[n]
         else:

@@ -16,10 +16,6 @@ from typing import Any, Mapping
 
 from ..frozen import Frozen
 
-TRACE_OPS = frozenset({"begin_trace_capture", "end_trace_capture", "execute_trace", "release_trace"})
-"""The steps that drive traces; never captured themselves."""
-
-
 class Wrote(Frozen):
     """A write into a device tensor: the bytes each device got."""
 

@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ...lazy import Lazy
-from ..steps import TRACE_OPS, StepResult
+from ..steps import StepResult
 from .base import Op, TensorKind, Use
 
 if TYPE_CHECKING:  # (the registry is read by the loader, explain and the schema, which run nothing)
@@ -77,13 +77,12 @@ OPS: Lazy[str, Op] = Lazy(_MODULE_OF, _load)
 def execute(rt: "Runtime", index: int, op: str, args: Any) -> StepResult:
     """Run step ``index`` (``op`` with its validated ``args``) on ``rt`` and say what it did; the
     op's error, if it has one, is raised (what it did before is ``rt.last``)."""
-    from .trace import UNTRACEABLE
-
     rt.begin(index, op, args)
+    defined = OPS[op]
     try:
-        OPS[op].run(rt, args)
+        defined.run(rt, args)
         capture = rt.traces.get(rt.capturing) if rt.capturing is not None else None  # (a trace released mid-capture holds nothing)
-        if capture is not None and op not in TRACE_OPS and op not in UNTRACEABLE:
+        if capture is not None and defined.captured:
             name = getattr(args, "as_", None)
             out = rt.tensors.get(name) if name else None
             if getattr(out, "storage", None) != "host":  # a host op on a host tensor runs on the host, not in the trace (section 18)

@@ -39,5 +39,6 @@ OP = Op(
     "ttnn.allocate_tensor_on_device(ttnn.TensorSpec(shape, dtype, layout), mesh_device)",
     uses=(Use("mesh_device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.DEVICE),
+    captured=False, only_makes=True,
 )
 

@@ -107,6 +107,14 @@ class Op(Frozen):
     fabric: bool = False
     """Whether the op moves data between chips over the fabric (a collective): an exported script
     sets the fabric up before the mesh opens, as tt-metal's tests do (docs/semantics.md section 10)."""
+    captured: bool = True
+    """Whether a step of it run while a trace is captured joins the trace (``execute_trace`` runs it
+    again): not the trace steps themselves, nor host transfers, allocations and host ops, which a
+    trace of device programs cannot hold."""
+    only_makes: bool = False
+    """Whether the step only makes new tensors, leaving every other tensor's records as they were:
+    ``meshspec record`` reuses their last report (after any other step it reads every one again,
+    since the step may change a handle's shared storage)."""
 
     def bound_kind(self, args: Any) -> TensorKind:
         assert self.binds is not None

@@ -229,11 +229,11 @@ def _kind(a) -> TensorKind:
 
 OPS = (
     Op("dump_tensor", DumpTensor, dump_tensor, "Write a tensor (a device one gathered to host) to a .tensorbin file, in the run.",
-       "ttnn.dump_tensor(file_name, tensor)", uses=(Use("tensor", TensorKind.ANY),)),
+       "ttnn.dump_tensor(file_name, tensor)", uses=(Use("tensor", TensorKind.ANY),), captured=False),
     Op("load_tensor", LoadTensor, load_tensor, "Load a .tensorbin file a step dumped; on the device when given.",
        "ttnn.load_tensor(file_name, device=None)", uses=(Use("device", TensorKind.MESH),),
-       binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+       binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, only_makes=True),
     Op("as_tensor", AsTensor, as_tensor, "from_torch with a tensor cache: a miss dumps the tensor, a hit loads the file.",
        "ttnn.as_tensor(tensor, dtype, layout, mesh_mapper=..., device=..., memory_config=..., cache_file_name=...)",
-       uses=(Use("device", TensorKind.MESH),), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+       uses=(Use("device", TensorKind.MESH),), binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False),
 )

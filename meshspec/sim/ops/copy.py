@@ -129,4 +129,5 @@ OP = Op(
     "Write a host tensor's shards into an allocated device tensor; the era decides what is recorded.",
     "ttnn.copy_host_to_device_tensor(host_tensor, device_tensor)",
     uses=(Use("src", TensorKind.HOST), Use("dst", TensorKind.DEVICE)),
+    captured=False,
 )

@@ -36,4 +36,5 @@ OP = Op(
     "device_tensor.cpu()",
     uses=(Use("tensor", TensorKind.DEVICE),),
     binds=Use("as_", TensorKind.HOST),
+    captured=False, only_makes=True,
 )

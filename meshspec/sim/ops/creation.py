@@ -159,13 +159,13 @@ def _kind(a) -> TensorKind:
 
 OPS = (
     Op("empty", Empty, empty, "Allocate a device tensor (ROW_MAJOR unless told); topology the mesh's shape with R on each axis.",
-       "ttnn.empty(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.DEVICE)),
+       "ttnn.empty(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.DEVICE), only_makes=True),
     Op("zeros", Filled, zeros, "Zeros, filled on host and put on the device when given: topology (num_devices) [R].",
-       "ttnn.zeros(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+       "ttnn.zeros(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True),
     Op("ones", Filled, ones, "Ones, filled on host and put on the device when given: topology (num_devices) [R].",
-       "ttnn.ones(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+       "ttnn.ones(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True),
     Op("full", Full, full, "fill_value everywhere, filled on host and put on the device when given: topology (num_devices) [R].",
-       "ttnn.full(shape, fill_value, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind),
+       "ttnn.full(shape, fill_value, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True),
     Op("empty_like", Like, empty_like, "Allocate like a tensor; its topology if on device and its distribution fills the mesh.",
        "ttnn.empty_like(tensor, device=mesh_device)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.DEVICE)),
     Op("zeros_like", Like, zeros_like, "Zeros like a tensor; a device op on a device tensor (the input's topology and devices).",

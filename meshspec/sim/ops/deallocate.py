@@ -42,4 +42,5 @@ OP = Op(
     "Free a device tensor's buffer on every device (without force, only when no other handle holds it); a later use is use_after_free.",
     "ttnn.deallocate(device_tensor, force=True)",
     uses=(Use("tensor", TensorKind.DEVICE),),
+    captured=False,
 )

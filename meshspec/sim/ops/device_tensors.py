@@ -129,6 +129,7 @@ GET = Op(
     "ttnn.get_device_tensors(tensor)",
     uses=(Use("tensor", TensorKind.ANY),),
     binds=Use("as_", TensorKind.ANY, many=True),
+    only_makes=True,
 )
 
 COMBINE = Op(

@@ -63,4 +63,5 @@ OP = Op(
     hints=(
         ("tensor", "write the values with `data:` (arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy})"),
     ),
+    captured=False, only_makes=True,
 )

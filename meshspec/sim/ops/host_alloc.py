@@ -87,6 +87,7 @@ ALLOCATE_ON_HOST = Op(
     "ttnn.allocate_tensor_on_host(ttnn.TensorSpec(shape, dtype, layout), mesh_device)",
     uses=(Use("mesh_device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.HOST),
+    captured=False, only_makes=True,
 )
 
 COPY_DEVICE_TO_HOST = Op(
@@ -96,4 +97,5 @@ COPY_DEVICE_TO_HOST = Op(
     "Read a device tensor into a preallocated host tensor: it takes the device tensor's topology and recorded devices.",
     "ttnn.copy_device_to_host_tensor(device_tensor, host_tensor)",
     uses=(Use("device_tensor", TensorKind.DEVICE), Use("host_tensor", TensorKind.HOST)),
+    captured=False,
 )

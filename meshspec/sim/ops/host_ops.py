@@ -81,9 +81,9 @@ _OUT = Use("as_", TensorKind.HOST)
 
 OPS = (
     Op("to_dtype", ToDtype, to_dtype, "A host tensor's shards in another dtype (a block float tilizes a ROW_MAJOR shard); the topology kept.",
-       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT),
+       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT, captured=False),
     Op("unpad", Unpad, unpad, "Each ROW_MAJOR shard of a host tensor cut to [start, end); the topology kept.",
-       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT),
+       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT, captured=False),
     Op("pad_to_tile", PadToTile, pad_to_tile, "A host tensor's shards padded to whole tiles (a TILE tensor comes back as it was); the topology kept.",
-       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT),
+       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT, captured=False),
 )

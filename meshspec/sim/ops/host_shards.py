@@ -141,6 +141,7 @@ DISTRIBUTE_TENSOR = Op(
     uses=(Use("tensor", TensorKind.HOST), Use("mesh_device", TensorKind.MESH)),
     binds=Use("as_", TensorKind.HOST),
     kind_of=lambda a: TensorKind.DEVICE if a.mesh_device is not None else TensorKind.HOST,
+    only_makes=True,
 )
 
 AGGREGATE_TENSOR = Op(
@@ -151,4 +152,5 @@ AGGREGATE_TENSOR = Op(
     "ttnn.aggregate_tensor(tensor, composer)",
     uses=(Use("tensor", TensorKind.HOST),),
     binds=Use("as_", TensorKind.HOST),
+    only_makes=True,
 )

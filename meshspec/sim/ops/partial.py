@@ -61,4 +61,5 @@ OP = Op(
     "Write only the shards a sharded destination puts on the filter's cores; its records stay as they are.",
     "ttnn.copy_host_to_device_tensor_partial(host_tensor, device_tensor, ttnn.CoreRangeSet([...]))",
     uses=(Use("src", TensorKind.HOST), Use("dst", TensorKind.DEVICE)),
+    captured=False,
 )

@@ -116,6 +116,7 @@ OP = Op(
     uses=(Use("src", TensorKind.ANY), Use("device", TensorKind.MESH)),
     binds=Use("as_", TensorKind.DEVICE),
     hints=(("tensor", "to_device names its tensor `src`"),),
+    captured=False, only_makes=True,
 )
 
 TO = Op(
@@ -126,4 +127,5 @@ TO = Op(
     "host_tensor.to(mesh_device, memory_config=None)",
     uses=(Use("tensor", TensorKind.ANY), Use("device", TensorKind.MESH)),
     binds=Use("as_", TensorKind.DEVICE),
+    captured=False, only_makes=True,
 )

@@ -35,4 +35,5 @@ OP = Op(
     "ttnn.to_torch(tensor, mesh_composer=...)",
     uses=(Use("tensor", TensorKind.ANY),),
     binds=Use("as_", TensorKind.HOST),
+    captured=False, only_makes=True,
 )

@@ -24,11 +24,6 @@ from .base import Op
 from .fields import NewName
 from .output import shard
 
-#: Steps that cannot be captured: a trace holds device programs, not host transfers or allocations.
-UNTRACEABLE = {"from_torch", "to_device", "to", "copy_host_to_device_tensor", "copy_host_to_device_tensor_partial", "cpu", "to_torch",
-               "allocate_tensor_on_device", "allocate_tensor_on_host", "copy_device_to_host_tensor", "deallocate", "dump_tensor",
-               "load_tensor", "as_tensor", "to_dtype", "unpad", "pad_to_tile"}
-
 
 class BeginTrace(Typed):
     """``tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)``."""
@@ -103,10 +98,10 @@ def release(rt: Runtime, a: TraceName) -> None:
 
 OPS = (
     Op("begin_trace_capture", BeginTrace, begin, "Start capturing a trace: the device steps until end_trace_capture are recorded in it.",
-       "tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)"),
-    Op("end_trace_capture", TraceName, end, "Stop capturing the trace.", "ttnn.end_trace_capture(mesh_device, tid, cq_id=0)"),
+       "tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)", captured=False),
+    Op("end_trace_capture", TraceName, end, "Stop capturing the trace.", "ttnn.end_trace_capture(mesh_device, tid, cq_id=0)", captured=False),
     Op("execute_trace", TraceName, execute,
        "Replay the trace: each captured step computed again from its inputs as they are now, into its captured output.",
-       "ttnn.execute_trace(mesh_device, tid, cq_id=0, blocking=False)"),
-    Op("release_trace", TraceName, release, "Release the trace.", "ttnn.release_trace(mesh_device, tid)"),
+       "ttnn.execute_trace(mesh_device, tid, cq_id=0, blocking=False)", captured=False),
+    Op("release_trace", TraceName, release, "Release the trace.", "ttnn.release_trace(mesh_device, tid)", captured=False),
 )
