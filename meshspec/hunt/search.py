@@ -19,13 +19,12 @@ from typing import Callable, Optional
 from ..errors import MeshspecError
 from ..names import file_slug
 from ..sim.faults import EXPECTED, Fault
+from ..sim.ops import OPS
 from ..sim.profiles import RULES, Profile, define, get_profile
 from .programs import Program
 
 #: Meshes tried when shrinking, smallest first (as scenarios write them).
 SMALLER_MESHES: tuple[list, ...] = ([1, 2], [2, 1], [1, 4], [2, 2], [1, 8], [2, 4], [4, 2], [4, 4], [4, 8], [8, 4])
-
-_WRITES = ("copy_host_to_device_tensor", "to_device")
 
 LABEL_LIMIT = 64
 """The longest profile-pair part of a file name."""
@@ -153,9 +152,11 @@ def _load(program: Program, profiles: dict):
 
 
 def fault_for(program: Program, kind: str, mesh_shape: tuple[int, ...]) -> Optional[Fault]:
-    """The fault injected into a program: at its first write, on its first device."""
+    """The fault injected into a program: at its first write (an op's :attr:`~meshspec.sim.ops.Op.fault_site`),
+    on its first device."""
     for i, step in enumerate(program.steps):
-        if next(iter(step)) in _WRITES:
+        op = next(iter(step))
+        if op in OPS and OPS[op].fault_site:
             return Fault(kind, i, tuple(0 for _ in mesh_shape))
     return None
 

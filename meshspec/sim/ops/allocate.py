@@ -9,6 +9,7 @@ from typing import Optional
 
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
+from .generating import DEFAULT_KIND, Step, kind_fields, new_shape
 from .fields import As, MeshName, PrintedSpec, TensorFields
 from .output import allocation
 
@@ -31,6 +32,21 @@ def run(rt: Runtime, a: Allocate) -> None:
     rt.bind(a.as_, allocation(rt, a.spec(rt.arch), rt.mesh(a.mesh_device), a.as_))
 
 
+def _generate(rng, st, op: str) -> Step:
+    """Room for a host tensor's shard (one not placed yet, when there is one), or a new shape."""
+    unplaced = [h for h, (s, _) in st.hosts.items() if s not in st.devices.values()]
+    kind = DEFAULT_KIND
+    if st.hosts and rng.random() < 0.9:
+        host = rng.choice(unplaced or list(st.hosts))  # room for a host tensor's shard
+        shape, kind = list(st.hosts[host][0]), st.kinds.get(host, DEFAULT_KIND)
+    else:
+        shape = new_shape(rng, st.size)
+    name = st.fresh("d")
+    st.devices[name] = shape
+    st.kinds[name] = kind
+    return {"allocate_tensor_on_device": {"as": name, "shape": shape, **kind_fields(kind)}}
+
+
 OP = Op(
     "allocate_tensor_on_device",
     Allocate,
@@ -40,5 +56,6 @@ OP = Op(
     uses=(Use("mesh_device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.DEVICE),
     captured=False, only_makes=True,
+    generate=_generate,
 )
 

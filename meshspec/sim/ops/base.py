@@ -111,6 +111,13 @@ class Op(Frozen):
     """Whether a step of it run while a trace is captured joins the trace (``execute_trace`` runs it
     again): not the trace steps themselves, nor host transfers, allocations and host ops, which a
     trace of device programs cannot hold."""
+    generate: Optional[Callable[[Any, Any, str], Optional[dict]]] = None
+    """How ``meshspec hunt`` writes a step of it on what its program made so far: ``generate(rng,
+    st, op)`` gives the step as a scenario writes it, or None when nothing it needs exists yet
+    (meshspec/sim/ops/generating.py); None: hunt never writes it."""
+    fault_site: bool = False
+    """Whether a step of it writes a host tensor into device memory where a fault is injected
+    (meshspec/sim/faults.py): hunt injects it at a program's first such step."""
     only_makes: bool = False
     """Whether the step only makes new tensors, leaving every other tensor's records as they were:
     ``meshspec record`` reuses their last report (after any other step it reads every one again,

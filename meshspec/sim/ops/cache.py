@@ -28,7 +28,7 @@ judge compares them (a device given another device's slice is a ``data_mismatch`
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Any, Optional
 
 from ...errors import TTFatal
 from ...frozen import Frozen
@@ -42,6 +42,7 @@ from ..runtime import Runtime
 from ..spec import BufferType
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from .base import Op, TensorKind, Use
+from .generating import DEFAULT_KIND, KINDS, Step, kind_fields, new_mapper, new_shape
 from .output import default_topology
 from .fields import As, Data, FileName, Mapper, MeshName, Name, TensorFields
 from .transfer import make_host, put
@@ -227,13 +228,74 @@ def _kind(a) -> TensorKind:
     return TensorKind.DEVICE if a.device is not None else TensorKind.HOST
 
 
+def _dump_step(rng, st, op: str) -> Step:
+    """A live tensor into a new file (or over one dumped before, now and then). Tensor files live
+    in the run, never on disk (docs/semantics.md section 9): the names reach no folder."""
+    tensors = [*st.hosts, *st.devices]
+    if not tensors:
+        return None
+    src = rng.choice(tensors)
+    file = rng.choice(list(st.files)) if st.files and rng.random() < 0.2 else f"f{st.fresh('')}.tensorbin"
+    st.files[file] = list(st.hosts[src][0] if src in st.hosts else st.devices[src])
+    st.loaded.discard(file)
+    st.kinds[file] = st.kinds.get(src, DEFAULT_KIND)
+    return {op: {"file_name": file, "tensor": src}}
+
+
+def _load_step(rng, st, op: str) -> Step:
+    """A file dumped before (one not loaded since, when there is one), on the host or on the mesh."""
+    if not st.files:
+        return None
+    file = rng.choice([f for f in st.files if f not in st.loaded] or list(st.files))
+    st.loaded.add(file)
+    shape, kind = list(st.files[file]), st.kinds.get(file, DEFAULT_KIND)
+    if rng.random() < 0.5:
+        name = st.fresh("d")
+        st.devices[name], st.kinds[name] = shape, kind
+        return {op: {"file_name": file, "device": "mesh_device", "as": name}}
+    name = st.fresh("h")
+    st.hosts[name], st.kinds[name] = (shape, None), kind
+    return {op: {"file_name": file, "as": name}}
+
+
+def _as_tensor_step(rng, st, op: str) -> Step:
+    """An as_tensor with a cache file: a new cache name (a miss: the tensor mapped, dumped, and put
+    on the mesh now and then), or one cached before in the same dtype and layout (a hit: the file
+    loaded, whatever the mapper asks now; docs/semantics.md section 9)."""
+    cached = [f for f in st.files if f.split("_dtype_")[0] in st.caches]
+    if cached and rng.random() < 0.5:
+        file = rng.choice(cached)
+        cache = file.split("_dtype_")[0]
+        shape, kind = list(st.files[file]), st.kinds.get(file, DEFAULT_KIND)
+        whole = list(st.caches[cache])  # the shape it was first made of (a hit ignores the one given)
+        mapper = new_mapper(rng, st, whole)[0]
+    else:
+        cache, kind = st.fresh("c"), rng.choice(KINDS) if rng.random() < 0.3 else DEFAULT_KIND
+        whole = new_shape(rng, st.size)
+        mapper, _, shape = new_mapper(rng, st, whole)
+        if mapper == "replicate":
+            shape = list(whole)
+        file = f"{cache}_dtype_{kind[0].upper()}_layout_{kind[1].upper()}.tensorbin"
+        st.files[file], st.kinds[file], st.caches[cache] = list(shape), kind, list(whole)
+        st.loaded.add(file)
+    args: dict[str, Any] = {"shape": whole, **kind_fields(kind), "mesh_mapper": mapper, "cache_file_name": cache}
+    if rng.random() < 0.5:
+        name = st.fresh("d")
+        st.devices[name], st.kinds[name] = list(shape), kind
+        args.update(device="mesh_device", memory_config="DRAM_MEMORY_CONFIG")
+    else:
+        name = st.fresh("h")
+        st.hosts[name], st.kinds[name] = (list(shape), None), kind
+    return {"as_tensor": {"as": name, **args}}
+
+
 OPS = (
     Op("dump_tensor", DumpTensor, dump_tensor, "Write a tensor (a device one gathered to host) to a .tensorbin file, in the run.",
-       "ttnn.dump_tensor(file_name, tensor)", uses=(Use("tensor", TensorKind.ANY),), captured=False),
+       "ttnn.dump_tensor(file_name, tensor)", uses=(Use("tensor", TensorKind.ANY),), captured=False, generate=_dump_step),
     Op("load_tensor", LoadTensor, load_tensor, "Load a .tensorbin file a step dumped; on the device when given.",
        "ttnn.load_tensor(file_name, device=None)", uses=(Use("device", TensorKind.MESH),),
-       binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, only_makes=True),
+       binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, only_makes=True, generate=_load_step),
     Op("as_tensor", AsTensor, as_tensor, "from_torch with a tensor cache: a miss dumps the tensor, a hit loads the file.",
        "ttnn.as_tensor(tensor, dtype, layout, mesh_mapper=..., device=..., memory_config=..., cache_file_name=...)",
-       uses=(Use("device", TensorKind.MESH),), binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False),
+       uses=(Use("device", TensorKind.MESH),), binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, generate=_as_tensor_step),
 )

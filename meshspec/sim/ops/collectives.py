@@ -38,6 +38,7 @@ from ..meshdevice import MeshDevice
 from ..runtime import Runtime
 from ..spec import Layout
 from .base import Op, TensorKind, Use
+from .generating import Step, on_device
 from .fields import As, Name
 from .output import emit, read, shard
 
@@ -379,21 +380,39 @@ def _split_again(real: Topology, mesh_shape: tuple[int, ...], cluster_axis: Opti
 
 
 _IN, _OUT = (Use("tensor", TensorKind.DEVICE),), Use("as_", TensorKind.DEVICE)
+def _gather_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    dim = rng.randrange(len(shape))
+    st.devices[name] = list(shape)
+    return {op: {"tensor": dev, "dim": dim, "as": name}}
+
+
+def _all_reduce(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    st.devices[name] = list(shape)
+    return {op: {"tensor": dev, "as": name, **({"cluster_axis": rng.randrange(len(st.mesh_shape))} if rng.random() < 0.5 else {})}}
+
+
+def _reduce_scatter(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    """The last dim over a mesh axis (a dim that does not split is refused)."""
+    axis = rng.randrange(len(st.mesh_shape))
+    st.devices[name] = shape[:-1] + [max(1, shape[-1] // st.mesh_shape[axis])]
+    return {op: {"tensor": dev, "dim": len(shape) - 1, "cluster_axis": axis, "as": name}}
+
+
 OPS = (
     Op("all_gather", Gather, _gather(gather_hook, _all_gather_padding),
        "Each device gets its group's shards concatenated along dim; the topology by the era's rule (0.81.1: the CCL helpers).",
-       "ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True),
+       "ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step)),
     Op("all_gather_async", Gather, _gather(lambda topo, dim: topo, _async_padding),
        "ttnn.experimental.all_gather_async: as all_gather; before its hook the output kept the input's label (issue #38371).",
-       "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True),
+       "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step)),
     Op("all_reduce", Reduce, all_reduce,
        "Each device gets the sum over its group; the topology by the era's rule (before the CCL helpers it kept the input's label, #50657).",
-       "ttnn.all_reduce(tensor, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True),
+       "ttnn.all_reduce(tensor, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_all_reduce)),
     Op("all_reduce_async", Reduce, all_reduce, "ttnn.experimental.all_reduce_async: as all_reduce.",
        "ttnn.experimental.all_reduce_async(tensor, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True),
     Op("reduce_scatter", Gather, reduce_scatter,
        "Each device gets its piece (along dim, in group order) of its group's sum; the topology by the era's rule (0.81.1: Shard(dim)).",
-       "ttnn.reduce_scatter(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True),
+       "ttnn.reduce_scatter(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_reduce_scatter)),
     Op("reduce_scatter_minimal_async", Gather, reduce_scatter, "ttnn.experimental.reduce_scatter_minimal_async: as reduce_scatter.",
        "ttnn.experimental.reduce_scatter_minimal_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True),
 )

@@ -14,6 +14,7 @@ from ..runtime import Runtime, in_memory
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from .generating import Step
 from .fields import Name
 from .transfer import one_buffer_to_many, packed_size_check, pinned, same_spec
 
@@ -122,6 +123,20 @@ def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord,
             )
 
 
+def _generate(rng, st, op: str) -> Step:
+    """A host tensor into an allocation its shards fit (one not copied there yet, when there is one)."""
+    if not st.hosts or not st.devices:
+        return None
+    fits = [d for d in st.devices if any(st.fits(h, d) for h in st.hosts)]
+    dst = rng.choice(fits or list(st.devices))
+    srcs = [h for h in st.hosts if st.fits(h, dst)] or list(st.hosts)
+    fresh = [h for h in srcs if (h, dst) not in st.copies]  # a second copy into dst: the partial-then-full class
+    src = rng.choice(fresh or srcs)
+    st.copies.add((src, dst))
+    st.covered[dst] = st.coverage.get(src, "whole")
+    return {"copy_host_to_device_tensor": {"src": src, "dst": dst}}
+
+
 OP = Op(
     "copy_host_to_device_tensor",
     CopyHostToDevice,
@@ -130,4 +145,5 @@ OP = Op(
     "ttnn.copy_host_to_device_tensor(host_tensor, device_tensor)",
     uses=(Use("src", TensorKind.HOST), Use("dst", TensorKind.DEVICE)),
     captured=False,
+    generate=_generate, fault_site=True,
 )

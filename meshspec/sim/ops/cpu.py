@@ -11,6 +11,7 @@ from ..readback import read
 from ..runtime import Runtime
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from .generating import Step, of_device
 from .fields import Name, OptionalAs
 
 
@@ -28,6 +29,13 @@ def run(rt: Runtime, a: Cpu) -> None:
         rt.bind(a.as_, host)
 
 
+def _cpu(rng, st, op: str, dev: str, shape: list, kind: tuple) -> Step:
+    name = st.fresh("h")
+    st.hosts[name] = (list(shape), None)
+    st.kinds[name] = kind
+    return {"cpu": {"tensor": dev, "as": name}}
+
+
 OP = Op(
     "cpu",
     Cpu,
@@ -37,4 +45,5 @@ OP = Op(
     uses=(Use("tensor", TensorKind.DEVICE),),
     binds=Use("as_", TensorKind.HOST),
     captured=False, only_makes=True,
+    generate=of_device(_cpu),
 )

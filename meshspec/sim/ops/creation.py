@@ -27,6 +27,7 @@ from ..spec import DataType, Layout, make_spec
 from ..tensor import DeviceTensor
 from ..values import generate
 from .base import Op, TensorKind, Use
+from .generating import Step, on_device, same
 from .output import allocation, emit, plain_host, shard
 from .fields import As, FillValue, MemoryConfig, MeshName, Name, TensorFields, memory_of
 from .transfer import put
@@ -157,6 +158,11 @@ def _kind(a) -> TensorKind:
     return TensorKind.DEVICE if getattr(a, "device", None) is not None else TensorKind.HOST
 
 
+def _full_like_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    st.devices[name] = list(shape)
+    return {op: {"tensor": dev, "fill_value": rng.choice([0.5, 2, -1]), "as": name}}
+
+
 OPS = (
     Op("empty", Empty, empty, "Allocate a device tensor (ROW_MAJOR unless told); topology the mesh's shape with R on each axis.",
        "ttnn.empty(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.DEVICE), only_makes=True),
@@ -169,9 +175,9 @@ OPS = (
     Op("empty_like", Like, empty_like, "Allocate like a tensor; its topology if on device and its distribution fills the mesh.",
        "ttnn.empty_like(tensor, device=mesh_device)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.DEVICE)),
     Op("zeros_like", Like, zeros_like, "Zeros like a tensor; a device op on a device tensor (the input's topology and devices).",
-       "ttnn.zeros_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY)),
+       "ttnn.zeros_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(same)),
     Op("ones_like", Like, ones_like, "Ones like a tensor; a device op on a device tensor (the input's topology and devices).",
-       "ttnn.ones_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY)),
+       "ttnn.ones_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(same)),
     Op("full_like", FullLike, full_like, "fill_value like a tensor; a device op on a device tensor (the input's topology and devices).",
-       "ttnn.full_like(tensor, fill_value)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY)),
+       "ttnn.full_like(tensor, fill_value)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(_full_like_step)),
 )

@@ -9,6 +9,7 @@ from ..runtime import Runtime, freed_by
 from ..tensor import DeviceTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from .generating import Step, of_device
 from .fields import Name
 
 
@@ -35,6 +36,11 @@ def run(rt: Runtime, a: Deallocate) -> None:
     rt.free(dev)
 
 
+def _deallocate(rng, st, op: str, dev: str, shape: list, kind: tuple) -> Step:
+    del st.devices[dev]
+    return {"deallocate": {"tensor": dev}}
+
+
 OP = Op(
     "deallocate",
     Deallocate,
@@ -43,4 +49,5 @@ OP = Op(
     "ttnn.deallocate(device_tensor, force=True)",
     uses=(Use("tensor", TensorKind.DEVICE),),
     captured=False,
+    generate=of_device(_deallocate),
 )

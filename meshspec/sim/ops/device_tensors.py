@@ -27,6 +27,7 @@ from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from .generating import Step, on_device
 from .fields import As, Name, Names
 from .output import DEFAULT_TOPOLOGY_ORIGIN, default_topology
 from .transfer import check_api
@@ -121,6 +122,13 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
             rt.touched.add(name)
 
 
+def _generate(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    """The first per-device tensor is used on."""
+    del st.kinds[name]
+    st.devices[f"{name}[0]"], st.kinds[f"{name}[0]"] = list(shape), kind
+    return {op: {"tensor": dev, "as": name}}
+
+
 GET = Op(
     "get_device_tensors",
     GetDeviceTensors,
@@ -130,6 +138,7 @@ GET = Op(
     uses=(Use("tensor", TensorKind.ANY),),
     binds=Use("as_", TensorKind.ANY, many=True),
     only_makes=True,
+    generate=on_device(_generate),
 )
 
 COMBINE = Op(

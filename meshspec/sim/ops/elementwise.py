@@ -33,6 +33,7 @@ from .. import host_transform
 from ..tensor import HostTensor
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
+from .generating import DEFAULT_KIND, Step, host_or_device, matmul_pairs, new_dtype, on_device, same
 from .fields import As, MemoryConfig, Name, memory_of
 from .output import alias, each_device, emit, per_device, read, shard, unclaimed_label, workload
 
@@ -428,35 +429,99 @@ _OUT = Use("as_", TensorKind.DEVICE)
 _ANY_IN = (Use("tensor", TensorKind.ANY),)  # a host tensor too: the op then runs on the host, shard by shard (section 18)
 _ANY_OUT = Use("as_", TensorKind.ANY)
 
+def _binary_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    other = rng.choice([d for d in st.devices if d != name])
+    st.devices[name] = list(shape)
+    return {op: {"a": dev, "b": other, "as": name}}
+
+
+def _matmul_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    """b's rows as long as a's last dim; linear with a bias now and then."""
+    pairs = matmul_pairs(st, name)
+    if not pairs:
+        return None
+    dev, b = rng.choice(pairs)
+    shape, rank = st.devices[dev], len(st.devices[dev])
+    st.kinds[name] = st.kinds.get(dev, DEFAULT_KIND)
+    out = [*shape[:-1], st.devices[b][-1]]
+    st.devices[name] = out
+    args = {"a": dev, "b": b}
+    if op == "linear":
+        bias = [o for o, s in st.devices.items() if o not in (name, dev, b) and len(s) == rank and s[-1] == out[-1]]
+        if bias and rng.random() < 0.7:
+            args["bias"] = rng.choice(bias)
+    return {op: {**args, "as": name}}
+
+
+def _reduce_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    d = rng.randrange(len(shape))
+    st.devices[name] = [1 if i == d else v for i, v in enumerate(shape)]
+    return {op: {"tensor": dev, "dim": d, "as": name}}
+
+
+def _transpose_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    d0, d1 = rng.choice([(-2, -1), (1, 2), (0, 1), (1, 3)]) if len(shape) == 4 else (-2, -1)
+    out = list(shape)
+    out[d0], out[d1] = out[d1], out[d0]
+    st.devices[name] = out
+    return {op: {"tensor": dev, "dim0": d0, "dim1": d1, "as": name}}
+
+
+def _typecast_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    dtype = rng.choice(["bfloat16", "float32"] + (["bfloat8_b"] if kind[1] == "tile" else []))
+    st.devices[name], st.kinds[name] = list(shape), (dtype, kind[1])
+    return {op: {"tensor": dev, "dtype": dtype, "as": name}}
+
+
+def _to_layout_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    layout = rng.choice(["tile", "row_major"])
+    if kind[0].endswith("_b"):
+        layout = "tile"
+    st.devices[name], st.kinds[name] = list(shape), (kind[0], layout)
+    return {op: {"tensor": dev, "layout": layout, "as": name}}
+
+
+def _to_layout_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
+    """A block float stays TILE."""
+    layout = rng.choice(["tile", "row_major"])
+    return shape, (kind[0], "tile" if kind[0].endswith("_b") else layout), {"layout": layout}
+
+
+def _to_memory_config_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    st.devices[name] = list(shape)
+    return {op: {"tensor": dev, "memory_config": rng.choice(["L1_MEMORY_CONFIG", "DRAM_MEMORY_CONFIG"]), "as": name}}
+
+
 OPS = (
     *(Op(name, Unary, _unary(fn, name == "neg"), f"ttnn.{name} on every device; the input's label.", f"ttnn.{name}(tensor)", uses=_IN,
-         binds=_OUT)
+         binds=_OUT, generate=on_device(same))
       for name, fn in UNARY.items()),
     *(Op(name, Binary, _binary(fn, name != "mul"), f"ttnn.{name} device by device (numpy broadcasting); the union of the inputs' labels.",
-         f"ttnn.{name}(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE)), binds=_OUT)
+         f"ttnn.{name}(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE)), binds=_OUT,
+         generate=on_device(_binary_step))
       for name, fn in BINARY.items()),
     Op("matmul", Matmul, matmul, "Each device multiplies what it holds; the union of the inputs' labels (issue #35362 on a 2-D mesh).",
-       "ttnn.matmul(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)), binds=_OUT),
+       "ttnn.matmul(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)), binds=_OUT, generate=on_device(_matmul_step)),
     Op("linear", Matmul, matmul, "ttnn.linear: a matmul and an optional bias, each device on what it holds; the union of the inputs' labels.",
        "ttnn.linear(a, b, bias=None)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)),
-       binds=_OUT),
+       binds=_OUT, generate=on_device(_matmul_step)),
     Op("sum", Reduction, _reduce(np.sum, True), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
-       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
+       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step)),
     Op("max", Reduction, _reduce(np.max, False), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
-       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT),
+       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step)),
     Op("transpose", Transpose, transpose, "Swap two dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT),
+       "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT, generate=on_device(_transpose_step)),
     Op("typecast", Typecast, typecast, "Each device's data (or a host tensor's shards) in another dtype; the input's label.",
-       "ttnn.typecast(tensor, dtype)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor"),
+       "ttnn.typecast(tensor, dtype)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor", generate=host_or_device(new_dtype, _typecast_step)),
     Op("to_layout", ToLayout, to_layout, "Each device's data (or a host tensor's shards) in another layout (tilize / untilize); the input's label.",
-       "ttnn.to_layout(tensor, layout)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor"),
+       "ttnn.to_layout(tensor, layout)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor", generate=host_or_device(_to_layout_host, _to_layout_step)),
     Op("tilize", Unary, _tilize(Layout.TILE, "Can only tilize row major data"), "A ROW_MAJOR tensor in TILE layout, on every device.",
        "ttnn.tilize(tensor)", uses=_IN, binds=_OUT),
     Op("untilize", Unary, _tilize(Layout.ROW_MAJOR, "Can only untilize tile major data"), "A TILE tensor in ROW_MAJOR layout, on every device.",
        "ttnn.untilize(tensor)", uses=_IN, binds=_OUT),
-    Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT),
+    Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT, generate=on_device(same)),
     Op("reallocate", Unary, reallocate, "The input freed and its data copied into a new buffer (the lowest free place); the label is a fresh allocation's, all Replicate.", "ttnn.reallocate(tensor)",
-       uses=_IN, binds=_OUT),
+       uses=_IN, binds=_OUT, generate=on_device(same)),
     Op("to_memory_config", ToMemoryConfig, to_memory_config, "Each device's data in another memory config (interleaved <-> sharded).",
-       "ttnn.to_memory_config(tensor, memory_config)", uses=_IN, binds=_OUT),
+       "ttnn.to_memory_config(tensor, memory_config)", uses=_IN, binds=_OUT, generate=on_device(_to_memory_config_step)),
 )

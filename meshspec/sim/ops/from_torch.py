@@ -5,12 +5,13 @@ The mapper's distribution is :func:`~meshspec.sim.mapping.distribute` under the 
 replicates to every device. Block floats are quantized shard by shard, as ttnn does.
 """
 
-from typing import Optional
+from typing import Any, Optional
 
 from ..profiles import HostBorrow
 from ..runtime import Runtime
 from ..spec import Layout, TensorSpec
 from .base import Op, TensorKind, Use
+from .generating import DEFAULT_KIND, KINDS, Step, devices_written, kind_fields, new_mapper, new_shape
 from .fields import As, Data, Mapper, MeshName, TensorFields
 from .mappers import mapper_choice
 from .transfer import make_host, put
@@ -51,6 +52,50 @@ def borrows(rt: Runtime, spec: TensorSpec) -> bool:
             and not spec.dtype.is_block_float)
 
 
+def _generate(rng, st, op: str) -> Step:
+    """A host tensor (or now and then one on the mesh) of a new shape, or of shards that fit an
+    allocation made before: a host tensor to copy into it."""
+    shape = new_shape(rng, st.size)
+    earlier = [h[0] for h in st.hosts.values() if len(h[0]) == 4]
+    allocated = [d for d, s in st.devices.items() if len(s) == 4]
+    kind = rng.choice(KINDS) if rng.random() < 0.3 else DEFAULT_KIND
+    if allocated and rng.random() < 0.7:  # shards that fit an allocation: a host tensor to copy into it
+        fit = rng.choice(allocated)
+        target, kind = list(st.devices[fit]), st.kinds.get(fit, DEFAULT_KIND)
+        # the other coverage than what was last copied into it: a partial write after a whole
+        # one, a whole one after a partial one (where records and data part ways)
+        last = st.covered.get(fit)
+        ways = {"whole": ["whole", "shard"] if target[1] == 1 else ["whole"], "part": ["part"]}
+        way = rng.choice(ways["part" if last == "whole" else "whole"] if last and rng.random() < 0.7
+                         else (["whole", "part", "shard"] if target[1] == 1 else ["whole", "part"]))
+        if way == "shard":  # dim 1 over the mesh, one row a device: shorter than the mesh leaves devices out
+            shape = [target[0], max(1, rng.choice([st.size - 1, st.size])), *target[2:]]
+            mapper, dim, shard = {"shard": 1}, 1, list(target)
+        elif way == "part" and st.size > 2:  # a write to fewer devices than the mesh, of shards that fit
+            m = rng.randint(1, st.size - 1)
+            shape = [target[0], target[1] * m, *target[2:]]
+            mapper = {"create_mesh_mapper": {"placements": [{"shard": 1}], "mesh_shape_override": [m]}}
+            dim, shard = 1, list(target)
+        else:
+            shape, mapper, dim, shard = list(target), "replicate", None, list(target)
+    else:
+        if earlier and rng.random() < 0.5:  # the rows and columns of an earlier one: their shards may share an allocation
+            shape[2:] = list(rng.choice(earlier)[2:])
+        mapper, dim, shard = new_mapper(rng, st, shape)
+    name = st.fresh("h")
+    args: dict[str, Any] = {"as": name, "shape": shape, **kind_fields(kind), "mesh_mapper": mapper}
+    st.kinds[name] = kind
+    st.coverage[name] = "whole" if devices_written(mapper, shape, st.size) >= st.size else "part"
+    if rng.random() < 0.2:
+        args["device"] = "mesh_device"
+        st.devices[name] = shard
+    else:
+        st.hosts[name] = (shard, dim)
+    if rng.random() < 0.3:
+        args["data"] = {"random": rng.randint(1, 9)}
+    return {"from_torch": args}
+
+
 OP = Op(
     "from_torch",
     FromTorch,
@@ -64,4 +109,5 @@ OP = Op(
         ("tensor", "write the values with `data:` (arange, zeros, ones, {fill: V}, {random: SEED} or {file: x.npy})"),
     ),
     captured=False, only_makes=True,
+    generate=_generate,
 )

@@ -16,6 +16,7 @@ from .. import host_transform
 from ..runtime import Runtime
 from ..spec import DataType
 from .base import Op, TensorKind, Use
+from .generating import is_tile, new_dtype, on_host
 from .fields import As, Name
 
 
@@ -79,11 +80,32 @@ def pad_to_tile(rt: Runtime, a: PadToTile) -> None:
 _IN = (Use("tensor", TensorKind.HOST),)
 _OUT = Use("as_", TensorKind.HOST)
 
+def _unpad_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
+    """A region from the origin, or from an offset now and then."""
+    ends = [rng.randint(1, n) if rng.random() < 0.5 else n for n in shape]
+    starts = [rng.randrange(e) if rng.random() < 0.2 else 0 for e in ends]
+    shape = [e - b for b, e in zip(starts, ends)]
+    return shape, kind, {"output_tensor_start": starts, "output_tensor_end": ends}
+
+
+def _row_major(st, h: str) -> bool:
+    return not is_tile(st, h)  # an unpad of a TILE tensor is refused
+
+
+def _whole_tiles(st, h: str) -> bool:
+    """Shards that are whole tiles once tilized (meshspec's specs hold no padded ROW_MAJOR shard)."""
+    return is_tile(st, h) or (len(st.hosts[h][0]) >= 2 and all(d % 32 == 0 for d in st.hosts[h][0][-2:]))
+
+
+def _pad_to_tile_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
+    return shape, kind, {"pad_value": 0.0}
+
+
 OPS = (
     Op("to_dtype", ToDtype, to_dtype, "A host tensor's shards in another dtype (a block float tilizes a ROW_MAJOR shard); the topology kept.",
-       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT, captured=False),
+       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT, captured=False, generate=on_host(new_dtype)),
     Op("unpad", Unpad, unpad, "Each ROW_MAJOR shard of a host tensor cut to [start, end); the topology kept.",
-       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT, captured=False),
+       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT, captured=False, generate=on_host(_unpad_host, fits=_row_major)),
     Op("pad_to_tile", PadToTile, pad_to_tile, "A host tensor's shards padded to whole tiles (a TILE tensor comes back as it was); the topology kept.",
-       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT, captured=False),
+       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT, captured=False, generate=on_host(_pad_to_tile_host, fits=_whole_tiles)),
 )

@@ -30,6 +30,7 @@ from .. import host_transform
 from ..pages import pages_in
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
+from .generating import DEFAULT_KIND, Step, host_or_device, is_tile, on_device
 from .fields import As, Name, Names
 from .output import alias, emit, fact, read, shard, unclaimed_label, workload
 
@@ -236,13 +237,48 @@ def _pad_value(value: Union[int, float], dtype) -> Union[int, float]:
     return int(value) if np.issubdtype(target, np.integer) else float(value)
 
 
+def _slice_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    rank = len(shape)
+    d = rng.randrange(rank)
+    starts, ends = [0] * rank, list(shape)
+    if shape[d] > 1:
+        if rng.random() < 0.5:
+            ends[d] = rng.randint(1, shape[d] - 1)
+        else:
+            starts[d] = rng.randint(1, shape[d] - 1)
+    st.devices[name] = [e - b for b, e in zip(starts, ends)]
+    return {op: {"tensor": dev, "starts": starts, "ends": ends, "as": name}}
+
+
+def _concat_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    rank = len(shape)
+    d = rng.randrange(rank)
+    others = [o for o, s in st.devices.items() if o != name and len(s) == rank and st.kinds.get(o, DEFAULT_KIND) == kind
+              and all(s[i] == shape[i] for i in range(rank) if i != d)]
+    other = rng.choice(others) if others else dev
+    st.devices[name] = [*shape[:d], shape[d] + st.devices[other][d], *shape[d + 1:]]
+    return {op: {"tensors": [dev, other], "dim": d, "as": name}}
+
+
+def _pad_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    """Back padding of the last dim (TILE refuses front padding on device)."""
+    n = rng.choice([0, 1, 15, 32])
+    st.devices[name] = shape[:-1] + [shape[-1] + n]
+    return {op: {"tensor": dev, "padding": [[0, n]], "value": 0.0, "as": name}}
+
+
+def _pad_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
+    """Back padding of the last dim of a TILE tensor's shards: each comes back as it was."""
+    return shape, kind, {"padding": [[0, rng.choice([0, 1, 15, 32])]], "value": 0.0}
+
+
 _OUT = Use("as_", TensorKind.DEVICE)
 OPS = (
     Op("slice", Slice, slice_, "Cut each device's tensor (starts, ends, steps per dim); the input's label. The whole tensor: the input itself.",
-       "ttnn.slice(tensor, starts, ends, steps=None)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT),
+       "ttnn.slice(tensor, starts, ends, steps=None)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT, generate=on_device(_slice_step)),
     Op("concat", Concat, concat, "Join each device's tensors along dim; the union of their labels. One tensor: that tensor itself.",
-       "ttnn.concat(tensors, dim)", uses=(Use("tensors", TensorKind.DEVICE, many=True),), binds=_OUT),
+       "ttnn.concat(tensors, dim)", uses=(Use("tensors", TensorKind.DEVICE, many=True),), binds=_OUT, generate=on_device(_concat_step)),
     Op("pad", Pad, pad, "Pad each device's tensor ([front, back] per dim, the last dims when fewer); the input's label. No padding: the input. "
        "A TILE host tensor: its shards as they were (section 18).",
-       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor"),
+       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor", generate=host_or_device(_pad_host, _pad_step, fits=is_tile)),
 )

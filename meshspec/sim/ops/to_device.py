@@ -20,6 +20,7 @@ from ..spec import BufferType, Layout
 from ..tensor import DeviceTensor, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from .generating import DEFAULT_KIND, Step
 from .fields import As, MemoryConfig, MeshName, Name, memory_of
 from .output import alias
 from .transfer import put
@@ -107,6 +108,17 @@ def _already_on_device(rt: Runtime, src: str, name: str) -> bool:
     return True
 
 
+def _generate(rng, st, op: str) -> Step:
+    """A host tensor put on the mesh."""
+    if not st.hosts:
+        return None
+    src = rng.choice(list(st.hosts))
+    name = st.fresh("d")
+    st.devices[name] = list(st.hosts[src][0])
+    st.kinds[name] = st.kinds.get(src, DEFAULT_KIND)
+    return {"to_device": {"src": src, "as": name}}
+
+
 OP = Op(
     "to_device",
     ToDevice,
@@ -117,6 +129,7 @@ OP = Op(
     binds=Use("as_", TensorKind.DEVICE),
     hints=(("tensor", "to_device names its tensor `src`"),),
     captured=False, only_makes=True,
+    generate=_generate, fault_site=True,
 )
 
 TO = Op(

@@ -11,6 +11,7 @@ from typing import Optional
 from ..runtime import Runtime
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from .generating import Step, of_device
 from .fields import Composer, Name, OptionalAs
 from .transfer import compose_back
 
@@ -27,6 +28,12 @@ def run(rt: Runtime, a: ToTorch) -> None:
     compose_back(rt, a.tensor, a.mesh_composer, a.as_)
 
 
+def _to_torch(rng, st, op: str, dev: str, shape: list, kind: tuple) -> Step:
+    """Now and then no composer: the era's default (refused, or derived from the topology)."""
+    composer = {"mesh_composer": {"concat": rng.choice([0, 1, 3])}} if rng.random() < 0.8 else {}
+    return {"to_torch": {"tensor": dev, "as": st.fresh("out"), **composer}}
+
+
 OP = Op(
     "to_torch",
     ToTorch,
@@ -36,4 +43,5 @@ OP = Op(
     uses=(Use("tensor", TensorKind.ANY),),
     binds=Use("as_", TensorKind.HOST),
     captured=False, only_makes=True,
+    generate=of_device(_to_torch),
 )

@@ -26,8 +26,10 @@ from ..runtime import Runtime
 from .. import host_transform
 from ..spec import infer_shape
 from ..tensor import HostTensor
+from ..mesh import volume
 from ..imputation import dim_index, renumber_permute, renumber_reshape, renumber_squeeze, renumber_unsqueeze
 from .base import Op, TensorKind, Use
+from .generating import Step, host_or_device, on_device
 from .fields import As, Name
 from .output import per_device
 
@@ -153,15 +155,48 @@ def permute(rt: Runtime, a: Permute) -> None:
                lambda p, r: renumber_permute(p, order))
 
 
+def _squeeze(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    st.devices[name] = shape[1:] if shape[0] == 1 else list(shape)
+    return {"squeeze": {"tensor": dev, "dim": 0, "as": name}}
+
+
+def _unsqueeze(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    st.devices[name] = [1] + list(shape)
+    return {"unsqueeze": {"tensor": dev, "dim": 0, "as": name}}
+
+
+def _permute(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    order = list(range(len(shape)))
+    rng.shuffle(order)
+    st.devices[name] = [shape[d] for d in order]
+    return {"permute": {"tensor": dev, "dims": order, "as": name}}
+
+
+def _reshape(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
+    """The leading dims merged: the tiles stay (a view), or everything flattened in a row."""
+    rank = len(shape)
+    new = [volume(shape[:-2]), *shape[-2:]] if rank >= 2 else list(shape)
+    if op == "reshape" and rng.random() < 0.4:
+        new = [1, volume(shape[:-1]), shape[-1]]
+    st.devices[name] = new
+    return {op: {"tensor": dev, "shape": new, "as": name}}
+
+
+def _reshape_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
+    """A shard's shape, as on device: the leading dims merged."""
+    shape = [volume(shape[:-2]), *shape[-2:]] if len(shape) > 2 else list(shape)
+    return shape, kind, {"shape": shape}
+
+
 OPS = (
     Op("squeeze", Squeeze, squeeze, "Remove a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+       "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_squeeze)),
     Op("unsqueeze", Unsqueeze, unsqueeze, "Add a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+       "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_unsqueeze)),
     Op("reshape", ReshapeTensor, reshape, "Reshape each device's tensor (or each shard of a host tensor); a view on the same buffer when the tiles stay (deallocating either frees both).",
-       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor"),
+       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor", generate=host_or_device(_reshape_host, _reshape)),
     Op("view", ReshapeTensor, view, "A view on the same buffer with another shape (the last dim, and in TILE the second-last, unchanged).",
-       "ttnn.view(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+       "ttnn.view(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_reshape)),
     Op("permute", Permute, permute, "Reorder the dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE)),
+       "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_permute)),
 )
