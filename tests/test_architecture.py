@@ -274,3 +274,28 @@ def test_hunt_writes_each_op_as_the_op_declares():
     tree = ast.parse(MODULES["meshspec.hunt.programs"].read_text())
     step = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_step")
     assert not [c.value for c in ast.walk(step) if isinstance(c, ast.Constant) and c.value in OPS]
+
+
+def _system_names_in(node: ast.AST) -> list[str]:
+    from meshspec.sim.mesh import SYSTEMS
+
+    if isinstance(node, ast.Dict):
+        items = [*node.keys, *node.values]
+    elif isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+        items = node.elts
+    else:
+        return []
+    return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str) and i.value in SYSTEMS]
+
+
+def test_systems_are_one_table():
+    """sim/mesh.SYSTEMS (and sim/chips.CHIPS, its chips) is the one table of systems: a system's
+    name by its chips (meshspec record, meshspec import) is derived from it (mesh.system_of)."""
+    tables = set()
+    for name, path in MODULES.items():
+        if name in ("meshspec.sim.mesh", "meshspec.sim.chips"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and len(_system_names_in(node.value)) >= 3:
+                tables.add(name)
+    assert tables == set()

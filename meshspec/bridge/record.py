@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..names import as_name
+from ..sim.mesh import system_of
 from ..sim.ops import OPS
 from ..text import flow, one_line
 from . import observe
@@ -49,12 +50,6 @@ STEPS = "steps.jsonl"
 them all in ``steps`` when the program ends (a report rewritten whole after every step would cost
 the square of the steps)."""
 
-#: System names by (architecture, devices in the cluster), for the scenario's ``mesh:``.
-SYSTEMS = {
-    ("wormhole_b0", 1): "n150", ("wormhole_b0", 2): "n300", ("wormhole_b0", 8): "t3k", ("wormhole_b0", 32): "galaxy",
-    ("blackhole", 1): "p150", ("blackhole", 2): "p300", ("blackhole", 4): "p150x4", ("blackhole", 8): "p150x8",
-    ("blackhole", 32): "bh-galaxy",
-}
 CRASH = "the process died during this step (killed by a signal: no error was raised)"
 
 
@@ -600,7 +595,7 @@ class Recorder:
             count = ttnn.get_num_devices()
         except Exception:
             count = len(list(self.mesh.get_device_ids()))
-        return SYSTEMS.get((observe._name(self.mesh.arch()), count))
+        return system_of(observe._name(self.mesh.arch()), count)
 
 
 @functools.lru_cache(maxsize=100_000)

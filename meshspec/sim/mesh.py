@@ -183,6 +183,21 @@ def volume(shape: Shape) -> int:
     return math.prod(shape)
 
 
+def system_of(arch: str, devices: int) -> Optional[str]:
+    """The system of ``devices`` chips of ``arch`` (``wormhole_b0``, ``blackhole``), or None: a
+    cluster's size names it, whatever mesh is opened on it (a 1x2 mesh of a T3K is a T3K).
+
+    >>> system_of("blackhole", 4), system_of("wormhole_b0", 4)
+    ('p150x4', None)
+    """
+    return _BY_SIZE.get((arch, devices))
+
+
+_BY_SIZE = {(system.arch, volume(system.shape)): name for name, system in SYSTEMS.items()}
+"""(architecture, chips) -> the system's name: one system of each size an architecture has."""
+assert len(_BY_SIZE) == len(SYSTEMS)
+
+
 def block(offset: Shape, shape: Shape) -> tuple[slice, ...]:
     """The index of the block of ``shape`` that starts at ``offset`` (a shard in its tensor).
 

@@ -61,3 +61,12 @@ def test_a_topology_s_coordinate_set_and_those_off_a_mesh_are_worked_out_once():
     assert topo.off_mesh((1, 2)) == ((0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3))  # in the topology's order
     same = Topology((2, 4), (Replicate(), Replicate()), topo.coords)
     assert topo == same and hash(topo) == hash(same) and topo.replace() == same  # the memo is no field
+
+
+def test_a_cluster_of_so_many_chips_of_an_architecture_is_one_system():
+    # meshspec record and meshspec import name the system by its chips (a 1x2 mesh of a T3K is a T3K)
+    from meshspec.sim.mesh import SYSTEMS, system_of, volume
+
+    for name, system in SYSTEMS.items():
+        assert system_of(system.arch, volume(system.shape)) == name
+    assert system_of("wormhole_b0", 4) is None and system_of("blackhole", 16) is None

@@ -21,7 +21,7 @@ from typing import Any, Hashable, Optional
 from ...errors import ScenarioError
 from ...scenario.sniff import read_regular
 from ...text import printable
-from ...sim.mesh import SYSTEMS, volume
+from ...sim.mesh import SYSTEMS, system_of, volume
 
 UNKNOWN = "?"
 """A call's mesh_mapper when the format does not say whether one was passed."""
@@ -232,10 +232,10 @@ def mesh_value(shape: tuple[int, ...], arch: Optional[str]) -> Any:
     ``shape``."""
     if arch is None or arch.startswith("wormhole"):
         return list(shape)
-    for name, system in SYSTEMS.items():
-        if system.arch == arch and volume(system.shape) == volume(shape):
-            return name if tuple(system.shape) == tuple(shape) else {"system": name, "shape": list(shape)}
-    return list(shape)
+    name = system_of(arch, volume(shape))
+    if name is None:
+        return list(shape)
+    return name if tuple(SYSTEMS[name].shape) == tuple(shape) else {"system": name, "shape": list(shape)}
 
 
 def check_mesh(shape: tuple[int, ...], file: str) -> None:

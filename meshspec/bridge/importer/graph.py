@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Hashable, Optional
 
 from ...errors import ScenarioError
-from ...sim.mesh import SYSTEMS
+from ...sim.mesh import SYSTEMS, system_of
 from .common import UNKNOWN, Call, Distribution, Memory, Traced, enum_name, fill_distributions, int_list, load_json, mesh_value, not_regular, placement, storage
 
 CPP_CALLS = {"Tensor::cpu": "Tensor.cpu", "Tensor::to_device": "Tensor.to", "Tensor::deallocate": "Tensor.deallocate"}
@@ -415,10 +415,10 @@ def _arch(data: Any) -> Optional[str]:
 def _system(arch: Optional[str], devices: int) -> tuple[str, tuple[int, ...]]:
     """The system of ``arch`` with ``devices`` chips and its default mesh (a 1xN mesh of Wormhole
     chips when there is none)."""
-    for name, system in SYSTEMS.items():
-        if system.arch == (arch or "wormhole_b0") and _volume(system.shape) == devices:
-            return name, tuple(system.shape)
-    return "a bare mesh", (1, max(devices, 1))
+    name = system_of(arch or "wormhole_b0", devices)
+    if name is None:
+        return "a bare mesh", (1, max(devices, 1))
+    return name, tuple(SYSTEMS[name].shape)
 
 
 def _volume(shape: tuple[int, ...]) -> int:
