@@ -23,6 +23,7 @@ import numpy as np
 from ..kinds import Kind
 from ..report import DeviceView, Finding, Readback, TensorReport, slice_text as _slice_text
 from ..sim.device import Write
+from ..sim.dims import dim_index, normal_dim
 from ..sim.events import Composed, DoubleFree, Event, Loaded, Retired, Shown, UseAfterFree
 from ..sim.placement import Partial, Replicate, Shard, as_label
 from ..sim.mesh import Coord, Shape, block, fmt_coord, fmt_shape, ttnn_shape, volume
@@ -437,7 +438,7 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
     truth, step, op = made.layout, made.step, made.op
     topo = t.record.topology
     rank = len(t.record.spec.shape)
-    dims = [p.dim % rank for p in topo.placements if isinstance(p, Shard) and -rank <= p.dim < rank]
+    dims = [d for p in topo.placements if isinstance(p, Shard) and (d := normal_dim(p.dim, rank)) is not None]
     twice = sorted({d for d in dims if dims.count(d) > 1})
     if made.dishonest is not None:
         why = f"after {op} its topology says {ttnn_placements(topo.placements)}: {made.dishonest}"
@@ -454,7 +455,7 @@ def _stale_topology(name: str, t: Tensor) -> list[Finding]:
             return []  # a partial axis labelled Replicate: the nearest label ttnn has (the reference's)
         why = f"after {op} its topology says {ttnn_placements(topo.placements)} on the same devices as its data, in another order: {moved}"
         return [Finding(Kind.TOPOLOGY_STALE, name, None, step, op, f"{name}: {why}")]
-    out_of_range = [p for p in topo.placements if isinstance(p, Shard) and not -rank <= p.dim < rank]
+    out_of_range = [p for p in topo.placements if isinstance(p, Shard) and normal_dim(p.dim, rank) is None]
     said, real = ttnn_placements(topo.placements), ttnn_placements(truth.placements)
     if said == real:  # the same placements over another distribution: say the shapes
         said = f"{said} over {ttnn_shape(topo.distribution_shape)}"
@@ -484,7 +485,7 @@ def _reordered(topo, truth) -> Optional[str]:
 def _labels(topo, rank: int) -> tuple:
     """A label as what it says of the data: dims normalised; every placement Replicate is the same
     claim whatever the distribution shape ((8) [R] and (2x4) [R, R])."""
-    norm = tuple(Shard(p.dim + rank if p.dim < 0 else p.dim) if isinstance(p, Shard) else p for p in topo.placements)
+    norm = tuple(Shard(dim_index(p.dim, rank)) if isinstance(p, Shard) else p for p in topo.placements)
     if all(isinstance(p, Replicate) for p in norm):
         return "replicated"
     return tuple(topo.distribution_shape), norm

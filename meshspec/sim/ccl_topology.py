@@ -24,6 +24,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from .dims import normal_dim
 from .mesh import Shape, volume
 from .placement import Placement, Replicate, Shard, Topology
 
@@ -38,11 +39,6 @@ class NoLabel:
 
 
 Result = Union[Topology, NoLabel]
-
-
-def normal_dim(dim: int, rank: int) -> Optional[int]:
-    d = dim + rank if dim < 0 else dim
-    return d if 0 <= d < rank else None
 
 
 def _shards(p: Placement, dim: int, rank: int) -> bool:

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import TTFatal
 from .mesh import Coord, Shape, coord_of, fmt_shape, ttnn_shape, volume
+from .dims import normal_dim
 from .mapping import anchor
 from .profiles import Composer
 from .tensor import HostTensor
@@ -112,12 +113,13 @@ def compose(
         )
     norm = []
     for d in dims:  # partition.cpp (concat_ndim) checks every dim's range, then that none repeats
-        if not -rank <= d < rank:
+        n = normal_dim(d, rank)
+        if n is None:
             raise TTFatal(
                 f"Invalid dimension index; got dims: {{{', '.join(map(str, dims))}}}, tensor dimension: {rank} "
                 f"(mesh_composer concat dim {d} is out of range for a rank-{rank} tensor)"
             )
-        norm.append(d % rank)
+        norm.append(n)
     if len(set(norm)) != len(norm):
         raise TTFatal(f"dims must be unique (mesh_composer concat dims {dims} name one tensor dim twice)")
 
@@ -153,12 +155,13 @@ def _legacy(host, present, mesh_shape, dims, override, one_d, rank) -> Compositi
     shards = host.shards
     norm = []
     for d in dims:
-        if not -rank <= d < rank:
+        n = normal_dim(d, rank)
+        if n is None:
             raise TTFatal(
                 f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d}) "
                 f"(torch.cat in the legacy composer; the tensor has rank {rank})"
             )
-        norm.append(d % rank)
+        norm.append(n)
     if one_d or len(norm) == 1:
         values, placed = concat_devices([shards[c].values for c in present], present, norm[0], rank)
         return Composition(values, tuple(present), placed, (), (len(present),))

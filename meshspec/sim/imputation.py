@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from .dims import dim_index
 from .placement import Placement, Replicate, Shard, Topology
 
 
@@ -63,7 +64,7 @@ def union(labels: list[Topology], rank: Optional[int] = None) -> Topology:
         for axis, p in enumerate(t.placements):
             if not isinstance(p, Shard):
                 continue
-            d = p.dim + rank if rank is not None and p.dim < 0 else p.dim
+            d = dim_index(p.dim, rank) if rank is not None else p.dim
             if d in claimed:
                 continue
             claimed.add(d)
@@ -71,10 +72,6 @@ def union(labels: list[Topology], rank: Optional[int] = None) -> Topology:
                 placements[axis] = Shard(d)
     coords = next((t.coords for t in counted if tuple(t.distribution_shape) == shape), counted[0].coords)
     return Topology(shape, tuple(placements), coords)
-
-
-def dim_index(d: int, rank: int) -> int:
-    return d + rank if d < 0 else d
 
 
 def renumber_squeeze(placements: tuple[Placement, ...], rank: int, dim: int) -> tuple[Placement, ...]:

@@ -22,6 +22,7 @@ from ..frozen import Frozen
 from dataclasses import dataclass
 
 from ..errors import TTFatal
+from .dims import dim_index, normal_dim
 from .mapper_rules import CURRENT_MAPPER, MapperRules
 from .mesh import Coord, Shape, block, coords, ttnn_shape, volume
 from .placement import Placement, Replicate, Shard, Topology
@@ -143,7 +144,7 @@ def _distribute(shape: Shape, mesh_shape: Shape, placements: tuple[Placement, ..
     # message lists all of them as given: [S(4), S(3)] of a rank-4 tensor is "got dims: {4, 3}"
     # (ttnn 0.81.1, tests/golden "mappers").
     given = [p.dim for p in placements if isinstance(p, Shard)]
-    bad = [(axis, p.dim) for axis, p in enumerate(placements) if isinstance(p, Shard) and not -rank <= p.dim < rank]
+    bad = [(axis, p.dim) for axis, p in enumerate(placements) if isinstance(p, Shard) and normal_dim(p.dim, rank) is None]
     if bad:
         axis, dim = bad[0]
         raise TTFatal(
@@ -155,7 +156,7 @@ def _distribute(shape: Shape, mesh_shape: Shape, placements: tuple[Placement, ..
     norm: list[Placement] = []
     for axis, p in enumerate(placements):
         if isinstance(p, Shard):
-            dim = p.dim + rank if p.dim < 0 else p.dim
+            dim = dim_index(p.dim, rank)
             if dim in seen:
                 raise TTFatal(
                     f"dims must be unique (tensor dim {dim} is sharded on both distribution axes "

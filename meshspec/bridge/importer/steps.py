@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional
 
 from ...errors import TTFatal
+from ...sim.dims import normal_dim
 from ...sim.mapping import distribute
 from ...sim.ops import OPS
 from ...sim.ops.opaque import CALL_NAME
@@ -348,7 +349,8 @@ def _concat_dim(left: list[int], n: int, own: Optional[int], taken: list) -> Opt
     """The dim a distribution axis of ``n`` devices concatenates on: its own Shard dim when the
     result holds ``n`` times as much there, else the first dim that does (a Replicate axis)."""
     rank = len(left)
-    candidates = ([own % rank] if own is not None and -rank <= own < rank else []) + list(range(rank))
+    mine = normal_dim(own, rank) if own is not None else None
+    candidates = ([mine] if mine is not None else []) + list(range(rank))
     return next((d for d in candidates if d not in taken and left[d] % n == 0 and (left[d] > 1 or n == 1)), None)
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...errors import TTFatal
 from ...typed import Range, Typed
+from ..dims import normal_dim
 from ..mesh import Coord, coord_tuple, fmt_coord
 from .. import ccl_topology as ccl
 from ..placement import Replicate, Shard, Topology, as_label
@@ -231,8 +232,8 @@ def _collective(rt: Runtime, a, combine, shape_of, helper, legacy, piece=None, p
 
 def _rank_dim(rt: Runtime, a, what: str) -> tuple[int, int]:
     rank = len(rt.device(a.tensor).record.spec.shape)
-    dim = a.dim + rank if a.dim < 0 else a.dim
-    if not 0 <= dim < rank:
+    dim = normal_dim(a.dim, rank)
+    if dim is None:
         if what == "all_gather":  # ttnn/cpp/ttnn/operations/ccl/all_gather/all_gather.cpp:140 (golden views all_gather_dim_*)
             raise TTFatal(f"Invalid gather dim {a.dim} for {rank}D input tensor (the input is rank {rank}: dims {-rank} to {rank - 1})")
         raise TTFatal(f"{what}: dim {a.dim} is out of range for a rank-{rank} tensor")
@@ -374,7 +375,7 @@ def _split_again(real: Topology, mesh_shape: tuple[int, ...], cluster_axis: Opti
     if isinstance(axes, str) or cluster_axis is None:
         return None
     for j in range(cluster_axis + 1, len(axes)):
-        if mesh_shape[j] > 1 and isinstance(axes[j], Shard) and ccl.normal_dim(axes[j].dim, rank) == dim:
+        if mesh_shape[j] > 1 and isinstance(axes[j], Shard) and normal_dim(axes[j].dim, rank) == dim:
             return j
     return None
 

@@ -28,6 +28,7 @@ from ..runtime import Runtime
 from ..mesh import Shape
 from ..sharding import narrowed, transposed
 from ..spec import BufferType, DataType, Layout, TensorSpec, make_spec
+from ..dims import dim_index, normal_dim
 from ..imputation import renumber_permute, union
 from .. import host_transform
 from ..tensor import HostTensor
@@ -290,8 +291,8 @@ def _reduce(fn, summed: bool):
     def run(rt: Runtime, a: Reduction) -> None:
         rec = rt.device(a.tensor).record
         rank = len(rec.spec.shape)
-        dim = a.dim + rank if a.dim < 0 else a.dim
-        if not 0 <= dim < rank:
+        dim = normal_dim(a.dim, rank)
+        if dim is None:
             raise TTFatal(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {a.dim})")
         dtype = rec.spec.dtype
         if rank == 1 and not a.keepdim:
@@ -303,7 +304,7 @@ def _reduce(fn, summed: bool):
             def one(q):
                 if not isinstance(q, Shard):
                     return q
-                d = q.dim + r if q.dim < 0 else q.dim
+                d = dim_index(q.dim, r)
                 if d == dim:  # each device reduced its own part: a partial sum (a partial max is no layout)
                     return Partial() if summed else None
                 return Shard(d - (d > dim and not a.keepdim))
@@ -324,10 +325,10 @@ def _reduce(fn, summed: bool):
 
 def transpose(rt: Runtime, a: Transpose) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
-    d0, d1 = (d + rank if d < 0 else d for d in (a.dim0, a.dim1))
-    for d in (d0, d1):  # Shape::get_normalized_index (tt_metal/common/shape.cpp:56), a size_t: -1 prints as 2**64 - 1
-        if not 0 <= d < rank:
-            raise TTFatal(f"Index is out of bounds for the rank, should be between 0 and {rank - 1} however is {d % 2**64} "
+    d0, d1 = (normal_dim(d, rank) for d in (a.dim0, a.dim1))
+    for d, given in ((d0, a.dim0), (d1, a.dim1)):  # Shape::get_normalized_index (tt_metal/common/shape.cpp:56), a size_t: -1 prints as 2**64 - 1
+        if d is None:
+            raise TTFatal(f"Index is out of bounds for the rank, should be between 0 and {rank - 1} however is {dim_index(given, rank) % 2**64} "
                           f"(transpose of a rank-{rank} tensor: dim0 {a.dim0}, dim1 {a.dim1})")
     order = list(range(rank))
     order[d0], order[d1] = order[d1], order[d0]

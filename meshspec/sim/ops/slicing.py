@@ -24,6 +24,7 @@ from ...typed import Check, Length, Range, Typed
 from ..placement import Topology, as_label, has_partial
 from ..profiles import OpTopology
 from ..runtime import Runtime
+from ..dims import normal_dim
 from ..imputation import union
 from ..tensor import DeviceTensor, HostTensor
 from .. import host_transform
@@ -158,12 +159,12 @@ def concat(rt: Runtime, a: Concat) -> None:
     tensors = [rt.device(n) for n in names]
     first = tensors[0].record.spec
     rank = len(first.shape)
-    if not -rank <= a.dim < rank:
+    dim = normal_dim(a.dim, rank)
+    if dim is None:
         raise TTFatal(f"Index is out of bounds for the rank, should be between 0 and {rank - 1} however is {a.dim}")
     if len(tensors) == 1:  # nothing to join: the input as it is (observed)
         rt.bind(a.as_, alias(tensors[0], a.as_))
         return
-    dim = a.dim % rank
     if any(t.record.spec.dtype != first.dtype for t in tensors):
         raise TTFatal("All Tensors should have same dtypes.")
     for t in tensors[1:]:

@@ -27,7 +27,8 @@ from .. import host_transform
 from ..spec import infer_shape
 from ..tensor import HostTensor
 from ..mesh import volume
-from ..imputation import dim_index, renumber_permute, renumber_reshape, renumber_squeeze, renumber_unsqueeze
+from ..dims import dim_index, normal_dim
+from ..imputation import renumber_permute, renumber_reshape, renumber_squeeze, renumber_unsqueeze
 from .base import Op, TensorKind, Use
 from .generating import Step, host_or_device, on_device
 from .fields import As, Name
@@ -69,8 +70,8 @@ class Permute(Typed):
 
 def squeeze(rt: Runtime, a: Squeeze) -> None:
     shape = tuple(rt.device(a.tensor).record.spec.shape)
-    dim = dim_index(a.dim, len(shape))
-    if not 0 <= dim < len(shape):
+    dim = normal_dim(a.dim, len(shape))
+    if dim is None:
         raise TTFatal(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], but got {a.dim})")
     squeezed = (lambda s: s[:dim] + s[dim + 1 :]) if shape[dim] == 1 else (lambda s: s)
     per_device(rt, a, a.as_, lambda v: v.reshape(squeezed(v.shape)), squeezed,
@@ -79,8 +80,8 @@ def squeeze(rt: Runtime, a: Squeeze) -> None:
 
 def unsqueeze(rt: Runtime, a: Unsqueeze) -> None:
     rank = len(rt.device(a.tensor).record.spec.shape)
-    dim = dim_index(a.dim, rank + 1)
-    if not 0 <= dim <= rank:
+    dim = normal_dim(a.dim, rank + 1)
+    if dim is None:
         raise TTFatal(f"Dimension out of range (expected to be in range of [{-rank - 1}, {rank}], but got {a.dim})")
     per_device(rt, a, a.as_, lambda v: np.expand_dims(v, dim), lambda s: s[:dim] + (1,) + s[dim:],
                lambda p, r: renumber_unsqueeze(p, r, dim), view=dim <= rank - 2)
