@@ -308,3 +308,13 @@ def test_a_dim_is_read_by_one_rule():
     found = [f"{name}:{i}" for name, path in MODULES.items() if name != "meshspec.sim.dims"
              for i, line in enumerate(path.read_text().splitlines(), 1) if copies.search(line)]
     assert found == []
+
+
+def test_fault_kinds_are_one_enum():
+    """A fault's kind is sim/faults.FaultKind, compared as a kind, not as a loose string."""
+    from meshspec.sim.faults import FaultKind
+
+    names = {k.value for k in FaultKind}
+    loose = [f"{name}:{node.lineno}" for name, path in MODULES.items() if name != "meshspec.sim.faults"
+             for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Constant) and node.value in names]
+    assert loose == []

@@ -171,7 +171,7 @@ class Crash(Exception):
 
     def __init__(self, error: BaseException, fault: Optional[Fault]) -> None:
         super().__init__(f"{type(error).__name__}: {error}")
-        self.fault = (fault.kind, fault.step, tuple(fault.coord)) if fault is not None else None
+        self.fault = (fault.kind.value, fault.step, tuple(fault.coord)) if fault is not None else None
 
 
 def _run(scenario, profile: str, fault: Optional[Fault] = None, deadline: Optional[Deadline] = None, bounds: Optional[dict] = None):

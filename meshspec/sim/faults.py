@@ -17,25 +17,47 @@ PR #17513's replicated to_device (``to_device_record``) are (docs/semantics.md s
 
 from __future__ import annotations
 
+import enum
+
 from ..frozen import Frozen
 
 from .mesh import Coord
 
-EXPECTED = {"skip_write": "stale", "drop_record": "lost", "alter_shape": "partial"}
+
+class FaultKind(str, enum.Enum):
+    """What the runtime does wrong at the faulty step (the table above)."""
+
+    SKIP_WRITE = "skip_write"
+    DROP_RECORD = "drop_record"
+    ALTER_SHAPE = "alter_shape"
+
+    @property
+    def expected(self) -> str:
+        """The finding kind a run with this fault reports: stale, lost or partial."""
+        return _FINDING[self]
+
+
+_FINDING = {FaultKind.SKIP_WRITE: "stale", FaultKind.DROP_RECORD: "lost", FaultKind.ALTER_SHAPE: "partial"}
+
+#: A fault kind's name (as ``hunt --fault`` takes it) -> the finding kind it must produce.
+EXPECTED: dict[str, str] = {kind.value: kind.expected for kind in FaultKind}
 
 
 class Fault(Frozen):
-    kind: str
-    """skip_write, drop_record or alter_shape."""
+    kind: FaultKind
+    """skip_write, drop_record or alter_shape (given as the kind or its name)."""
     step: int
-    """The writing step (copy_host_to_device_tensor or to_device) the fault applies to."""
+    """The writing step (an op whose ``fault_site`` is set: copy_host_to_device_tensor, to_device) the fault applies to."""
     coord: Coord
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        if self.kind not in EXPECTED:
-            raise ValueError(f"unknown fault {self.kind!r}; one of {', '.join(EXPECTED)}")
+        kind = self.__dict__["kind"]
+        try:
+            self.__dict__["kind"] = FaultKind(kind)
+        except ValueError:
+            raise ValueError(f"unknown fault {kind!r}; one of {', '.join(EXPECTED)}") from None
 
     @property
     def expected(self) -> str:
-        return EXPECTED[self.kind]
+        return self.kind.expected

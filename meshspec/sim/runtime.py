@@ -20,7 +20,7 @@ from ..errors import Crash, ResourceLimit, StepInputError, TTFatal
 from .device import MemoryPool, MeshBuffer, Write
 from .events import Event, Retired, UseAfterFree as UseAfterFreeEvent
 from .steps import ReadBack, StepResult, Wrote
-from .faults import Fault
+from .faults import Fault, FaultKind
 from .hosts import Hosts
 from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
@@ -180,7 +180,7 @@ class Runtime:
         """Finish the current step: apply an injected record fault to what it wrote, and say what
         the step did (kept as :attr:`last`)."""
         writes = tuple(e for e in self.log if isinstance(e, Wrote))
-        if self.fault is not None and self.fault.step == self.step and self.fault.kind != "skip_write":
+        if self.fault is not None and self.fault.step == self.step and self.fault.kind is not FaultKind.SKIP_WRITE:
             for name in {w.tensor for w in writes}:
                 t = self.tensors.get(name)
                 if isinstance(t, DeviceTensor):
@@ -192,9 +192,9 @@ class Runtime:
     def _apply_fault(self, rec: Record) -> None:
         fault = self.fault
         assert fault is not None
-        if fault.kind == "drop_record":
+        if fault.kind is FaultKind.DROP_RECORD:
             rec.recorded = tuple(c for c in rec.recorded if c != fault.coord)
-        elif fault.kind == "alter_shape" and fault.coord in rec.specs:
+        elif fault.kind is FaultKind.ALTER_SHAPE and fault.coord in rec.specs:
             spec = rec.specs[fault.coord]
             bigger = spec.shape[:-1] + (spec.shape[-1] + spec.page_shape[1],)  # one more page column
             rec.specs[fault.coord] = make_spec(bigger, spec.dtype, spec.layout, spec.tile, spec.memory, spec.arch)
@@ -537,7 +537,7 @@ class Runtime:
         caller must not change it afterwards."""
         memory = dev.buffer.spec.memory_config
         fault = self.fault
-        skipped = fault.coord if fault is not None and fault.kind == "skip_write" and fault.step == self.step else None
+        skipped = fault.coord if fault is not None and fault.kind is FaultKind.SKIP_WRITE and fault.step == self.step else None
         sizes: dict[Coord, int] = {}
         buffer, step, name = dev.buffer, self.step, host.name if host is not None else source
         on_cores = tuple(cores or ())
