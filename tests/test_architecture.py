@@ -234,8 +234,8 @@ def _op_names_in(node: ast.AST) -> list[str]:
 #: Module-level tables keyed by op name that are not yet facets of the op registry, and why they
 #: stay. Anything else an op must provide is a field of Op (meshspec/sim/ops/base.py).
 OP_TABLES_LEFT = {
-    ("meshspec.bridge.export", "EMITTERS"): "the exported Python of each op (bridge code the simulator may not import)",
-    ("meshspec.bridge.calls", "TRANSLATORS"): "ttnn calls recorded -> steps (keyed by the ttnn name, which is the op's)",
+    ("meshspec.bridge.calls", "TRANSLATORS"): "ttnn's functions, as a program calls them, -> steps: ttnn's vocabulary, "
+                                              "many-to-one (from_device and Tensor.cpu are both cpu), as the importer's HANDLERS",
     ("meshspec.bridge.minimal", "MINIMAL"): "the minimal export's plain calls where they differ from the full export's",
     ("meshspec.bridge.export", "_MESH_METHODS"): "MeshDevice methods, not op names (reshape is one of each)",
     ("meshspec.hunt.programs", "VOCABULARY"): "what meshspec hunt writes by default, in the order it prefers",

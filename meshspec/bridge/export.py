@@ -6,29 +6,20 @@ The script performs the steps in order; after the last one (or the step that rai
 the path given or stdout, so ``meshspec diff simulated.json real.json`` compares the two. Host
 tensors come from ``ttnn.from_torch`` when torch is importable, else from numpy through
 ``ttnn.Tensor(array, dtype, None, layout)`` and ``ttnn.distribute_tensor`` (the mock's Python has no
-torch). Each step is emitted by the function :data:`EMITTERS` names for its op; every op has one.
+torch). Each step is emitted by its op's own :attr:`~meshspec.sim.ops.Op.export`; every op has one.
 """
 
 from __future__ import annotations
 
 import functools
 import keyword
-import math
 import re
 from pathlib import Path
 from typing import Any, Callable
 
 from ..scenario.loader import LoadedScenario
-from ..sim.ops import fields as f
-from ..sim.ops.mappers import composer_choice, mapper_choice
-from ..sim.sharding import MemoryLayout
-from ..sim.spec import BufferType, DataType, Layout
-from ..text import one_line, printable
-
-DTYPES = {d: f"ttnn.{d.value}" for d in DataType}
-LAYOUTS = {Layout.TILE: "ttnn.TILE_LAYOUT", Layout.ROW_MAJOR: "ttnn.ROW_MAJOR_LAYOUT"}
-BUFFERS = {BufferType.DRAM: "ttnn.BufferType.DRAM", BufferType.L1: "ttnn.BufferType.L1"}
-MEMORY_CONFIGS = {BufferType.DRAM: "ttnn.DRAM_MEMORY_CONFIG", BufferType.L1: "ttnn.L1_MEMORY_CONFIG"}
+from ..sim.ops import OPS
+from ..text import printable
 
 
 class Context:
@@ -68,422 +59,19 @@ class Context:
     def lists(self) -> frozenset[str]:
         """The names of the lists steps bind (get_device_tensors' parts), worked out once: an op
         taking tensors asks for each of its names, and a scan a call made export quadratic."""
-        from ..sim.ops import OPS
-
         return frozenset(OPS[s.op].bound(s.args) for s in self.scenario.steps if OPS[s.op].binds is not None and OPS[s.op].binds.many)
+
+    def code(self, a: Any) -> Any:
+        """What meshspec/scenario/code.py makes of an opaque step's ``code``: the call an exported
+        script may run (a :class:`~meshspec.scenario.code.Call`), why not (one line), or None
+        when the step has no code."""
+        from ..scenario.code import parse
+
+        return parse(a.code, a.call, list(a.uses)) if a.code else None
 
 
 Emitter = Callable[[Any, Context], list[str]]
 
-
-def _spec(a, ctx: Context, shape=None) -> str:
-    parts = [str(list(shape or a.shape)), DTYPES[DataType(a.dtype)], LAYOUTS[Layout(a.layout)]]
-    config = getattr(a, "memory_config", None)
-    if isinstance(config, f.CreateSharded):
-        h = config.create_sharded_memory_config
-        parts += [f"ttnn.TensorMemoryLayout.{h.strategy.upper()}_SHARDED", f"{_memory_config(config)}.shard_spec", BUFFERS[a.buffer_type]]
-    elif isinstance(config, f.MemoryConfigFields) and config.nd_shard_spec is not None and config.shard_spec is None:
-        # TensorSpec(shape, dtype, layout, nd_shard_spec, buffer_type): the ND overload
-        parts += [_nd_shard_spec(config.nd_shard_spec), BUFFERS[a.buffer_type]]
-    elif isinstance(config, f.MemoryConfigFields) and config.memory_layout is not MemoryLayout.INTERLEAVED:
-        # TensorSpec(shape, dtype, layout, memory_layout, shard_spec, buffer_type): the 2-D sharded overload
-        shard = _shard_spec(config.shard_spec) if config.shard_spec is not None else "None"
-        parts += [f"ttnn.TensorMemoryLayout.{config.memory_layout.name}", shard, BUFFERS[a.buffer_type]]
-    elif isinstance(config, str) and f.NAMED_CONFIGS[config][1] is not MemoryLayout.INTERLEAVED:
-        parts += [f"ttnn.TensorMemoryLayout.{f.NAMED_CONFIGS[config][1].name}", "None", BUFFERS[a.buffer_type]]
-    else:
-        parts.append(BUFFERS[a.buffer_type])
-    tile = "" if tuple(a.tile) == (32, 32) else f", tile=ttnn.Tile({list(a.tile)})"
-    return f"ttnn.TensorSpec({', '.join(parts)}{tile})"
-
-
-def _shard_spec(s) -> str:
-    """``ttnn.ShardSpec(ttnn.CoreRangeSet([...]), [h, w], orientation)`` for a scenario's shard_spec."""
-    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({a[0]}, {a[1]}), ttnn.CoreCoord({b[0]}, {b[1]}))" for a, b in s.grid)
-    return f"ttnn.ShardSpec(ttnn.CoreRangeSet([{ranges}]), {list(s.shape)}, ttnn.ShardOrientation.{s.orientation.name})"
-
-
-def _nd_shard_spec(nd) -> str:
-    """``ttnn.NdShardSpec(ttnn.Shape([...]), ttnn.CoreRangeSet([...]), orientation, distribution)``."""
-    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({a[0]}, {a[1]}), ttnn.CoreCoord({b[0]}, {b[1]}))" for a, b in nd.grid)
-    return (f"ttnn.NdShardSpec(ttnn.Shape({list(nd.shard_shape)}), ttnn.CoreRangeSet([{ranges}]), "
-            f"ttnn.ShardOrientation.{nd.orientation.name}, ttnn.ShardDistributionStrategy.{nd.distribution.name})")
-
-
-def _memory_config(config) -> str:
-    """A scenario's memory_config as ttnn code: its constant, or ``ttnn.MemoryConfig(...)``."""
-    if isinstance(config, str):
-        return f"ttnn.{config}" if config.endswith("MEMORY_CONFIG") else MEMORY_CONFIGS[f.buffer_type(config)]
-    if isinstance(config, f.CreateSharded):
-        h = config.create_sharded_memory_config
-        if h.core_range_set is not None:
-            ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({a[0]}, {a[1]}), ttnn.CoreCoord({b[0]}, {b[1]}))" for a, b in h.core_range_set)
-            grid = f"ttnn.CoreRangeSet([{ranges}])"
-        else:
-            grid = f"ttnn.CoreGrid(y={h.core_grid.y}, x={h.core_grid.x})"
-        orientation = f"ttnn.ShardOrientation.{h.orientation.name}" if h.orientation is not None else "None"
-        return (f"ttnn.create_sharded_memory_config({list(h.shape)}, {grid}, ttnn.ShardStrategy.{h.strategy.upper()}, {orientation}, "
-                f"use_height_and_width_as_shard_shape={h.use_height_and_width_as_shard_shape})")
-    if config.nd_shard_spec is not None and config.shard_spec is None:
-        return f"ttnn.MemoryConfig({BUFFERS[config.buffer_type]}, {_nd_shard_spec(config.nd_shard_spec)})"
-    if config.memory_layout is MemoryLayout.INTERLEAVED:
-        return MEMORY_CONFIGS[config.buffer_type]
-    shard = f", {_shard_spec(config.shard_spec)}" if config.shard_spec is not None else ""
-    return f"ttnn.MemoryConfig(ttnn.TensorMemoryLayout.{config.memory_layout.name}, {BUFFERS[config.buffer_type]}{shard})"
-
-
-def _number(v) -> str:
-    """A number as Python source: ``float('nan')``, ``float('inf')`` and ``-float('inf')`` for what
-    repr writes as bare names (``nan``: a NameError, or a tensor of that name, in the script).
-
-    >>> _number(float("nan")), _number(float("-inf")), _number(2**31 + 1), _number(0.5)
-    ("float('nan')", "-float('inf')", '2147483649', '0.5')
-    """
-    if isinstance(v, float) and not math.isfinite(v):
-        return "float('nan')" if math.isnan(v) else ("float('inf')" if v > 0 else "-float('inf')")
-    return repr(v)
-
-
-def _data(a, ctx: Context) -> str:
-    """numpy code for a step's host data (the values meshspec makes: docs/semantics.md section 8)."""
-    shape = tuple(a.shape)
-    data = a.data
-    if data == "arange":
-        return f"arange({shape})"
-    if data in ("zeros", "ones"):
-        return f"np.{data}({shape}, dtype=np.float32)"
-    if isinstance(data, f.FillData):
-        return f"np.full({shape}, {_number(data.fill)}, dtype=np.float64)"
-    if isinstance(data, f.RandomData):
-        return f"random({shape}, {data.random})"
-    return f"np.load(here / {data.file!r})"
-
-
-def _mapper(m, ctx: Context) -> str:
-    if m is None:
-        return "None"
-    choice = mapper_choice(m, lambda _: 0)
-    return choice.text.replace("(mesh_device", f"({ctx.mesh(choice.mesh)}")
-
-
-def _composer(c, ctx: Context) -> str:
-    choice = composer_choice(c)
-    return choice.text.replace("(mesh_device", f"({ctx.mesh(choice.mesh)}")
-
-
-def _memory(a) -> str:
-    config = getattr(a, "memory_config", None)
-    if config is not None:
-        return _memory_config(config)
-    memory = getattr(a, "memory", None)
-    return MEMORY_CONFIGS[memory] if memory is not None else "None"
-
-
-def allocate(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_device({_spec(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
-
-
-def from_torch(a, ctx):
-    device = ctx.mesh(a.device) if a.device else "None"
-    memory = _memory(a) if a.memory_config is not None else "None"
-    return [
-        f"{ctx.var(a.as_)} = host_tensor({_data(a, ctx)}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, "
-        f"mapper={_mapper(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, tile={list(a.tile)})"
-    ]
-
-
-def to_device(a, ctx):
-    memory = _memory(a)
-    tail = f", memory_config={memory}" if memory != "None" else ""
-    return [f"{ctx.var(a.as_)} = ttnn.to_device({ctx.var(a.src)}, {ctx.mesh(a.device)}{tail})"]
-
-
-def to(a, ctx):
-    memory = _memory(a)
-    tail = f", {memory}" if memory != "None" else ""
-    return [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.to({ctx.mesh(a.device)}{tail})"]
-
-
-def copy(a, ctx):
-    return [f"ttnn.copy_host_to_device_tensor({ctx.var(a.src)}, {ctx.var(a.dst)})"]
-
-
-def cpu(a, ctx):
-    return [f"{ctx.var(a.as_) if a.as_ else '_'} = {ctx.var(a.tensor)}.cpu()"]
-
-
-def to_torch(a, ctx):
-    composer = _composer(a.mesh_composer, ctx) if a.mesh_composer is not None else "None"
-    return [f"{ctx.var(a.as_) if a.as_ else '_'} = to_torch({ctx.var(a.tensor)}, mesh_composer={composer})"]
-
-
-def deallocate(a, ctx):
-    return [f"ttnn.deallocate({ctx.var(a.tensor)}{'' if a.force else ', force=False'})"]
-
-
-def get_device_tensors(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.get_device_tensors({ctx.var(a.tensor)})"]
-
-
-_TOPOLOGY = {"ring": "Ring", "linear": "Linear"}
-"""A collective's ``topology:`` -> its ``ttnn.Topology`` member."""
-
-
-def _ccl_topology(a) -> str:
-    """``, topology=ttnn.Topology.Ring`` for a collective given one; nothing (ttnn's default) otherwise."""
-    return f", topology=ttnn.Topology.{_TOPOLOGY[a.topology]}" if a.topology else ""
-
-
-def _tensors(names, ctx) -> str:
-    """A list of tensors: a list name is the list itself (``parts``)."""
-    items = [ctx.var(n) for n in names]
-    if len(items) == 1 and names[0] in ctx.lists:
-        return items[0]
-    return "[" + ", ".join(f"*{i}" if n in ctx.lists else i for n, i in zip(names, items)) + "]"
-
-
-def combine(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.combine_device_tensors(tensors={_tensors(a.tensors, ctx)})"]
-
-
-def from_host_shards(a, ctx):
-    shape = ", ".join(map(str, a.mesh_shape))
-    return [f"{ctx.var(a.as_)} = ttnn.from_host_shards({_tensors(a.tensors, ctx)}, ttnn.MeshShape({shape}))"]
-
-
-def distribute_tensor(a, ctx):
-    device = ctx.mesh(a.mesh_device) if a.mesh_device else "None"
-    return [f"{ctx.var(a.as_)} = ttnn.distribute_tensor({ctx.var(a.tensor)}, {_mapper(a.mesh_mapper, ctx)}, {device})"]
-
-
-def aggregate_tensor(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.aggregate_tensor({ctx.var(a.tensor)}, {_composer(a.mesh_composer, ctx)})"]
-
-
-def allocate_on_host(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_host({_spec(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
-
-
-def copy_partial(a, ctx):
-    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({r[0][0]}, {r[0][1]}), ttnn.CoreCoord({r[1][0]}, {r[1][1]}))" for r in a.core_filter)
-    return [f"ttnn.copy_host_to_device_tensor_partial({ctx.var(a.src)}, {ctx.var(a.dst)}, ttnn.CoreRangeSet([{ranges}]))"]
-
-
-def copy_to_host(a, ctx):
-    return [f"ttnn.copy_device_to_host_tensor({ctx.var(a.device_tensor)}, {ctx.var(a.host_tensor)}, blocking=True)"]
-
-
-def _topology(t) -> str:
-    """``ttnn.TensorTopology(...)`` for a topology's fields."""
-    placements = ", ".join("ttnn.PlacementReplicate()" if p in ("replicate", "R") else f"ttnn.PlacementShard({p.shard})" for p in t.placements)
-    coords = ", ".join(f"ttnn.MeshCoordinate({', '.join(map(str, c))})" for c in t.coordinates)
-    shape = list(t.distribution_shape)  # MeshShape(7) is refused; MeshShape([7]) is the 1-D shape
-    # by ttnn's own argument names (its pybind signature, tests/golden userwrites), as the step may spell them
-    return f"ttnn.TensorTopology(distribution_shape=ttnn.MeshShape({shape}), placements=[{placements}], mesh_coords=[{coords}])"
-
-
-def update_topology(a, ctx):
-    return [f"{ctx.var(a.tensor)}.update_tensor_topology(", f"    {_topology(a.topology)}", ")"]
-
-
-def opaque(a, ctx):
-    """The step's call, generated from its code as :func:`.code.parse` took it (one known ttnn
-    function on the step's tensors, literals and ttnn's constants; the scenario's text is never
-    copied); else a call that makes the same records."""
-    from ..scenario.code import Call, parse
-
-    parsed = parse(a.code, a.call, list(a.uses)) if a.code else None
-    if isinstance(parsed, Call):
-        return [f"# not modeled by meshspec ({a.call}): the program's own call", f"{ctx.var(a.as_)} = {parsed.expression(ctx.var)}"]
-    out = ctx.var(a.as_)
-    head = [
-        one_line(f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a"),
-        "# tensor with the records the real runtime gave its output (its values are not the call's).",
-    ]
-    if parsed is not None:  # why, in one line; never the text itself
-        head.insert(0, one_line(f"# the scenario's code for this step is not run here: {parsed}"))
-    recorded = a.recorded if a.recorded is not None else a.topology.coordinates
-    if a.storage == "host" and len(recorded) == 1:  # one host buffer: a plain host tensor of zeros
-        zeros = f"np.zeros({tuple(a.shape)}, dtype=np.float32)"
-        return head + [f"{out} = host_tensor({zeros}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, tile={list(a.tile)})"]
-    return head + [
-        f"{out} = ttnn.allocate_tensor_on_{'host' if a.storage == 'host' else 'device'}({_spec(a, ctx)}, mesh_device)",
-        f"{out}.update_tensor_topology({_topology(a.topology)})",
-    ]
-
-
-def _creation(name: str, fill: bool = False):
-    def emit(a, ctx):
-        device = ctx.mesh(a.device) if getattr(a, "device", None) else "None"
-        value = f", fill_value={_number(a.fill_value)}" if fill else ""
-        # memory_config=None is refused ("incompatible function arguments"): left out, ttnn's default
-        memory = f", memory_config={_memory(a)}" if a.memory_config is not None else ""
-        return [
-            f"{ctx.var(a.as_)} = ttnn.{name}({list(a.shape)}{value}, dtype={DTYPES[DataType(a.dtype)]}, "
-            f"layout={LAYOUTS[Layout(a.layout)]}, device={device}{memory})"
-        ]
-
-    return emit
-
-
-def _like(name: str, fill: bool = False):
-    def emit(a, ctx):
-        args = [ctx.var(a.tensor)] + ([f"fill_value={_number(a.fill_value)}"] if fill else [])
-        if a.dtype is not None:
-            args.append(f"dtype={DTYPES[DataType(a.dtype)]}")
-        if a.layout is not None:
-            args.append(f"layout={LAYOUTS[Layout(a.layout)]}")
-        if a.device:
-            args.append(f"device={ctx.mesh(a.device)}")
-        if a.memory_config is not None:
-            args.append(f"memory_config={_memory(a)}")
-        return [f"{ctx.var(a.as_)} = ttnn.{name}({', '.join(args)})"]
-
-    return emit
-
-
-def create_submesh(a, ctx):
-    shape = ", ".join(map(str, a.shape))
-    offset = f", ttnn.MeshCoordinate({', '.join(map(str, a.offset))})" if a.offset is not None else ""
-    return [f"{ctx.var(a.as_)} = {ctx.mesh(a.mesh_device)}.create_submesh(ttnn.MeshShape({shape}){offset})"]
-
-
-def create_submeshes(a, ctx):
-    return [f"{ctx.var(a.as_)} = {ctx.mesh(a.mesh_device)}.create_submeshes(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
-
-
-def reshape(a, ctx):
-    return [f"{ctx.mesh(a.mesh_device)}.reshape(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
-
-
-def _in_files(name: str) -> str:
-    """A scenario's file name as one plain name inside the script's own temporary folder: in a
-    scenario, files live in the run, and a script must not write where the name points
-    (``/home/me/.bashrc``, ``../x``). Two names are two files, as in the simulation (a load of a
-    name never dumped must fail there too): every character but ``A-Z a-z 0-9 _ . -`` (and a
-    leading ``.``) becomes ``%XX`` of its UTF-8 bytes, ``%`` included, so the mapping is one to
-    one; and a name's mapping followed by ``as_tensor``'s suffix is the mapping of the name with
-    the suffix, as the simulation's file is. A name whose mapping would be longer than
-    :data:`LONG_FILE` characters is its SHA-256 instead (``%%`` + 64 digits: in a mapping
-    spelt out, ``%`` is always followed by two digits).
-
-    >>> _in_files("/home/me/.bashrc"), _in_files("x/y.tensorbin"), _in_files("x_y.tensorbin"), _in_files("..")
-    ('%2Fhome%2Fme%2F.bashrc', 'x%2Fy.tensorbin', 'x_y.tensorbin', '%2E.')
-    """
-    import hashlib
-
-    raw = name.encode("utf-8", "surrogatepass")
-    out = "".join(chr(b) if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_.-")) and not (i == 0 and b == 0x2E)
-                  else f"%{b:02X}" for i, b in enumerate(raw))
-    if len(out) > LONG_FILE:
-        return "%%" + hashlib.sha256(raw).hexdigest()
-    return out
-
-
-LONG_FILE = 160
-"""The longest file name a script uses as the scenario's name spelt out (as_tensor adds about 40
-characters; most file systems take 255 bytes)."""
-
-
-def dump(a, ctx):
-    return [f"ttnn.dump_tensor(files / {_in_files(a.file_name)!r}, {ctx.var(a.tensor)})"]
-
-
-def load(a, ctx):
-    device = f", device={ctx.mesh(a.device)}" if a.device else ""
-    return [f"{ctx.var(a.as_)} = ttnn.load_tensor(files / {_in_files(a.file_name)!r}{device})"]
-
-
-def as_tensor(a, ctx):
-    device = ctx.mesh(a.device) if a.device else "None"
-    memory = _memory(a) if a.memory_config is not None else "None"
-    cache = f"files / {_in_files(a.cache_file_name)!r}" if a.cache_file_name is not None else "None"
-    return [
-        f"{ctx.var(a.as_)} = as_tensor({_data(a, ctx)}, {DTYPES[DataType(a.dtype)]}, {LAYOUTS[Layout(a.layout)]}, "
-        f"mapper={_mapper(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, cache_file_name={cache})"
-    ]
-
-
-#: op name -> the emitter of its Python (tests/bridge/test_export.py: every op has one).
-EMITTERS: dict[str, Emitter] = {
-    "allocate_tensor_on_device": allocate,
-    "from_torch": from_torch,
-    "to_device": to_device,
-    "to": to,
-    "copy_host_to_device_tensor": copy,
-    "cpu": cpu,
-    "to_torch": to_torch,
-    "deallocate": deallocate,
-    "get_device_tensors": get_device_tensors,
-    "combine_device_tensors": combine,
-    "from_host_shards": from_host_shards,
-    "distribute_tensor": distribute_tensor,
-    "aggregate_tensor": aggregate_tensor,
-    "allocate_tensor_on_host": allocate_on_host,
-    "copy_device_to_host_tensor": copy_to_host,
-    "update_tensor_topology": update_topology,
-    "all_gather": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{_ccl_topology(a)})"],
-    # the experimental CCLs as 0.81.1 binds them: global semaphores, a topology (they need a fabric to run)
-    "all_gather_async": lambda a, ctx: [
-        f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, dim={a.dim}, "
-        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 2), topology=ttnn.Topology.{_TOPOLOGY[a.topology or 'linear']}, cluster_axis={a.cluster_axis})"],
-    "all_reduce": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}{_ccl_topology(a)})"],
-    "all_reduce_async": lambda a, ctx: [
-        f"{ctx.var(a.as_)} = ttnn.experimental.all_reduce_async({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}, mesh_device=mesh_device, "
-        f"math_op=ttnn.ReduceType.Sum, topology=ttnn.Topology.{_TOPOLOGY[a.topology or 'linear']})"],
-    "reduce_scatter": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{_ccl_topology(a)})"],
-    "reduce_scatter_minimal_async": lambda a, ctx: [
-        f"{ctx.var(a.as_)} = ttnn.experimental.reduce_scatter_minimal_async({ctx.var(a.tensor)}, dim={a.dim}, "
-        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 3), topology=ttnn.Topology.{_TOPOLOGY[a.topology or 'linear']}, cluster_axis={a.cluster_axis})"],
-    "reshape": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.reshape({ctx.var(a.tensor)}, {list(a.shape)})"],
-    "view": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.view({ctx.var(a.tensor)}, {list(a.shape)})"],
-    "slice": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.slice({ctx.var(a.tensor)}, {list(a.starts)}, {list(a.ends)}"
-                             + (f", {list(a.steps)})" if a.steps else ")")],
-    "concat": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.concat({_tensors(a.tensors, ctx)}, {a.dim})"],
-    "pad": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.pad({ctx.var(a.tensor)}, {[tuple(p) for p in a.padding]}, {_number(float(a.value))})"],
-    "begin_trace_capture": lambda a, ctx: [f"{ctx.trace(a.trace)} = ttnn.begin_trace_capture(mesh_device, cq_id=0)"],
-    "end_trace_capture": lambda a, ctx: [f"ttnn.end_trace_capture(mesh_device, {ctx.trace(a.trace)}, cq_id=0)"],
-    "execute_trace": lambda a, ctx: [f"ttnn.execute_trace(mesh_device, {ctx.trace(a.trace)}, cq_id=0, blocking=True)"],
-    "release_trace": lambda a, ctx: [f"ttnn.release_trace(mesh_device, {ctx.trace(a.trace)})"],
-    **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.tensor)})"])(name)
-       for name in ("neg", "exp", "relu", "gelu", "clone", "reallocate", "tilize", "untilize")},
-    **{name: (lambda n: lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{n}({ctx.var(a.a)}, {ctx.var(a.b)})"])(name) for name in ("add", "sub", "mul")},
-    "matmul": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.matmul({ctx.var(a.a)}, {ctx.var(a.b)})"],
-    "linear": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.linear({ctx.var(a.a)}, {ctx.var(a.b)}"
-                              + (f", bias={ctx.var(a.bias)})" if a.bias else ")")],
-    "sum": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.sum({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"],
-    "max": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.max({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"],
-    "transpose": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.transpose({ctx.var(a.tensor)}, {a.dim0}, {a.dim1})"],
-    "typecast": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.typecast({ctx.var(a.tensor)}, {DTYPES[DataType(a.dtype)]})"],
-    "to_layout": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.to_layout({ctx.var(a.tensor)}, {LAYOUTS[Layout(a.layout)]})"],
-    "to_dtype": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.to_dtype({ctx.var(a.tensor)}, {DTYPES[DataType(a.dtype)]})"],
-    "unpad": lambda a, ctx: [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.unpad({list(a.output_tensor_start)}, {list(a.output_tensor_end)})"],
-    "pad_to_tile": lambda a, ctx: [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.pad_to_tile({_number(float(a.pad_value))})"],
-    "to_memory_config": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.to_memory_config({ctx.var(a.tensor)}, {_memory_config(a.memory_config)})"],
-    "squeeze": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.squeeze({ctx.var(a.tensor)}, {a.dim})"],
-    "unsqueeze": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.unsqueeze({ctx.var(a.tensor)}, {a.dim})"],
-    "permute": lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.permute({ctx.var(a.tensor)}, {tuple(a.dims)})"],
-    "copy_host_to_device_tensor_partial": copy_partial,
-    "opaque": opaque,
-    "empty": _creation("empty"),
-    "zeros": _creation("zeros"),
-    "ones": _creation("ones"),
-    "full": _creation("full", fill=True),
-    "empty_like": _like("empty_like"),
-    "zeros_like": _like("zeros_like"),
-    "ones_like": _like("ones_like"),
-    "full_like": _like("full_like", fill=True),
-    "create_submesh": create_submesh,
-    "create_submeshes": create_submeshes,
-    "MeshDevice.reshape": reshape,
-    "dump_tensor": dump,
-    "load_tensor": load,
-    "as_tensor": as_tensor,
-    "to_string": lambda a, ctx: [f"show({ctx.var(a.tensor)})"],
-    "visualize_tensor": lambda a, ctx: [f"ttnn.visualize_tensor({ctx.var(a.tensor)})"],
-    "begin_graph_capture": lambda a, ctx: ["graph_capture(True)"],
-    "end_graph_capture": lambda a, ctx: ["graph_capture(False)"],
-}
 
 HELPERS = '''
 def show(t):
@@ -606,7 +194,7 @@ def export(scenario: LoadedScenario, data_dir: str = ".") -> str:
     body: list[str] = []
     for step in scenario.steps:
         body.append(f"    step({step.index})  # {step.op} (scenario line {step.line})")
-        body += [f"    {code}" for code in EMITTERS[step.op](step.args, ctx)]
+        body += [f"    {code}" for code in OPS[step.op].export(step.args, ctx)]
     body.append("    return locals()")
     fabric = _fabric(scenario)
     needs = _needs(body)

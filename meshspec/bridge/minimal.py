@@ -4,7 +4,7 @@ bug report (issue 37 item 4), where :mod:`.export` writes a script that reports 
 One module-level statement per step, no helper functions: the mesh opened as the scenario says,
 each step's own ttnn call, then what the runtime records for each tensor (its storage, its
 ``tensor_topology()``, the device coordinates it records, the shape of each shard) printed, and
-the mesh closed. The steps' code is :mod:`.export`'s emitters (the same quoting of names, numbers,
+the mesh closed. The steps' code is each op's own export (:attr:`~meshspec.sim.ops.Op.export`: the same quoting of names, numbers,
 file names); only the calls that go through torch are written here, as torch-free ttnn calls, so
 the script runs in ttnn's mock, whose Python 3.10 has no torch:
 
@@ -29,11 +29,12 @@ import builtins
 from pathlib import Path
 
 from ..scenario.loader import LoadedScenario
-from ..sim.ops import MODULES
+from ..sim.ops import MODULES, OPS
+from ..sim.ops.exporting import DTYPES, LAYOUTS, composer_code as _composer, memory_code as _memory, number as _number
 from ..sim.ops.mappers import mapper_choice
 from ..sim.spec import DataType, Layout
 from ..text import one_line, printable
-from .export import DTYPES, EMITTERS, LAYOUTS, Context, _bound, _composer, _memory, _number, _wrap
+from .export import Context, _bound, _wrap
 
 TEMPLATE_NAMES = ("np", "ttnn", "tempfile", "Path", "files", "here", "mesh_device", "name", "tensor", "part")
 """Names the script binds itself: a tensor's variable never takes one (nor a builtin's)."""
@@ -128,7 +129,7 @@ def _plain(op: str, lines: list[str]) -> list[str]:
 
 def step_lines(step, ctx: Context) -> list[str]:
     """The plain call of one step (:class:`NotPlain` if it has none)."""
-    emit = MINIMAL.get(step.op, EMITTERS[step.op])
+    emit = MINIMAL.get(step.op, OPS[step.op].export)
     return _plain(step.op, emit(step.args, ctx))
 
 

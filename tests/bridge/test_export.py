@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from meshspec.bridge.export import EMITTERS, export
+from meshspec.bridge.export import export
 from cli_runner import invoke
 from meshspec.scenario.loader import load, parse
 from meshspec.sim.ops import OPS
@@ -19,7 +19,8 @@ BUNDLED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "real-tes
 
 
 def test_every_op_has_an_emitter():
-    assert set(EMITTERS) == set(OPS)
+    # each op's export is its own (Op.export), next to how it runs
+    assert [name for name, op in OPS.items() if op.export is None] == []
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)

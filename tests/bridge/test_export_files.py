@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from meshspec.bridge.export import _in_files, export
+from meshspec.bridge.export import export
+from meshspec.sim.ops.exporting import in_files as _in_files
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from meshspec.bridge.export import _in_files, export
+from meshspec.bridge.export import export
+from meshspec.sim.ops.exporting import in_files as _in_files
 from meshspec.bridge.minimal import export_minimal
 from meshspec.errors import ScenarioError
 from meshspec.scenario.loader import parse

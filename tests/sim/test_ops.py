@@ -82,10 +82,11 @@ def test_a_run_imports_the_modules_of_its_own_ops_only():
     from pathlib import Path
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2])
-    # the seed's four ops and what they share (base, fields, generating, mappers, output, transfer):
-    # whether a step joins a trace being captured is its op's own (Op.captured), so no trace module is read
+    # the seed's four ops and what they share (base, exporting, fields, generating, mappers, output,
+    # transfer): whether a step joins a trace being captured is its op's own (Op.captured), so no
+    # trace module is read
     assert out.stdout.split() == [
-        "allocate", "base", "copy", "fields", "from_torch", "generating", "mappers", "output", "to_torch", "transfer",
+        "allocate", "base", "copy", "exporting", "fields", "from_torch", "generating", "mappers", "output", "to_torch", "transfer",
     ]
 
 
@@ -103,7 +104,7 @@ def test_an_op_that_takes_a_printed_spec_declares_every_key_a_report_prints():
 
 
 #: The modules op modules share; every other module of meshspec/sim/ops defines ops (MODULES).
-SHARED = {"base", "fields", "generating", "mappers", "output", "transfer"}
+SHARED = {"base", "exporting", "fields", "generating", "mappers", "output", "transfer"}
 
 
 def test_op_modules_are_peers_that_never_import_each_other():

@@ -9,6 +9,7 @@ from typing import Optional
 
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import DEFAULT_KIND, Step, kind_fields, new_shape
 from .fields import As, MeshName, PrintedSpec, TensorFields
 from .output import allocation
@@ -47,6 +48,10 @@ def _generate(rng, st, op: str) -> Step:
     return {"allocate_tensor_on_device": {"as": name, "shape": shape, **kind_fields(kind)}}
 
 
+def _export_allocate_tensor_on_device(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_device({ex.spec_code(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
+
+
 OP = Op(
     "allocate_tensor_on_device",
     Allocate,
@@ -57,5 +62,6 @@ OP = Op(
     binds=Use("as_", TensorKind.DEVICE),
     captured=False, only_makes=True,
     generate=_generate,
+    export=_export_allocate_tensor_on_device,
 )
 

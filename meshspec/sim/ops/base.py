@@ -111,6 +111,10 @@ class Op(Frozen):
     """Whether a step of it run while a trace is captured joins the trace (``execute_trace`` runs it
     again): not the trace steps themselves, nor host transfers, allocations and host ops, which a
     trace of device programs cannot hold."""
+    export: Optional[Callable[[Any, Any], list[str]]] = None
+    """The lines of Python on the real ttnn API a step of it stands for (``meshspec export``):
+    ``export(args, ctx)``, ``ctx`` naming the script's variables (meshspec/sim/ops/exporting.py);
+    every op has one (tests/bridge/test_export.py)."""
     generate: Optional[Callable[[Any, Any, str], Optional[dict]]] = None
     """How ``meshspec hunt`` writes a step of it on what its program made so far: ``generate(rng,
     st, op)`` gives the step as a scenario writes it, or None when nothing it needs exists yet

@@ -39,9 +39,10 @@ from ..placement import Replicate, Topology
 from ..profiles import CacheTopology, LoadMemory, TensorFile
 from ..readback import read
 from ..runtime import Runtime
-from ..spec import BufferType
+from ..spec import BufferType, DataType, Layout
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import DEFAULT_KIND, KINDS, Step, kind_fields, new_mapper, new_shape
 from .output import default_topology
 from .fields import As, Data, FileName, Mapper, MeshName, Name, TensorFields
@@ -289,13 +290,32 @@ def _as_tensor_step(rng, st, op: str) -> Step:
     return {"as_tensor": {"as": name, **args}}
 
 
+def _export_dump_tensor(a, ctx):
+    return [f"ttnn.dump_tensor(files / {ex.in_files(a.file_name)!r}, {ctx.var(a.tensor)})"]
+
+
+def _export_load_tensor(a, ctx):
+    device = f", device={ctx.mesh(a.device)}" if a.device else ""
+    return [f"{ctx.var(a.as_)} = ttnn.load_tensor(files / {ex.in_files(a.file_name)!r}{device})"]
+
+
+def _export_as_tensor(a, ctx):
+    device = ctx.mesh(a.device) if a.device else "None"
+    memory = ex.memory_code(a) if a.memory_config is not None else "None"
+    cache = f"files / {ex.in_files(a.cache_file_name)!r}" if a.cache_file_name is not None else "None"
+    return [
+        f"{ctx.var(a.as_)} = as_tensor({ex.data_code(a, ctx)}, {ex.DTYPES[DataType(a.dtype)]}, {ex.LAYOUTS[Layout(a.layout)]}, "
+        f"mapper={ex.mapper_code(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, cache_file_name={cache})"
+    ]
+
+
 OPS = (
     Op("dump_tensor", DumpTensor, dump_tensor, "Write a tensor (a device one gathered to host) to a .tensorbin file, in the run.",
-       "ttnn.dump_tensor(file_name, tensor)", uses=(Use("tensor", TensorKind.ANY),), captured=False, generate=_dump_step),
+       "ttnn.dump_tensor(file_name, tensor)", uses=(Use("tensor", TensorKind.ANY),), captured=False, generate=_dump_step, export=_export_dump_tensor),
     Op("load_tensor", LoadTensor, load_tensor, "Load a .tensorbin file a step dumped; on the device when given.",
        "ttnn.load_tensor(file_name, device=None)", uses=(Use("device", TensorKind.MESH),),
-       binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, only_makes=True, generate=_load_step),
+       binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, only_makes=True, generate=_load_step, export=_export_load_tensor),
     Op("as_tensor", AsTensor, as_tensor, "from_torch with a tensor cache: a miss dumps the tensor, a hit loads the file.",
        "ttnn.as_tensor(tensor, dtype, layout, mesh_mapper=..., device=..., memory_config=..., cache_file_name=...)",
-       uses=(Use("device", TensorKind.MESH),), binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, generate=_as_tensor_step),
+       uses=(Use("device", TensorKind.MESH),), binds=Use("as_", TensorKind.HOST), kind_of=_kind, captured=False, generate=_as_tensor_step, export=_export_as_tensor),
 )

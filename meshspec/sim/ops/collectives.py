@@ -39,6 +39,7 @@ from ..meshdevice import MeshDevice
 from ..runtime import Runtime
 from ..spec import Layout
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import Step, on_device
 from .fields import As, Name
 from .output import emit, read, shard
@@ -399,21 +400,51 @@ def _reduce_scatter(rng, st, op: str, dev: str, shape: list, kind: tuple, name: 
     return {op: {"tensor": dev, "dim": len(shape) - 1, "cluster_axis": axis, "as": name}}
 
 
+def _export_all_gather(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{ex.ccl_topology_code(a)})"]
+
+
+def _export_all_gather_async(a, ctx):
+    return [
+        f"{ctx.var(a.as_)} = ttnn.experimental.all_gather_async({ctx.var(a.tensor)}, dim={a.dim}, "
+        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 2), topology=ttnn.Topology.{ex.TOPOLOGY[a.topology or 'linear']}, cluster_axis={a.cluster_axis})"]
+
+
+def _export_all_reduce(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.all_reduce({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}{ex.ccl_topology_code(a)})"]
+
+
+def _export_all_reduce_async(a, ctx):
+    return [
+        f"{ctx.var(a.as_)} = ttnn.experimental.all_reduce_async({ctx.var(a.tensor)}, cluster_axis={a.cluster_axis}, mesh_device=mesh_device, "
+        f"math_op=ttnn.ReduceType.Sum, topology=ttnn.Topology.{ex.TOPOLOGY[a.topology or 'linear']})"]
+
+
+def _export_reduce_scatter(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{ex.ccl_topology_code(a)})"]
+
+
+def _export_reduce_scatter_minimal_async(a, ctx):
+    return [
+        f"{ctx.var(a.as_)} = ttnn.experimental.reduce_scatter_minimal_async({ctx.var(a.tensor)}, dim={a.dim}, "
+        f"multi_device_global_semaphore=ccl_semaphores(mesh_device, 3), topology=ttnn.Topology.{ex.TOPOLOGY[a.topology or 'linear']}, cluster_axis={a.cluster_axis})"]
+
+
 OPS = (
     Op("all_gather", Gather, _gather(gather_hook, _all_gather_padding),
        "Each device gets its group's shards concatenated along dim; the topology by the era's rule (0.81.1: the CCL helpers).",
-       "ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step)),
+       "ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step), export=_export_all_gather),
     Op("all_gather_async", Gather, _gather(lambda topo, dim: topo, _async_padding),
        "ttnn.experimental.all_gather_async: as all_gather; before its hook the output kept the input's label (issue #38371).",
-       "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step)),
+       "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step), export=_export_all_gather_async),
     Op("all_reduce", Reduce, all_reduce,
        "Each device gets the sum over its group; the topology by the era's rule (before the CCL helpers it kept the input's label, #50657).",
-       "ttnn.all_reduce(tensor, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_all_reduce)),
+       "ttnn.all_reduce(tensor, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_all_reduce), export=_export_all_reduce),
     Op("all_reduce_async", Reduce, all_reduce, "ttnn.experimental.all_reduce_async: as all_reduce.",
-       "ttnn.experimental.all_reduce_async(tensor, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True),
+       "ttnn.experimental.all_reduce_async(tensor, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, export=_export_all_reduce_async),
     Op("reduce_scatter", Gather, reduce_scatter,
        "Each device gets its piece (along dim, in group order) of its group's sum; the topology by the era's rule (0.81.1: Shard(dim)).",
-       "ttnn.reduce_scatter(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_reduce_scatter)),
+       "ttnn.reduce_scatter(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_reduce_scatter), export=_export_reduce_scatter),
     Op("reduce_scatter_minimal_async", Gather, reduce_scatter, "ttnn.experimental.reduce_scatter_minimal_async: as reduce_scatter.",
-       "ttnn.experimental.reduce_scatter_minimal_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True),
+       "ttnn.experimental.reduce_scatter_minimal_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, export=_export_reduce_scatter_minimal_async),
 )

@@ -137,6 +137,10 @@ def _generate(rng, st, op: str) -> Step:
     return {"copy_host_to_device_tensor": {"src": src, "dst": dst}}
 
 
+def _export_copy_host_to_device_tensor(a, ctx):
+    return [f"ttnn.copy_host_to_device_tensor({ctx.var(a.src)}, {ctx.var(a.dst)})"]
+
+
 OP = Op(
     "copy_host_to_device_tensor",
     CopyHostToDevice,
@@ -146,4 +150,5 @@ OP = Op(
     uses=(Use("src", TensorKind.HOST), Use("dst", TensorKind.DEVICE)),
     captured=False,
     generate=_generate, fault_site=True,
+    export=_export_copy_host_to_device_tensor,
 )

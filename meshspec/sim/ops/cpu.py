@@ -36,6 +36,10 @@ def _cpu(rng, st, op: str, dev: str, shape: list, kind: tuple) -> Step:
     return {"cpu": {"tensor": dev, "as": name}}
 
 
+def _export_cpu(a, ctx):
+    return [f"{ctx.var(a.as_) if a.as_ else '_'} = {ctx.var(a.tensor)}.cpu()"]
+
+
 OP = Op(
     "cpu",
     Cpu,
@@ -46,4 +50,5 @@ OP = Op(
     binds=Use("as_", TensorKind.HOST),
     captured=False, only_makes=True,
     generate=of_device(_cpu),
+    export=_export_cpu,
 )

@@ -27,6 +27,7 @@ from ..spec import DataType, Layout, make_spec
 from ..tensor import DeviceTensor
 from ..values import generate
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import Step, on_device, same
 from .output import allocation, emit, plain_host, shard
 from .fields import As, FillValue, MemoryConfig, MeshName, Name, TensorFields, memory_of
@@ -165,19 +166,19 @@ def _full_like_step(rng, st, op: str, dev: str, shape: list, kind: tuple, name: 
 
 OPS = (
     Op("empty", Empty, empty, "Allocate a device tensor (ROW_MAJOR unless told); topology the mesh's shape with R on each axis.",
-       "ttnn.empty(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.DEVICE), only_makes=True),
+       "ttnn.empty(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.DEVICE), only_makes=True, export=ex.creation("empty")),
     Op("zeros", Filled, zeros, "Zeros, filled on host and put on the device when given: topology (num_devices) [R].",
-       "ttnn.zeros(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True),
+       "ttnn.zeros(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True, export=ex.creation("zeros")),
     Op("ones", Filled, ones, "Ones, filled on host and put on the device when given: topology (num_devices) [R].",
-       "ttnn.ones(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True),
+       "ttnn.ones(shape, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True, export=ex.creation("ones")),
     Op("full", Full, full, "fill_value everywhere, filled on host and put on the device when given: topology (num_devices) [R].",
-       "ttnn.full(shape, fill_value, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True),
+       "ttnn.full(shape, fill_value, dtype, layout, device=mesh_device)", uses=(_DEVICE,), binds=Use("as_", TensorKind.HOST), kind_of=_kind, only_makes=True, export=ex.creation("full", fill=True)),
     Op("empty_like", Like, empty_like, "Allocate like a tensor; its topology if on device and its distribution fills the mesh.",
-       "ttnn.empty_like(tensor, device=mesh_device)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.DEVICE)),
+       "ttnn.empty_like(tensor, device=mesh_device)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.DEVICE), export=ex.like("empty_like")),
     Op("zeros_like", Like, zeros_like, "Zeros like a tensor; a device op on a device tensor (the input's topology and devices).",
-       "ttnn.zeros_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(same)),
+       "ttnn.zeros_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(same), export=ex.like("zeros_like")),
     Op("ones_like", Like, ones_like, "Ones like a tensor; a device op on a device tensor (the input's topology and devices).",
-       "ttnn.ones_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(same)),
+       "ttnn.ones_like(tensor)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(same), export=ex.like("ones_like")),
     Op("full_like", FullLike, full_like, "fill_value like a tensor; a device op on a device tensor (the input's topology and devices).",
-       "ttnn.full_like(tensor, fill_value)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(_full_like_step)),
+       "ttnn.full_like(tensor, fill_value)", uses=(Use("tensor", TensorKind.ANY), _DEVICE), binds=Use("as_", TensorKind.ANY), generate=on_device(_full_like_step), export=ex.like("full_like", fill=True)),
 )

@@ -41,6 +41,10 @@ def _deallocate(rng, st, op: str, dev: str, shape: list, kind: tuple) -> Step:
     return {"deallocate": {"tensor": dev}}
 
 
+def _export_deallocate(a, ctx):
+    return [f"ttnn.deallocate({ctx.var(a.tensor)}{'' if a.force else ', force=False'})"]
+
+
 OP = Op(
     "deallocate",
     Deallocate,
@@ -50,4 +54,5 @@ OP = Op(
     uses=(Use("tensor", TensorKind.DEVICE),),
     captured=False,
     generate=of_device(_deallocate),
+    export=_export_deallocate,
 )

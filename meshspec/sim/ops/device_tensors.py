@@ -27,6 +27,7 @@ from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import Step, on_device
 from .fields import As, Name, Names
 from .output import DEFAULT_TOPOLOGY_ORIGIN, default_topology
@@ -129,6 +130,14 @@ def _generate(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -
     return {op: {"tensor": dev, "as": name}}
 
 
+def _export_get_device_tensors(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.get_device_tensors({ctx.var(a.tensor)})"]
+
+
+def _export_combine_device_tensors(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.combine_device_tensors(tensors={ex.tensors_code(a.tensors, ctx)})"]
+
+
 GET = Op(
     "get_device_tensors",
     GetDeviceTensors,
@@ -139,6 +148,7 @@ GET = Op(
     binds=Use("as_", TensorKind.ANY, many=True),
     only_makes=True,
     generate=on_device(_generate),
+    export=_export_get_device_tensors,
 )
 
 COMBINE = Op(
@@ -149,4 +159,5 @@ COMBINE = Op(
     "ttnn.combine_device_tensors(tensors=[...])",
     uses=(Use("tensors", TensorKind.DEVICE, many=True),),
     binds=Use("as_", TensorKind.DEVICE),
+    export=_export_combine_device_tensors,
 )

@@ -34,6 +34,7 @@ from .. import host_transform
 from ..tensor import HostTensor
 from ..values import to_dtype
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import DEFAULT_KIND, Step, host_or_device, matmul_pairs, new_dtype, on_device, same
 from .fields import As, MemoryConfig, Name, memory_of
 from .output import alias, each_device, emit, per_device, read, shard, unclaimed_label, workload
@@ -493,36 +494,69 @@ def _to_memory_config_step(rng, st, op: str, dev: str, shape: list, kind: tuple,
     return {op: {"tensor": dev, "memory_config": rng.choice(["L1_MEMORY_CONFIG", "DRAM_MEMORY_CONFIG"]), "as": name}}
 
 
+def _export_matmul(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.matmul({ctx.var(a.a)}, {ctx.var(a.b)})"]
+
+
+def _export_linear(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.linear({ctx.var(a.a)}, {ctx.var(a.b)}"
+        + (f", bias={ctx.var(a.bias)})" if a.bias else ")")]
+
+
+def _export_sum(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.sum({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"]
+
+
+def _export_max(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.max({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"]
+
+
+def _export_transpose(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.transpose({ctx.var(a.tensor)}, {a.dim0}, {a.dim1})"]
+
+
+def _export_typecast(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.typecast({ctx.var(a.tensor)}, {ex.DTYPES[DataType(a.dtype)]})"]
+
+
+def _export_to_layout(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.to_layout({ctx.var(a.tensor)}, {ex.LAYOUTS[Layout(a.layout)]})"]
+
+
+def _export_to_memory_config(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.to_memory_config({ctx.var(a.tensor)}, {ex.memory_config_code(a.memory_config)})"]
+
+
 OPS = (
     *(Op(name, Unary, _unary(fn, name == "neg"), f"ttnn.{name} on every device; the input's label.", f"ttnn.{name}(tensor)", uses=_IN,
-         binds=_OUT, generate=on_device(same))
+         binds=_OUT, generate=on_device(same), export=ex.call_of_tensor(name))
       for name, fn in UNARY.items()),
     *(Op(name, Binary, _binary(fn, name != "mul"), f"ttnn.{name} device by device (numpy broadcasting); the union of the inputs' labels.",
          f"ttnn.{name}(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE)), binds=_OUT,
-         generate=on_device(_binary_step))
+         generate=on_device(_binary_step), export=ex.call_of_two(name))
       for name, fn in BINARY.items()),
     Op("matmul", Matmul, matmul, "Each device multiplies what it holds; the union of the inputs' labels (issue #35362 on a 2-D mesh).",
-       "ttnn.matmul(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)), binds=_OUT, generate=on_device(_matmul_step)),
+       "ttnn.matmul(a, b)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)), binds=_OUT, generate=on_device(_matmul_step), export=_export_matmul),
     Op("linear", Matmul, matmul, "ttnn.linear: a matmul and an optional bias, each device on what it holds; the union of the inputs' labels.",
        "ttnn.linear(a, b, bias=None)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)),
-       binds=_OUT, generate=on_device(_matmul_step)),
+       binds=_OUT, generate=on_device(_matmul_step), export=_export_linear),
     Op("sum", Reduction, _reduce(np.sum, True), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
-       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step)),
+       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step), export=_export_sum),
     Op("max", Reduction, _reduce(np.max, False), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
-       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step)),
+       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step), export=_export_max),
     Op("transpose", Transpose, transpose, "Swap two dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT, generate=on_device(_transpose_step)),
+       "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT, generate=on_device(_transpose_step), export=_export_transpose),
     Op("typecast", Typecast, typecast, "Each device's data (or a host tensor's shards) in another dtype; the input's label.",
-       "ttnn.typecast(tensor, dtype)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor", generate=host_or_device(new_dtype, _typecast_step)),
+       "ttnn.typecast(tensor, dtype)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor", generate=host_or_device(new_dtype, _typecast_step), export=_export_typecast),
     Op("to_layout", ToLayout, to_layout, "Each device's data (or a host tensor's shards) in another layout (tilize / untilize); the input's label.",
-       "ttnn.to_layout(tensor, layout)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor", generate=host_or_device(_to_layout_host, _to_layout_step)),
+       "ttnn.to_layout(tensor, layout)", uses=_ANY_IN, binds=_ANY_OUT, follows="tensor", generate=host_or_device(_to_layout_host, _to_layout_step), export=_export_to_layout),
     Op("tilize", Unary, _tilize(Layout.TILE, "Can only tilize row major data"), "A ROW_MAJOR tensor in TILE layout, on every device.",
-       "ttnn.tilize(tensor)", uses=_IN, binds=_OUT),
+       "ttnn.tilize(tensor)", uses=_IN, binds=_OUT, export=ex.call_of_tensor("tilize")),
     Op("untilize", Unary, _tilize(Layout.ROW_MAJOR, "Can only untilize tile major data"), "A TILE tensor in ROW_MAJOR layout, on every device.",
-       "ttnn.untilize(tensor)", uses=_IN, binds=_OUT),
-    Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT, generate=on_device(same)),
+       "ttnn.untilize(tensor)", uses=_IN, binds=_OUT, export=ex.call_of_tensor("untilize")),
+    Op("clone", Unary, clone, "A copy of each device's data in a new buffer; the input's label.", "ttnn.clone(tensor)", uses=_IN, binds=_OUT, generate=on_device(same), export=ex.call_of_tensor("clone")),
     Op("reallocate", Unary, reallocate, "The input freed and its data copied into a new buffer (the lowest free place); the label is a fresh allocation's, all Replicate.", "ttnn.reallocate(tensor)",
-       uses=_IN, binds=_OUT, generate=on_device(same)),
+       uses=_IN, binds=_OUT, generate=on_device(same), export=ex.call_of_tensor("reallocate")),
     Op("to_memory_config", ToMemoryConfig, to_memory_config, "Each device's data in another memory config (interleaved <-> sharded).",
-       "ttnn.to_memory_config(tensor, memory_config)", uses=_IN, binds=_OUT, generate=on_device(_to_memory_config_step)),
+       "ttnn.to_memory_config(tensor, memory_config)", uses=_IN, binds=_OUT, generate=on_device(_to_memory_config_step), export=_export_to_memory_config),
 )

@@ -9,8 +9,9 @@ from typing import Any, Optional
 
 from ..profiles import HostBorrow
 from ..runtime import Runtime
-from ..spec import Layout, TensorSpec
+from ..spec import DataType, Layout, TensorSpec
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import DEFAULT_KIND, KINDS, Step, devices_written, kind_fields, new_mapper, new_shape
 from .fields import As, Data, Mapper, MeshName, TensorFields
 from .mappers import mapper_choice
@@ -96,6 +97,15 @@ def _generate(rng, st, op: str) -> Step:
     return {"from_torch": args}
 
 
+def _export_from_torch(a, ctx):
+    device = ctx.mesh(a.device) if a.device else "None"
+    memory = ex.memory_code(a) if a.memory_config is not None else "None"
+    return [
+        f"{ctx.var(a.as_)} = host_tensor({ex.data_code(a, ctx)}, {ex.DTYPES[DataType(a.dtype)]}, {ex.LAYOUTS[Layout(a.layout)]}, "
+        f"mapper={ex.mapper_code(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, tile={list(a.tile)})"
+    ]
+
+
 OP = Op(
     "from_torch",
     FromTorch,
@@ -110,4 +120,5 @@ OP = Op(
     ),
     captured=False, only_makes=True,
     generate=_generate,
+    export=_export_from_torch,
 )

@@ -43,10 +43,18 @@ def end(rt: Runtime, a: EndGraphCapture) -> None:
     rt.graph_capture = False
 
 
+def _export_begin_graph_capture(a, ctx):
+    return ["graph_capture(True)"]
+
+
+def _export_end_graph_capture(a, ctx):
+    return ["graph_capture(False)"]
+
+
 OPS = (
     Op("begin_graph_capture", BeginGraphCapture, begin,
        "Start tracking every op and its tensors (the graph report); on several hosts, by the era's graph_capture.",
-       "ttnn.graph.begin_graph_capture(ttnn.graph.RunMode.NORMAL)"),
+       "ttnn.graph.begin_graph_capture(ttnn.graph.RunMode.NORMAL)", export=_export_begin_graph_capture),
     Op("end_graph_capture", EndGraphCapture, end, "Stop tracking ops (the captured graph itself is not kept).",
-       "captured = ttnn.graph.end_graph_capture()"),
+       "captured = ttnn.graph.end_graph_capture()", export=_export_end_graph_capture),
 )

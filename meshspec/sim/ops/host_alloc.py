@@ -27,6 +27,7 @@ from ..runtime import Runtime, in_memory
 from ..tensor import HostShard, HostTensor
 from ..values import ShapeOnly, host_dtype
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .output import default_topology, replicated
 from .fields import As, MeshName, Name, TensorFields
 from .transfer import same_spec
@@ -79,6 +80,14 @@ def copy_device_to_host(rt: Runtime, a: CopyDeviceToHost) -> None:
     rt.update(a.host_tensor, got)
 
 
+def _export_allocate_tensor_on_host(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.allocate_tensor_on_host({ex.spec_code(a, ctx)}, {ctx.mesh(a.mesh_device)})"]
+
+
+def _export_copy_device_to_host_tensor(a, ctx):
+    return [f"ttnn.copy_device_to_host_tensor({ctx.var(a.device_tensor)}, {ctx.var(a.host_tensor)}, blocking=True)"]
+
+
 ALLOCATE_ON_HOST = Op(
     "allocate_tensor_on_host",
     AllocateOnHost,
@@ -88,6 +97,7 @@ ALLOCATE_ON_HOST = Op(
     uses=(Use("mesh_device", TensorKind.MESH),),
     binds=Use("as_", TensorKind.HOST),
     captured=False, only_makes=True,
+    export=_export_allocate_tensor_on_host,
 )
 
 COPY_DEVICE_TO_HOST = Op(
@@ -98,4 +108,5 @@ COPY_DEVICE_TO_HOST = Op(
     "ttnn.copy_device_to_host_tensor(device_tensor, host_tensor)",
     uses=(Use("device_tensor", TensorKind.DEVICE), Use("host_tensor", TensorKind.HOST)),
     captured=False,
+    export=_export_copy_device_to_host_tensor,
 )

@@ -16,6 +16,7 @@ from .. import host_transform
 from ..runtime import Runtime
 from ..spec import DataType
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import is_tile, new_dtype, on_host
 from .fields import As, Name
 
@@ -101,11 +102,23 @@ def _pad_to_tile_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]
     return shape, kind, {"pad_value": 0.0}
 
 
+def _export_to_dtype(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.to_dtype({ctx.var(a.tensor)}, {ex.DTYPES[DataType(a.dtype)]})"]
+
+
+def _export_unpad(a, ctx):
+    return [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.unpad({list(a.output_tensor_start)}, {list(a.output_tensor_end)})"]
+
+
+def _export_pad_to_tile(a, ctx):
+    return [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.pad_to_tile({ex.number(float(a.pad_value))})"]
+
+
 OPS = (
     Op("to_dtype", ToDtype, to_dtype, "A host tensor's shards in another dtype (a block float tilizes a ROW_MAJOR shard); the topology kept.",
-       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT, captured=False, generate=on_host(new_dtype)),
+       "ttnn.to_dtype(tensor, dtype)", uses=_IN, binds=_OUT, captured=False, generate=on_host(new_dtype), export=_export_to_dtype),
     Op("unpad", Unpad, unpad, "Each ROW_MAJOR shard of a host tensor cut to [start, end); the topology kept.",
-       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT, captured=False, generate=on_host(_unpad_host, fits=_row_major)),
+       "tensor.unpad(output_tensor_start, output_tensor_end)", uses=_IN, binds=_OUT, captured=False, generate=on_host(_unpad_host, fits=_row_major), export=_export_unpad),
     Op("pad_to_tile", PadToTile, pad_to_tile, "A host tensor's shards padded to whole tiles (a TILE tensor comes back as it was); the topology kept.",
-       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT, captured=False, generate=on_host(_pad_to_tile_host, fits=_whole_tiles)),
+       "tensor.pad_to_tile(pad_value)", uses=_IN, binds=_OUT, captured=False, generate=on_host(_pad_to_tile_host, fits=_whole_tiles), export=_export_pad_to_tile),
 )

@@ -23,6 +23,7 @@ from ..runtime import Runtime
 from ..spec import make_spec
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .fields import As, Composer, Dim, Mapper, MeshName, Name, Names
 from .transfer import check_api, compose_back, distribute_values, put
 
@@ -122,6 +123,20 @@ def aggregate_tensor(rt: Runtime, a: AggregateTensor) -> None:
     compose_back(rt, a.tensor, a.mesh_composer, a.as_, keep_memory_config=True)
 
 
+def _export_from_host_shards(a, ctx):
+    shape = ", ".join(map(str, a.mesh_shape))
+    return [f"{ctx.var(a.as_)} = ttnn.from_host_shards({ex.tensors_code(a.tensors, ctx)}, ttnn.MeshShape({shape}))"]
+
+
+def _export_distribute_tensor(a, ctx):
+    device = ctx.mesh(a.mesh_device) if a.mesh_device else "None"
+    return [f"{ctx.var(a.as_)} = ttnn.distribute_tensor({ctx.var(a.tensor)}, {ex.mapper_code(a.mesh_mapper, ctx)}, {device})"]
+
+
+def _export_aggregate_tensor(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.aggregate_tensor({ctx.var(a.tensor)}, {ex.composer_code(a.mesh_composer, ctx)})"]
+
+
 FROM_HOST_SHARDS = Op(
     "from_host_shards",
     FromHostShards,
@@ -130,6 +145,7 @@ FROM_HOST_SHARDS = Op(
     "ttnn.from_host_shards(tensors, ttnn.MeshShape(...))",
     uses=(Use("tensors", TensorKind.HOST, many=True),),
     binds=Use("as_", TensorKind.HOST),
+    export=_export_from_host_shards,
 )
 
 DISTRIBUTE_TENSOR = Op(
@@ -142,6 +158,7 @@ DISTRIBUTE_TENSOR = Op(
     binds=Use("as_", TensorKind.HOST),
     kind_of=lambda a: TensorKind.DEVICE if a.mesh_device is not None else TensorKind.HOST,
     only_makes=True,
+    export=_export_distribute_tensor,
 )
 
 AGGREGATE_TENSOR = Op(
@@ -153,4 +170,5 @@ AGGREGATE_TENSOR = Op(
     uses=(Use("tensor", TensorKind.HOST),),
     binds=Use("as_", TensorKind.HOST),
     only_makes=True,
+    export=_export_aggregate_tensor,
 )

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
+from ...text import one_line
 from ...typed import Length, Pattern
 from ..placement import Topology
 from ..runtime import Runtime
+from ..spec import DataType, Layout
 from ..tensor import HostShard, HostTensor
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .fields import As, Names, TensorFields
 from .output import emit, plain_host, shard
 from .mappers import GivenTopology
@@ -70,6 +73,30 @@ def _kind(a: Opaque) -> TensorKind:
     return TensorKind.HOST if a.storage == "host" else TensorKind.DEVICE
 
 
+def _export_opaque(a, ctx):
+    """The step's call, generated from its code as :func:`meshspec.scenario.code.parse` took it (one known ttnn
+    function on the step's tensors, literals and ttnn's constants; the scenario's text is never
+    copied); else a call that makes the same records."""
+    parsed = ctx.code(a)  # a Call, why not (a str), or None without code
+    if parsed is not None and not isinstance(parsed, str):
+        return [f"# not modeled by meshspec ({a.call}): the program's own call", f"{ctx.var(a.as_)} = {parsed.expression(ctx.var)}"]
+    out = ctx.var(a.as_)
+    head = [
+        one_line(f"# {a.call}({', '.join(ctx.var(u) for u in a.uses)}) is not modeled by meshspec: put the call here. Below, a"),
+        "# tensor with the records the real runtime gave its output (its values are not the call's).",
+    ]
+    if parsed is not None:  # why, in one line; never the text itself
+        head.insert(0, one_line(f"# the scenario's code for this step is not run here: {parsed}"))
+    recorded = a.recorded if a.recorded is not None else a.topology.coordinates
+    if a.storage == "host" and len(recorded) == 1:  # one host buffer: a plain host tensor of zeros
+        zeros = f"np.zeros({tuple(a.shape)}, dtype=np.float32)"
+        return head + [f"{out} = host_tensor({zeros}, {ex.DTYPES[DataType(a.dtype)]}, {ex.LAYOUTS[Layout(a.layout)]}, tile={list(a.tile)})"]
+    return head + [
+        f"{out} = ttnn.allocate_tensor_on_{'host' if a.storage == 'host' else 'device'}({ex.spec_code(a, ctx)}, mesh_device)",
+        f"{out}.update_tensor_topology({ex.topology_code(a.topology)})",
+    ]
+
+
 OP = Op(
     "opaque",
     Opaque,
@@ -79,4 +106,5 @@ OP = Op(
     uses=(Use("uses", TensorKind.ANY, many=True),),
     binds=Use("as_", TensorKind.ANY),
     kind_of=_kind,
+    export=_export_opaque,
 )

@@ -54,6 +54,11 @@ def run(rt: Runtime, a: CopyPartial) -> None:
     rt.write(dev, host, {c: shards[c] for c in mesh.coords}, cores=cores if spec.shard is not None else None)
 
 
+def _export_copy_host_to_device_tensor_partial(a, ctx):
+    ranges = ", ".join(f"ttnn.CoreRange(ttnn.CoreCoord({r[0][0]}, {r[0][1]}), ttnn.CoreCoord({r[1][0]}, {r[1][1]}))" for r in a.core_filter)
+    return [f"ttnn.copy_host_to_device_tensor_partial({ctx.var(a.src)}, {ctx.var(a.dst)}, ttnn.CoreRangeSet([{ranges}]))"]
+
+
 OP = Op(
     "copy_host_to_device_tensor_partial",
     CopyPartial,
@@ -62,4 +67,5 @@ OP = Op(
     "ttnn.copy_host_to_device_tensor_partial(host_tensor, device_tensor, ttnn.CoreRangeSet([...]))",
     uses=(Use("src", TensorKind.HOST), Use("dst", TensorKind.DEVICE)),
     captured=False,
+    export=_export_copy_host_to_device_tensor_partial,
 )

@@ -128,11 +128,19 @@ def visualize_tensor(rt: Runtime, a: VisualizeTensor) -> None:
     rt.events.append(Shown(rt.step, rt.op, a.tensor, tuple((c, c) for c in held), held, local))
 
 
+def _export_to_string(a, ctx):
+    return [f"show({ctx.var(a.tensor)})"]
+
+
+def _export_visualize_tensor(a, ctx):
+    return [f"ttnn.visualize_tensor({ctx.var(a.tensor)})"]
+
+
 OPS = (
     Op("to_string", ToString, to_string,
        "Print a tensor (Tensor.__repr__): the shards this host holds, each under a coordinate (on several hosts, by the era's print_coords).",
-       "print(tensor)  # ttnn::to_string", uses=(Use("tensor", TensorKind.ANY),)),
+       "print(tensor)  # ttnn::to_string", uses=(Use("tensor", TensorKind.ANY),), export=_export_to_string),
     Op("visualize_tensor", VisualizeTensor, visualize_tensor,
        "The mesh as a table of shards; on several hosts a remote cell is marked, or fatal, by the era's visualize_remote.",
-       "ttnn.visualize_tensor(tensor)", uses=(Use("tensor", TensorKind.ANY),)),
+       "ttnn.visualize_tensor(tensor)", uses=(Use("tensor", TensorKind.ANY),), export=_export_visualize_tensor),
 )

@@ -31,6 +31,7 @@ from .. import host_transform
 from ..pages import pages_in
 from ..values import HOST_DTYPES
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import DEFAULT_KIND, Step, host_or_device, is_tile, on_device
 from .fields import As, Name, Names
 from .output import alias, emit, fact, read, shard, unclaimed_label, workload
@@ -273,13 +274,26 @@ def _pad_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
     return shape, kind, {"padding": [[0, rng.choice([0, 1, 15, 32])]], "value": 0.0}
 
 
+def _export_slice(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.slice({ctx.var(a.tensor)}, {list(a.starts)}, {list(a.ends)}"
+        + (f", {list(a.steps)})" if a.steps else ")")]
+
+
+def _export_concat(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.concat({ex.tensors_code(a.tensors, ctx)}, {a.dim})"]
+
+
+def _export_pad(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.pad({ctx.var(a.tensor)}, {[tuple(p) for p in a.padding]}, {ex.number(float(a.value))})"]
+
+
 _OUT = Use("as_", TensorKind.DEVICE)
 OPS = (
     Op("slice", Slice, slice_, "Cut each device's tensor (starts, ends, steps per dim); the input's label. The whole tensor: the input itself.",
-       "ttnn.slice(tensor, starts, ends, steps=None)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT, generate=on_device(_slice_step)),
+       "ttnn.slice(tensor, starts, ends, steps=None)", uses=(Use("tensor", TensorKind.DEVICE),), binds=_OUT, generate=on_device(_slice_step), export=_export_slice),
     Op("concat", Concat, concat, "Join each device's tensors along dim; the union of their labels. One tensor: that tensor itself.",
-       "ttnn.concat(tensors, dim)", uses=(Use("tensors", TensorKind.DEVICE, many=True),), binds=_OUT, generate=on_device(_concat_step)),
+       "ttnn.concat(tensors, dim)", uses=(Use("tensors", TensorKind.DEVICE, many=True),), binds=_OUT, generate=on_device(_concat_step), export=_export_concat),
     Op("pad", Pad, pad, "Pad each device's tensor ([front, back] per dim, the last dims when fewer); the input's label. No padding: the input. "
        "A TILE host tensor: its shards as they were (section 18).",
-       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor", generate=host_or_device(_pad_host, _pad_step, fits=is_tile)),
+       "ttnn.pad(tensor, padding, value)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor", generate=host_or_device(_pad_host, _pad_step, fits=is_tile), export=_export_pad),
 )

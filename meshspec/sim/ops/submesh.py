@@ -66,17 +66,31 @@ def run_reshape(rt: Runtime, a: Reshape) -> None:
 
 _PARENT = Use("mesh_device", TensorKind.MESH)
 
+def _export_create_submesh(a, ctx):
+    shape = ", ".join(map(str, a.shape))
+    offset = f", ttnn.MeshCoordinate({', '.join(map(str, a.offset))})" if a.offset is not None else ""
+    return [f"{ctx.var(a.as_)} = {ctx.mesh(a.mesh_device)}.create_submesh(ttnn.MeshShape({shape}){offset})"]
+
+
+def _export_create_submeshes(a, ctx):
+    return [f"{ctx.var(a.as_)} = {ctx.mesh(a.mesh_device)}.create_submeshes(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
+
+
+def _export_MeshDevice_reshape(a, ctx):
+    return [f"{ctx.mesh(a.mesh_device)}.reshape(ttnn.MeshShape({', '.join(map(str, a.shape))}))"]
+
+
 OPS = (
     Op("create_submesh", CreateSubmesh, create_submesh,
        "A rectangle of a mesh device as a mesh of its own (own coordinates, own allocator).",
        "mesh_device.create_submesh(ttnn.MeshShape(...), ttnn.MeshCoordinate(...))",
-       uses=(_PARENT,), binds=Use("as_", TensorKind.MESH), only_makes=True),
+       uses=(_PARENT,), binds=Use("as_", TensorKind.MESH), only_makes=True, export=_export_create_submesh),
     Op("create_submeshes", CreateSubmeshes, create_submeshes,
        "A mesh device tiled by a shape: submeshes bound as as[0], as[1] ..., row-major.",
        "mesh_device.create_submeshes(ttnn.MeshShape(...))",
-       uses=(_PARENT,), binds=Use("as_", TensorKind.MESH, many=True), only_makes=True),
+       uses=(_PARENT,), binds=Use("as_", TensorKind.MESH, many=True), only_makes=True, export=_export_create_submeshes),
     Op("MeshDevice.reshape", Reshape, run_reshape,
        "The same devices in another shape; live tensors keep their coordinates, on the new shape or not.",
        "mesh_device.reshape(ttnn.MeshShape(...))",
-       uses=(_PARENT,)),
+       uses=(_PARENT,), export=_export_MeshDevice_reshape),
 )

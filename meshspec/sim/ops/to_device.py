@@ -20,6 +20,7 @@ from ..spec import BufferType, Layout
 from ..tensor import DeviceTensor, HostTensor
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import DEFAULT_KIND, Step
 from .fields import As, MemoryConfig, MeshName, Name, memory_of
 from .output import alias
@@ -119,6 +120,18 @@ def _generate(rng, st, op: str) -> Step:
     return {"to_device": {"src": src, "as": name}}
 
 
+def _export_to_device(a, ctx):
+    memory = ex.memory_code(a)
+    tail = f", memory_config={memory}" if memory != "None" else ""
+    return [f"{ctx.var(a.as_)} = ttnn.to_device({ctx.var(a.src)}, {ctx.mesh(a.device)}{tail})"]
+
+
+def _export_to(a, ctx):
+    memory = ex.memory_code(a)
+    tail = f", {memory}" if memory != "None" else ""
+    return [f"{ctx.var(a.as_)} = {ctx.var(a.tensor)}.to({ctx.mesh(a.device)}{tail})"]
+
+
 OP = Op(
     "to_device",
     ToDevice,
@@ -130,6 +143,7 @@ OP = Op(
     hints=(("tensor", "to_device names its tensor `src`"),),
     captured=False, only_makes=True,
     generate=_generate, fault_site=True,
+    export=_export_to_device,
 )
 
 TO = Op(
@@ -141,4 +155,5 @@ TO = Op(
     uses=(Use("tensor", TensorKind.ANY), Use("device", TensorKind.MESH)),
     binds=Use("as_", TensorKind.DEVICE),
     captured=False, only_makes=True,
+    export=_export_to,
 )

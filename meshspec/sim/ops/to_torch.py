@@ -11,6 +11,7 @@ from typing import Optional
 from ..runtime import Runtime
 from ...typed import Typed
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .generating import Step, of_device
 from .fields import Composer, Name, OptionalAs
 from .transfer import compose_back
@@ -34,6 +35,11 @@ def _to_torch(rng, st, op: str, dev: str, shape: list, kind: tuple) -> Step:
     return {"to_torch": {"tensor": dev, "as": st.fresh("out"), **composer}}
 
 
+def _export_to_torch(a, ctx):
+    composer = ex.composer_code(a.mesh_composer, ctx) if a.mesh_composer is not None else "None"
+    return [f"{ctx.var(a.as_) if a.as_ else '_'} = to_torch({ctx.var(a.tensor)}, mesh_composer={composer})"]
+
+
 OP = Op(
     "to_torch",
     ToTorch,
@@ -44,4 +50,5 @@ OP = Op(
     binds=Use("as_", TensorKind.HOST),
     captured=False, only_makes=True,
     generate=of_device(_to_torch),
+    export=_export_to_torch,
 )

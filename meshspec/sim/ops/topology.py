@@ -19,6 +19,7 @@ from ...typed import Typed
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, Provenance
 from .base import Op, TensorKind, Use
+from . import exporting as ex
 from .fields import Name
 from .mappers import GivenTopology
 
@@ -51,6 +52,10 @@ def run(rt: Runtime, a: UpdateTopology) -> None:
     rt.update(a.tensor, replace(t, topology=topology))
 
 
+def _export_update_tensor_topology(a, ctx):
+    return [f"{ctx.var(a.tensor)}.update_tensor_topology(", f"    {ex.topology_code(a.topology)}", ")"]
+
+
 OP = Op(
     "update_tensor_topology",
     UpdateTopology,
@@ -58,4 +63,5 @@ OP = Op(
     "Set a tensor's topology, unchecked; its recorded devices and shards stay as they were.",
     "tensor.update_tensor_topology(ttnn.TensorTopology(distribution_shape, placements, mesh_coords))",
     uses=(Use("tensor", TensorKind.ANY),),
+    export=_export_update_tensor_topology,
 )

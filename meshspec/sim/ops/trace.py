@@ -96,12 +96,28 @@ def release(rt: Runtime, a: TraceName) -> None:
         raise TTFatal(f"release_trace: no trace {a.trace}")
 
 
+def _export_begin_trace_capture(a, ctx):
+    return [f"{ctx.trace(a.trace)} = ttnn.begin_trace_capture(mesh_device, cq_id=0)"]
+
+
+def _export_end_trace_capture(a, ctx):
+    return [f"ttnn.end_trace_capture(mesh_device, {ctx.trace(a.trace)}, cq_id=0)"]
+
+
+def _export_execute_trace(a, ctx):
+    return [f"ttnn.execute_trace(mesh_device, {ctx.trace(a.trace)}, cq_id=0, blocking=True)"]
+
+
+def _export_release_trace(a, ctx):
+    return [f"ttnn.release_trace(mesh_device, {ctx.trace(a.trace)})"]
+
+
 OPS = (
     Op("begin_trace_capture", BeginTrace, begin, "Start capturing a trace: the device steps until end_trace_capture are recorded in it.",
-       "tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)", captured=False),
-    Op("end_trace_capture", TraceName, end, "Stop capturing the trace.", "ttnn.end_trace_capture(mesh_device, tid, cq_id=0)", captured=False),
+       "tid = ttnn.begin_trace_capture(mesh_device, cq_id=0)", captured=False, export=_export_begin_trace_capture),
+    Op("end_trace_capture", TraceName, end, "Stop capturing the trace.", "ttnn.end_trace_capture(mesh_device, tid, cq_id=0)", captured=False, export=_export_end_trace_capture),
     Op("execute_trace", TraceName, execute,
        "Replay the trace: each captured step computed again from its inputs as they are now, into its captured output.",
-       "ttnn.execute_trace(mesh_device, tid, cq_id=0, blocking=False)", captured=False),
-    Op("release_trace", TraceName, release, "Release the trace.", "ttnn.release_trace(mesh_device, tid)", captured=False),
+       "ttnn.execute_trace(mesh_device, tid, cq_id=0, blocking=False)", captured=False, export=_export_execute_trace),
+    Op("release_trace", TraceName, release, "Release the trace.", "ttnn.release_trace(mesh_device, tid)", captured=False, export=_export_release_trace),
 )

@@ -189,15 +189,35 @@ def _reshape_host(rng, shape: list, kind: tuple) -> tuple[list, tuple, dict]:
     return shape, kind, {"shape": shape}
 
 
+def _export_reshape(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.reshape({ctx.var(a.tensor)}, {list(a.shape)})"]
+
+
+def _export_view(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.view({ctx.var(a.tensor)}, {list(a.shape)})"]
+
+
+def _export_squeeze(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.squeeze({ctx.var(a.tensor)}, {a.dim})"]
+
+
+def _export_unsqueeze(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.unsqueeze({ctx.var(a.tensor)}, {a.dim})"]
+
+
+def _export_permute(a, ctx):
+    return [f"{ctx.var(a.as_)} = ttnn.permute({ctx.var(a.tensor)}, {tuple(a.dims)})"]
+
+
 OPS = (
     Op("squeeze", Squeeze, squeeze, "Remove a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_squeeze)),
+       "ttnn.squeeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_squeeze), export=_export_squeeze),
     Op("unsqueeze", Unsqueeze, unsqueeze, "Add a size-1 dim on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_unsqueeze)),
+       "ttnn.unsqueeze(tensor, dim)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_unsqueeze), export=_export_unsqueeze),
     Op("reshape", ReshapeTensor, reshape, "Reshape each device's tensor (or each shard of a host tensor); a view on the same buffer when the tiles stay (deallocating either frees both).",
-       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor", generate=host_or_device(_reshape_host, _reshape)),
+       "ttnn.reshape(tensor, shape)", uses=(Use("tensor", TensorKind.ANY),), binds=Use("as_", TensorKind.ANY), follows="tensor", generate=host_or_device(_reshape_host, _reshape), export=_export_reshape),
     Op("view", ReshapeTensor, view, "A view on the same buffer with another shape (the last dim, and in TILE the second-last, unchanged).",
-       "ttnn.view(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_reshape)),
+       "ttnn.view(tensor, shape)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_reshape), export=_export_view),
     Op("permute", Permute, permute, "Reorder the dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
-       "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_permute)),
+       "ttnn.permute(tensor, dims)", uses=(Use("tensor", TensorKind.DEVICE),), binds=Use("as_", TensorKind.DEVICE), generate=on_device(_permute), export=_export_permute),
 )
