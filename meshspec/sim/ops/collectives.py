@@ -400,8 +400,9 @@ def _reduce_scatter(rng, st, op: str, dev: str, shape: list, kind: tuple, name: 
     return {op: {"tensor": dev, "dim": len(shape) - 1, "cluster_axis": axis, "as": name}}
 
 
-def _export_all_gather(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.all_gather({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{ex.ccl_topology_code(a)})"]
+def _export_on_dim(name: str):
+    """``out = ttnn.NAME(tensor, dim, cluster_axis=...)``, with the collective's topology when it has one."""
+    return lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{name}({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{ex.ccl_topology_code(a)})"]
 
 
 def _export_all_gather_async(a, ctx):
@@ -420,10 +421,6 @@ def _export_all_reduce_async(a, ctx):
         f"math_op=ttnn.ReduceType.Sum, topology=ttnn.Topology.{ex.TOPOLOGY[a.topology or 'linear']})"]
 
 
-def _export_reduce_scatter(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.reduce_scatter({ctx.var(a.tensor)}, {a.dim}, cluster_axis={a.cluster_axis}{ex.ccl_topology_code(a)})"]
-
-
 def _export_reduce_scatter_minimal_async(a, ctx):
     return [
         f"{ctx.var(a.as_)} = ttnn.experimental.reduce_scatter_minimal_async({ctx.var(a.tensor)}, dim={a.dim}, "
@@ -433,7 +430,7 @@ def _export_reduce_scatter_minimal_async(a, ctx):
 OPS = (
     Op("all_gather", Gather, _gather(gather_hook, _all_gather_padding),
        "Each device gets its group's shards concatenated along dim; the topology by the era's rule (0.81.1: the CCL helpers).",
-       "ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step), export=_export_all_gather),
+       "ttnn.all_gather(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step), export=_export_on_dim("all_gather")),
     Op("all_gather_async", Gather, _gather(lambda topo, dim: topo, _async_padding),
        "ttnn.experimental.all_gather_async: as all_gather; before its hook the output kept the input's label (issue #38371).",
        "ttnn.experimental.all_gather_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_gather_step), export=_export_all_gather_async),
@@ -444,7 +441,7 @@ OPS = (
        "ttnn.experimental.all_reduce_async(tensor, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, export=_export_all_reduce_async),
     Op("reduce_scatter", Gather, reduce_scatter,
        "Each device gets its piece (along dim, in group order) of its group's sum; the topology by the era's rule (0.81.1: Shard(dim)).",
-       "ttnn.reduce_scatter(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_reduce_scatter), export=_export_reduce_scatter),
+       "ttnn.reduce_scatter(tensor, dim, cluster_axis=None, topology=None)", uses=_IN, binds=_OUT, fabric=True, generate=on_device(_reduce_scatter), export=_export_on_dim("reduce_scatter")),
     Op("reduce_scatter_minimal_async", Gather, reduce_scatter, "ttnn.experimental.reduce_scatter_minimal_async: as reduce_scatter.",
        "ttnn.experimental.reduce_scatter_minimal_async(tensor, dim, cluster_axis=None, ...)", uses=_IN, binds=_OUT, fabric=True, export=_export_reduce_scatter_minimal_async),
 )

@@ -503,12 +503,9 @@ def _export_linear(a, ctx):
         + (f", bias={ctx.var(a.bias)})" if a.bias else ")")]
 
 
-def _export_sum(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.sum({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"]
-
-
-def _export_max(a, ctx):
-    return [f"{ctx.var(a.as_)} = ttnn.max({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"]
+def _export_reduction(name: str):
+    """``out = ttnn.NAME(tensor, dim, keepdim=...)``."""
+    return lambda a, ctx: [f"{ctx.var(a.as_)} = ttnn.{name}({ctx.var(a.tensor)}, {a.dim}, keepdim={a.keepdim})"]
 
 
 def _export_transpose(a, ctx):
@@ -541,9 +538,9 @@ OPS = (
        "ttnn.linear(a, b, bias=None)", uses=(Use("a", TensorKind.DEVICE), Use("b", TensorKind.DEVICE), Use("bias", TensorKind.DEVICE)),
        binds=_OUT, generate=on_device(_matmul_step), export=_export_linear),
     Op("sum", Reduction, _reduce(np.sum, True), "Sum over a dim on every device (a partial sum where the tensor is sharded on it).",
-       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step), export=_export_sum),
+       "ttnn.sum(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step), export=_export_reduction("sum")),
     Op("max", Reduction, _reduce(np.max, False), "Max over a dim on every device (a partial max where the tensor is sharded on it).",
-       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step), export=_export_max),
+       "ttnn.max(tensor, dim, keepdim=True)", uses=_IN, binds=_OUT, generate=on_device(_reduce_step), export=_export_reduction("max")),
     Op("transpose", Transpose, transpose, "Swap two dims on every device; the topology by the era's rule (0.81.1 keeps the placements).",
        "ttnn.transpose(tensor, dim0, dim1)", uses=_IN, binds=_OUT, generate=on_device(_transpose_step), export=_export_transpose),
     Op("typecast", Typecast, typecast, "Each device's data (or a host tensor's shards) in another dtype; the input's label.",
