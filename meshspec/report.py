@@ -1,8 +1,10 @@
-"""Plain report data: what every renderer (table, JSON, diff, check) shows.
+"""Plain report data: what every renderer (table, JSON, diff, check) shows, and the report's format.
 
 Nothing here computes or judges, and nothing imports numpy, yaml or pydantic: the judge
 (meshspec/judge) fills these values in from the simulator's state; the renderers (meshspec/render)
-only read them. JSON is built here, in one place, from plain dicts (format ``meshspec.report/1``).
+only read them. The JSON format ``meshspec.report/1`` is declared once, below: the records a run's
+JSON is written through, that ``meshspec diff`` validates a saved report against
+(meshspec/judge/reports.py) and that ``meshspec schema --report`` describes.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ from __future__ import annotations
 from .frozen import Frozen
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Collection, Literal, Optional, Union
 
 from .kinds import Kind
 from .sim.mesh import Coord, CoordRange, Shape, coords, fmt_coord, range_size
 from .sim.placement import Topology
 from .sim.spec import TensorSpec
+from .typed import Range, Typed
 
 if TYPE_CHECKING:
     from .sim.hosts import Hosts
@@ -24,6 +27,268 @@ REPORT_FORMAT = "meshspec.report/1"
 DIFF_FORMAT = "meshspec.diff/1"
 HUNT_FORMAT = "meshspec.hunt/1"
 """A hunt's index (``hunt.json``) and its ``--format json`` summary."""
+
+
+# -- the format: meshspec.report/1, declared once --------------------------------------------------
+# Each record is one JSON object, its fields the object's keys in the order a run writes them: the
+# writers below build every object with ``Record.json(...)`` (a key a record does not declare is a
+# TypeError), a saved report is validated against ReportJSON, and the schema is made from it. A
+# field with a default may be left out: a report of the real runtime (meshspec/bridge/observe.py)
+# leaves out what the runtime cannot know. Every record is open: a key it does not declare is read
+# (a report may carry more than diff compares). The spec, topology and sharding objects are written
+# by the simulator's values themselves (meshspec/sim: it knows nothing of reports).
+Int = Annotated[int, Range(ge=-(2**63), le=2**63 - 1)]
+Count = Annotated[int, Range(ge=0, le=2**63 - 1)]
+Ints = list[Int]
+Number = Union[int, float, str]
+"""A value read back: a number, or ``nan``, ``inf``, ``-inf`` as text (JSON has none of them)."""
+
+
+class ShardSpecJSON(Typed, open=True):
+    grid: list[list[Ints]]
+    shape: Ints
+    orientation: str
+
+
+class NdShardSpecJSON(Typed, open=True):
+    shard_shape: Ints
+    grid: list[list[Ints]]
+    orientation: str
+    distribution: str
+
+
+class MemoryConfigJSON(Typed, open=True):
+    """A sharded spec's memory config as meshspec prints it (an interleaved spec has none)."""
+
+    memory_layout: str
+    buffer_type: str
+    shard_spec: Optional[ShardSpecJSON] = None
+    nd_shard_spec: Optional[NdShardSpecJSON] = None
+
+
+class SpecJSON(Typed, open=True):
+    shape: Ints
+    padded_shape: Optional[Ints] = None
+    dtype: str
+    layout: str
+    tile: Optional[Ints] = None
+    memory: Optional[str] = None
+    page_size: Optional[Count] = None
+    aligned_page_size: Optional[Count] = None
+    num_pages: Optional[Count] = None
+    buffer_bytes: Optional[Count] = None
+    memory_config: Optional[MemoryConfigJSON] = None
+
+
+class ShardJSON(Typed, open=True):
+    shard: Int
+
+
+class TopologyJSON(Typed, open=True):
+    distribution_shape: Ints
+    placements: list[Union[Literal["R"], ShardJSON]]
+    coords: list[Ints]
+
+
+class TopologyRefJSON(Typed):
+    """The topology of an earlier tensor of the same report, named rather than copied (the parts
+    of get_device_tensors share their parent's)."""
+
+    same_as: str
+
+
+class DataJSON(Typed, open=True):
+    """What a reader gets back from one device, in numbers (the data view)."""
+
+    count: Count
+    first: Optional[Number] = None
+    last: Optional[Number] = None
+    min: Optional[Number] = None
+    max: Optional[Number] = None
+    crc32: str
+    differ: Optional[Count] = None
+    poison: Count
+    values: list[Number] = []
+    note: str = ""
+
+
+class DeviceJSON(Typed, open=True):
+    coord: Ints
+    recorded: bool
+    spec: Optional[SpecJSON] = None
+    written_bytes: Optional[Count] = None
+    written_shape: Optional[Ints] = None
+    offset: Optional[Ints] = None
+    status: Optional[str] = None
+    record_step: Optional[Int] = None
+    write_step: Optional[Int] = None
+    data: Optional[DataJSON] = None
+
+
+class CoreJSON(Typed, open=True):
+    core: Ints
+    pages: list[Count]
+    status: str
+
+
+class CoresJSON(Typed, open=True):
+    """One device of a sharded tensor, core by core (with ``--device``)."""
+
+    device: Ints
+    cores: list[CoreJSON]
+
+
+class SliceJSON(Typed, open=True):
+    shape: Ints
+    sha256: str
+
+
+class ValuesJSON(Typed, open=True):
+    """A host tensor's values as a report sums them up: diff compares the sha256 and shows the rest."""
+
+    shape: Optional[Ints] = None
+    dtype: Optional[str] = None
+    sha256: Optional[str] = None
+    first: Optional[list[Any]] = None
+    slices: Optional[dict[str, SliceJSON]] = None
+    """The sha256 of each slice the scenario's expectations name."""
+    compared: Optional[dict[str, dict[str, Any]]] = None
+    """What each of the expectations comparing these values with another tensor found."""
+
+
+class TensorJSON(Typed, open=True):
+    name: str
+    storage: Literal["device", "host", "deallocated"]
+    storage_kind: str = ""
+    plain: bool = False
+    global_shape: Optional[Ints] = None
+    step: Optional[Int] = None
+    topology: Union[TopologyJSON, TopologyRefJSON]
+    """The tensor's topology, or ``{"same_as": name}``: that of the earlier tensor ``name`` lists."""
+    mesh_device: Optional[str] = None
+    mesh_shape: Optional[Ints] = None
+    address: Optional[Count] = None
+    """A live device tensor's buffer address (the same on every device)."""
+    cores: Optional[CoresJSON] = None
+    values: Optional[ValuesJSON] = None
+    """A host tensor holding one array: its values, summed up (null otherwise)."""
+    devices: list[DeviceJSON]
+
+
+class ErrorJSON(Typed, open=True):
+    step: Optional[Int] = None
+    op: Optional[str] = None
+    message: str
+    source: Literal["ttnn", "meshspec"] = "ttnn"
+    crash: bool = False
+
+
+class SourceJSON(Typed, open=True):
+    tensor: str
+    device: Ints
+
+
+class FindingJSON(Typed, open=True):
+    kind: str
+    tensor: str
+    device: Optional[Ints] = None
+    step: Optional[Int] = None
+    op: Optional[str] = None
+    message: str = ""
+    spec: Optional[SpecJSON] = None
+    written_bytes: Optional[Count] = None
+    source: Optional[SourceJSON] = None
+
+
+class LandedJSON(Typed, open=True):
+    device: Ints
+    slice: str
+    at: str
+
+
+class ReadbackJSON(Typed, open=True):
+    step: Int
+    tensor: str
+    devices: list[Ints]
+    shape: Ints
+    from_device: bool = True
+    source: Optional[str] = None
+    landed: list[LandedJSON] = []
+
+
+class RangeJSON(Typed, open=True):
+    start: Ints
+    end: Ints
+
+
+class TouchJSON(Typed, open=True):
+    tensor: str
+    devices: list[RangeJSON]
+    count: Count
+    bytes: Optional[Count] = None
+
+
+class RecordChangeJSON(Typed, open=True):
+    tensor: str
+    devices: Optional[list[RangeJSON]]
+    change: str
+    detail: str = ""
+
+
+class StepJSON(Typed, open=True):
+    step: Int
+    op: str
+    line: Int
+    tensors: list[str]
+    written: list[TouchJSON]
+    read: list[TouchJSON]
+    record_changes: list[RecordChangeJSON]
+    new_findings: list[FindingJSON]
+    error: Optional[str] = None
+
+
+class ExpectJSON(Typed, open=True):
+    passed: bool
+    mismatches: list[str]
+
+
+class MeshJSON(Typed, open=True):
+    name: str
+    shape: Ints
+    parent: Optional[str] = None
+    offset: Optional[Ints] = None
+    at: Optional[Ints] = None
+    device_ids: Optional[list[Count]] = None
+
+
+class HostsJSON(Typed, open=True):
+    topology: Ints
+    rank: Count
+    local: list[Ints]
+
+
+class ReportJSON(Typed, open=True):
+    """A meshspec.report/1 document: one run's records, device by device."""
+
+    format: Literal["meshspec.report/1"]
+    scenario: Optional[str]
+    path: Optional[str] = None
+    profile: Optional[str] = None
+    profile_rules: Optional[dict[str, Optional[str]]] = None
+    mesh: Optional[Ints]
+    """null in the entry of a scenario that could not be loaded (its error says why)."""
+    meshes: list[MeshJSON] = []
+    hosts: Optional[HostsJSON] = None
+    error: Optional[ErrorJSON] = None
+    steps_run: Optional[Count] = None
+    steps_total: Optional[Count] = None
+    tensors: list[TensorJSON]
+    findings: list[FindingJSON] = []
+    readbacks: list[ReadbackJSON] = []
+    steps: list[StepJSON] = []
+    expect: Optional[ExpectJSON] = None
+    metadata_mode: bool = False
+    summary: str = ""
 
 
 # -- one run -------------------------------------------------------------------------------------
@@ -45,8 +310,9 @@ class StepError(Frozen):
     a real run's report ends before it, and a test cannot catch it."""
 
     def to_json(self) -> dict:
-        out = {"step": self.step, "op": self.op, "message": self.message, "source": self.source}
-        return out | {"crash": True} if self.crash else out
+        if self.crash:
+            return ErrorJSON.json(step=self.step, op=self.op, message=self.message, source=self.source, crash=True)
+        return ErrorJSON.json(step=self.step, op=self.op, message=self.message, source=self.source)
 
 
 @dataclass(frozen=True)
@@ -69,17 +335,17 @@ class Finding:
         return (self.kind, self.tensor, self.device)
 
     def to_json(self) -> dict:
-        return {
-            "kind": self.kind.value,
-            "tensor": self.tensor,
-            "device": list(self.device) if self.device is not None else None,
-            "step": self.step,
-            "op": self.op,
-            "message": self.message,
-            "spec": self.spec.to_json() if self.spec is not None else None,
-            "written_bytes": self.written_bytes,
-            "source": {"tensor": self.source[0], "device": list(self.source[1])} if self.source else None,
-        }
+        return FindingJSON.json(
+            kind=self.kind.value,
+            tensor=self.tensor,
+            device=list(self.device) if self.device is not None else None,
+            step=self.step,
+            op=self.op,
+            message=self.message,
+            spec=self.spec.to_json() if self.spec is not None else None,
+            written_bytes=self.written_bytes,
+            source=SourceJSON.json(tensor=self.source[0], device=list(self.source[1])) if self.source else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,18 +368,20 @@ class DeviceView:
     detail: str = ""
     """Why the status is what it is, in words."""
 
-    def to_json(self) -> dict:
-        return {
-            "coord": list(self.coord),
-            "recorded": self.recorded,
-            "spec": self.spec.to_json() if self.spec is not None else None,
-            "written_bytes": self.written_bytes,
-            "written_shape": list(self.written_spec.shape) if self.written_spec is not None else None,
-            "offset": list(self.offset) if self.offset is not None else None,
-            "status": self.status.value,
-            "record_step": self.record_step,
-            "write_step": self.write_step,
-        }
+    def to_json(self, view: dict = {}) -> dict:  # noqa: B006 - never changed
+        """Its JSON; ``view``: what a view adds to it (the data view: ``{"data": ...}``)."""
+        return DeviceJSON.json(
+            coord=list(self.coord),
+            recorded=self.recorded,
+            spec=self.spec.to_json() if self.spec is not None else None,
+            written_bytes=self.written_bytes,
+            written_shape=list(self.written_spec.shape) if self.written_spec is not None else None,
+            offset=list(self.offset) if self.offset is not None else None,
+            status=self.status.value,
+            record_step=self.record_step,
+            write_step=self.write_step,
+            **view,
+        )
 
 
 class DataSummary(Frozen):
@@ -138,18 +406,8 @@ class DataSummary(Frozen):
     """Why the values are not the tensor's: never written, or an earlier write's data."""
 
     def to_json(self) -> dict:
-        return {
-            "count": self.count,
-            "first": self.first,
-            "last": self.last,
-            "min": self.min,
-            "max": self.max,
-            "crc32": self.crc32,
-            "differ": self.differ,
-            "poison": self.poison,
-            "values": list(self.values),
-            "note": self.note,
-        }
+        return DataJSON.json(count=self.count, first=self.first, last=self.last, min=self.min, max=self.max, crc32=self.crc32,
+                             differ=self.differ, poison=self.poison, values=list(self.values), note=self.note)
 
 
 class CoreView(Frozen):
@@ -161,7 +419,7 @@ class CoreView(Frozen):
     """phantom, ok, stale, partial, or the device's status."""
 
     def to_json(self) -> dict:
-        return {"core": list(self.core), "pages": list(self.pages), "status": self.status}
+        return CoreJSON.json(core=list(self.core), pages=list(self.pages), status=self.status)
 
 
 LISTED_ONCE = 64
@@ -206,33 +464,32 @@ class TensorReport(Frozen):
         listed names that tensor instead of copying it (``{"same_as": name}``: get_device_tensors'
         parts share their parent's, and 16,384 parts of a 128x128 mesh each listing its 16,384
         coordinates took 7.5 GB, issue 34)."""
-        devices = [v.to_json() for v in self.devices]
-        if self.data is not None:
-            for d, v in zip(devices, self.devices):
-                summary = self.data.get(v.coord)
-                d["data"] = summary.to_json() if summary is not None else None
-        return {
-            "name": self.name,
-            "storage": self.storage,
-            "storage_kind": self.storage_kind,
-            "plain": self.plain,
-            "global_shape": list(self.shape) if self.shape is not None else None,
-            "step": self.step,
-            "topology": self._topology_json(listed),
-            "mesh_device": self.mesh_device,
-            "mesh_shape": list(self.grid) if self.grid is not None else None,
-            "address": self.address,
-            **({"cores": {"device": list(self.cores[0]), "cores": [c.to_json() for c in self.cores[1]]}} if self.cores else {}),
-            "values": self.values,
-            "devices": devices,
-        }
+        data = self.data
+        devices = [v.to_json() for v in self.devices] if data is None else [v.to_json({"data": s.to_json() if s is not None else None})
+                                                                             for v in self.devices for s in [data.get(v.coord)]]
+        cores = {"cores": CoresJSON.json(device=list(self.cores[0]), cores=[c.to_json() for c in self.cores[1]])} if self.cores else {}
+        return TensorJSON.json(
+            name=self.name,
+            storage=self.storage,
+            storage_kind=self.storage_kind,
+            plain=self.plain,
+            global_shape=list(self.shape) if self.shape is not None else None,
+            step=self.step,
+            topology=self._topology_json(listed),
+            mesh_device=self.mesh_device,
+            mesh_shape=list(self.grid) if self.grid is not None else None,
+            address=self.address,
+            **cores,
+            values=self.values,
+            devices=devices,
+        )
 
 
     def _topology_json(self, listed: Optional[dict]) -> dict:
         if listed is None or len(self.topology.coords) <= LISTED_ONCE:
             return self.topology.to_json()
         first = listed.setdefault(id(self.topology), self.name)
-        return self.topology.to_json() if first == self.name else {"same_as": first}
+        return self.topology.to_json() if first == self.name else TopologyRefJSON.json(same_as=first)
 
 
 class Readback(Frozen):
@@ -262,17 +519,12 @@ class Readback(Frozen):
                 f"{self.source}, and makes this a data_mismatch)")
 
     def to_json(self) -> dict:
-        out = {
-            "step": self.step,
-            "tensor": self.tensor,
-            "devices": [list(c) for c in self.devices],
-            "shape": list(self.shape),
-            "from_device": self.from_device,
-        }
+        landed = {}
         if self.landed:  # only then: a composition in place reads as it always did
-            out["source"] = self.source
-            out["landed"] = [{"device": list(c), "slice": slice_text(off, size), "at": slice_text(at, size)} for c, off, size, at in self.landed]
-        return out
+            landed = {"source": self.source, "landed": [LandedJSON.json(device=list(c), slice=slice_text(off, size), at=slice_text(at, size))
+                                                         for c, off, size, at in self.landed]}
+        return ReadbackJSON.json(step=self.step, tensor=self.tensor, devices=[list(c) for c in self.devices], shape=list(self.shape),
+                                 from_device=self.from_device, **landed)
 
 
 def slice_text(offset: Shape, size: Shape) -> str:
@@ -282,7 +534,7 @@ def slice_text(offset: Shape, size: Shape) -> str:
 
 def ranges_json(boxes: tuple[CoordRange, ...]) -> list[dict]:
     """Device boxes as ``ttnn.MeshCoordinateRange`` spells them: ``[{"start": [0, 0], "end": [0, 3]}]``."""
-    return [{"start": list(a), "end": list(b)} for a, b in boxes]
+    return [RangeJSON.json(start=list(a), end=list(b)) for a, b in boxes]
 
 
 class Touch(Frozen):
@@ -298,10 +550,8 @@ class Touch(Frozen):
         return sum(range_size(b) for b in self.devices)
 
     def to_json(self) -> dict:
-        out = {"tensor": self.tensor, "devices": ranges_json(self.devices), "count": self.count}
-        if self.bytes is not None:
-            out["bytes"] = self.bytes
-        return out
+        written = {"bytes": self.bytes} if self.bytes is not None else {}  # a read has no bytes
+        return TouchJSON.json(tensor=self.tensor, devices=ranges_json(self.devices), count=self.count, **written)
 
 
 class RecordChange(Frozen):
@@ -315,12 +565,8 @@ class RecordChange(Frozen):
     detail: str = ""
 
     def to_json(self) -> dict:
-        return {
-            "tensor": self.tensor,
-            "devices": ranges_json(self.devices) if self.devices is not None else None,
-            "change": self.change,
-            "detail": self.detail,
-        }
+        return RecordChangeJSON.json(tensor=self.tensor, devices=ranges_json(self.devices) if self.devices is not None else None,
+                                     change=self.change, detail=self.detail)
 
 
 class StepTrace(Frozen):
@@ -339,17 +585,17 @@ class StepTrace(Frozen):
     error: Optional[str] = None
 
     def to_json(self) -> dict:
-        return {
-            "step": self.index,
-            "op": self.op,
-            "line": self.line,
-            "tensors": list(self.tensors),
-            "written": [w.to_json() for w in self.written],
-            "read": [r.to_json() for r in self.read],
-            "record_changes": [c.to_json() for c in self.changes],
-            "new_findings": [{"kind": f.kind.value, "tensor": f.tensor, "device": list(f.device) if f.device else None} for f in self.findings],
-            "error": self.error,
-        }
+        return StepJSON.json(
+            step=self.index,
+            op=self.op,
+            line=self.line,
+            tensors=list(self.tensors),
+            written=[w.to_json() for w in self.written],
+            read=[r.to_json() for r in self.read],
+            record_changes=[c.to_json() for c in self.changes],
+            new_findings=[FindingJSON.json(kind=f.kind.value, tensor=f.tensor, device=list(f.device) if f.device else None) for f in self.findings],
+            error=self.error,
+        )
 
 
 class ExpectResult(Frozen):
@@ -363,7 +609,7 @@ class ExpectResult(Frozen):
         return not self.mismatches
 
     def to_json(self) -> dict:
-        return {"passed": self.passed, "mismatches": list(self.mismatches)}
+        return ExpectJSON.json(passed=self.passed, mismatches=list(self.mismatches))
 
 
 class MeshReport(Frozen):
@@ -396,14 +642,14 @@ class MeshReport(Frozen):
         return f"{self.name}: {'x'.join(map(str, self.shape))}{where}"
 
     def to_json(self) -> dict:
-        return {
-            "name": self.name,
-            "shape": list(self.shape),
-            "parent": self.parent,
-            "offset": list(self.offset) if self.offset is not None else None,
-            "at": list(self.at) if self.at is not None else None,
-            "device_ids": list(self.device_ids) if self.device_ids is not None else None,
-        }
+        return MeshJSON.json(
+            name=self.name,
+            shape=list(self.shape),
+            parent=self.parent,
+            offset=list(self.offset) if self.offset is not None else None,
+            at=list(self.at) if self.at is not None else None,
+            device_ids=list(self.device_ids) if self.device_ids is not None else None,
+        )
 
 
 class Report(Frozen):
@@ -472,55 +718,48 @@ class Report(Frozen):
         return "; ".join(parts)
 
     def to_json(self) -> dict:
-        return {
-            "format": REPORT_FORMAT,
-            "scenario": self.scenario,
-            "path": self.path,
-            "profile": self.profile,
-            "profile_rules": self.profile_rules,
-            "mesh": list(self.mesh),
-            "meshes": [m.to_json() for m in self.meshes],
-            **({"hosts": {**self.hosts.as_written(), "local": [list(c) for c in self.hosts.local]}} if self.hosts else {}),
-            "error": self.error.to_json() if self.error else None,
-            "steps_run": self.steps_run,
-            "steps_total": self.steps_total,
-            "tensors": [t.to_json(listed) for listed in [{}] for t in self.tensors],
-            "findings": [f.to_json() for f in self.findings],
-            "readbacks": [r.to_json() for r in self.readbacks],
-            "steps": [t.to_json() for t in self.steps],
-            "expect": self.expect.to_json() if self.expect else None,
-            "metadata_mode": self.metadata,
-            "summary": self.summary(),
-        }
+        hosts = {"hosts": HostsJSON.json(**self.hosts.as_written(), local=[list(c) for c in self.hosts.local])} if self.hosts else {}
+        listed: dict = {}
+        return ReportJSON.json(
+            format=REPORT_FORMAT,
+            scenario=self.scenario,
+            path=self.path,
+            profile=self.profile,
+            profile_rules=self.profile_rules,
+            mesh=list(self.mesh),
+            meshes=[m.to_json() for m in self.meshes],
+            **hosts,
+            error=self.error.to_json() if self.error else None,
+            steps_run=self.steps_run,
+            steps_total=self.steps_total,
+            tensors=[t.to_json(listed) for t in self.tensors],
+            findings=[f.to_json() for f in self.findings],
+            readbacks=[r.to_json() for r in self.readbacks],
+            steps=[t.to_json() for t in self.steps],
+            expect=self.expect.to_json() if self.expect else None,
+            metadata_mode=self.metadata,
+            summary=self.summary(),
+        )
 
     def checked_json(self, tensors: Collection[str]) -> dict:
         """The entries of :meth:`to_json` an ``expect`` block is checked against
         (meshspec/judge/expect.py), with only the ``tensors`` named: what ``meshspec check`` needs
         of a run, without the rest (a small scenario's: 21,000 instructions, the whole JSON 72,000)."""
-        return {
-            "profile": self.profile,
-            "profile_rules": self.profile_rules,
-            "error": self.error.to_json() if self.error else None,
-            "tensors": [t.to_json() for t in self.tensors if t.name in tensors],
-            "findings": [f.to_json() for f in self.findings],
-            "metadata_mode": self.metadata,
-            "meshes": [m.to_json() for m in self.meshes],
-        }
+        return ReportJSON.json(
+            profile=self.profile,
+            profile_rules=self.profile_rules,
+            error=self.error.to_json() if self.error else None,
+            tensors=[t.to_json() for t in self.tensors if t.name in tensors],
+            findings=[f.to_json() for f in self.findings],
+            metadata_mode=self.metadata,
+            meshes=[m.to_json() for m in self.meshes],
+        )
 
 
 def invalid_json(path: str, message: str) -> dict:
     """The JSON entry of a scenario that could not be loaded (keeps ``run``'s array in order)."""
-    return {
-        "format": REPORT_FORMAT,
-        "scenario": None,
-        "path": path,
-        "profile": None,
-        "mesh": None,
-        "error": {"step": None, "op": "load", "message": message},
-        "tensors": [],
-        "findings": [],
-        "summary": "invalid scenario",
-    }
+    return ReportJSON.json(format=REPORT_FORMAT, scenario=None, path=path, profile=None, mesh=None,
+                           error=ErrorJSON.json(step=None, op="load", message=message), tensors=[], findings=[], summary="invalid scenario")
 
 
 # -- diff: two reports compared ------------------------------------------------------------------

@@ -87,7 +87,7 @@ LAYERS = {
     "meshspec.frozen": set(),
     "meshspec.lazy": set(),
     "meshspec.names": set(),  # a leaf: the one rule for names, used by every layer that reads or writes them
-    "meshspec.report": PURE,
+    "meshspec.report": PURE | {"meshspec.typed"},  # typed: the report format is declared in its records
     "meshspec.render": PURE | {"meshspec.render", "meshspec.report"},
     "meshspec.scenario": PURE | {"meshspec.scenario", "meshspec.sim", "meshspec.typed", "meshspec.lazy"},
     "meshspec.judge": PURE | {"meshspec.judge", "meshspec.report", "meshspec.sim", "meshspec.scenario", "meshspec.typed"},

@@ -1,133 +1,17 @@
-"""Reading saved reports: the published schema of ``meshspec.report/1`` and its validation.
+"""Reading saved reports: validation against ``meshspec.report/1`` (declared in meshspec/report.py) and its schema.
 
 ``meshspec diff A.json B.json`` compares two saved reports, one of which may come from somewhere
-else (a real runtime's report, written by an exported script). Each is validated against this
-schema first, so a report with a missing key, a wrong type or a bad value is one line naming the
-file and the place, never a crash. Keys the schema does not name are allowed: a report may carry
-more (a buffer address, data summaries) than diff compares. ``meshspec schema --report`` prints
-the JSON Schema.
+else (a real runtime's report, written by an exported script). Each is validated against the
+format first, so a report with a missing key, a wrong type or a bad value is one line naming the
+file and the place, never a crash. Keys the format does not name are allowed: a report may carry
+more than diff compares. ``meshspec schema --report`` prints the format as JSON Schema.
 """
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Any
 
 from ..errors import MeshspecError
-from ..report import REPORT_FORMAT
-from ..typed import Invalid, Range, Typed, json_schema, validate
-
-Int = Annotated[int, Range(ge=-(2**63), le=2**63 - 1)]
-Count = Annotated[int, Range(ge=0, le=2**63 - 1)]
-Ints = list[Int]
-
-
-class ShardSpecJSON(Typed, open=True):
-    grid: list[list[Ints]]
-    shape: Ints
-    orientation: str
-
-
-class NdShardSpecJSON(Typed, open=True):
-    shard_shape: Ints
-    grid: list[list[Ints]]
-    orientation: str
-    distribution: str
-
-
-class MemoryConfigJSON(Typed, open=True):
-    """A sharded spec's memory config as meshspec prints it (an interleaved spec has none)."""
-
-    memory_layout: str
-    buffer_type: str
-    shard_spec: Optional[ShardSpecJSON] = None
-    nd_shard_spec: Optional[NdShardSpecJSON] = None
-
-
-class SpecJSON(Typed, open=True):
-    shape: Ints
-    padded_shape: Optional[Ints] = None
-    dtype: str
-    layout: str
-    tile: Optional[Ints] = None
-    memory: Optional[str] = None
-    page_size: Optional[Count] = None
-    aligned_page_size: Optional[Count] = None
-    num_pages: Optional[Count] = None
-    buffer_bytes: Optional[Count] = None
-    memory_config: Optional[MemoryConfigJSON] = None
-
-
-class ShardJSON(Typed, open=True):
-    shard: Int
-
-
-class TopologyJSON(Typed, open=True):
-    distribution_shape: Ints
-    placements: list[Union[Literal["R"], ShardJSON]]
-    coords: list[Ints]
-
-
-class TopologyRefJSON(Typed):
-    """The topology of an earlier tensor of the same report, named rather than copied (the parts
-    of get_device_tensors share their parent's)."""
-
-    same_as: str
-
-
-class DeviceJSON(Typed, open=True):
-    coord: Ints
-    recorded: bool
-    spec: Optional[SpecJSON] = None
-    written_bytes: Optional[Count] = None
-    offset: Optional[Ints] = None
-    status: Optional[str] = None
-
-
-class ValuesJSON(Typed, open=True):
-    """A host tensor's values as a report sums them up: diff compares the sha256 and shows the rest."""
-
-    shape: Optional[Ints] = None
-    dtype: Optional[str] = None
-    sha256: Optional[str] = None
-    first: Optional[list[Any]] = None
-
-
-class TensorJSON(Typed, open=True):
-    name: str
-    storage: Literal["device", "host", "deallocated"]
-    topology: Union[TopologyJSON, TopologyRefJSON]
-    """The tensor's topology, or ``{"same_as": name}``: that of the earlier tensor ``name`` lists."""
-    devices: list[DeviceJSON]
-    address: Optional[Count] = None
-    """A live device tensor's buffer address (the same on every device)."""
-    values: Optional[ValuesJSON] = None
-    """A host tensor holding one array: its values, summed up (null otherwise)."""
-
-
-class ErrorJSON(Typed, open=True):
-    step: Optional[Int] = None
-    op: Optional[str] = None
-    message: str
-    crash: bool = False
-
-
-class FindingJSON(Typed, open=True):
-    kind: str
-    tensor: str
-    device: Optional[Ints] = None
-    step: Optional[Int] = None
-    message: str = ""
-
-
-class ReportJSON(Typed, open=True):
-    """A meshspec.report/1 document: one run's records, device by device."""
-
-    format: Literal["meshspec.report/1"]
-    scenario: Optional[str]
-    profile: Optional[str] = None
-    mesh: Ints
-    steps_run: Optional[Count] = None
-    error: Optional[ErrorJSON] = None
-    tensors: list[TensorJSON]
-    findings: list[FindingJSON] = []
+from ..report import REPORT_FORMAT, ReportJSON
+from ..typed import Invalid, json_schema, validate
 
 
 class DiffError(MeshspecError):
@@ -149,6 +33,10 @@ def validate_report(data: Any, label: str) -> dict:
         validate(ReportJSON, data)
     except Invalid as err:
         raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: {err.message} (meshspec schema --report prints the format)") from None
+    if data["mesh"] is None:  # the entry of a scenario that could not be loaded: no run to compare
+        error = data.get("error") or {}
+        raise ReportError(f"{label} is the entry of a scenario that could not be loaded ({error.get('message', 'no message')}); "
+                          "diff compares reports of runs")
     twice = _repeated(t["name"] for t in data["tensors"])
     if twice is not None:
         raise ReportError(f"{label} is not a valid {REPORT_FORMAT} report: tensor {twice!r} is listed twice")
