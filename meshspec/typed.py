@@ -4,8 +4,8 @@ A scenario step's arguments, the scenario itself and a saved report are typed va
 deriving from :class:`Typed` is declared like a dataclass (annotations, defaults, a docstring under
 each field) and its instances are frozen and built with keyword arguments; :func:`validate` turns parsed YAML or JSON into an instance or
 raises :class:`Invalid` with *where* (a path of keys and indices, which the loader turns into a
-line and column) and one line saying what is wrong, the bad value and the valid choices (for a
-value copied from Python, like ``(1, 1, 32, 32)`` or ``ttnn.TILE_LAYOUT``, the YAML to write).
+line and column) and one line saying what is wrong, the bad value and the valid choices (and, for a
+value written in another language, what to write instead: the :class:`Hints` a layer installs).
 :func:`json_schema` describes the same declarations as JSON Schema; :meth:`Typed.json` writes a
 record's JSON object in its declared key order (a saved report is written and read through one
 declaration, meshspec/report.py).
@@ -34,7 +34,6 @@ import typing
 from typing import Any, Callable, ClassVar, Optional
 
 from .errors import did_you_mean
-from .text import flow
 
 class _Missing:
     def __repr__(self) -> str:
@@ -499,14 +498,14 @@ def _untagged(value: Any, loc: tuple, tag: Tagged) -> Invalid:
                     f"unknown key {k!r} in {_where(loc)}{hint}; expected {tag.expected}",
                     unknown_key=k,
                 )
-    called = _python_call_message(value, loc, tag) if isinstance(value, str) else None
+    called = _hints.for_union(value, loc, tag) if isinstance(value, str) else None
     return Invalid(loc, called or f"{_where(loc)}: expected {tag.expected}, got {_show(value)}")
 
 
 def _unknown_word(value: str, loc: tuple, tag: Tagged, branch: Any) -> str:
     """A word none of a tagged union's word forms has: the message names every form, the mapping
     ones too (a literal's own message lists the words alone), and the form the word is the key of.
-    A word copied from Python says what to write instead (:func:`_python_call_message`, :func:`_unknown`).
+    A word written in another language says what to write instead (:class:`Hints`).
 
     >>> t = Tagged(lambda v: "Word", {"Word": typing.Literal["replicate"]}, "replicate or {shard: DIM}")
     >>> _unknown_word("shard", ("mesh_mapper",), t, typing.Literal["replicate"])
@@ -515,12 +514,17 @@ def _unknown_word(value: str, loc: tuple, tag: Tagged, branch: Any) -> str:
     form = _form(value, tag)
     if form is not None:
         return f"{_where(loc)}: {value!r} is the key of a mapping form: write {form}; expected {tag.expected}"
-    called = _python_call_message(value, loc, tag)
+    called = _hints.for_union(value, loc, tag)
     if called is not None:
         return called
     base = _split(branch)[0]
     words = [c for c in typing.get_args(base) if isinstance(c, str)] if typing.get_origin(base) is typing.Literal else []
     return _unknown(value, loc, lambda w: _union_accepts(tag, w), did_you_mean(value, words), tag.expected)
+
+
+def form(key: str, tag: Tagged) -> Optional[str]:
+    """The mapping form of a tagged union keyed by ``key`` (:func:`_form`)."""
+    return _form(key, tag)
 
 
 def _form(key: str, tag: Tagged) -> Optional[str]:
@@ -532,10 +536,10 @@ def _form(key: str, tag: Tagged) -> Optional[str]:
 
 def _unknown(value: str, loc: tuple, accepts: Callable[[str], bool], near: str, expected: str) -> str:
     """``unknown value 'x'`` with ``near`` (a did-you-mean hint) and the ``expected`` choices; for a
-    ttnn name copied from Python whose last part ``accepts`` takes, the word to write instead."""
-    word = _python_name(value, accepts)
-    if word is not None:
-        return f"{_where(loc)}: unknown value {value!r}{_write('name', word)}"
+    word written otherwise that names one ``accepts`` takes, what to write instead (:class:`Hints`)."""
+    hinted = _hints.for_word(value, loc, accepts)
+    if hinted is not None:
+        return hinted
     return f"{_where(loc)}: unknown value {value!r}{near}; expected {expected}"
 
 
@@ -558,7 +562,7 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
         def run_list(value: Any, loc: tuple) -> Any:
             nonlocal check
             if not isinstance(value, list):
-                raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}{_list_hint(value, (item,))}")
+                raise Invalid(loc, f"{_where(loc)}: expected a list, got {_show(value)}{_hints.for_list(value, (item,))}")
             if low is not None:  # integers (a shape, a coordinate): each taken here, not by a call
                 for v in value:
                     if type(v) is not int or not low <= v <= high:
@@ -578,7 +582,7 @@ def _base_validator(tp: Any) -> Validator:  # noqa: C901 - one branch per kind o
         def run_tuple(value: Any, loc: tuple) -> Any:
             nonlocal checks
             if not isinstance(value, (list, tuple)) or len(value) != len(args):
-                raise Invalid(loc, f"{_where(loc)}: expected a list of {len(args)}, got {_show(value)}{_list_hint(value, args)}")
+                raise Invalid(loc, f"{_where(loc)}: expected a list of {len(args)}, got {_show(value)}{_hints.for_list(value, args)}")
             if checks is None:
                 checks = [_validator(a) for a in args]
             return tuple(check(v, loc + (i,)) for i, (check, v) in enumerate(zip(checks, value)))
@@ -862,139 +866,46 @@ def _plan(cls: type[Typed]) -> _Plan:
     return plan
 
 
-# -- values copied from Python -----------------------------------------------------------------
-# TT-NN users copy values from their Python tests: a tuple (1, 1, 32, 32), a name ttnn.TILE_LAYOUT,
-# a call ShardTensorToMesh(mesh_device, dim=1). Each is refused as any bad value is, and the
-# message ends with the YAML to write instead. These run only for a value already refused.
-_INTEGERS = re.compile(r"\s*-?[0-9]+\s*(?:,\s*-?[0-9]+\s*)*,?\s*")
-_TIMES = re.compile(r"[0-9]+(?:x[0-9]+)+")
-"""A shape as meshspec's reports print it: ``1x8x32x32``."""
-_MAX_CALL_TEXT = 1000
-"""Longest text read as a Python call (a call copied from a test is a line at most)."""
+# -- hints: a refused value written in another language ---------------------------------------
+class Hints:
+    """What to add to the error of a value already refused when it looks written in another language
+    than the one being validated: the scenario layer knows the library's Python, and says what to write
+    for a tuple, a name or a call copied from a test (meshspec/scenario/pyhints.py, installed with
+    :func:`use_hints`). Each method returns its part of the message, or ''/None for no hint; these
+    give none. They run only for a value already refused."""
 
-
-def _write(kind: str, yaml_text: str) -> str:
-    """The end of a message for a value written as Python: what it is and the YAML to write."""
-    return f" (a Python {kind}); write {yaml_text}"
-
-
-def _list_hint(value: Any, items: tuple) -> str:
-    """For a list of integers (``items``: its item types) given as text: the list to write when the
-    text is a Python tuple or a shape as reports print it; '' otherwise.
-
-    >>> _list_hint("(1, 1, 32, 32)", (int,)), _list_hint("1x8x32x32", (int,)), _list_hint("(a, b)", (int,))
-    (' (a Python tuple); write [1, 1, 32, 32]', '; write [1, 8, 32, 32]', '')
-    """
-    if not isinstance(value, str) or any(_split(t)[0] is not int for t in items):
+    def for_list(self, value: Any, items: tuple) -> str:
+        """The end of ``expected a list, got X`` for ``value`` given where a list of ``items`` (its
+        item types) was expected."""
         return ""
-    text = value.strip()
-    if text[:1] == "(" and text[-1:] == ")" and _INTEGERS.fullmatch(text[1:-1]):
-        return _write("tuple", flow([int(n) for n in text[1:-1].split(",") if n.strip()]))
-    if _TIMES.fullmatch(text):
-        return f"; write {flow([int(n) for n in text.split('x')])}"
-    return ""
 
-
-def _python_name(value: str, accepts: Callable[[str], bool]) -> Optional[str]:
-    """The word to write for a ttnn name copied from Python (``ttnn.TILE_LAYOUT``, ``ttnn.Layout.TILE``):
-    its last part, when ``accepts`` takes it; None otherwise.
-
-    >>> _python_name("ttnn.Layout.TILE", lambda w: w == "TILE"), _python_name("torch.bfloat16", lambda w: True)
-    ('TILE', None)
-    """
-    if not value.startswith("ttnn."):
+    def for_word(self, value: str, loc: tuple, accepts: Callable[[str], bool]) -> Optional[str]:
+        """The whole message for an unknown word ``value`` that names, written otherwise, a word
+        ``accepts`` takes."""
         return None
-    word = value.rpartition(".")[2]
-    return word if word and accepts(word) else None
 
-
-def _python_call_message(value: str, loc: tuple, tag: Tagged) -> Optional[str]:
-    """The message for a tagged union's value written as a Python call of one of its mapping forms
-    (``ShardTensorToMesh(mesh_device, dim=1)``): the form to write, with the call's arguments where
-    they fit it (:func:`_call_form`); None for a value that is no such call."""
-    call = _python_call(value)
-    form = _form(call[0], tag) if call is not None else None
-    if call is None or form is None:
+    def for_union(self, value: str, loc: tuple, tag: Tagged) -> Optional[str]:
+        """The whole message for text a tagged union refused that means one of its forms written
+        otherwise (a call of one of its mapping forms)."""
         return None
-    written = _call_form(*call, tag)
-    write = _write("call", written) if written is not None else _write("call", form) + " with its arguments by name"
-    return f"{_where(loc)}: unknown value {value!r}{write}"
 
 
-def _python_call(value: str) -> Optional[tuple[str, list, dict]]:
-    """``ttnn.F(a, k=v)`` as (``F``, its positional arguments, its keyword arguments), each argument
-    as plain data (a tuple as a list, a variable as its name); None for any other text.
-
-    >>> _python_call("ttnn.ShardTensor2dMesh(mesh_device, mesh_shape=(2, 4), dims=(None, -1))")
-    ('ShardTensor2dMesh', ['mesh_device'], {'mesh_shape': [2, 4], 'dims': [None, -1]})
-    """
-    import ast
-
-    if "(" not in value or len(value) > _MAX_CALL_TEXT:
-        return None
-    try:
-        call = ast.parse(value.strip(), mode="eval").body
-        if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
-            return None
-        if any(k.arg is None for k in call.keywords):  # **kwargs
-            return None
-        args = [_argument(a) for a in call.args]
-        kwargs = {k.arg: _argument(k.value) for k in call.keywords}
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
-        return None
-    name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr
-    return name, args, kwargs
+_hints = Hints()
 
 
-def _argument(node: Any) -> Any:
-    """A call's argument as plain data: a variable as its name, a literal as its value (tuples as
-    lists); ValueError for anything else (a nested call, ``*args``)."""
-    import ast
-
-    if isinstance(node, ast.Name):
-        return node.id
-    return _listed(ast.literal_eval(node))
-
-
-def _listed(value: Any) -> Any:
-    if isinstance(value, (tuple, list)):
-        return [_listed(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _listed(v) for k, v in value.items()}
-    return value
-
-
-def _call_form(name: str, args: list, kwargs: dict, tag: Tagged) -> Optional[str]:
-    """The mapping ``{name: {...}}`` that says what the call says, as YAML, when the union takes it;
-    None when the arguments do not fit.
-
-    Keyword arguments keep their names. A positional argument goes to the one field left that takes
-    it (none or more than one: None). An argument that is a variable named as its parameter (the
-    ``mesh_device`` of ``ShardTensorToMesh(mesh_device, dim=1)``) is the scenario's thing of that
-    name, which an optional field means when left out: it is left out. A call left with no argument
-    is its name, where the union takes that word (``ReplicateTensorToMesh(mesh_device)``).
-    """
-    record = tag.branches.get(tag.tag({name: {}}))
-    base = _split(record)[0] if record is not None else None
-    field = next((f for f in base.fields().values() if f.key == name), None) if _is_record(base) else None
-    inner = _split(field.type)[0] if field is not None else None
-    if not _is_record(inner):
-        return None
-    fields = {f.key: f for f in inner.fields().values()}
-    given = dict(kwargs)
-    for arg in args:
-        fits = [k for k, f in fields.items() if k not in given and _accepts(f.type, arg)]
-        if len(fits) != 1:
-            return None
-        given[fits[0]] = arg
-    given = {k: v for k, v in given.items() if not (v == k and k in fields and not fields[k].required)}
-    if not given and _union_accepts(tag, name):
-        return name
-    return flow({name: given}) if _accepts(record, {name: given}) else None
+def use_hints(hints: Hints) -> None:
+    """Make ``hints`` say what to write instead in every message that follows."""
+    global _hints
+    _hints = hints
 
 
 def _is_record(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, Typed)
+
+
+def is_record(tp: Any) -> bool:
+    """Whether ``tp`` (its annotations taken off) is a typed record class."""
+    return _is_record(_split(tp)[0])
 
 
 _PLAIN = (bool, int, float, str, type(None))
@@ -1020,6 +931,11 @@ def may_hold_record(tp: Any) -> bool:
     return True
 
 
+def accepts(tp: Any, value: Any) -> bool:
+    """Whether ``value`` is valid as ``tp`` (a probe: a hook's own error is a no too)."""
+    return _accepts(tp, value)
+
+
 def _accepts(tp: Any, value: Any) -> bool:
     """Whether ``value`` is valid as ``tp``: a probe for a hint, so a hook's own error is a no too."""
     try:
@@ -1027,6 +943,11 @@ def _accepts(tp: Any, value: Any) -> bool:
     except (Invalid, ValueError, TypeError):
         return False
     return True
+
+
+def union_accepts(tag: Tagged, value: Any) -> bool:
+    """Whether the branch of a tagged union that ``value``'s tag names takes it."""
+    return _union_accepts(tag, value)
 
 
 def _union_accepts(tag: Tagged, value: Any) -> bool:
@@ -1044,6 +965,11 @@ def _split(tp: Any) -> tuple[Any, list]:
         tp = args[0]
         meta = list(args[1:]) + meta
     return tp, meta
+
+
+def base(tp: Any) -> Any:
+    """``tp`` without its ``Annotated`` constraints."""
+    return _split(tp)[0]
 
 
 def _metadata(tp: Any) -> list:

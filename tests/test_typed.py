@@ -173,3 +173,25 @@ def test_a_list_of_integers_is_a_copy_and_takes_only_integers_in_range():
         ONE = 1
 
     assert validate(list[int], [Small.ONE, 2])[0] is Small.ONE  # an int subclass: the item's validator takes it
+
+
+def test_the_typed_layer_knows_no_ttnn_and_gives_hints_it_is_given():
+    """Issue 38 item 6: what to write for a value copied from ttnn's Python is the scenario layer's
+    (meshspec/scenario/pyhints.py); the typed layer only asks the hints it is given."""
+    from pathlib import Path
+
+    import meshspec.scenario.model  # noqa: F401 - installs the scenario's hints
+    from meshspec import typed
+    from meshspec.scenario.pyhints import PYTHON
+
+    assert "ttnn" not in Path(typed.__file__).read_text().lower()
+    with pytest.raises(Invalid, match=r"^shape: expected a list, got '\(1, 2\)' \(a Python tuple\); write \[1, 2\]$"):
+        validate(list[int], "(1, 2)", ("shape",))
+    typed.use_hints(typed.Hints())
+    try:
+        with pytest.raises(Invalid, match=r"^shape: expected a list, got '\(1, 2\)'$"):
+            validate(list[int], "(1, 2)", ("shape",))
+        with pytest.raises(Invalid, match=r"^c: unknown value 'ttnn.RED'; expected one of red, blue$"):
+            validate(Color, "ttnn.RED", ("c",))
+    finally:
+        typed.use_hints(PYTHON)

@@ -22,7 +22,10 @@ from ..sim.ops import OPS
 from ..sim.ops.fields import Dim, MemoryConfig, Name
 from ..sim.spec import BufferType, DataType, Layout
 from ..text import one_line
-from ..typed import Before, Check, Length, Pattern, Range, Schema, Tagged, Typed, by_key, tagged
+from ..typed import Before, Check, Length, Pattern, Range, Schema, Tagged, Typed, by_key, tagged, use_hints
+from .pyhints import PYTHON
+
+use_hints(PYTHON)  # a value copied from ttnn's Python is refused with the YAML to write instead
 
 
 def _step_tag(value: Any) -> Optional[str]:
