@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from ..errors import ScenarioError
 from ..report import invalid_json
 
@@ -12,20 +10,34 @@ WIDTH = 100
 LONG = 64
 """A list of more items than this has each item on one line, however long (a mesh's devices)."""
 
-_compact = json.JSONEncoder(separators=(", ", ": ")).encode  # the C encoder: no indent given
+
+def _encoders():
+    """(compact, item): a value's compact JSON (``", "`` and ``": "`` between items), and the same
+    without the check for circular containers, for the items of a long list. Both are the C encoder's
+    function itself, made once (``JSONEncoder.encode`` makes one per call, a quarter of the cost of
+    encoding a device's view), taken from CPython's ``_json``: the ``json`` package would import its
+    decoder and scanner too, 1 ms of a run's start-up that writes JSON and reads none."""
+    try:
+        from _json import encode_basestring_ascii, make_encoder
+    except ImportError:  # pragma: no cover - not CPython: the json package's encoder
+        import json
+
+        compact = json.JSONEncoder(separators=(", ", ": ")).encode
+        return compact, compact
+
+    def default(value: object) -> object:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    checked = make_encoder({}, default, encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    unchecked = make_encoder(None, default, encode_basestring_ascii, None, ": ", ", ", False, False, True)
+
+    def compact(value: object) -> str:
+        return encode_basestring_ascii(value) if isinstance(value, str) else "".join(checked(value, 0))
+
+    return compact, lambda value: "".join(unchecked(value, 0))
 
 
-def _item_encoder():
-    """The C encoder's function itself, made once: ``JSONEncoder.encode`` makes one per call, a
-    quarter of the cost of encoding a device's view."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - CPython always has it
-        return _compact
-    encode = make(None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
-    return lambda value: "".join(encode(value, 0))
-
-
-_item = _item_encoder()
+_compact, _item = _encoders()
 
 
 def dumps(data: object) -> str:

@@ -39,3 +39,41 @@ def test_long_coordinate_lists_are_packed_to_100_columns():
     assert all(line.endswith(",") for line in body[:-1]) and not body[-1].endswith(",")
     # packed: each line is full (the next coordinate would not fit), not one coordinate per line
     assert all(len(line) + len(" [7, 31],") > 100 for line in body[:-1])
+
+
+def test_values_are_encoded_as_the_json_package_encodes_them():
+    """dumps takes CPython's C encoder from ``_json`` (the json package would import its decoder
+    too): every value's text is the json package's, escapes, non-ASCII text, NaN and str enums too."""
+    import enum
+
+    from meshspec.render.json import _compact, _item
+
+    class Word(str, enum.Enum):
+        STALE = "stale"
+
+    values = ["a\"b\\c\n\u00e9\u4e2d\ud83d", 1.5, 1e300, float("nan"), float("-inf"), -(2**70), True, None, Word.STALE,
+              {"k\u00e9": [1, {"x": None}], "e": []}, [[0, 1], [2.0, "s"]], (1, 2)]
+    for v in values:
+        assert _compact(v) == json.dumps(v, separators=(", ", ": ")), v
+        assert _item(v) == json.dumps(v, separators=(", ", ": ")), v
+    assert json.loads(dumps({"v": values[:3]})) == {"v": values[:3]}
+    try:
+        _compact({"x": object()})
+    except TypeError as err:
+        assert str(err) == "Object of type object is not JSON serializable"
+    else:
+        raise AssertionError("an object JSON cannot hold was encoded")
+
+
+def test_writing_json_imports_no_json_decoder():
+    """A run writing JSON reads none: the json package (its decoder and scanner, 1 ms of start-up)
+    is not imported (bench/report_format.py)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    seed = Path(__file__).resolve().parents[2] / "scenarios" / "seed-uneven-copy.yaml"
+    code = ("import sys\nsys.argv = ['meshspec', 'run', %r, '-f', 'json']\nfrom meshspec.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nsys.stderr.write('LOADED ' + str('json.decoder' in sys.modules))\n") % str(seed)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.startswith("{") and out.stderr.rpartition("LOADED ")[2] == "False"
