@@ -207,7 +207,7 @@ def diff(a: argparse.Namespace) -> int:
     except DiffRefused as refused:
         _err(str(refused))
         return EXIT_LIMIT
-    opts = Options(color=_use_color(a.no_color, a.output), width=_width(a.output))
+    opts = Options(color=_use_color(a.no_color, a.output), width=_width(a.output), fit=a.output is None and _terminal(sys.stdout))
     _emit(render_diff(result, Format(a.fmt), opts, show_all=a.show_all), a.output, a.sources)
     return result.exit_code
 

@@ -1016,7 +1016,7 @@ def test_diff_draws_the_shared_topology_of_parts_on_a_mesh_of_more_than_64_devic
     result = invoke("diff", path, "--expected", "reference")
     assert result.exit_code == 1, result.stderr
     lines = result.stdout.splitlines()
-    assert lines.count("  topology: (1) [R] on 1 devices -> (72) [R] on 72 devices") == 72
+    assert lines.count("  topology: (1) [R] on 1 device -> (72) [R] on 72 devices") == 72
     # and dst itself: the reference records it with the mesh's shape (docs/semantics.md section 22)
     assert lines.count("  topology: (8x9) [R, R] on 72 devices -> (72) [R] on 72 devices") == 1
     assert "73 differences in 73 tensors" in result.stdout

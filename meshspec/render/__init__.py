@@ -36,7 +36,7 @@ def _json(reports: list, opts: Options, compare: bool) -> str:
 def _diff_table(diff: "Diff", opts: Options, show_all: bool) -> str:
     from .diff import render_diff as table
 
-    return table(diff, color=opts.color, width=opts.width, show_all=show_all)
+    return table(diff, color=opts.color, width=opts.width, show_all=show_all, fit=opts.fit)
 
 
 def _diff_json(diff: "Diff", opts: Options, show_all: bool) -> str:

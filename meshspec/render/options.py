@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import io
 from ..frozen import Frozen
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,6 +35,8 @@ class Options(Frozen):
     show_values: int = 0
     brief: bool = False
     """Side by side (--profile all): no description, maps of device tensors only."""
+    fit: bool = True
+    """Laid out for a terminal ``width`` wide; False (a pipe, a file): a value is never cut (diff)."""
 
 
 def make_console(color: bool, width: int, record: bool = False) -> "Console":
