@@ -15,9 +15,12 @@ status word, so the map says everything without colour::
 
 Slice text (:func:`slice_text`): numpy/torch style, one entry per tensor dim. A dim is written
 ``:`` when it is not split across devices: every device holding current content has offset 0 and
-the same extent on it. Otherwise it is ``start:stop`` (from the device's offset and the shape of
-the shard written there). The global shape is not known to a map, so ``:`` never means "the whole
-dim of some larger tensor", only "the same, unsplit range on every device".
+the same extent on it, and the tensor's topology shards no mesh axis of two or more devices on
+it. Otherwise it is ``start:stop`` (from the device's offset and the shape of the shard written
+there). The global shape is not known to a map, so ``:`` never means "the whole dim of some larger
+tensor", only "the same, unsplit range on every device". A tensor held by one device (a
+get_device_tensors part) is split where its topology says: ``parts[0]`` of a tensor sharded on
+dim 3 is ``[:, :, :, 0:64]``, as ``parts[1]`` is ``[:, :, :, 64:128]``.
 
 Colour: the status colour of the table view (``common.STATUS_STYLE``) for the cell's text; devices
 holding the same slice as another device (replicas) share a background tone from
@@ -50,6 +53,7 @@ from rich.text import Text
 
 from ..kinds import STATUSES, Kind
 from ..report import DeviceView, TensorReport
+from ..sim.placement import Shard, Topology
 from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
 from .common import STATUS_STYLE
 from .grid import boxed
@@ -107,8 +111,9 @@ def device_text(coord: Coord, device_id: Optional[int]) -> str:
     return fmt_coord(coord) if device_id is None else f"{fmt_coord(coord)} id {device_id}"
 
 
-def whole_dims(views: Iterable[DeviceView]) -> Optional[tuple[bool, ...]]:
-    """Per tensor dim: is it unsplit (offset 0 and the same extent on every device holding content)?
+def whole_dims(views: Iterable[DeviceView], topology: Optional[Topology] = None) -> Optional[tuple[bool, ...]]:
+    """Per tensor dim: is it unsplit (offset 0 and the same extent on every device holding content,
+    and no ``Shard`` placement of ``topology`` over two or more devices on it)?
 
     None when no device holds content.
 
@@ -117,13 +122,18 @@ def whole_dims(views: Iterable[DeviceView]) -> Optional[tuple[bool, ...]]:
     ...     return DeviceView((0,), True, None, 0, TensorSpec(shape), offset, Kind.OK, None, None)
     >>> whole_dims([held((0, 0, 0), (1, 2, 32)), held((0, 2, 0), (1, 2, 32))])
     (True, False, True)
+    >>> from meshspec.sim.placement import Shard
+    >>> whole_dims([held((0, 0, 0), (1, 2, 32))], Topology((8,), (Shard(-1),), ()))  # one part of eight
+    (True, True, False)
     """
     held = [(v.offset, v.written_spec.shape) for v in views if v.offset is not None and v.written_spec is not None]
     if not held:
         return None
     rank = len(held[0][0])
+    split = {p.dim % rank for p, n in zip(topology.placements, topology.distribution_shape) if isinstance(p, Shard) and n > 1
+             } if topology is not None and rank else set()  # (a shard over one device splits nothing)
     return tuple(
-        all(off[d] == 0 for off, _ in held) and len({shape[d] for _, shape in held}) == 1 for d in range(rank)
+        d not in split and all(off[d] == 0 for off, _ in held) and len({shape[d] for _, shape in held}) == 1 for d in range(rank)
     )
 
 
@@ -145,7 +155,7 @@ def slice_text(offset: Optional[Shape], shape: Optional[Shape], whole: Optional[
 def cells_of(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None) -> dict[Coord, Cell]:
     """Every device of the mesh as a cell; a device missing from ``tensor.devices`` (a host
     tensor's device without a shard) is ``empty``. ``ids``: the physical id at each coordinate."""
-    whole = whole_dims(tensor.devices)
+    whole = whole_dims(tensor.devices, tensor.topology)
     out = dict(_empty_cells(tuple(mesh_shape)))
     if ids:
         out = {c: Cell(c, NONE, NONE, Kind.EMPTY, ids.get(c)) for c in out}
@@ -417,7 +427,7 @@ def _listed(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord
     n, mesh = len(tensor.devices), "x".join(map(str, mesh_shape))
     parts: list[RenderableType] = [Text(f"on {n} device{'s' * (n != 1)} of the {mesh} mesh (the others: empty)", style="dim")]
     if n:
-        whole = whole_dims(tensor.devices)
+        whole = whole_dims(tensor.devices, tensor.topology)
         rows = [("device", "status", "slice", "recorded")]
         for v in tensor.devices:
             shape = v.written_spec.shape if v.written_spec is not None else None

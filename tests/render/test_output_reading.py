@@ -75,3 +75,23 @@ def test_a_topology_on_one_device_is_one_device(tmp_path):
                     "  - to_device: {src: src, as: dst}\n  - get_device_tensors: {tensor: dst, as: parts}\n")
     out = invoke(["diff", path, "--expected", "reference"]).stdout
     assert "  topology: (1) [R] on 1 device -> " in out and "1 devices" not in out
+
+
+# -- 4. a part's label is its global slice ---------------------------------------------------------------------
+def _per_device_shard():
+    """tt-metal's test_multi_device_check_per_device_shard on device: a (1,1,32,512) tensor sharded on dim 3
+    over a 1x8 T3K, its per-device tensors; part i holds [..., 64i:64i+64]."""
+    return run_steps([
+        {"from_torch": {"as": "t", "shape": [1, 1, 32, 512], "mesh_mapper": {"ShardTensorToMesh": {"dim": 3}}}},
+        {"to_device": {"src": "t", "as": "dev"}},
+        {"get_device_tensors": {"tensor": "dev", "as": "ts"}},
+    ], mesh={"system": "t3k", "shape": [1, 8]})
+
+
+def test_each_part_alone_shows_its_global_slice_ts0_included():
+    report = _per_device_shard()
+    parts = {t.name: t for t in report.tensors}
+    first = _text(map_renderable(parts["ts[0]"], report.mesh, width=200)).splitlines()
+    second = _text(map_renderable(parts["ts[1]"], report.mesh, width=200)).splitlines()
+    assert first[2].split("│")[1].strip() == "[:, :, :, 0:64]"  # was [:, :, :, :]: offset 0 read as the whole dim
+    assert second[2].split("│")[2].strip() == "[:, :, :, 64:128]"
