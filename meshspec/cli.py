@@ -154,11 +154,12 @@ def run(a: argparse.Namespace) -> int:
     for failure in dict.fromkeys(str(r) for r in results if isinstance(r, ScenarioError)):
         _err(failure)
     code = max(EXIT_USAGE if isinstance(r, ScenarioError) else r.exit_code for r in results)
-    if a.device is not None and reports and not any(t.cores for r in reports for t in r.tensors):
+    if a.device is not None and view is not View.MAP and reports and not any(t.cores for r in reports for t in r.tensors):
         _err(f"--device {a.device}: no tensor of this run is sharded, so there is no core view to draw "
              "(--device draws each sharded tensor's device core by core)")
     if reports:
-        opts = Options(view=view, trace=a.trace, color=_use_color(a.no_color, a.output), width=_width(a.output), show_values=a.show_values)
+        opts = Options(view=view, trace=a.trace, color=_use_color(a.no_color, a.output), width=_width(a.output), show_values=a.show_values,
+                       device=options.get("device"))
         refused = _report_over_limit(reports, fmt, opts, options.get("max_memory"))
         if refused is not None:
             from .report import EXIT_LIMIT

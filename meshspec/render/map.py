@@ -99,16 +99,25 @@ class Cell:
     device_id: Optional[int] = None
     """The physical device id there (``get_device_ids()``), shown beside the coordinate; None where
     not known (docs/semantics.md section 17)."""
+    marked: bool = False
+    """The device ``--device`` names: its coordinate is bracketed, ``[(1,3) id 7]``."""
 
     @cached_property  # asked for its width, then drawn: made once
-    def lines(self) -> tuple[str, str, str, str]:
-        return (device_text(self.coord, self.device_id), self.slice, self.recorded, self.status.value)
+    def lines(self) -> tuple[str, ...]:
+        device = device_text(self.coord, self.device_id, self.marked)
+        return (device, self.slice, self.recorded, self.status.value)
 
 
-def device_text(coord: Coord, device_id: Optional[int]) -> str:
+def device_text(coord: Coord, device_id: Optional[int], marked: bool = False) -> str:
     """A device as a map shows it: ``(1,3) id 7``, the coordinate as a scenario writes it (a
-    ``device:`` key) and the physical id beside it; the coordinate alone where no id is known."""
-    return fmt_coord(coord) if device_id is None else f"{fmt_coord(coord)} id {device_id}"
+    ``device:`` key) and the physical id beside it; the coordinate alone where no id is known.
+    ``marked`` (the device ``--device`` names): in brackets, so it stands out without colour.
+
+    >>> device_text((1, 3), 7, marked=True)
+    '[(1,3) id 7]'
+    """
+    text = fmt_coord(coord) if device_id is None else f"{fmt_coord(coord)} id {device_id}"
+    return f"[{text}]" if marked else text
 
 
 def whole_dims(views: Iterable[DeviceView], topology: Optional[Topology] = None) -> Optional[tuple[bool, ...]]:
@@ -152,17 +161,20 @@ def slice_text(offset: Optional[Shape], shape: Optional[Shape], whole: Optional[
     return "[" + ", ".join(parts) + "]"
 
 
-def cells_of(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None) -> dict[Coord, Cell]:
+def cells_of(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None,
+             marked: Optional[Coord] = None) -> dict[Coord, Cell]:
     """Every device of the mesh as a cell; a device missing from ``tensor.devices`` (a host
-    tensor's device without a shard) is ``empty``. ``ids``: the physical id at each coordinate."""
+    tensor's device without a shard) is ``empty``. ``ids``: the physical id at each coordinate;
+    ``marked``: the device ``--device`` names."""
     whole = whole_dims(tensor.devices, tensor.topology)
     out = dict(_empty_cells(tuple(mesh_shape)))
-    if ids:
-        out = {c: Cell(c, NONE, NONE, Kind.EMPTY, ids.get(c)) for c in out}
+    if ids or marked is not None:
+        out = {c: Cell(c, NONE, NONE, Kind.EMPTY, ids.get(c) if ids else None, marked=c == marked) for c in out}
     for v in tensor.devices:
         shape = v.written_spec.shape if v.written_spec is not None else None
         recorded = fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE
-        out[v.coord] = Cell(v.coord, slice_text(v.offset, shape, whole), recorded, v.status, ids.get(v.coord) if ids else None)
+        out[v.coord] = Cell(v.coord, slice_text(v.offset, shape, whole), recorded, v.status, ids.get(v.coord) if ids else None,
+                            marked=v.coord == marked)
     return out
 
 
@@ -337,7 +349,8 @@ class Line:
 def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) -> list[Line]:
     """The compressed map as lines: status counts; per plane (titled for 3-D and larger meshes)
     and per column band (when the grid is wider than ``width``), the column rulers and one line
-    per run of identical rows; then the devices whose status is a finding."""
+    per run of identical rows; then the devices whose status is a finding, and the device
+    ``--device`` names (a glyph cannot be bracketed)."""
     one_dim = len(mesh_shape) == 1
     # plain data first: (plane title, bands of (start, stop, merged rows)); labels need the widest
     nrows = 1 if one_dim else mesh_shape[-2]
@@ -370,38 +383,48 @@ def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) ->
         n = len(found) + more
         lines.append(Line("heading", f"findings on {n} device{'s' * (n != 1)}:"))
         table = [("device", "status", "slice", "recorded")]
-        table += [(device_text(c.coord, c.device_id), c.status.value, c.slice, c.recorded) for c in found]
+        table += [(device_text(c.coord, c.device_id, c.marked), c.status.value, c.slice, c.recorded) for c in found]
         head, *rows = align(table)
         lines.append(Line("header", head))
         lines += [Line("device", text, status=c.status) for text, c in zip(rows, found)]
         if more:
             lines.append(Line("more", f"  ... and {more} more"))
+    for c in cells.values():
+        if c.marked:
+            table = [("device", "status", "slice", "recorded"), (device_text(c.coord, c.device_id, True), c.status.value, c.slice,
+                                                                c.recorded)]
+            head, row = align(table)
+            lines += [Line("heading", "--device:"), Line("header", head), Line("device", row, status=c.status)]
     return lines
 
 
 # --------------------------------------------------------------------------- rich rendering
 
 
-def legend() -> Text:
-    """The status colours and words, with the glyph each has in a compressed map."""
+def legend(marked: Optional[Coord] = None) -> Text:
+    """The status colours and words, with the glyph each has in a compressed map; the mark of the
+    device ``--device`` names, when one is."""
     text = Text("legend:")
     for status in GLYPHS:
         text.append("  ")
         text.append(f"{GLYPHS[status]} {status.value}", style=STATUS_STYLE[status])
     text.append("\nsame background: same slice on several devices (replicas)", style="dim")
+    if marked is not None:
+        text.append(f"\n{device_text(marked, None, True)}: the device --device names", style="dim")
     return text
 
 
 def map_renderable(tensor: TensorReport, mesh_shape: tuple[int, ...], *, width: int, styled: bool = True,
-                   ids: Optional[Mapping[Coord, int]] = None) -> RenderableType:
+                   ids: Optional[Mapping[Coord, int]] = None, marked: Optional[Coord] = None) -> RenderableType:
     """The mesh map of one tensor: the full grid when it fits ``width`` (and the mesh has at most
     MAX_FULL_DEVICES devices), else the compressed one. The caller prints the tensor's title and
-    the :func:`legend`. ``ids``: the physical device id at each coordinate, shown beside it."""
+    the :func:`legend`. ``ids``: the physical device id at each coordinate, shown beside it;
+    ``marked``: the device ``--device`` names, bracketed (and reversed in colour)."""
     if tensor.storage == "deallocated":
         return Text("deallocated: no device holds it", style="dim")
     if drawn_as_list(tensor, mesh_shape):
-        return _listed(tensor, mesh_shape, ids)
-    cells = cells_of(tensor, mesh_shape, ids)
+        return _listed(tensor, mesh_shape, ids, marked)
+    cells = cells_of(tensor, mesh_shape, ids, marked)
     inner = _full_inner(mesh_shape, cells.values(), width)
     if inner is not None:
         return _full(cells, mesh_shape, inner, styled)
@@ -423,7 +446,8 @@ def map_cells(tensor: TensorReport, mesh_shape: Shape) -> int:
     return len(tensor.devices) if drawn_as_list(tensor, mesh_shape) else volume(mesh_shape)
 
 
-def _listed(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None) -> Group:
+def _listed(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord, int]] = None,
+            marked: Optional[Coord] = None) -> Group:
     n, mesh = len(tensor.devices), "x".join(map(str, mesh_shape))
     parts: list[RenderableType] = [Text(f"on {n} device{'s' * (n != 1)} of the {mesh} mesh (the others: empty)", style="dim")]
     if n:
@@ -431,7 +455,8 @@ def _listed(tensor: TensorReport, mesh_shape: Shape, ids: Optional[Mapping[Coord
         rows = [("device", "status", "slice", "recorded")]
         for v in tensor.devices:
             shape = v.written_spec.shape if v.written_spec is not None else None
-            rows.append((device_text(v.coord, ids.get(v.coord) if ids else None), v.status.value, slice_text(v.offset, shape, whole),
+            rows.append((device_text(v.coord, ids.get(v.coord) if ids else None, v.coord == marked), v.status.value,
+                         slice_text(v.offset, shape, whole),
                          fmt_shape(v.spec.shape) if v.recorded and v.spec is not None else NONE))
         head, *lines = align(rows)
         parts.append(Text(head, style="dim"))
@@ -451,7 +476,8 @@ def _full(cells: dict[Coord, Cell], mesh_shape: Shape, inner: int, styled: bool 
 
 def _cell(cell: Cell, tones: dict[str, str]) -> tuple[Sequence[str], str, str]:
     tone = tones.get(cell.slice)
-    return cell.lines, STATUS_STYLE[cell.status], f"on {tone}" if tone else ""
+    style = STATUS_STYLE[cell.status] + (" reverse" if cell.marked else "")
+    return cell.lines, style, f"on {tone}" if tone else ""
 
 
 _STATUS_OF_GLYPH = {g: s for s, g in GLYPHS.items()}

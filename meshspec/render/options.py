@@ -35,6 +35,8 @@ class Options(Frozen):
     show_values: int = 0
     brief: bool = False
     """Side by side (--profile all): no description, maps of device tensors only."""
+    device: Optional[tuple[int, ...]] = None
+    """``--device R,C``: the device the maps mark (bracketed, reversed in colour)."""
     fit: bool = True
     """Laid out for a terminal ``width`` wide; False (a pipe, a file): a value is never cut (diff)."""
 

@@ -262,10 +262,11 @@ def _maps(r: Report, opts: "Options", only_device: bool, titles: dict[int, Text]
         out.append(Text())
         title = titles.get(id(t))
         out.append(title if title is not None else tensor_title(t, r.meshes))
-        out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color, ids=ids_of(t, r.meshes)))
+        out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color, ids=ids_of(t, r.meshes),
+                                  marked=opts.device))
         if r.hosts is not None and t.mesh_device is None and t.storage == "device":  # the scenario's mesh: which of its devices this host owns
             rest = ("every other device is remote (another host's: this one holds no buffer there)" if r.hosts.count > 1
                     else "the only host: no device is remote")
             out.append(Text(f"local to host {r.hosts.rank}: {fmt_range(r.hosts.local)}; {rest}", style="dim"))
-    out.append(legend())
+    out.append(legend(opts.device))
     return out

@@ -95,3 +95,23 @@ def test_each_part_alone_shows_its_global_slice_ts0_included():
     second = _text(map_renderable(parts["ts[1]"], report.mesh, width=200)).splitlines()
     assert first[2].split("│")[1].strip() == "[:, :, :, 0:64]"  # was [:, :, :, :]: offset 0 read as the whole dim
     assert second[2].split("│")[2].strip() == "[:, :, :, 64:128]"
+
+
+# -- 6. --device marks the device in the map -----------------------------------------------------------------
+def test_device_is_bracketed_in_the_map_and_the_legend_says_so():
+    res = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--view", "map", "--device", "1,3", "--profile", "uniform-by-value"],
+                 env=NO_COLOR)
+    assert res.stderr == ""
+    lines = res.stdout.splitlines()
+    assert "│ (1,0) id 5     │ (1,1) id 1     │ (1,2) id 3     │ [(1,3) id 7]   │" in lines  # dst, on the scenario's mesh
+    assert "│ (1,0)          │ (1,1)          │ (1,2)          │ [(1,3)]        │" in lines  # src, a host tensor
+    assert "[(1,3)]: the device --device names" in lines
+    assert sum(line.count("[(") for line in lines if line.startswith("│")) == 2  # that device only, once a map
+
+
+def test_device_is_reversed_in_colour():
+    report = run_steps([{"allocate_tensor_on_device": {"as": "dst", "shape": [1, 1, 32, 32]}}])
+    out = render([report], Format.TABLE, Options(view=View.MAP, color=True, device=(0, 1)))
+    assert "\x1b[7m" in out or ";7m" in out  # SGR 7, reverse video
+    assert "\x1b[7m" not in render([report], Format.TABLE, Options(view=View.MAP, color=True)) and ";7m" not in render(
+        [report], Format.TABLE, Options(view=View.MAP, color=True))
