@@ -254,14 +254,14 @@ def test_a_report_over_max_memory_is_refused_before_it_is_made(tmp_path):
     assert invoke(["run", _parts_yaml(tmp_path, (64, 64)), "-f", "json", "--max-memory", "64M", "-o", out]).exit_code == 0
 
 
-def test_the_map_of_a_part_on_a_big_mesh_lists_its_device_not_the_mesh(tmp_path):
-    text = invoke(["run", _parts_yaml(tmp_path, (16, 16)), "--view", "map"], env={"NO_COLOR": "1"}).stdout
-    assert text.count("on 1 device of the 16x16 mesh (the others: empty)") == 256
-    part = text[text.index("g[17]") :]
-    lines = part.splitlines()
-    assert lines[2].split() == ["device", "status", "slice", "recorded"] and lines[3].split()[:2] == ["(1,1)", "ok"]
-    # the parent, on every device, is still drawn as the compressed map of the mesh
-    assert "256 devices: 256 ok" in text
+def test_the_parts_on_a_big_mesh_are_one_map_of_the_mesh_not_a_map_each(tmp_path):
+    text = invoke(["run", _parts_yaml(tmp_path, (16, 16)), "--view", "map", "--device", "1,1"], env={"NO_COLOR": "1"}).stdout
+    # the parent and its 256 parts: two compressed maps of the mesh (the parts', each device naming its part)
+    assert text.count("256 devices: 256 ok") == 2 and "g[0:256]  device" in text and text.count("\n") < 40
+    part = text[text.index("g[0:256]") :].splitlines()
+    at = part.index("--device:")
+    assert part[at + 1].split() == ["part", "device", "status", "slice", "recorded"]
+    assert part[at + 2].split()[:3] == ["g[17]", "[(1,1)]", "ok"]
 
 
 def test_the_data_view_is_bounded_in_tables_and_rows(tmp_path):

@@ -56,36 +56,69 @@ def device_id_lines(meshes: tuple) -> list[str]:
     return ["device_ids: {" + ", ".join(f"{n if plain.match(n) else json.dumps(n)}: {ids}" for n, ids in known) + "}"]
 
 
-def tensor_title(t: TensorReport, meshes: tuple = ()) -> Text:
+def tensor_title(t: TensorReport, meshes: tuple = (), *, name: Optional[str] = None, spec: Optional[str] = None,
+                 topology: Optional[str] = None, recorded: Optional[str] = None) -> Text:
     """``dst  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices  (created at step 0)``;
-    a mapped host tensor: ``src  host  1x7x32x32 in shards of 1x1x32x32 bfloat16 tile dram  topology ...``."""
+    a mapped host tensor: ``src  host  1x7x32x32 in shards of 1x1x32x32 bfloat16 tile dram  topology ...``.
+
+    A title for several tensors (a list's parts, :mod:`.parts`) passes what it says in their place:
+    ``name``, ``spec`` and ``topology`` texts, and ``recorded``, the note of how many devices are
+    recorded when that contradicts the topology (default: this tensor's count)."""
     title = Text()
-    title.append(t.name, style="bold")
+    title.append(t.name if name is None else name, style="bold")
     title.append(f"  {t.storage}")
     if t.storage_kind in ("single-device", "borrowed"):  # what an era made of it (docs/semantics.md section 19)
         title.append(f" ({t.storage_kind} storage)", style="bold yellow")
     if t.storage == "deallocated":
         return title
+    spec = t.spec.describe() if spec is None else spec
     if t.plain:
-        title.append(f"  {t.spec.describe()}  a single host tensor (no mesh mapper): on no device")
+        title.append(f"  {spec}  " + ("a single host tensor (no mesh mapper): on no device" if name is None else
+                                      "single host tensors (no mesh mapper): on no device"))
         title.append(f"  (created at step {t.step})")
         return title
+    topology = str(t.topology) if topology is None else topology
     if t.storage == "host":
         # a host tensor's spec is its first shard's (tensor_spec(), issue #21652): say so
         whole = f"  {fmt_shape(t.shape)} in shards of" if t.shape is not None else "  shards of"
-        title.append(f"{whole} {t.spec.describe()}  topology {t.topology}")
+        title.append(f"{whole} {spec}  topology {topology}")
     else:
-        title.append(f"  {t.spec.describe()}  topology {t.topology}")
+        title.append(f"  {spec}  topology {topology}")
     if t.storage == "device":
-        recorded = {v.coord for v in t.devices if v.recorded}
-        if recorded != t.topology.coord_set():  # (made once for the parts that share a topology)
-            # the record contradicts the topology (the current library's gap shows here)
-            title.append(f"; {len(recorded)} recorded", style="bold yellow")
+        if recorded is None:
+            n = {v.coord for v in t.devices if v.recorded}
+            if n != t.topology.coord_set():  # (made once for the parts that share a topology)
+                recorded = f"{len(n)} recorded"
+        if recorded:  # the record contradicts the topology (the current library's gap shows here)
+            title.append(f"; {recorded}", style="bold yellow")
     where = next((m for m in meshes if m.name == t.mesh_device), None)
     if where is not None:  # its coordinates are the submesh's: say where that lies
         title.append(f"  on {where.describe()}")
     title.append(f"  (created at step {t.step})")
     return title
+
+
+def fit_title(title: Text, width: int) -> Text:
+    """A title no wider than ``width`` where it can be: broken before a field (fields are two spaces
+    apart), so a continuation starts with those two spaces and a field is never split (rich would
+    break ``(created at step 3)`` after ``step``). A field wider than ``width`` is left to wrap.
+
+    >>> fit_title(Text("dst  device  1x1x32x32  (created at step 0)"), 30).plain.splitlines()
+    ['dst  device  1x1x32x32', '  (created at step 0)']
+    """
+    plain = title.plain
+    if len(plain) <= width or "\n" in plain:
+        return title
+    bounds = [m.start() for m in re.finditer(r"(?<! )  (?=\S)", plain)] + [len(plain)]
+    pieces, start, fits = [], 0, 0
+    for b in bounds:
+        if b - start > width and fits > start:
+            pieces.append(title[start:fits])
+            start = fits
+        if b - start <= width:
+            fits = b
+    pieces.append(title[start:])
+    return Text("\n").join(pieces) if len(pieces) > 1 else title
 
 
 def fmt_devices(devices: list[Coord], mesh_shape: Optional[tuple[int, ...]] = None, limit: int = 8) -> str:

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..sim.mesh import fmt_coord
-from .common import tensor_title
+from .common import fit_title, tensor_title
 
 
 MAX_ROWS = 256
@@ -35,7 +35,7 @@ def data_renderables(report, opts) -> list:
     tables = [t for t in report.tensors if t.data is not None]
     for t in tables[:MAX_TABLES]:
         out.append(Text())
-        out.append(tensor_title(t, report.meshes))
+        out.append(fit_title(tensor_title(t, report.meshes), opts.width))
         if not t.data:
             out.append(Text("  no device is recorded: a reader gets nothing back", style="dim"))
             continue

@@ -15,12 +15,13 @@ status word, so the map says everything without colour::
 
 Slice text (:func:`slice_text`): numpy/torch style, one entry per tensor dim. A dim is written
 ``:`` when it is not split across devices: every device holding current content has offset 0 and
-the same extent on it, and the tensor's topology shards no mesh axis of two or more devices on
-it. Otherwise it is ``start:stop`` (from the device's offset and the shape of the shard written
-there). The global shape is not known to a map, so ``:`` never means "the whole dim of some larger
-tensor", only "the same, unsplit range on every device". A tensor held by one device (a
-get_device_tensors part) is split where its topology says: ``parts[0]`` of a tensor sharded on
-dim 3 is ``[:, :, :, 0:64]``, as ``parts[1]`` is ``[:, :, :, 64:128]``.
+the same extent on it, and, when fewer devices hold content than the tensor's topology lists, the
+topology shards no mesh axis of two or more devices on it. Otherwise it is ``start:stop`` (from
+the device's offset and the shape of the shard written there). The global shape is not known to a
+map, so ``:`` never means "the whole dim of some larger tensor", only "the same, unsplit range on
+every device". A tensor held by one device (a get_device_tensors part) is split where its topology
+says: ``parts[0]`` of a tensor sharded on dim 3 is ``[:, :, :, 0:64]``, as ``parts[1]`` is
+``[:, :, :, 64:128]``; the parts of one list are measured together (:mod:`.parts`).
 
 Colour: the status colour of the table view (``common.STATUS_STYLE``) for the cell's text; devices
 holding the same slice as another device (replicas) share a background tone from
@@ -99,12 +100,16 @@ class Cell:
     device_id: Optional[int] = None
     """The physical device id there (``get_device_ids()``), shown beside the coordinate; None where
     not known (docs/semantics.md section 17)."""
+    label: str = ""
+    """The tensor held there, in a map of several (a list's parts): its name; empty otherwise."""
     marked: bool = False
     """The device ``--device`` names: its coordinate is bracketed, ``[(1,3) id 7]``."""
 
     @cached_property  # asked for its width, then drawn: made once
     def lines(self) -> tuple[str, ...]:
         device = device_text(self.coord, self.device_id, self.marked)
+        if self.label:
+            return (device, self.label, self.slice, self.recorded, self.status.value)
         return (device, self.slice, self.recorded, self.status.value)
 
 
@@ -121,8 +126,10 @@ def device_text(coord: Coord, device_id: Optional[int], marked: bool = False) ->
 
 
 def whole_dims(views: Iterable[DeviceView], topology: Optional[Topology] = None) -> Optional[tuple[bool, ...]]:
-    """Per tensor dim: is it unsplit (offset 0 and the same extent on every device holding content,
-    and no ``Shard`` placement of ``topology`` over two or more devices on it)?
+    """Per tensor dim: is it unsplit (offset 0 and the same extent on every device holding content)?
+    When fewer devices hold content than ``topology`` lists (a get_device_tensors part, with its
+    parent's topology), a dim the topology shards over two or more devices is split as well: what
+    one device holds is then no evidence of the whole.
 
     None when no device holds content.
 
@@ -132,18 +139,30 @@ def whole_dims(views: Iterable[DeviceView], topology: Optional[Topology] = None)
     >>> whole_dims([held((0, 0, 0), (1, 2, 32)), held((0, 2, 0), (1, 2, 32))])
     (True, False, True)
     >>> from meshspec.sim.placement import Shard
-    >>> whole_dims([held((0, 0, 0), (1, 2, 32))], Topology((8,), (Shard(-1),), ()))  # one part of eight
+    >>> whole_dims([held((0, 0, 0), (1, 2, 32))], Topology((8,), (Shard(-1),), tuple((i,) for i in range(8))))  # one part of 8
     (True, True, False)
     """
     held = [(v.offset, v.written_spec.shape) for v in views if v.offset is not None and v.written_spec is not None]
     if not held:
         return None
     rank = len(held[0][0])
-    split = {p.dim % rank for p, n in zip(topology.placements, topology.distribution_shape) if isinstance(p, Shard) and n > 1
-             } if topology is not None and rank else set()  # (a shard over one device splits nothing)
+    split = sharded_dims(topology, rank) if topology is not None and len(held) < len(topology.coords) else frozenset()
     return tuple(
         d not in split and all(off[d] == 0 for off, _ in held) and len({shape[d] for _, shape in held}) == 1 for d in range(rank)
     )
+
+
+def sharded_dims(topology: Topology, rank: int) -> frozenset[int]:
+    """The tensor dims ``topology`` shards over two or more devices (a shard over one device splits
+    nothing).
+
+    >>> from meshspec.sim.placement import Replicate, Shard
+    >>> sorted(sharded_dims(Topology((2, 4), (Shard(0), Shard(-1)), ()), 4)), sharded_dims(Topology((1,), (Shard(1),), ()), 4)
+    ([0, 3], frozenset())
+    """
+    if not rank:
+        return frozenset()
+    return frozenset(p.dim % rank for p, n in zip(topology.placements, topology.distribution_shape) if isinstance(p, Shard) and n > 1)
 
 
 def slice_text(offset: Optional[Shape], shape: Optional[Shape], whole: Optional[Sequence[bool]]) -> str:
@@ -384,6 +403,8 @@ def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) ->
         lines.append(Line("heading", f"findings on {n} device{'s' * (n != 1)}:"))
         table = [("device", "status", "slice", "recorded")]
         table += [(device_text(c.coord, c.device_id, c.marked), c.status.value, c.slice, c.recorded) for c in found]
+        if any(c.label for c in found):  # a map of a list's parts: which part each is
+            table = [("part", *table[0]), *((c.label, *row) for c, row in zip(found, table[1:]))]
         head, *rows = align(table)
         lines.append(Line("header", head))
         lines += [Line("device", text, status=c.status) for text, c in zip(rows, found)]
@@ -393,6 +414,8 @@ def compressed_lines(cells: dict[Coord, Cell], mesh_shape: Shape, width: int) ->
         if c.marked:
             table = [("device", "status", "slice", "recorded"), (device_text(c.coord, c.device_id, True), c.status.value, c.slice,
                                                                 c.recorded)]
+            if c.label:
+                table = [("part", *table[0]), (c.label, *table[1])]
             head, row = align(table)
             lines += [Line("heading", "--device:"), Line("header", head), Line("device", row, status=c.status)]
     return lines

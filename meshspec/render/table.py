@@ -16,10 +16,11 @@ from ..report import DeviceView, Report, TensorReport
 from ..sim.mesh import fmt_range, fmt_coord, fmt_shape, volume
 from ..sim.spec import Layout
 from .options import Options, View
-from .common import STATUS_STYLE, device_id_lines, ids_of, status_style, tensor_title
+from .common import STATUS_STYLE, device_id_lines, fit_title, ids_of, status_style, tensor_title
 from ..text import one_line
 from .grid import column_widths, columns as columns_text
 from .map import legend, map_renderable
+from .parts import PartGroup, differing, group_map, group_title, grouped
 
 
 def report_renderable(r: Report, opts: "Options") -> Group:
@@ -48,19 +49,26 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if not opts.brief:
         parts += [Text(line, style="dim") for line in device_id_lines(r.meshes)]
     titles: dict[int, Text] = {}  # each tensor's title, made once for its table and its map
+    shown = grouped(r.tensors)  # a list's parts as one (a row per part)
     if opts.view is View.TABLE:
-        for t in r.tensors:
+        for t in shown:
             parts.append(Text())
-            titles[id(t)] = title = tensor_title(t, r.meshes)
+            title = group_title(t, r.meshes) if isinstance(t, PartGroup) else tensor_title(t, r.meshes)
+            titles[id(t)] = title = fit_title(title, width)
             parts.append(title)
-            if t.devices:
+            if isinstance(t, PartGroup):
+                parts += _group_table(t, width, styled=opts.color)
+            elif t.devices:
                 parts += _tensor_table(t, width, styled=opts.color)
-            if t.cores:
-                from .cores import cores_renderables
+            for one in t.tensors if isinstance(t, PartGroup) else (t,):
+                if one.cores:
+                    from .cores import cores_renderables
 
-                parts += cores_renderables(t, styled=opts.color)
+                    if one is not t:
+                        parts.append(Text(f"{one.name}:", style="bold"))
+                    parts += cores_renderables(one, styled=opts.color)
     if opts.view is View.MAP or (opts.view is View.TABLE and volume(r.mesh) <= 64):
-        parts += _maps(r, opts, only_device=opts.view is View.TABLE or opts.brief, titles=titles)
+        parts += _maps(r, shown, opts, only_device=opts.view is View.TABLE or opts.brief, titles=titles)
     # the data and trace views draw rich tables (rich.table, ~13 ms to import): loaded when shown
     if opts.view is View.DATA:
         from .data import data_renderables
@@ -127,41 +135,67 @@ FOLD_OVER = 64
 """Above this many devices the table lists only the devices with findings and counts the rest."""
 
 
-DROP_ORDER = ("padded", "layout", "dtype", "pages", "offset", "B recorded", "shape")
+DROP_ORDER = ("padded", "layout", "dtype", "pages", "offset", "topology", "B recorded", "shape", "slice")
 """Columns a narrow terminal loses first; device, recorded, written bytes and status stay."""
 
 
 def _tensor_table(t: TensorReport, width: int = 120, *, styled: bool = True) -> list:
     host = t.storage == "host"
-    fold = len(t.devices) > FOLD_OVER
-    shown = [v for v in t.devices if v.status.is_finding] if fold else list(t.devices)
-    columns = list(HOST_COLUMNS if host else DEVICE_COLUMNS)
-    rows = [_cells(v, host, t.plain, styled) for v in shown]
-    texts = rows if not styled else [[getattr(c, "plain", c) for c in r] for r in rows]  # unstyled cells are strings
-    widths = dict(zip(columns, column_widths(columns, texts)))
+    return _table(list(HOST_COLUMNS if host else DEVICE_COLUMNS), [(v, _cells(v, host, t.plain, styled)) for v in t.devices],
+                  width, styled, "devices")
+
+
+def _group_table(g: PartGroup, width: int = 120, *, styled: bool = True) -> list:
+    """A list's parts: a row per device of each part (a part is on one device: a row per part),
+    named in a first column, with its global slice where a tensor's table has the offset (the
+    slice starts there; ``:`` is offset 0) and its topology when the parts' differ."""
+    host = g.tensors[0].storage == "host"
+    columns = ["part", *(HOST_COLUMNS if host else DEVICE_COLUMNS)]
+    columns[columns.index("offset")] = "slice"
+    topology = "topology" in differing(g)
+    if topology:
+        columns.insert(columns.index("status"), "topology")
+    slices = g.slices
+    rows = []
+    for t in g.tensors:
+        for v in t.devices:
+            cells = _cells(v, host, t.plain, styled)
+            cells[-2] = slices[(t.name, v.coord)]
+            rows.append((v, [t.name, *cells[:-1], *([str(t.topology)] if topology else []), cells[-1]]))
+    return _table(columns, rows, width, styled, "parts" if len(rows) == len(g.tensors) else "devices of parts")
+
+
+def _table(columns: list[str], rows: list[tuple[DeviceView, list]], width: int, styled: bool, what: str) -> list:
+    """Rows of devices under ``columns``; above FOLD_OVER rows only those with a finding, and the
+    others counted; on a narrow terminal the columns of DROP_ORDER left out first."""
+    fold = len(rows) > FOLD_OVER
+    chosen = [(v, r) for v, r in rows if v.status.is_finding] if fold else rows
+    every = list(columns)
+    texts = [r for _, r in chosen] if not styled else [[getattr(c, "plain", c) for c in r] for _, r in chosen]  # unstyled cells are strings
+    widths = dict(zip(every, column_widths(every, texts)))
     dropped = []
     for name in DROP_ORDER:
-        if sum(widths[c] + 2 for c in columns) <= width:
+        if sum(widths[c] for c in columns) + 2 * (len(columns) - 1) <= width:  # two spaces between columns
             break
         if name in columns:
             dropped.append(name)
             columns.remove(name)
-    keep = [i for i, name in enumerate(HOST_COLUMNS if host else DEVICE_COLUMNS) if name in columns]
+    keep = [i for i, name in enumerate(every) if name in columns]
     table = columns_text(
         columns,
-        [[r[i] for i in keep] for r in rows],
+        [[r[i] for i in keep] for _, r in chosen],
         right={i for i, name in enumerate(columns) if name in RIGHT},
-        row_styles=["bold" if v.status.is_finding else None for v in shown] if styled else None,
+        row_styles=["bold" if v.status.is_finding else None for v, _ in chosen] if styled else None,
         widths=[widths[name] for name in columns],  # measured above, for the narrow-terminal drop
     )
-    out: list = [table] if shown else []
+    out: list = [table] if chosen else []
     if dropped:
         out.append(Text(f"(narrow terminal: {', '.join(dropped)} not shown)", style="dim"))
     if fold:
-        rest = Counter(v.status.value for v in t.devices if not v.status.is_finding)
+        rest = Counter(v.status.value for v, _ in rows if not v.status.is_finding)
         counts = ", ".join(f"{n} {status}" for status, n in sorted(rest.items()))
-        more = "more " if shown else ""
-        out.append(Text(f"{len(t.devices) - len(shown)} {more}devices: {counts} (a picture: --view map; every device: --format json)", style="dim"))
+        more = "more " if chosen else ""
+        out.append(Text(f"{len(rows) - len(chosen)} {more}{what}: {counts} (a picture: --view map; every device: --format json)", style="dim"))
     return out
 
 
@@ -251,17 +285,23 @@ def _strip_where(f) -> str:
     return f.message[len(prefix):] if f.message.startswith(prefix) else f.message
 
 
-def _maps(r: Report, opts: "Options", only_device: bool, titles: dict[int, Text]) -> list:
+def _maps(r: Report, tensors: list, opts: "Options", only_device: bool, titles: dict[int, Text]) -> list:
     out: list = []
-    shown = [t for t in r.tensors if t.devices and not t.plain and (t.storage == "device" or not only_device)]
+    first = lambda t: t.tensors[0] if isinstance(t, PartGroup) else t  # noqa: E731 - what a group's parts share
+    shown = [t for t in tensors if first(t).devices and not first(t).plain and (first(t).storage == "device" or not only_device)]
     if not shown:
         return out
     out.append(Text())
     out.append(Text("mesh map", style="bold"))
-    for t in shown:
+    for item in shown:
+        t = first(item)
         out.append(Text())
-        title = titles.get(id(t))
-        out.append(title if title is not None else tensor_title(t, r.meshes))
+        title = titles.get(id(item))
+        if isinstance(item, PartGroup):
+            out.append(title if title is not None else fit_title(group_title(item, r.meshes), opts.width))
+            out.append(group_map(item, t.grid or r.mesh, width=opts.width, styled=opts.color, ids=ids_of(t, r.meshes), marked=opts.device))
+            continue
+        out.append(title if title is not None else fit_title(tensor_title(t, r.meshes), opts.width))
         out.append(map_renderable(t, t.grid or r.mesh, width=opts.width, styled=opts.color, ids=ids_of(t, r.meshes),
                                   marked=opts.device))
         if r.hosts is not None and t.mesh_device is None and t.storage == "device":  # the scenario's mesh: which of its devices this host owns

@@ -29,6 +29,67 @@ def _text(renderable, width=120) -> str:
     return console_text(console, False)
 
 
+# -- 2. a list's parts, a row each -------------------------------------------------------------------------
+PARTS_TABLE = """\
+parts[0:7]  device  1x1x32x32 bfloat16 tile dram  topology (7) [S(1)] on 7 devices; 1 recorded each  (created at step 3)
+part      device  recorded  shape      padded     dtype     layout  pages  B recorded  B written  slice           status
+────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+parts[0]  (0,0)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 0:1, :, :]  ok
+parts[1]  (0,1)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 1:2, :, :]  ok
+parts[2]  (0,2)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 2:3, :, :]  ok
+parts[3]  (0,3)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 3:4, :, :]  ok
+parts[4]  (1,0)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 4:5, :, :]  ok
+parts[5]  (1,1)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 5:6, :, :]  ok
+parts[6]  (1,2)   yes       1x1x32x32  1x1x32x32  bfloat16  tile        1        2048       2048  [:, 6:7, :, :]  ok
+"""
+
+
+def test_parts_print_a_row_each_under_one_title():
+    out = invoke(["run", SCENARIOS / "per-device-reads.yaml"], env=NO_COLOR).stdout
+    assert PARTS_TABLE in out  # part i holds src[:, i:i+1] on the i-th written device (the scenario's description)
+    assert out.count("\n") < 100  # about 180 lines with a table and a map each
+
+
+def test_parts_share_one_map_each_cell_naming_its_part():
+    out = invoke(["run", SCENARIOS / "per-device-reads.yaml", "--view", "map"], env=NO_COLOR).stdout
+    grid = out[out.index("parts[0:7]  device") :].splitlines()[1:13]
+    assert grid[1:6] == [
+        "│ (0,0) id 4     │ (0,1) id 0     │ (0,2) id 2     │ (0,3) id 6     │",
+        "│ parts[0]       │ parts[1]       │ parts[2]       │ parts[3]       │",
+        "│ [:, 0:1, :, :] │ [:, 1:2, :, :] │ [:, 2:3, :, :] │ [:, 3:4, :, :] │",
+        "│ 1x1x32x32      │ 1x1x32x32      │ 1x1x32x32      │ 1x1x32x32      │",
+        "│ ok             │ ok             │ ok             │ ok             │",
+    ]
+    assert grid[7:12] == [  # (1,3) holds no part: every line of its cell says so
+        "│ (1,0) id 5     │ (1,1) id 1     │ (1,2) id 3     │ (1,3) id 7     │",
+        "│ parts[4]       │ parts[5]       │ parts[6]       │ -              │",
+        "│ [:, 4:5, :, :] │ [:, 5:6, :, :] │ [:, 6:7, :, :] │ -              │",
+        "│ 1x1x32x32      │ 1x1x32x32      │ 1x1x32x32      │ -              │",
+        "│ ok             │ ok             │ ok             │ empty          │",
+    ]
+    assert out.count("parts[0:7]  device") == 1 and "parts[3]  device" not in out
+
+
+def test_the_json_report_still_lists_every_part_as_a_tensor():
+    doc = json.loads(invoke(["run", SCENARIOS / "per-device-reads.yaml", "--format", "json"]).stdout)
+    assert [t["name"] for t in doc["tensors"] if t["name"].startswith("parts[")] == [f"parts[{i}]" for i in range(7)]
+
+
+def test_grouping_keeps_other_tensors_in_place_and_a_list_of_one_as_a_tensor():
+    from meshspec.render.parts import PartGroup, grouped
+
+    report = run_steps([
+        {"from_torch": {"as": "x", "shape": [1, 1, 32, 32], "device": "mesh_device"}},
+        {"get_device_tensors": {"tensor": "x", "as": "g"}},
+        {"from_torch": {"as": "y", "shape": [1, 1, 32, 32], "device": "mesh_device"}},
+    ], mesh="n150")  # one device: a list of one part
+    assert [getattr(s, "name", None) for s in grouped(report.tensors)] == ["x", "g[0]", "y"]
+    report = run_steps([{"from_torch": {"as": "x", "shape": [1, 1, 32, 32], "device": "mesh_device"}},
+                        {"get_device_tensors": {"tensor": "x", "as": "g"}}])
+    shown = grouped(report.tensors)
+    assert isinstance(shown[1], PartGroup) and shown[1].label == "g[0:8]" and len(shown) == 2
+
+
 # -- 3. diff through a pipe keeps the changed values -----------------------------------------------------------
 def _two_reports(tmp_path):
     paths = []
@@ -95,6 +156,16 @@ def test_each_part_alone_shows_its_global_slice_ts0_included():
     second = _text(map_renderable(parts["ts[1]"], report.mesh, width=200)).splitlines()
     assert first[2].split("│")[1].strip() == "[:, :, :, 0:64]"  # was [:, :, :, :]: offset 0 read as the whole dim
     assert second[2].split("│")[2].strip() == "[:, :, :, 64:128]"
+
+
+def test_the_parts_show_the_same_slices_in_the_table_and_the_map():
+    report = _per_device_shard()
+    table = render([report], Format.TABLE, Options(width=200))
+    maps = render([report], Format.TABLE, Options(width=200, view=View.MAP))
+    for i in range(8):
+        label = f"[:, :, :, {64 * i}:{64 * (i + 1)}]"
+        row = next(line for line in table.splitlines() if line.startswith(f"ts[{i}] "))
+        assert row.split()[-5:-1] == label.split() and label in maps
 
 
 # -- 6. --device marks the device in the map -----------------------------------------------------------------
