@@ -139,6 +139,8 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
             console.print(renderable)
 
     if compare:
+        # the comparison first, for a person at a terminal; each profile's report after it when a
+        # view or the trace asks for what only a report shows (the JSON form holds every report)
         from .compare import comparison_renderable  # rich.table: only for profiles side by side
 
         by_scenario: dict[str, list] = {}
@@ -147,16 +149,26 @@ def print_reports(console: "Console", reports: list, opts: Options, *, compare: 
         for i, group in enumerate(by_scenario.values()):
             if i:
                 show()
+            show(comparison_renderable(group, opts.width))
             if opts.view is not View.TABLE or opts.trace:
                 for j, r in enumerate(group):
-                    show(report_renderable(r, opts.replace(brief=j > 0)))
                     show()
-            show(comparison_renderable(group, opts.width))
+                    show(report_renderable(r, opts.replace(brief=j > 0)))
+            else:
+                show(_one_in_full(group[0]))
         return
     for i, report in enumerate(reports):
         if i:
             show()
         show(report_renderable(report, opts))
+
+
+def _one_in_full(r):
+    """The line under a comparison in the table view: how to see the profiles' whole reports."""
+    from rich.text import Text
+
+    return Text("\na profile in full: --profile NAME; every profile in full: --view map or --trace; all the data: --format json",
+                style="dim")
 
 
 def export(path, reports: list, opts: Options, kind: str, *, compare: bool = False) -> str:

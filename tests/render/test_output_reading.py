@@ -29,6 +29,28 @@ def _text(renderable, width=120) -> str:
     return console_text(console, False)
 
 
+# -- 1. --profile all: the comparison first ------------------------------------------------------------------
+def test_profile_all_leads_with_the_comparison_and_the_full_reports_follow_in_the_map_view():
+    out = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all", "--view", "map"], env=NO_COLOR).stdout
+    assert out.startswith("meshspec seed-uneven-copy  mesh 2x4  profiles side by side\n")
+    side = out.index("profiles side by side")
+    reports = [out.index(f"profile {p}:") for p in ("current", "uniform-by-value", "reference")]
+    assert side < min(reports)  # each profile's whole report after the comparison
+    assert out.count("profiles side by side") == 1
+
+
+def test_profile_all_in_the_table_view_is_the_comparison_and_says_how_to_see_more():
+    out = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all"], env=NO_COLOR).stdout
+    assert "profile current:" not in out  # no whole report: a terminal shows the comparison
+    assert out.rstrip().endswith("a profile in full: --profile NAME; every profile in full: --view map or --trace; "
+                                 "all the data: --format json")
+
+
+def test_profile_all_as_json_keeps_every_report():
+    doc = json.loads(invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "all", "--format", "json"]).stdout)
+    assert isinstance(doc, list) and len(doc) >= 4 and all(r["tensors"] for r in doc)
+
+
 # -- 2. a list's parts, a row each -------------------------------------------------------------------------
 PARTS_TABLE = """\
 parts[0:7]  device  1x1x32x32 bfloat16 tile dram  topology (7) [S(1)] on 7 devices; 1 recorded each  (created at step 3)
@@ -166,6 +188,15 @@ def test_the_parts_show_the_same_slices_in_the_table_and_the_map():
         label = f"[:, :, :, {64 * i}:{64 * (i + 1)}]"
         row = next(line for line in table.splitlines() if line.startswith(f"ts[{i}] "))
         assert row.split()[-5:-1] == label.split() and label in maps
+
+
+# -- 5. a host tensor is named alike in its table and the comparison --------------------------------------------
+def test_a_single_host_tensor_is_host_in_the_comparison_as_in_its_table():
+    out = invoke(["run", SCENARIOS / "combine-round-trip.yaml", "--profile", "all"], env=NO_COLOR).stdout
+    row = next(line for line in out.splitlines() if line.startswith("host_parts"))
+    assert row.split()[:2] == ["host_parts[0:7]", "host"]  # was host_parts[i]  1: (0,0), one row each
+    table = invoke(["run", SCENARIOS / "combine-round-trip.yaml"], env=NO_COLOR).stdout
+    assert any(line.startswith("host_parts[0]  host ") for line in table.splitlines())
 
 
 # -- 6. --device marks the device in the map -----------------------------------------------------------------
