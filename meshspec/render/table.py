@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from typing import Optional
 
 from rich.console import Group
 from rich.text import Text
@@ -47,7 +48,9 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if r.description and not opts.brief:
         parts.append(Text(one_line(" ".join(r.description.split())), style="dim"))
     if not opts.brief:
-        parts += [Text(line, style="dim") for line in device_id_lines(r.meshes)]
+        for line in device_id_lines(r.meshes):  # what it is, as a YAML comment (the line still pastes): beside it when it fits
+            said = f"{line}  {DEVICE_IDS_NOTE}"
+            parts += [Text(said, style="dim")] if len(said) <= width else [Text(DEVICE_IDS_NOTE, style="dim"), Text(line, style="dim")]
     titles: dict[int, Text] = {}  # each tensor's title, made once for its table and its map
     shown = grouped(r.tensors)  # a list's parts as one (a row per part)
     if opts.view is View.TABLE:
@@ -83,17 +86,7 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if r.readbacks:
         parts.append(Text())
         for rb in r.readbacks:
-            shown = [fmt_coord(c) for c in rb.devices]
-            if len(shown) > 8:
-                shown = shown[:4] + ["..."] + shown[-2:]
-            devices = ", ".join(shown)
-            parts.append(
-                Text(
-                    f"step {rb.step} to_torch({rb.tensor}): "
-                    + (f"read {len(rb.devices)} device(s)" if rb.from_device else f"composed {len(rb.devices)} host shard(s)")
-                    + f" [{devices}] -> {fmt_shape(rb.shape)}"
-                )
-            )
+            parts.append(Text(f"step {rb.step} to_torch({rb.tensor}): {_read(rb, r)} -> {fmt_shape(rb.shape)}"))
             note = rb.note()
             if note:  # information, not a finding: where each shard landed (docs/semantics.md section 5)
                 parts.append(Text(textwrap.fill(f"note: {note}", width=max(40, width - 4), initial_indent="  ", subsequent_indent="    "),
@@ -107,14 +100,16 @@ def _report(r: Report, width: int, opts: "Options") -> Group:
     if r.findings:
         parts.append(Text())
         parts.append(Text("findings", style="bold"))
-        parts += _findings(r.findings, width)
+        parts += _findings(r.findings, width, {t.name: tuple(t.grid or r.mesh) for t in r.tensors})
     if r.expect is not None:
         parts.append(Text())
         if r.error is not None and r.error.source == "meshspec":  # what the expect block misses follows from the stop
             parts.append(Text(f"expect ({r.profile}): not checked: meshspec stopped the run at step {r.error.step}, so it has no "
                               "verdict (meshspec check reports it as an ERROR)", style="bold yellow"))
         elif r.expect.passed:
-            parts.append(Text(f"expect ({r.profile}): PASS", style="bold green"))
+            # PASS beside findings and exit 1 read as a contradiction: say what passed
+            also = ": the findings above are the ones the scenario expects (they still exit 1)" if r.findings else ""
+            parts.append(Text(f"expect ({r.profile}): PASS{also}", style="bold green"))
         else:
             n = len(r.expect.mismatches)
             parts.append(Text(f"expect ({r.profile}): FAIL, {n} mismatch{'es' * (n != 1)}", style="bold red"))
@@ -131,12 +126,31 @@ HOST_COLUMNS = ("device", "shape", "padded", "dtype", "layout", "pages", "bytes"
 RIGHT = {"pages", "B recorded", "B written", "bytes"}
 
 
+DEVICE_IDS_NOTE = "# get_device_ids() of each mesh device"
+"""Beside the header's ``device_ids:`` line, which reads as a bare list to someone new."""
+
+
 FOLD_OVER = 64
 """Above this many devices the table lists only the devices with findings and counts the rest."""
 
 
 DROP_ORDER = ("padded", "layout", "dtype", "pages", "offset", "topology", "B recorded", "shape", "slice")
 """Columns a narrow terminal loses first; device, recorded, written bytes and status stay."""
+
+
+def _read(rb, r: Report) -> str:
+    """``read all 8 devices``, ``read 7 devices: (0,0) (0,1) ...``, ``composed 2 host shards: ...``
+    (a host tensor's shards are named by the devices they are for)."""
+    n = len(rb.devices)
+    what = "read" if rb.from_device else "composed"
+    noun = "device" if rb.from_device else "host shard"
+    grid = next((tuple(t.grid or r.mesh) for t in r.tensors if t.name == rb.tensor), tuple(r.mesh))
+    if rb.from_device and n > 2 and len(set(rb.devices)) == volume(grid) and all(len(c) == len(grid) for c in rb.devices):
+        return f"{what} all {n} {noun}s"
+    shown = [fmt_coord(c) for c in rb.devices]
+    if len(shown) > 8:
+        shown = shown[:4] + ["..."] + shown[-2:]
+    return f"{what} {n} {noun}{'s' * (n != 1)}: {' '.join(shown)}"
 
 
 def _tensor_table(t: TensorReport, width: int = 120, *, styled: bool = True) -> list:
@@ -218,9 +232,10 @@ def _cells(v: DeviceView, host: bool, plain: bool = False, styled: bool = True) 
     return [fmt_coord(v.coord), "yes" if v.recorded else "no", *spec_cells, recorded_bytes, str(v.written_bytes), offset, status]
 
 
-def _findings(findings, width: int) -> list[Text]:
+def _findings(findings, width: int, grids: Optional[dict] = None) -> list[Text]:
     """Each lie with its origin, and under it what it caused (reads of the same device, host
-    tensors that carry it). Identical findings on several devices share one entry.
+    tensors that carry it). Identical findings on several devices share one entry (``grids``: each
+    tensor's mesh shape, so every device of it reads "on all 8 devices").
 
     A root is a finding of its own (no source), but for the data_mismatch of a device that another
     finding calls a lie. Under the first root of a device go the findings read from it (their
@@ -253,15 +268,15 @@ def _findings(findings, width: int) -> list[Text]:
         f = group[0]
         line = Text("  ")
         line.append(f.kind.value, style=status_style(f.kind.value))
-        line.append(f" {f.tensor}{_devices(group)}", style="bold")
+        line.append(f" {f.tensor}{_devices(group, (grids or {}).get(f.tensor))}", style="bold")
         if f.step is not None:
             line.append(f"  origin: step {f.step} {f.op}")
-        out.append(line)
+        out.append(fit_title(line, width))
         out.append(Text(textwrap.fill(_strip_where(f), width=max(40, width - 6), initial_indent="      ", subsequent_indent="      ")))
         echoes = [g for r in group for g in caused.get(id(r), [])]
         for eg in _group(echoes, key=lambda g: (g.kind, g.tensor, _strip_where(g))):
             g = eg[0]
-            text = f"-> {g.kind.value} {g.tensor}{_devices(eg)}: {_strip_where(g)}"
+            text = f"-> {g.kind.value} {g.tensor}{_devices(eg, (grids or {}).get(g.tensor))}: {_strip_where(g)}"
             out.append(Text(textwrap.fill(text, width=max(40, width - 6), initial_indent="      ", subsequent_indent="         ")))
     return out
 
@@ -273,8 +288,12 @@ def _group(items: list, key) -> list[list]:
     return list(groups.values())
 
 
-def _devices(group: list) -> str:
-    coords = [fmt_coord(f.device) for f in group if f.device is not None]
+def _devices(group: list, grid: Optional[tuple] = None) -> str:
+    """`` (0,0) (1,3)``; `` on all 8 devices`` (more than two: every device of ``grid``)."""
+    devices = [f.device for f in group if f.device is not None]
+    if len(devices) > 2 and grid is not None and len(set(devices)) == volume(grid) and all(len(d) == len(grid) for d in devices):
+        return f" on all {len(devices)} devices"
+    coords = [fmt_coord(d) for d in devices]
     if len(coords) > 8:
         coords = coords[:4] + [f"... ({len(coords)} devices)"] + coords[-2:]
     return (" " + " ".join(coords)) if coords else ""

@@ -217,3 +217,26 @@ def test_device_is_reversed_in_colour():
     assert "\x1b[7m" in out or ";7m" in out  # SGR 7, reverse video
     assert "\x1b[7m" not in render([report], Format.TABLE, Options(view=View.MAP, color=True)) and ";7m" not in render(
         [report], Format.TABLE, Options(view=View.MAP, color=True))
+
+
+# -- read as a newcomer: lines that said too little or too much ----------------------------------------------
+def test_a_finding_on_every_device_says_so_and_its_line_is_not_cut_mid_phrase():
+    out = invoke(["run", SCENARIOS / "traced-decode-seed.yaml"], env=NO_COLOR).stdout.splitlines()
+    # the gather replayed by the trace handed (1,3)'s never-written bytes to all 8 devices (the scenario)
+    assert "  stale_input gathered on all 8 devices  origin: step 6 all_gather replayed by execute_trace" in out
+
+
+def test_a_readback_names_its_devices_without_brackets_and_counts_in_words():
+    seed = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "current"], env=NO_COLOR).stdout
+    assert "step 3 to_torch(dst): read 7 devices: (0,0) (0,1) (0,2) (0,3) (1,0) (1,1) (1,2) -> 1x7x32x32" in seed
+    lost = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "uniform-by-value"], env=NO_COLOR).stdout
+    assert "step 3 to_torch(dst): read all 8 devices -> 1x8x32x32" in lost
+
+
+def test_pass_beside_findings_says_the_findings_are_the_expected_ones():
+    out = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml"], env=NO_COLOR)
+    assert out.exit_code == 1
+    assert ("expect (uniform-by-value): PASS: the findings above are the ones the scenario expects (they still exit 1)"
+            in out.stdout.splitlines())
+    clean = invoke(["run", SCENARIOS / "seed-uneven-copy.yaml", "--profile", "current"], env=NO_COLOR)
+    assert clean.exit_code == 0 and "expect (current): PASS" in clean.stdout.splitlines()

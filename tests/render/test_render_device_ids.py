@@ -27,7 +27,7 @@ def test_a_t3k_map_shows_each_devices_id_beside_its_coordinate():
 
 def test_the_table_view_names_the_ids_once_in_the_header():
     out = text(run_steps(SHARDED), View.TABLE)
-    assert out.splitlines()[1] == "device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7]}"
+    assert out.splitlines()[1] == "device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7]}  # get_device_ids() of each mesh device"
 
 
 def test_the_header_line_pastes_into_an_expect_block():
@@ -37,8 +37,11 @@ def test_the_header_line_pastes_into_an_expect_block():
 
     steps = [{"create_submeshes": {"shape": [2, 2], "as": "quad"}}, *SHARDED]
     report = run_steps(steps)
-    line = next(l for l in text(report, View.TABLE).splitlines() if l.startswith("device_ids: "))
+    lines = text(report, View.TABLE).splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith("device_ids: "))
+    line = lines[at]
     assert line == 'device_ids: {mesh_device: [4, 0, 2, 6, 5, 1, 3, 7], "quad[0]": [4, 0, 5, 1], "quad[1]": [2, 6, 3, 7]}'
+    assert lines[at - 1] == "# get_device_ids() of each mesh device"  # too wide to stand beside it at 120 columns
     pasted = make_scenario(steps, "t3k", expect=yaml.safe_load("profiles:\n  default:\n    " + line))
     assert check_report(report, pasted.expect).mismatches == ()
     wrong = make_scenario(steps, "t3k", expect={"profiles": {"default": {"device_ids": {"quad[1]": [2, 3, 6, 7]}}}})
