@@ -269,5 +269,11 @@ def test_the_data_view_is_bounded_in_tables_and_rows(tmp_path):
 
     text = invoke(["run", _parts_yaml(tmp_path, (32, 32), data="full"), "--view", "data"], env={"NO_COLOR": "1"}).stdout
     assert f"... and {1024 - MAX_ROWS} more devices (every one: --format json)" in text  # the parent's 1,024
-    assert f"... and {1025 - MAX_TABLES} more device tensors (every one: --format json)" in text
+    assert f"... and {1024 - MAX_ROWS} more rows (every one: --format json)" in text  # its 1,024 parts: one table
     assert text.count("\n") < 2 * (MAX_TABLES * 4 + MAX_ROWS * 2)
+    # more device tensors than MAX_TABLES: the rest are counted
+    many = tmp_path / "many.yaml"
+    many.write_text("meshspec: 1\nname: many\nmesh: [1, 2]\nsteps:\n" + "".join(
+        f"  - from_torch: {{as: t{i}, shape: [1, 1, 32, 32], device: mesh_device}}\n" for i in range(MAX_TABLES + 3)))
+    text = invoke(["run", many, "--view", "data"], env={"NO_COLOR": "1"}).stdout
+    assert "... and 3 more device tensors (every one: --format json)" in text and text.count("t66  device") == 0

@@ -92,6 +92,18 @@ def test_parts_share_one_map_each_cell_naming_its_part():
     assert out.count("parts[0:7]  device") == 1 and "parts[3]  device" not in out
 
 
+def test_the_data_view_reads_the_parts_back_in_one_table():
+    out = invoke(["run", SCENARIOS / "per-device-reads.yaml", "--view", "data", "--profile", "uniform-by-value"], env=NO_COLOR)
+    lines = out.stdout.splitlines()
+    at = lines.index("parts[0:8]  device  1x1x32x32 bfloat16 tile dram  topology (2x4) [R, R] on 8 devices; 1 recorded each")
+    assert lines[at + 1] == "  (created at step 3)"
+    assert lines[at + 2].split() == ["part", "device", "first", "last", "min", "max", "crc32", "differ", "unwritten", "note"]
+    # parts[i] reads back src[:, i] (1024 values from 1024 i), and the eighth part is (1,3)'s never-written memory
+    assert lines[at + 5].split()[:4] == ["parts[1]", "(0,1)", "1024", "2048"]
+    assert lines[at + 11].split()[:2] == ["parts[7]", "(1,3)"] and "never written since allocation" in lines[at + 11]
+    assert sum(line.startswith("parts[") and "  device  " in line for line in lines) == 1
+
+
 def test_the_json_report_still_lists_every_part_as_a_tensor():
     doc = json.loads(invoke(["run", SCENARIOS / "per-device-reads.yaml", "--format", "json"]).stdout)
     assert [t["name"] for t in doc["tensors"] if t["name"].startswith("parts[")] == [f"parts[{i}]" for i in range(7)]
