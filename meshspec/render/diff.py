@@ -96,24 +96,23 @@ def _topology(t: dict) -> str:
 
 
 UNBOUNDED = 1_000_000
-"""The console width of a diff written to a pipe or a file: no line is cut or wrapped."""
+"""The console width of a diff written to a pipe or a file: a table's line is never cut (prose is
+still wrapped at the width asked for, between words)."""
 
 
 def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: bool = False, fit: bool = True) -> str:
-    """``fit``: lay it out for a terminal ``width`` columns wide; else no line is cut."""
-    if not fit:
-        width = UNBOUNDED
-    console = make_console(color, width)
+    """``fit``: lay it out for a terminal ``width`` columns wide; else no table line is cut, however long."""
+    console = make_console(color, width if fit else UNBOUNDED)
     head = Text()
     head.append("meshspec diff ", style="bold")
     head.append(one_line(diff.scenario), style="bold cyan")
     head.append(f"  mesh {'x'.join(str(n) for n in diff.mesh)}  expected {diff.expected_label}  actual {diff.actual_label}")
-    console.print(head)
+    console.print(head if fit else _wrapped(head, width))
     for label, err in (("expected", diff.expected_error), ("actual", diff.actual_error)):
         if err:
-            console.print(Text(f"{label} run stopped at step {err['step']} ({err['op']}): {err['message']}", style="yellow"))
+            console.print(_wrapped(Text(f"{label} run stopped at step {err['step']} ({err['op']}): {err['message']}", style="yellow"), width))
     for d in diff.run:
-        console.print(Text(f"error: {d.expected or 'none'} -> {d.actual or 'none'}", style="bold yellow"))
+        console.print(_wrapped(Text(f"error: {d.expected or 'none'} -> {d.actual or 'none'}", style="bold yellow"), width))
     for t in diff.tensors:
         _tensor(console, t, show_all, width, fit)
     console.print()
@@ -126,6 +125,12 @@ def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: 
     else:
         console.print(Text("equal: no differences", style="bold green"))
     return console_text(console, color)
+
+
+def _wrapped(text: Text, width: int) -> Text:
+    """``text`` broken between words at ``width`` (as rich wraps prose on a terminal), its style kept."""
+    lines = text.wrap(make_console(False, width), width)
+    return Text("\n").join(lines) if len(lines) > 1 else text
 
 
 def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int, fit: bool = True) -> None:
@@ -143,8 +148,8 @@ def _tensor(console: Console, t: TensorDiff, show_all: bool, width: int, fit: bo
             line = f"present: {'yes' if d.expected else 'no'} -> {'yes' if d.actual else 'no'}"
         else:
             line = f"{d.field}: {d.expected} -> {d.actual}"
-        if fit:  # a long value (a values sha256 and first values) keeps both sides, wrapped, never cut
-            line = textwrap.fill(line, width=max(40, width - 2), subsequent_indent="    ")
+        # a long value (a values sha256 and first values) keeps both sides, wrapped, never cut
+        line = textwrap.fill(line, width=max(40, width - 2), subsequent_indent="    ")
         console.print(Text("  " + line, style="bold yellow"))
     if not t.rows:
         return

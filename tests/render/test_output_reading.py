@@ -145,7 +145,8 @@ def test_diff_into_a_pipe_keeps_every_changed_value_whole(tmp_path):
     piped = subprocess.run([sys.executable, "-m", "meshspec", "diff", expected, actual], capture_output=True, text=True, env=env)
     assert piped.returncode == 1, piped.stderr
     assert CHANGED in piped.stdout and "…" not in piped.stdout
-    assert "  topology: (2x4) [R, R] on 8 devices -> (8) [R] on 8 devices" in piped.stdout
+    # prose is still wrapped at COLUMNS, between words: the line breaks, nothing is left out
+    assert "  topology: (2x4) [R, R] on 8 devices -> (8) [R] on 8\n    devices\n" in piped.stdout
     out = tmp_path / "diff.txt"
     assert invoke(["diff", expected, actual, "--output", out], env={"COLUMNS": "60"}).exit_code == 1
     assert CHANGED in out.read_text()
