@@ -66,6 +66,7 @@ def cost(reports: list, fmt: Format, opts: Options) -> tuple[int, str]:
 
     if fmt is Format.TABLE:  # (the table renderer's modules: loaded here only when it draws)
         from .map import map_cells
+        from .parts import PartGroup, grouped
         from .table import FOLD_OVER
     if opts.view is View.DATA and fmt is Format.TABLE:
         from .data import MAX_ROWS, MAX_TABLES
@@ -76,22 +77,26 @@ def cost(reports: list, fmt: Format, opts: Options) -> tuple[int, str]:
             continue
         listed: set[int] = set()
         maps = fmt is Format.TABLE and (opts.view is View.MAP or opts.view is View.TABLE and _volume(r.mesh) <= 64)
-        tables = 0
         for t in r.tensors:
             tensors += 1
             if fmt is Format.JSON:  # every device of every tensor
                 entries += len(t.devices)
             elif opts.view is View.TABLE:  # a long table lists the devices with a finding, and counts the rest
                 entries += len(t.devices) if len(t.devices) <= FOLD_OVER else sum(v.status.is_finding for v in t.devices)
-            elif opts.view is View.DATA and t.data is not None and tables < MAX_TABLES:
-                tables += 1
-                entries += min(len(t.data), MAX_ROWS)
             n = len(t.topology.coords)
             if n <= LISTED_ONCE or id(t.topology) not in listed:
                 listed.add(id(t.topology))
                 coords += n
             if maps and t.devices and not t.plain:
                 cells += map_cells(t, t.grid or r.mesh)
+        if fmt is Format.TABLE:  # a list's parts are one table (a row each), one map of the mesh
+            shown = grouped(r.tensors)
+            if maps:
+                cells += sum(_volume(g.tensors[0].grid or r.mesh) for g in shown if isinstance(g, PartGroup))
+            if opts.view is View.DATA:
+                with_data = grouped([t for t in r.tensors if t.data is not None])[:MAX_TABLES]
+                entries += sum(min(sum(len(t.data) for t in (s.tensors if isinstance(s, PartGroup) else (s,))), MAX_ROWS)
+                               for s in with_data)
     need = entries * DEVICE_ENTRY_BYTES + cells * MAP_CELL_BYTES + coords * 64
     what = f"{entries:,} device entries of {tensors:,} tensor{'s' * (tensors != 1)}" + (f", {cells:,} map cells" if cells else "")
     return need, what
