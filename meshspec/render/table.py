@@ -155,7 +155,7 @@ def _read(rb, r: Report) -> str:
 
 def _tensor_table(t: TensorReport, width: int = 120, *, styled: bool = True) -> list:
     host = t.storage == "host"
-    return _table(list(HOST_COLUMNS if host else DEVICE_COLUMNS), [(v, _cells(v, host, t.plain, styled)) for v in t.devices],
+    return _table(list(HOST_COLUMNS if host else DEVICE_COLUMNS), list(t.devices), lambda v: _cells(v, host, t.plain, styled),
                   width, styled, "devices")
 
 
@@ -170,20 +170,24 @@ def _group_table(g: PartGroup, width: int = 120, *, styled: bool = True) -> list
     if topology:
         columns.insert(columns.index("status"), "topology")
     slices = g.slices
-    rows = []
-    for t in g.tensors:
-        for v in t.devices:
-            cells = _cells(v, host, t.plain, styled)
-            cells[-2] = slices[(t.name, v.coord)]
-            rows.append((v, [t.name, *cells[:-1], *([str(t.topology)] if topology else []), cells[-1]]))
-    return _table(columns, rows, width, styled, "parts" if len(rows) == len(g.tensors) else "devices of parts")
+    part_of = {id(v): t for t in g.tensors for v in t.devices}
+
+    def row(v: DeviceView) -> list:
+        t = part_of[id(v)]
+        cells = _cells(v, host, t.plain, styled)
+        cells[-2] = slices[(t.name, v.coord)]
+        return [t.name, *cells[:-1], *([str(t.topology)] if topology else []), cells[-1]]
+
+    views = [v for t in g.tensors for v in t.devices]
+    return _table(columns, views, row, width, styled, "parts" if len(views) == len(g.tensors) else "devices of parts")
 
 
-def _table(columns: list[str], rows: list[tuple[DeviceView, list]], width: int, styled: bool, what: str) -> list:
-    """Rows of devices under ``columns``; above FOLD_OVER rows only those with a finding, and the
-    others counted; on a narrow terminal the columns of DROP_ORDER left out first."""
-    fold = len(rows) > FOLD_OVER
-    chosen = [(v, r) for v, r in rows if v.status.is_finding] if fold else rows
+def _table(columns: list[str], views: list[DeviceView], make_row, width: int, styled: bool, what: str) -> list:
+    """A row of ``columns`` per device (``make_row``); above FOLD_OVER devices only those with a
+    finding, the others counted (their rows never made); on a narrow terminal the columns of
+    DROP_ORDER left out first."""
+    fold = len(views) > FOLD_OVER
+    chosen = [(v, make_row(v)) for v in views if not fold or v.status.is_finding]
     every = list(columns)
     texts = [r for _, r in chosen] if not styled else [[getattr(c, "plain", c) for c in r] for _, r in chosen]  # unstyled cells are strings
     widths = dict(zip(every, column_widths(every, texts)))
@@ -206,10 +210,10 @@ def _table(columns: list[str], rows: list[tuple[DeviceView, list]], width: int, 
     if dropped:
         out.append(Text(f"(narrow terminal: {', '.join(dropped)} not shown)", style="dim"))
     if fold:
-        rest = Counter(v.status.value for v, _ in rows if not v.status.is_finding)
+        rest = Counter(v.status.value for v in views if not v.status.is_finding)
         counts = ", ".join(f"{n} {status}" for status, n in sorted(rest.items()))
         more = "more " if chosen else ""
-        out.append(Text(f"{len(rows) - len(chosen)} {more}{what}: {counts} (a picture: --view map; every device: --format json)", style="dim"))
+        out.append(Text(f"{len(views) - len(chosen)} {more}{what}: {counts} (a picture: --view map; every device: --format json)", style="dim"))
     return out
 
 
