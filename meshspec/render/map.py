@@ -54,6 +54,7 @@ from rich.text import Text
 
 from ..kinds import STATUSES, Kind
 from ..report import DeviceView, TensorReport
+from ..sim.dims import dim_index
 from ..sim.placement import Shard, Topology
 from ..sim.mesh import Coord, Shape, coords, fmt_coord, fmt_shape, volume
 from .common import STATUS_STYLE
@@ -162,7 +163,7 @@ def sharded_dims(topology: Topology, rank: int) -> frozenset[int]:
     """
     if not rank:
         return frozenset()
-    return frozenset(p.dim % rank for p, n in zip(topology.placements, topology.distribution_shape) if isinstance(p, Shard) and n > 1)
+    return frozenset(dim_index(p.dim, rank) for p, n in zip(topology.placements, topology.distribution_shape) if isinstance(p, Shard) and n > 1)
 
 
 def slice_text(offset: Optional[Shape], shape: Optional[Shape], whole: Optional[Sequence[bool]]) -> str:
