@@ -97,6 +97,9 @@ class LoadedScenario(Frozen):
     cases: tuple = ()
     """A ``matrix`` scenario's cases, this one (the first) among them, each a scenario named
     ``name[values]``; empty for a scenario without a matrix (meshspec/scenario/matrix.py)."""
+    document: Any = None
+    """The plain data it was validated from (its blocks expanded; a matrix's as written, a case's
+    its values filled in): what :func:`meshspec.scenario.write.to_yaml` writes back."""
 
     @property
     def folder(self) -> Path:
@@ -301,7 +304,7 @@ def _matrix_cases(data: dict, root: yaml.Node, text: str, path: Path, file: str,
             raise
         loaded.append(one.replace(name=f"{one.name}[{case}]", case=case))
     cases = tuple(loaded)
-    return cases[0].replace(cases=cases)
+    return cases[0].replace(cases=cases, document=data)
 
 
 def _parse_document(data: dict, root: yaml.Node, text: str, path: Path, file: str, allow_outside_data: bool) -> LoadedScenario:
@@ -341,6 +344,7 @@ def _parse_document(data: dict, root: yaml.Node, text: str, path: Path, file: st
         expect=scenario.expect,
         with_data=scenario.data != "none",
         hosts=hosts,
+        document=data,
     )
 
 
