@@ -43,6 +43,8 @@ from ..text import flow, one_line
 from . import observe
 from .calls import FACTORIES, METHODS, TRANSLATORS, NotModeled, spec_fields
 
+active: Optional["Recorder"] = None
+"""The recording under way in this process, if any (meshspec.view shows what it knows)."""
 SCENARIO = "scenario.yaml"
 REPORT = "report.json"
 STEPS = "steps.jsonl"
@@ -104,10 +106,17 @@ class Recorder:
         self._patch(ttnn, "close_mesh_device", self._closer(ttnn.close_mesh_device))
         for cls in (decorators.FastOperation, decorators.Operation):
             self._patch(cls, "__call__", self._any_op(cls.__call__))
+        from . import record as module  # this module by its name, also when it runs as __main__ (meshspec record)
+
+        module.active = self
 
     def uninstall(self) -> None:
         while self._undo:
             self._undo.pop()()
+        from . import record as module
+
+        if module.active is self:
+            module.active = None
 
     def _patch(self, owner: Any, attr: str, new: Any) -> None:
         old = owner.__dict__[attr] if isinstance(owner, type) and attr in owner.__dict__ else getattr(owner, attr)
