@@ -258,3 +258,31 @@ class InvalidScenarioItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"meshspec {self.path.name}"
+
+
+@pytest.fixture
+def meshspec_check():
+    """``meshspec_check(scenario, profile=None, *, case=None)``: run a scenario (a path, a loaded
+    scenario or a :class:`meshspec.Builder`) and check it against its ``expect`` block, as
+    ``meshspec check`` does; the test fails with the mismatches and the run's findings. Without
+    ``profile``, the profiles the expect block names (else the scenario's own); a matrix scenario,
+    every case, or the one ``case`` names. Returns the results (``CaseResult``, one a case and profile)."""
+    def check(scenario, profile: Optional[str] = None, *, case: Optional[str] = None) -> list:
+        from .api import _scenario, pick_case
+        from .check import ERROR, FAIL, check_scenario, profiles_for
+
+        loaded = _scenario(scenario)
+        cases = [pick_case(loaded, case)] if case is not None else list(loaded.cases or (loaded,))
+        results = [check_scenario(c, p) for c in cases for p in profiles_for(c, profile)]
+        failed = [r for r in results if r.outcome in (FAIL, ERROR)]
+        if failed:
+            pytest.fail("\n".join(_failure_text(r) for r in failed), pytrace=False)
+        return results
+
+    return check
+
+
+def _failure_text(result) -> str:
+    """A failed case as the plugin's scenario items show one: the case, the profile, each mismatch."""
+    lines = result.details
+    return f"{result.scenario} [{result.profile}]: {result.outcome}, {len(lines)} mismatch(es)\n" + "\n".join(f"  {m}" for m in lines)
