@@ -4,6 +4,9 @@ Inert unless asked: ``pytest --meshspec PATH...`` collects every ``*.yaml`` scen
 visits; the ``meshspec_paths`` ini option collects those under the listed paths. A failing item
 shows the same mismatch lines as ``meshspec check``.
 
+The ``meshspec_check`` fixture checks a scenario (a path, or one built with ``meshspec.Builder``)
+inside a test, as ``meshspec check`` does (docs/python-api.md).
+
 The options are added once the project's own conftest files have added theirs: a project that
 already has an option called ``--meshspec`` keeps it, and the plugin stays out of its way.
 """
