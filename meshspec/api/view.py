@@ -14,7 +14,7 @@ whose real record differs from the profile's named below it::
     import meshspec, ttnn
     ...
     ttnn.copy_host_to_device_tensor(host, dst)
-    meshspec.view(dst)                 # prints the map; returns the text
+    meshspec.view(dst)                 # prints the map (file=: where to)
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ GRID_DEVICES = 64
 
 
 def view(tensor: Any, name: Optional[str] = None, *, profile: Optional[str] = None, file: Any = None,
-         width: Optional[int] = None) -> str:
-    """Print ``tensor``'s records (to ``file``, default stdout) and return the text. ``name``:
+         width: Optional[int] = None) -> None:
+    """Print ``tensor``'s records to ``file`` (default stdout; nothing is returned, so a REPL
+    shows the drawing once). ``name``:
     its title (default: its name in the recording, else the caller's variable holding it);
     ``profile``: the profile the recording is run under (``meshspec record`` only; default ``current``)."""
     from ..bridge import observe, record
@@ -39,19 +40,25 @@ def view(tensor: Any, name: Optional[str] = None, *, profile: Optional[str] = No
     try:
         recorded_name = _recorded_name(rec, tensor)
         shown = name or recorded_name or _variable(sys._getframe(1), tensor) or "tensor"
-        data = observe.tensor_json(shown, tensor)
-        ids = _device_ids(tensor, data)
-        lines = _records(data, ids, width or 120)
-        if rec is not None:
-            lines += [""] + _under_record(rec, recorded_name, data, profile, width or 120)
+        try:
+            data = observe.tensor_json(shown, tensor)
+        except Exception as err:  # a tensor the runtime can no longer describe: said, as record says it
+            lines = [f"{shown}: its records cannot be read: {_first_line(err)}"]
+        else:
+            lines = _records(data, _device_ids(tensor, data), width or 120)
+            if rec is not None:
+                lines += [""] + _under_record(rec, recorded_name, data, profile, width or 120)
     finally:
         if rec is not None:
             rec.depth -= 1
-    text = "\n".join(lines) + "\n"
     out = file if file is not None else sys.stdout
-    if out is not None:
-        out.write(text)
-    return text
+    if out is not None:  # (a process started without stdout)
+        out.write("\n".join(lines) + "\n")
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
 
 
 def _variable(frame: Any, obj: Any) -> Optional[str]:

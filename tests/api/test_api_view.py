@@ -49,18 +49,27 @@ def ttnn(monkeypatch):
 
 def test_view_draws_each_devices_record_with_its_id(ttnn, capsys):
     dst = fake_ttnn.seed_dst()
-    text = meshspec.view(dst)  # titled by the caller's own name for it
-    assert text == RECORDS
+    assert meshspec.view(dst) is None  # titled by the caller's own name for it; a REPL shows it once
     assert capsys.readouterr().out == RECORDS
     out = io.StringIO()
-    assert meshspec.view(dst, "copy destination", file=out).startswith("copy destination: device tensor")
+    meshspec.view(dst, "copy destination", file=out)
     assert out.getvalue().startswith("copy destination: device tensor")
 
 
 def test_a_deallocated_tensor_says_so(ttnn):
     dst = fake_ttnn.seed_dst()
     dst.is_allocated = lambda: False
-    assert meshspec.view(dst, file=io.StringIO()) == "dst: deallocated tensor\ndeallocated: no device holds it\n"
+    out = io.StringIO()
+    meshspec.view(dst, file=out)
+    assert out.getvalue() == "dst: deallocated tensor\ndeallocated: no device holds it\n"
+
+
+def test_records_that_cannot_be_read_are_one_line(ttnn):
+    dst = fake_ttnn.seed_dst()
+    dst.device_coords = lambda: (_ for _ in ()).throw(RuntimeError("TT_FATAL: mesh closed\nbacktrace: ..."))
+    out = io.StringIO()
+    meshspec.view(dst, file=out)
+    assert out.getvalue() == "dst: its records cannot be read: TT_FATAL: mesh closed\n"
 
 
 def _recording(monkeypatch, tensor, tmp_path):
@@ -75,7 +84,9 @@ def _recording(monkeypatch, tensor, tmp_path):
 def test_under_record_the_simulation_is_drawn_and_the_real_records_compared(ttnn, monkeypatch, tmp_path):
     dst = fake_ttnn.seed_dst()
     rec = _recording(monkeypatch, dst, tmp_path)
-    text = meshspec.view(dst, file=io.StringIO())
+    out = io.StringIO()
+    meshspec.view(dst, file=out)
+    text = out.getvalue()
     assert text.startswith(RECORDS + "\nunder meshspec record (4 step(s) so far), as meshspec simulates it under current: written vs recorded\n")
     assert "mesh map" in text and "[:, 6:7, :, :]" in text  # what each device was written: the seventh shard on (1,2)
     assert text.endswith("\nthe real records agree with current's on every device\n")
@@ -85,7 +96,9 @@ def test_under_record_the_simulation_is_drawn_and_the_real_records_compared(ttnn
 def test_under_record_a_profile_that_records_otherwise_is_named_device_by_device(ttnn, monkeypatch, tmp_path):
     dst = fake_ttnn.seed_dst()
     _recording(monkeypatch, dst, tmp_path)
-    text = meshspec.view(dst, profile="uniform-by-value", file=io.StringIO())
+    out = io.StringIO()
+    meshspec.view(dst, profile="uniform-by-value", file=out)
+    text = out.getvalue()
     assert "stale dst (1,3)" in text  # the seed: recorded, never written, under that era's rules
     assert text.endswith("\ndevice (1,3): ttnn not recorded, uniform-by-value recorded 1x1x32x32\n")
 
@@ -93,6 +106,8 @@ def test_under_record_a_profile_that_records_otherwise_is_named_device_by_device
 def test_under_record_a_tensor_the_recording_has_not_seen_is_said(ttnn, monkeypatch, tmp_path):
     dst = fake_ttnn.seed_dst()
     _recording(monkeypatch, fake_ttnn.seed_dst(), tmp_path)  # another tensor
-    text = meshspec.view(dst, file=io.StringIO())
+    out = io.StringIO()
+    meshspec.view(dst, file=out)
+    text = out.getvalue()
     assert text.endswith("\nunder meshspec record (4 step(s) so far): this tensor is not in the recording "
                          "(no recorded call made or used it yet)\n")
