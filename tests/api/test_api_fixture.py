@@ -43,7 +43,7 @@ def test_a_built_scenario_fails_with_the_findings(meshspec_check):
 
 
 def test_the_fixture_passes_and_fails_as_check_does(pytester):
-    pytester.makepyfile(test_scenarios=TESTS)
+    pytester.makepyfile(test_inner_api_fixture=TESTS)
     result = pytester.runpytest_inprocess(*QUIET)
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines([
@@ -56,7 +56,7 @@ def test_the_fixture_passes_and_fails_as_check_does(pytester):
 
 
 def test_a_bad_case_fails_the_test_with_the_one_line(pytester):
-    pytester.makepyfile(test_bad=f'''
+    pytester.makepyfile(test_inner_api_bad_case=f'''
 def test_bad_case(meshspec_check):
     meshspec_check({str(SCENARIOS / "seed-uneven-copy-matrix.yaml")!r}, case="float32")
 ''')

@@ -59,7 +59,7 @@ def test_view(monkeypatch):
 
 def test_fixture(pytester):
     shutil.copytree(ROOT / "scenarios", pytester.path / "scenarios")
-    pytester.makepyfile(test_readme_fixture=FIXTURE)
+    pytester.makepyfile(test_inner_api_readme_fixture=FIXTURE)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
     result.assert_outcomes(passed=1)
 
