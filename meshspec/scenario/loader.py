@@ -98,8 +98,9 @@ class LoadedScenario(Frozen):
     """A ``matrix`` scenario's cases, this one (the first) among them, each a scenario named
     ``name[values]``; empty for a scenario without a matrix (meshspec/scenario/matrix.py)."""
     document: Any = None
-    """The plain data it was validated from (its blocks expanded; a matrix's as written, a case's
-    its values filled in): what :func:`meshspec.scenario.write.to_yaml` writes back."""
+    """The plain data it was validated from, as written (``repeat`` and ``distribute`` blocks
+    unexpanded; a matrix case's with its values filled in): what
+    :func:`meshspec.scenario.write.to_yaml` writes back."""
 
     @property
     def folder(self) -> Path:
@@ -310,6 +311,7 @@ def _matrix_cases(data: dict, root: yaml.Node, text: str, path: Path, file: str,
 def _parse_document(data: dict, root: yaml.Node, text: str, path: Path, file: str, allow_outside_data: bool) -> LoadedScenario:
     """A scenario's document (composed, its version checked) as the runner takes it."""
     steps_node = node_at(root, ("steps",))  # found once (8 K instructions): distribute blocks replace its items, never the node
+    written = dict(data)  # its steps as written, blocks unexpanded: what it keeps as its document (a repeat's steps are not held twice)
     _expand_distribute(data, steps_node, file)
     checks.check_steps_shape(data, steps_node, root, file)
     try:
@@ -344,7 +346,7 @@ def _parse_document(data: dict, root: yaml.Node, text: str, path: Path, file: st
         expect=scenario.expect,
         with_data=scenario.data != "none",
         hosts=hosts,
-        document=data,
+        document=written,
     )
 
 

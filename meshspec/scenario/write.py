@@ -1,7 +1,7 @@
 """A scenario as YAML text: what the loader reads back as the same scenario.
 
-A loaded scenario keeps the plain data it was validated from (``LoadedScenario.document``: blocks
-expanded, a matrix as written), whether it came from a file or from Python
+A loaded scenario keeps the plain data it was validated from (``LoadedScenario.document``: its
+``repeat`` and ``distribute`` blocks and its matrix as written), whether it came from a file or from Python
 (:class:`meshspec.api.builder.Builder`); :func:`to_yaml` writes that data, the header keys one line
 each, each step on a line of its own (as ``import``, ``record`` and ``hunt`` write steps), the
 expect block in block style::

@@ -155,3 +155,25 @@ def test_every_op_with_a_python_name_is_a_method():
     assert len(named) == len(OPS) - 1  # MeshDevice.reshape alone is step("MeshDevice.reshape", ...)
     for op in named:
         assert getattr(s, op).__name__ == op and getattr(s, op).__doc__ == OPS[op].doc
+
+
+def test_blocks_are_written_as_written_and_load_back_equal():
+    text = """meshspec: 1
+mesh: t3k
+steps:
+  - distribute:
+      mesh_mapper: {shard: 1}
+      steps:
+        - from_torch: {as: src, shape: [1, 8, 32, 32]}
+  - allocate_tensor_on_device: {as: dst, shape: [1, 1, 32, 32]}
+  - repeat:
+      times: 3
+      steps:
+        - copy_host_to_device_tensor: {src: src, dst: dst}
+"""
+    scenario = parse(text, "blocks.yaml")
+    assert [s.op for s in scenario.steps] == ["from_torch", "allocate_tensor_on_device", *["copy_host_to_device_tensor"] * 3]
+    written = to_yaml(scenario)
+    assert "  - repeat: {times: 3, steps: [{copy_host_to_device_tensor: {src: src, dst: dst}}]}" in written  # not three copies
+    assert written.count("distribute:") == 1
+    assert _placeless(parse(written, "blocks.yaml")) == _placeless(scenario)
