@@ -271,10 +271,10 @@ def meshspec_check():
     ``profile``, the profiles the expect block names (else the scenario's own); a matrix scenario,
     every case, or the one ``case`` names. Returns the results (``CaseResult``, one a case and profile)."""
     def check(scenario, profile: Optional[str] = None, *, case: Optional[str] = None) -> list:
-        from .api import _scenario, pick_case
+        from .api import pick_case, scenario_of
         from .check import ERROR, FAIL, check_scenario, profiles_for
 
-        loaded = _scenario(scenario)
+        loaded = scenario_of(scenario)
         cases = [pick_case(loaded, case)] if case is not None else list(loaded.cases or (loaded,))
         results = [check_scenario(c, p) for c in cases for p in profiles_for(c, profile)]
         failed = [r for r in results if r.outcome in (FAIL, ERROR)]

@@ -38,7 +38,7 @@ def to_yaml(scenario: Source) -> str:
     """A loaded or built scenario as YAML text that loads back as the same scenario."""
     from ..scenario.write import to_yaml as write
 
-    return write(_scenario(scenario))
+    return write(scenario_of(scenario))
 
 
 def run(scenario: Source, profile: Optional[str] = None, *, case: Optional[str] = None,
@@ -53,7 +53,7 @@ def run(scenario: Source, profile: Optional[str] = None, *, case: Optional[str] 
     from ..check import check_profile_option
     from ..runner import run as run_one
 
-    loaded = _scenario(scenario, allow_outside_data)
+    loaded = scenario_of(scenario, allow_outside_data)
     if profile not in loaded.profiles:  # an unknown profile, with the choices, as the CLI says it
         check_profile_option(profile, [loaded.path] if isinstance(scenario, (str, Path)) else [])
     cases = [pick_case(loaded, case)] if case is not None else list(loaded.cases or (loaded,))
@@ -82,7 +82,7 @@ def pick_case(scenario: Any, case: str):
                      "('meshspec check' names each)")
 
 
-def _scenario(source: Source, allow_outside_data: bool = False):
+def scenario_of(source: Source, allow_outside_data: bool = False):
     """The loaded scenario ``source`` is or names."""
     if isinstance(source, (str, Path)):
         return load(source, allow_outside_data=allow_outside_data)
@@ -96,4 +96,4 @@ def _scenario(source: Source, allow_outside_data: bool = False):
     return source
 
 
-__all__ = ["load", "pick_case", "run", "to_yaml"]
+__all__ = ["load", "pick_case", "run", "scenario_of", "to_yaml"]
