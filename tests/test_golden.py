@@ -1,12 +1,18 @@
-"""meshspec against the real ttnn 0.81.1: golden data recorded in mock mode on this CPU.
+"""meshspec against the real ttnn 0.81.1, 0.67.0 and 0.66.0: golden data recorded in mock mode on this CPU.
 
-tests/golden/ttnn_0_81_1.json was written by tools/golden/record_ttnn.py (see its docstring to
-re-record). Each case there is what the real library said; meshspec's `current` profile must say
-the same (docs/semantics.md sections 3-6).
+tests/golden/ttnn_<version>.json were written by tools/golden/record_ttnn.py, one per version (see
+its docstring to re-record). Each case there is what that version said; meshspec under the built-in
+profile that version verifies (``current`` for 0.81.1, ``ttnn-0.67.0``, ``ttnn-0.66.0``:
+:func:`profile_for_version`) must say the same (docs/semantics.md sections 3-6 and "Version
+boundaries"). A case a version cannot run is recorded as its error and compared as one: meshspec
+must refuse it too, starting with the version's words (:func:`words`). What 0.66.0 and 0.67.0 cannot
+be asked (device_coords(), the host buffer's shards, page sizes: the file's "observed_without") is
+compared as far as they can: the number of parts instead of their coordinates.
 """
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +21,7 @@ import yaml
 from meshspec.errors import TTFatal
 from meshspec.sim.mapping import distribute
 from meshspec.sim.placement import Replicate, Shard
-from meshspec.sim.profiles import get_profile
+from meshspec.sim.profiles import get_profile, profile_for_version
 from meshspec.runner import execute
 from meshspec.sim.runtime import Runtime, UseAfterFree
 from meshspec.scenario.loader import parse
@@ -28,7 +34,22 @@ def placement_from_json(value):
     return Replicate() if value == "R" else Shard(value["shard"])
 
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1.json").read_text())
+VERSIONS = ("0.81.1", "0.67.0", "0.66.0")
+GOLDENS = {v: json.loads((Path(__file__).parent / "golden" / f"ttnn_{v.replace('.', '_')}.json").read_text()) for v in VERSIONS}
+
+
+def cases(section):
+    """Every version's cases of ``section``, as (version, case)."""
+    return [(v, case) for v, golden in GOLDENS.items() for case in golden[section]]
+
+
+def ids(params):
+    """A case's test id: its version, then its own."""
+    return [f"{v}-{name}" for v, name in params]
+
+
+def profile(version):
+    return get_profile(profile_for_version(version))
 
 
 def _strip(err: str) -> str:
@@ -37,59 +58,115 @@ def _strip(err: str) -> str:
     return err.removeprefix("TT_FATAL: ")
 
 
+def words(version: str, err: str) -> str:
+    """The words a meshspec error must start with for ``version``'s error ``err``. meshspec speaks
+    0.81.1's words; 0.66.0 and 0.67.0 print a SmallVector of dims as ``SmallVector([4, 3])`` where
+    0.81.1 prints ``{4, 3}`` (tt-stl's formatter), the same message otherwise: that spelling is
+    rewritten to 0.81.1's before comparing."""
+    err = _strip(err)
+    return err if version == "0.81.1" else re.sub(r"SmallVector\(\[([^\]]*)\]\)", r"{\1}", err)
+
+
+#: mesh-opening errors whose words 0.66.0 and 0.67.0 phrase otherwise than 0.81.1 (which meshspec
+#: speaks): there a refusal is compared as a refusal, and the words are listed here, each checked.
+OPEN_WORDS_EARLY_2026 = (
+    "Requested mesh is too big and is not rotatable",  # 0.81.1: "Requested mesh shape ... requires N devices, but only"
+    "Failed to get line coordinates",  # the same, for a line longer than the system mesh
+    "Length 16 is greater than the number of ring coordinates 8",  # 0.66.0, (16,) on a T3K
+    "Requested mesh shape",  # 0.67.0 already has 0.81.1's words for some shapes
+)
+
+#: the mock's Blackhole Galaxy descriptor opens no mesh on 0.66.0 / 0.67.0 (their fabric's mesh-graph
+#: mapping rejects it; tests/sim/test_device_ids.py): a limit of the mock set-up, not of the version's
+#: records, so those rows are checked to be that error and nothing else.
+MOCK_CANNOT_OPEN = "could not fit in the discovered physical topology"
+
+#: Where 0.66.0 / 0.67.0 differ from 0.81.1 in a way no profile rule models yet (their rule would
+#: belong in sim/spec.py's spec check and sim/runtime.py's FREED_USE, which take no profile today):
+#: each is checked to be exactly this difference, so the list stays true and a model of it shows here.
+UNMODELLED_EARLY_2026 = {
+    "block_float_row_major": "a TensorSpec of bfloat8_b / bfloat4_b in ROW_MAJOR allocates on a device there; "
+                             "0.81.1 refuses it (Only TILE layout is supported for BFLOAT8_B dtype!), and meshspec with it",
+    "freed_use": "cpu(), from_device and copy_host_to_device_tensor of a deallocated tensor are TT_FATAL Buffer must "
+                 "be allocated on device there; 0.81.1 dies (SIGSEGV), and meshspec reports the use after free as that crash",
+}
+
+
 # -- section 3: specs ----------------------------------------------------------------------------
-@pytest.mark.parametrize("case", GOLDEN["specs"], ids=lambda c: f"{c['shape']}-{c['dtype']}-{c['layout']}-{c['tile']}-{c['memory']}")
-def test_spec_matches_ttnn(case):
+SPECS = cases("specs")
+
+
+@pytest.mark.parametrize("version, case", SPECS, ids=ids((v, f"{c['shape']}-{c['dtype']}-{c['layout']}-{c['tile']}-{c['memory']}") for v, c in SPECS))
+def test_spec_matches_ttnn(version, case):
     args = (tuple(case["shape"]), DataType(case["dtype"]), Layout(case["layout"]), tuple(case["tile"]), BufferType(case["memory"]))
+    if version != "0.81.1" and DataType(case["dtype"]).is_block_float and case["layout"] == "row_major":
+        assert case["error"] is None and case["padded_shape"] == case["shape"]  # UNMODELLED_EARLY_2026["block_float_row_major"]
+        with pytest.raises(TTFatal, match="Only TILE layout is supported for BFLOAT8_B dtype!"):
+            make_spec(*args)
+        return
     if case["error"]:
         with pytest.raises(TTFatal) as err:
             make_spec(*args)
-        assert str(err.value).startswith(_strip(case["error"]))
+        assert str(err.value).startswith(words(version, case["error"]))
         return
     spec = make_spec(*args)
     assert list(spec.padded_shape) == case["padded_shape"]
-    assert spec.page_size == case["page_size"]
-    assert spec.aligned_page_size == case["aligned_page_size"]
-    assert spec.num_pages == case["num_pages"]
+    for key in ("page_size", "aligned_page_size", "num_pages"):  # null where the version cannot say (0.66.0, 0.67.0)
+        assert case[key] is None or getattr(spec, key) == case[key], key
 
 
 # -- section 2: systems and the mesh shapes they open; section 3: alignment per architecture ----
-@pytest.mark.parametrize("case", GOLDEN["systems"], ids=lambda c: f"{c['system']}-{c['shape']}")
-def test_system_opens_the_mesh_ttnn_opens(case):
+SYSTEM_CASES = cases("systems")
+
+
+@pytest.mark.parametrize("version, case", SYSTEM_CASES, ids=ids((v, f"{c['system']}-{c['shape']}") for v, c in SYSTEM_CASES))
+def test_system_opens_the_mesh_ttnn_opens(version, case):
     requested = tuple(case["shape"]) if case["shape"] is not None else None
+    if case["error"] and version != "0.81.1" and case["system"] == "bh-galaxy":
+        assert MOCK_CANNOT_OPEN in case["error"]  # the mock set-up's limit (MOCK_CANNOT_OPEN)
+        return
     if case["error"]:
         with pytest.raises(TTFatal) as err:
             open_shape(case["system"], requested)
-        assert str(err.value) == _strip(case["error"])
+        if version == "0.81.1" or _strip(case["error"]) == str(err.value):
+            assert str(err.value) == _strip(case["error"])
+        else:  # refused in that version's own words (OPEN_WORDS_EARLY_2026)
+            assert _strip(case["error"]).startswith(OPEN_WORDS_EARLY_2026), case["error"]
         return
     assert list(open_shape(case["system"], requested)) == case["opened"]
     assert SYSTEMS[case["system"]].arch == case["arch"]
 
 
-ARCH_SPECS = [(row["system"], spec) for row in GOLDEN["systems"] for spec in row.get("specs", [])]
+ARCH_SPECS = [(v, row["system"], spec) for v, row in SYSTEM_CASES for spec in row.get("specs", [])]
 
 
-@pytest.mark.parametrize("system, case", ARCH_SPECS, ids=lambda c: c if isinstance(c, str) else f"{c['shape']}-{c['dtype']}-{c['memory']}")
-def test_spec_alignment_per_architecture(system, case):
+@pytest.mark.parametrize("version, system, case", ARCH_SPECS,
+                         ids=[f"{v}-{s}-{c['shape']}-{c['dtype']}-{c['memory']}" for v, s, c in ARCH_SPECS])
+def test_spec_alignment_per_architecture(version, system, case):
     spec = make_spec(
         tuple(case["shape"]), DataType(case["dtype"]), Layout(case["layout"]), tuple(case["tile"]),
         BufferType(case["memory"]), Arch(SYSTEMS[system].arch),
     )
-    assert (spec.page_size, spec.aligned_page_size, spec.num_pages) == (case["page_size"], case["aligned_page_size"], case["num_pages"])
+    assert list(spec.padded_shape) == case["padded_shape"]
+    for key in ("page_size", "aligned_page_size", "num_pages"):  # null where the version cannot say (0.66.0, 0.67.0)
+        assert case[key] is None or getattr(spec, key) == case[key], key
 
 
 # -- section 4: mappers --------------------------------------------------------------------------
+MAPPERS = cases("mappers")
+
+
 @pytest.mark.parametrize(
-    "case", GOLDEN["mappers"], ids=lambda c: f"{c['mesh']}-{c['shape']}-{c['placements']}-{c['mesh_shape_override']}"
+    "version, case", MAPPERS, ids=ids((v, f"{c['mesh']}-{c['shape']}-{c['placements']}-{c['mesh_shape_override']}") for v, c in MAPPERS)
 )
-def test_mapper_matches_ttnn(case):
+def test_mapper_matches_ttnn(version, case):
     placements = tuple(placement_from_json(p) for p in case["placements"])
     override = tuple(case["mesh_shape_override"]) if case["mesh_shape_override"] else None
     args = (tuple(case["shape"]), tuple(case["mesh"]), placements, override)
     if case["error"]:
         with pytest.raises(TTFatal) as err:
             distribute(*args)
-        assert str(err.value).startswith(_strip(case["error"])), (str(err.value), case["error"])
+        assert str(err.value).startswith(words(version, case["error"])), (str(err.value), case["error"])
         return
     d = distribute(*args)
     assert list(d.topology.distribution_shape) == case["distribution_shape"]
@@ -159,12 +236,12 @@ def _translate(event, n):
     return None, None  # ttnn-only probes (aliases, accessors, distribute_tensor): nothing to replay
 
 
-RUNTIME_CASES = [r for r in GOLDEN["runtime"] if r["name"] != "helper_mappers"]
+RUNTIME_CASES = [(v, r) for v, r in cases("runtime") if r["name"] != "helper_mappers"]
 
 
-@pytest.mark.parametrize("case", RUNTIME_CASES, ids=lambda r: r["name"])
-def test_runtime_matches_ttnn(case):
-    rt = Runtime((2, 4), get_profile("current"))
+@pytest.mark.parametrize("version, case", RUNTIME_CASES, ids=ids((v, r["name"]) for v, r in RUNTIME_CASES))
+def test_runtime_matches_ttnn(version, case):
+    rt = Runtime((2, 4), profile(version))
     checked = 0
     for n, event in enumerate(case["events"]):
         steps, subject = _translate(event, n)
@@ -175,10 +252,16 @@ def test_runtime_matches_ttnn(case):
             with pytest.raises(UseAfterFree):
                 _run(rt, steps)
             continue
+        if event["error"] and version != "0.81.1" and event["error"].startswith("TT_FATAL: Buffer must be allocated on device"):
+            freed = event["args"].get("tensor", event["args"].get("dst"))
+            assert rt.tensors[freed].freed_step is not None  # UNMODELLED_EARLY_2026["freed_use"]
+            with pytest.raises(UseAfterFree, match="crashes here: SIGSEGV"):
+                _run(rt, steps)
+            continue
         if event["error"]:
             with pytest.raises(TTFatal) as err:
                 _run(rt, steps)
-            assert str(err.value).startswith(_strip(event["error"])), (event["error"], str(err.value))
+            assert str(err.value).startswith(words(version, event["error"])), (event["error"], str(err.value))
         else:
             _run(rt, steps)
         if subject is None or event["topology"] is None:
@@ -187,7 +270,10 @@ def test_runtime_matches_ttnn(case):
         if isinstance(t, DeviceTensor):
             rec = t.record
             assert rec.topology.to_json() == event["topology"], event
-            assert [list(c) for c in rec.recorded] == event["device_coords"], event
+            if event["device_coords"] is None:  # 0.66.0 / 0.67.0: the parts counted, not named
+                assert len(rec.recorded) == event["device_parts"], event
+            else:
+                assert [list(c) for c in rec.recorded] == event["device_coords"], event
             assert list(rec.spec.shape) == event["shape"]
             assert len([c for c in rec.recorded if c in rec.specs]) == event["cpu_shards"]
             if event["buffer_type"] is not None:
@@ -196,7 +282,7 @@ def test_runtime_matches_ttnn(case):
             assert isinstance(t, HostTensor)
             assert t.topology.to_json() == event["topology"], event
             assert len(t.shards) == event["cpu_shards"], event
-            assert [list(c) for c in t.shards] == event["cpu_coords"], event
+            assert event["cpu_coords"] is None or [list(c) for c in t.shards] == event["cpu_coords"], event
             values = next(iter(t.shards.values())).values
             assert list(values.shape) == event["shape"], event
             if event["values_sample"]:

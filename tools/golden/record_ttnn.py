@@ -1,11 +1,26 @@
-"""Record what the real ttnn 0.81.1 says about per-device tensor specs, as golden data for meshspec.
+"""Record what the real ttnn says about per-device tensor specs, as golden data for meshspec.
 
 Runs the real library on this CPU in mock mode (a mock 2x4 Wormhole T3K; no hardware) and writes
-tests/golden/ttnn_0_81_1.json. From the repository root:
+tests/golden/ttnn_<version>.json for the ttnn the venv holds (0.81.1, 0.67.0 or 0.66.0: the versions
+that open a mock mesh). From the repository root:
 
     ../shared/ttnn-mock/setup.sh              # once: installs ttnn==0.81.1 (Python 3.10) into $TMPDIR/ttnn-mock
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh   # activates that venv and sets the mock variables
-    python tools/golden/record_ttnn.py
+    python tools/golden/record_ttnn.py        # or /tmp/ttnn-mock-0.67.0/env.sh, -0.66.0: their own files
+
+0.66.0 and 0.67.0 lack three calls this recorder observes with; there it uses what they have (the
+same approach as meshspec/bridge/observe.py), and the file says so under "observed_without":
+- ``Tensor.device_coords()``: "device_coords" is null, and "device_parts" holds the number of
+  ``get_device_tensors`` parts (the storage's coordinates counted, not named: the topology's
+  coordinates are what meshspec checks the storage against, so they cannot stand in for it).
+- ``DistributedHostBuffer.get_shard()``: "cpu_coords" is null likewise ("cpu_shards" counts the parts).
+- ``create_mesh_mapper(MeshShape, config)``: there it takes a mesh device, so each host-only mapper
+  case runs on a mesh device of its shape, opened on a cluster that has it (the T3K; the Galaxy for 8x4).
+- ``Tensor.buffer_page_size()`` and its siblings: a device tensor's page numbers are null there.
+And their numpy ``ttnn.Tensor`` constructor fails for bfloat16 ("Current buffer size is 0 different
+from shape volume"): a host tensor the recorder needs as a means is built with the flat-list
+constructor there; the case that is about the numpy constructor itself ("from_torch_path") calls it
+and records what the version says.
 
 The output is deterministic: re-running it gives the same file. meshspec's tests only read the JSON;
 they never need ttnn.
@@ -55,11 +70,27 @@ from pathlib import Path
 import numpy as np
 import ttnn
 
-TTNN_VERSION = "0.81.1"
+VERSIONS = ("0.81.1", "0.67.0", "0.66.0")
+"""The ttnn versions that open a mock mesh: each records its own file."""
+TTNN_VERSION = importlib.metadata.version("ttnn")
 RECORDED_BY = "tools/golden/record_ttnn.py"
 SCRIPT = Path(__file__).resolve()
 REPO = SCRIPT.parents[2]
-OUTPUT = REPO / "tests" / "golden" / "ttnn_0_81_1.json"
+OUTPUT = REPO / "tests" / "golden" / f"ttnn_{TTNN_VERSION.replace('.', '_')}.json"
+#: create_mesh_mapper takes a mesh device only (0.66.0, 0.67.0), not a MeshShape.
+MAPPER_NEEDS_DEVICE = "MeshShape" not in (ttnn.create_mesh_mapper.__doc__ or "")
+
+
+def missing():
+    """What this version lacks of the calls the recorder observes with (see the docstring). Makes a
+    host tensor: not at import (a child process on a descriptor that cannot open must not fail here)."""
+    return [name for name, present in (
+        ("Tensor.device_coords", hasattr(ttnn.Tensor, "device_coords")),
+        ("DistributedHostBuffer.get_shard",
+         hasattr(ttnn.Tensor([0.0], [1], ttnn.float32, ttnn.ROW_MAJOR_LAYOUT).host_buffer(), "get_shard")),
+        ("create_mesh_mapper(MeshShape, config)", not MAPPER_NEEDS_DEVICE),
+        ("Tensor.buffer_page_size", hasattr(ttnn.Tensor, "buffer_page_size")),
+    ) if not present]
 RUNTIME_MESH = (2, 4)  # the mock cluster descriptor is a T3K
 
 
@@ -860,10 +891,29 @@ def topology_json(tensor):
 
 
 def populated_coords(tensor):
-    """Coordinates whose shard is present in a host tensor's distributed host buffer, row-major."""
+    """Coordinates whose shard is present in a host tensor's distributed host buffer, row-major;
+    None without get_shard (0.66.0, 0.67.0): there only the number of parts is observed (the
+    topology's coordinates are what is being checked, so they cannot stand in for the buffer's)."""
     buffer = tensor.host_buffer()
+    if not hasattr(buffer, "get_shard"):
+        return None
     coords = [list(c) for c in itertools.product(*map(range, buffer.shape()))]
     return [c for c in coords if buffer.get_shard(ttnn.MeshCoordinate(c)) is not None]
+
+
+def recorded_coords(tensor):
+    """A device tensor's device_coords(); None without it (0.66.0, 0.67.0): there "device_parts",
+    the number of get_device_tensors parts, is what is observed of the storage."""
+    return [list(c) for c in tensor.device_coords()] if hasattr(tensor, "device_coords") else None
+
+
+def parts_count(tensor):
+    """len(get_device_tensors(tensor)), or the error it raises (after MeshDevice.reshape a tensor's
+    coordinates can be off its mesh)."""
+    try:
+        return len(ttnn.get_device_tensors(tensor))
+    except RuntimeError as exc:
+        return error_text(exc)
 
 
 def host_tensor(src, mesh_device=None):
@@ -873,7 +923,7 @@ def host_tensor(src, mesh_device=None):
     return tensor if mapper is None else ttnn.distribute_tensor(tensor, mapper, None)
 
 
-def array_tensor(src, device=None, **mapping):
+def array_tensor(src, device=None, numpy_itself=False, **mapping):
     """ttnn.Tensor(array, dtype, device, layout, tile=, mem_config=, ...) of src's arange data (plus
     src["start"], if given)."""
     count = int(np.prod(src["shape"]))
@@ -882,7 +932,18 @@ def array_tensor(src, device=None, **mapping):
         data = data + data.dtype.type(src["start"])
     tile = ttnn.Tile(src["tile"]) if "tile" in src else None
     memory = {"mem_config": MEMORY_CONFIG[src["memory"]]} if "memory" in src else {}
+    if src["dtype"] == "bfloat16" and NUMPY_BFLOAT16_FAILS and not numpy_itself:
+        # 0.66.0 / 0.67.0: the numpy constructor cannot make bfloat16; the flat-list one makes the same tensor
+        made = ttnn.Tensor(data.reshape(-1).tolist(), src["shape"], DTYPE["bfloat16"], LAYOUT[src["layout"]], None,
+                           tile=tile, **({"memory_config": memory["mem_config"]} if memory else {}))
+        mapper = mapping.get("mesh_mapper")
+        made = made if mapper is None else ttnn.distribute_tensor(made, mapper, None)
+        return made if device is None else ttnn.to_device(made, device, *([memory["mem_config"]] if memory else []))
     return ttnn.Tensor(data, DTYPE[src["dtype"]], device, LAYOUT[src["layout"]], tile=tile, **memory, **mapping)
+
+
+#: 0.66.0 and 0.67.0's numpy ttnn.Tensor constructor fails for bfloat16 (see the docstring).
+NUMPY_BFLOAT16_FAILS = TTNN_VERSION in ("0.66.0", "0.67.0")
 
 
 def make_mapper(src, mesh_device):
@@ -892,12 +953,12 @@ def make_mapper(src, mesh_device):
     if "placements" in src:
         shape = ttnn.MeshShape(src["mesh"]) if "mesh" in src else mesh_device.shape
         config = mapper_config(src["placements"], src["mesh_shape_override"], src.get("mesh_offset_override"))
-        return ttnn.create_mesh_mapper(shape, config)
+        return ttnn.create_mesh_mapper(mapper_mesh(shape, mesh_device), config)
     if helper == ROW_COL:
         offset = src.get("mesh_offset_override")
         config = ttnn.MeshMapperConfig(src["row_dim"], src["col_dim"], mesh_shape(src.get("mesh_shape_override")),
                                        *([] if offset is None else [ttnn.MeshCoordinate(offset)]))
-        return ttnn.create_mesh_mapper(mesh_device.shape, config)
+        return ttnn.create_mesh_mapper(mapper_mesh(mesh_device.shape, mesh_device), config)
     if helper == "ReplicateTensorToMesh":  # a ReplicateTensorToMeshWrapper; from_torch unwraps it
         wrapper = ttnn.ReplicateTensorToMesh(mesh_device)
         return wrapper.unwrap() if src.get("unwrap", True) else wrapper
@@ -909,6 +970,22 @@ def make_mapper(src, mesh_device):
         return ttnn.ShardTensor2dMesh(mesh_device, tuple(src["mesh_shape"]), tuple(src["dims"]))
     assert helper is None, helper
     return None
+
+
+def mapper_mesh(shape, mesh_device=None):
+    """What create_mesh_mapper takes for a mesh of ``shape``: the MeshShape, or where it takes a mesh
+    device only (0.66.0, 0.67.0) the mesh device of that shape (the one given, or the one
+    MAPPER_MESH_DEVICE holds)."""
+    if not MAPPER_NEEDS_DEVICE:
+        return shape
+    for device in (mesh_device, MAPPER_MESH_DEVICE.get("device")):
+        if device is not None and list(device.shape) == list(shape):
+            return device
+    raise AssertionError(f"no mesh device of shape {list(shape)} open to map over")
+
+
+#: The mesh device host-only mapper cases map over where create_mesh_mapper needs one (record_mappers).
+MAPPER_MESH_DEVICE = {}
 
 
 def tensor_spec(case):
@@ -924,14 +1001,20 @@ def allocate(case, mesh_device):
 
 # --- specs -----------------------------------------------------------------------------------------
 
+def buffer_pages(tensor):
+    """A device tensor's page numbers; null where the version has no call for them (0.66.0 and 0.67.0
+    have no Tensor.buffer_page_size, buffer_aligned_page_size or buffer_num_pages)."""
+    calls = {"page_size": "buffer_page_size", "aligned_page_size": "buffer_aligned_page_size", "num_pages": "buffer_num_pages"}
+    return {key: getattr(tensor, call)() if hasattr(tensor, call) else None for key, call in calls.items()}
+
+
 def record_spec(case, mesh_device):
     record = dict(case, error=None, padded_shape=None, page_size=None, aligned_page_size=None, num_pages=None)
     try:
         tensor = allocate(case, mesh_device)
     except RuntimeError as exc:
         return record | {"error": error_text(exc)}
-    record |= {"padded_shape": list(tensor.padded_shape), "page_size": tensor.buffer_page_size(),
-               "aligned_page_size": tensor.buffer_aligned_page_size(), "num_pages": tensor.buffer_num_pages()}
+    record |= {"padded_shape": list(tensor.padded_shape), **buffer_pages(tensor)}
     ttnn.deallocate(tensor)
     return record
 
@@ -943,14 +1026,14 @@ def record_mapper(case):
     try:
         data = host_tensor(host(case["shape"], "float32"))
         config = mapper_config(case["placements"], case["mesh_shape_override"])
-        tensor = ttnn.distribute_tensor(data, ttnn.create_mesh_mapper(ttnn.MeshShape(case["mesh"]), config), None)
+        tensor = ttnn.distribute_tensor(data, ttnn.create_mesh_mapper(mapper_mesh(ttnn.MeshShape(case["mesh"])), config), None)
     except RuntimeError as exc:
         return record | {"error": error_text(exc)}
     topology = topology_json(tensor)
     shards = ttnn.get_device_tensors(tensor)
     # get_device_tensors() lists shards in the order of the topology's coordinates; check that
     # against the host buffer, which is indexed by coordinate.
-    assert populated_coords(tensor) == topology["coords"], (case, topology)
+    assert populated_coords(tensor) in (topology["coords"], None), (case, topology)
     assert len(shards) == len(topology["coords"]), case
     record |= {"distribution_shape": topology["distribution_shape"],
                "topology_placements": topology["placements"], "coords": topology["coords"],
@@ -995,18 +1078,25 @@ def observe(tensor, api=False):
     if api:
         seen |= describe(tensor)
     if tensor.storage_type() != ttnn.StorageType.DEVICE:
+        count = parts_count(tensor)
+        if isinstance(count, str):  # 0.66.0 / 0.67.0 after MeshDevice.reshape: the parts are off the mesh
+            if not api:
+                raise RuntimeError(count)
+            return seen | {"padded_shape": list(tensor.padded_shape), "cpu_error": count}
         coords = populated_coords(tensor)
         parts = ttnn.get_device_tensors(tensor)
-        assert len(parts) == len(coords)
-        seen |= {"cpu_shards": len(coords), "cpu_coords": coords, "padded_shape": list(tensor.padded_shape)}
+        assert coords is None or len(parts) == len(coords)
+        seen |= {"cpu_shards": len(parts), "cpu_coords": coords, "padded_shape": list(tensor.padded_shape)}
         return seen | (host_fields(tensor, parts) if api else {})
     seen["is_allocated"] = tensor.is_allocated()
     if not seen["is_allocated"]:
         return seen
     seen["buffer_type"] = {ttnn.BufferType.DRAM: "dram", ttnn.BufferType.L1: "l1"}[tensor.memory_config().buffer_type]
-    seen |= {"device_coords": [list(c) for c in tensor.device_coords()],
-             "padded_shape": list(tensor.padded_shape), "page_size": tensor.buffer_page_size(),
-             "aligned_page_size": tensor.buffer_aligned_page_size(), "num_pages": tensor.buffer_num_pages()}
+    coords = recorded_coords(tensor)
+    if coords is None:
+        seen["device_parts"] = parts_count(tensor)
+    seen |= {"device_coords": coords,
+             "padded_shape": list(tensor.padded_shape), **buffer_pages(tensor)}
     if api:
         seen |= {"address": tensor.buffer_address(), "device_shape": list(tensor.device().shape)}
     try:
@@ -1015,11 +1105,16 @@ def observe(tensor, api=False):
         if not api:
             raise
         return seen | {"cpu_error": error_text(exc)}
+    parts = parts_count(readback)
+    if isinstance(parts, str):  # 0.66.0 / 0.67.0 after MeshDevice.reshape: cpu() reads, its parts are off the mesh
+        if not api:
+            raise RuntimeError(parts)
+        return seen | {"cpu_error": parts}
     coords = populated_coords(readback)
-    assert len(ttnn.get_device_tensors(readback)) == len(coords)
+    assert coords is None or parts == len(coords)
     # The readback keeps the device tensor's topology (even where it contradicts the shards it holds).
     assert topology_json(readback) == seen["topology"]
-    seen |= {"cpu_shards": len(coords), "cpu_coords": coords}
+    seen |= {"cpu_shards": parts, "cpu_coords": coords}
     return seen | ({"host_buffer_shape": list(readback.host_buffer().shape())} if api else {})
 
 
@@ -1095,7 +1190,7 @@ def run_event(op, args, tensors, mesh_device):
         ttnn.deallocate(given)
         return given
     elif op == "device_coords":
-        given.device_coords()
+        given.device_coords()  # 0.66.0 / 0.67.0: an AttributeError, recorded
         return given
     elif op == "buffer_page_size":
         given.buffer_page_size()
@@ -1245,7 +1340,7 @@ def api_reshape(args, tensors, mesh_device):
 def api_array_tensor(args, tensors, mesh_device):
     """ttnn.Tensor(array, dtype, device (md or None), layout, mesh_mapper=...): what ttnn.from_torch calls."""
     mapper = make_mapper(args["src"], mesh_device)
-    made = array_tensor(args["src"], mesh_device if args.get("device") else None,
+    made = array_tensor(args["src"], mesh_device if args.get("device") else None, numpy_itself=True,
                         **({} if mapper is None else {"mesh_mapper": mapper}))
     return keep(args, tensors, made)
 
@@ -1317,8 +1412,9 @@ def subject_after_error(args, tensors):
 
 
 #: Errors an event may raise as data: ttnn's own (RuntimeError), its argument checks (TypeError, e.g.
-#: nanobind's "incompatible function arguments") and a missing torch (ModuleNotFoundError).
-RECORDED_ERRORS = (RuntimeError, TypeError, ImportError)
+#: nanobind's "incompatible function arguments"), a missing torch (ModuleNotFoundError) and a call the
+#: version lacks (AttributeError: 0.66.0 and 0.67.0 have no Tensor.buffer_page_size).
+RECORDED_ERRORS = (RuntimeError, TypeError, ImportError, AttributeError)
 
 
 def play_scenario(name, skip, out_path, api=False):
@@ -1337,6 +1433,9 @@ def play_scenario(name, skip, out_path, api=False):
             except RECORDED_ERRORS as exc:
                 record["error"] = error_text(exc)
                 subject = subject_after_error(args, tensors)
+            except KeyError as exc:  # a tensor an earlier failed event did not make (0.66.0 / 0.67.0: no offsets)
+                record["error"] = f"not run: {exc.args[0]} was not made (an earlier event failed)"
+                subject = None
             record |= blank(api) if subject is None else observe(subject, api)
             record["values_sample"] = tensors.pop("_sample", None)
             if api:
@@ -1425,18 +1524,21 @@ def main():
     parser.add_argument("--play", help=argparse.SUPPRESS)  # internal: run one scenario in this process
     parser.add_argument("--system", help=argparse.SUPPRESS)  # internal: probe one system in this process
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--mappers", help=argparse.SUPPRESS)  # internal: the mapper cases over one mesh shape
     parser.add_argument("--skip", default="", help=argparse.SUPPRESS)
     parser.add_argument("--api", action="store_true", help=argparse.SUPPRESS)  # internal: --play an "api" scenario
     parser.add_argument("--golden", type=Path, default=OUTPUT, help="where to write the golden file (default: %(default)s)")
     options = parser.parse_args()
-    installed = importlib.metadata.version("ttnn")
-    if installed != TTNN_VERSION:
-        sys.exit(f"record_ttnn.py: ttnn {installed} is installed; this records ttnn {TTNN_VERSION}")
+    if TTNN_VERSION not in VERSIONS:
+        sys.exit(f"record_ttnn.py: ttnn {TTNN_VERSION} is installed; this records ttnn {', '.join(VERSIONS)}")
     if options.play:
         play_scenario(options.play, {int(i) for i in options.skip.split(",") if i}, options.out, options.api)
         return
     if options.system:
         play_system(options.system, options.out)
+        return
+    if options.mappers:
+        play_mappers(tuple(int(n) for n in options.mappers.split(",")), options.out)
         return
 
     home = os.getcwd()
@@ -1454,8 +1556,38 @@ def main():
           f"{len(golden['api'])} api scenarios", file=sys.stderr)
 
 
+def record_mappers():
+    """Every MAPPER_CASES case, in order: host-only where create_mesh_mapper takes a MeshShape; else
+    each mesh shape's cases in a child process that opens a mesh device of that shape (MAPPER_SYSTEM)."""
+    if not MAPPER_NEEDS_DEVICE:
+        return [record_mapper(case) for case in MAPPER_CASES]
+    done = {}
+    for shape in dict.fromkeys(tuple(case["mesh"]) for case in MAPPER_CASES):
+        system = MAPPER_SYSTEM.get(shape, "t3k")
+        env = dict(os.environ, TT_METAL_MOCK_CLUSTER_DESC_PATH=str((CLUSTERS / SYSTEM_CLUSTERS[system]).resolve()))
+        with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
+            child = subprocess.run([sys.executable, str(SCRIPT), "--mappers", ",".join(map(str, shape)), "--out", out.name],
+                                   capture_output=True, text=True, env=env)
+            if child.returncode != 0:
+                sys.exit(f"mappers on {shape} failed:\n{child.stdout[-3000:]}\n{child.stderr[-3000:]}")
+            done[shape] = json.loads(out.read())
+    return [done[tuple(case["mesh"])].pop(0) for case in MAPPER_CASES]
+
+
+#: The cluster a mapper case's mesh shape opens on where mapping needs a mesh device (default: the T3K).
+MAPPER_SYSTEM = {(8, 4): "galaxy"}
+
+
+def play_mappers(shape, out_path):
+    """Child process: the mapper cases over ``shape``, on a mesh device of that shape."""
+    MAPPER_MESH_DEVICE["device"] = mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(list(shape)))
+    rows = [record_mapper(case) for case in MAPPER_CASES if tuple(case["mesh"]) == tuple(shape)]
+    Path(out_path).write_text(json.dumps(rows))
+    ttnn.close_mesh_device(mesh_device)
+
+
 def record_all():
-    mappers = [record_mapper(case) for case in MAPPER_CASES]
+    mappers = record_mappers()
     mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(*RUNTIME_MESH))
     specs = [record_spec(case, mesh_device) for case in SPEC_CASES]
     ttnn.close_mesh_device(mesh_device)
@@ -1463,6 +1595,7 @@ def record_all():
     systems = [row for system in SYSTEM_CLUSTERS for row in record_system(system)]
     api = [record_scenario(*scenario, api=True) for scenario in API_SCENARIOS]
     return {"ttnn_version": TTNN_VERSION, "recorded_by": RECORDED_BY,
+            **({"observed_without": missing()} if missing() else {}),
             "specs": specs, "mappers": mappers, "runtime": runtime, "systems": systems, "api": api}
 
 
