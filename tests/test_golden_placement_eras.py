@@ -1,8 +1,8 @@
 """Per-core sharded placement in three releases of the real ttnn (tests/golden/ttnn_placement_eras.json,
 recorded by tools/golden/record_placement_eras.py in mock mode under ttnn 0.81.1, 0.67.0 and 0.66.0),
-replayed through meshspec: 0.81.1 is the ``current`` profile; 0.66.0 and 0.67.0 are ``current``
-with the era rules of docs/semantics.md section 16 (uneven_row_major_shards: refused,
-dram_grid_rows: aliased, bank_check: unchecked). Each case must stop with the library's own words
+replayed through meshspec under the built-in profile each version verifies: 0.81.1 is ``current``;
+``ttnn-0.67.0`` and ``ttnn-0.66.0`` have the era rules of docs/semantics.md section 16
+(uneven_row_major_shards: refused, dram_grid_rows: aliased, bank_check: unchecked). Each case must stop with the library's own words
 where the release stopped, or record the padded shape (transfers) or the shard grid (grids) it
 recorded."""
 
@@ -14,6 +14,7 @@ import yaml
 
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
+from meshspec.sim.profiles import PROFILES, profile_for_version
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_placement_eras.json").read_text())
 CASES = GOLDEN["about"]["cases"]
@@ -22,7 +23,7 @@ ERA_RULES = {"uneven_row_major_shards": "refused", "dram_grid_rows": "aliased", 
 
 
 def _profile(version: str) -> str:
-    return "current" if version == "0.81.1" else "early-2026"
+    return profile_for_version(version)
 
 
 def _memory_config(mc: dict) -> dict:
@@ -55,8 +56,7 @@ def _transfer_steps(case: dict, mesh: str) -> list:
 
 
 def _run(version: str, mesh: str, steps: list):
-    text = yaml.safe_dump({"meshspec": 1, "name": "golden", "mesh": MESH[mesh],
-                           "profiles": {"early-2026": {"base": "current", **ERA_RULES}}, "steps": steps}, sort_keys=False)
+    text = yaml.safe_dump({"meshspec": 1, "name": "golden", "mesh": MESH[mesh], "steps": steps}, sort_keys=False)
     report = run(parse(text, Path("golden.yaml")), _profile(version))
     spec = next((t.to_json()["devices"][0]["spec"] for t in report.tensors if t.name == "d"), None)
     return report, spec
@@ -94,3 +94,8 @@ def test_grids_the_later_releases_refuse_are_taken_by_the_earlier_ones(version, 
     if row["error"] is None:
         shard = spec["memory_config"].get("shard_spec") or spec["memory_config"]["nd_shard_spec"]
         assert shard["grid"] == row["grid"]
+
+
+def test_the_version_profiles_have_the_era_rules():
+    for version in ("0.67.0", "0.66.0"):
+        assert {rule: PROFILES[_profile(version)].rules()[rule] for rule in ERA_RULES} == ERA_RULES

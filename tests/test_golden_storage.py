@@ -18,7 +18,7 @@ import pytest
 from conftest import make_scenario
 
 from meshspec.runner import run
-from meshspec.sim.profiles import PROFILES
+from meshspec.sim.profiles import PROFILES, profile_for_version
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_storage.json").read_text())
 VERSIONS = sorted(GOLDEN)
@@ -56,7 +56,7 @@ def _kinds(report) -> dict:
 def test_storage_kinds_and_the_copy_are_the_versions(version, mesh):
     want = GOLDEN[version][mesh]
     shape, n = MESHES[mesh]
-    report = run(make_scenario(_steps(n), shape, profiles={"v": _profile_of(version)}), "v")
+    report = run(make_scenario(_steps(n), shape), profile_for_version(version))  # the version's built-in profile
     assert report.error is None  # the copy into a 1x1 mesh tensor goes through: copy_error is None
     assert want["copy_error"] is None
     assert GOLDEN[version]["storage_types"] == ["DEVICE", "HOST"]
@@ -78,6 +78,11 @@ def test_storage_kinds_and_the_copy_are_the_versions(version, mesh):
     assert kinds["b"] == kinds["replicas"]
     assert kinds["chunks"] == ("borrowed" if chunks_borrow else "owned") == "owned"
     assert len(next(t for t in report.tensors if t.name == "replicas").devices) == len(seen["replicas_first_after_change"])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_versions_profile_borrows_as_its_numpy_tensor_did(version):
+    assert PROFILES[profile_for_version(version)].host_borrow.value == _profile_of(version)["host_borrow"]
 
 
 def test_current_and_reference_are_0_81_1s_storage():

@@ -791,6 +791,59 @@ PROFILES: dict[str, Profile] = {
 
 DEFAULT_PROFILE = "current"
 
+_EACH_VERSION = {  # what every version's golden data checks: rule -> the golden file (tests/golden) that does
+    "allocation": "ttnn_<v>.json runtime (every device recorded after allocate_tensor_on_device)",
+    "copy": "ttnn_<v>.json runtime partial_then_full",
+    "mapper": "ttnn_<v>.json mappers",
+    "composer": "ttnn_<v>.json runtime composer, composer_dims, composer_overrides",
+    "copy_check": "ttnn_<v>.json runtime shape_mismatch_copy",
+    "default_composer": "ttnn_<v>.json runtime no_composer",
+    "to_device_record": "ttnn_<v>.json runtime to_device",
+    "read_buffers": "ttnn_<v>.json runtime (each cpu() readback's shards)",
+    "mapper_offset": "ttnn_<v>.json api mapper_offsets",
+    "chip_map": "ttnn_<v>_device_ids.json",
+    "replicated_distribution": "ttnn_<v>_replicated_distribution.json",
+    "plain_to_device": "ttnn_<v>_replicated_distribution.json",
+    "unit_mesh": "ttnn_storage.json",
+    "host_borrow": "ttnn_storage.json",
+    "uneven_row_major_shards": "ttnn_placement_eras.json transfers",
+    "dram_grid_rows": "ttnn_placement_eras.json grids",
+    "bank_check": "ttnn_placement_eras.json grids",
+    "cache_topology": "ttnn_tensor_files.json (the loaded tensor's topology)",
+}
+
+#: Built-in profile -> the rules whose choice golden data of the version that verifies it checks
+#: (rule -> the golden file in tests/golden that does; ``<v>`` is the version); every other rule of
+#: it rests on source reading only (:func:`source_only`), and so does every rule of a profile no
+#: version verifies (the 2025 eras: older than any version the package index can open a mesh with).
+#: tests/test_golden_versions.py replays each file under the profile.
+VERIFIED_RULES: dict[str, dict[str, str]] = {
+    "current": {
+        **_EACH_VERSION,
+        "reshape_order": "ttnn_0_81_1_device_ids.json reshape",
+        "tensor_file": "ttnn_tensor_files.json (labels that lie)",
+        "load_memory": "ttnn_tensor_files.json dram_width_sharded",
+        "handles": "ttnn_0_81_1.json api get_device_tensors, combine_shared_topology",
+        "per_device_api": "ttnn_0_81_1.json api combine_device_tensors, from_host_shards",
+        "host_alloc_topology": "ttnn_0_81_1.json api allocate_tensor_on_host",
+        "op_topology": "ttnn_0_81_1_imputation.json",
+        "host_shard_ops": "ttnn_0_81_1_host_ops.json",
+        "block_float_mapper": "ttnn_0_81_1_host_ops.json",
+        "shard_grid": "ttnn_0_81_1_sharded.json",
+    },
+    # 0.66.0 and 0.67.0: no update_tensor_topology, so no label lies and tensor_file's choices agree
+    # on their files; their api section is recorded but not replayed (docs/semantics.md "Version boundaries")
+    "ttnn-0.67.0": dict(_EACH_VERSION),
+    "ttnn-0.66.0": dict(_EACH_VERSION),
+}
+
+
+def source_only(profile: Profile) -> list[str]:
+    """The rules of ``profile`` whose choice rests on source reading only: all of them unless it is
+    a built-in profile a real version verifies, else those that version's golden data does not check."""
+    checked = VERIFIED_RULES.get(profile.name, {}) if profile.verified_by and PROFILES.get(profile.name) is profile else {}
+    return [name for name in RULES if name not in checked]
+
 
 def profile_for_version(version: str) -> Optional[str]:
     """The built-in profile a real ttnn ``version`` verifies ("0.81.1" -> "current"), or None."""
