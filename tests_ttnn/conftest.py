@@ -5,7 +5,8 @@ package index, meshspec from this checkout) and by .ci/run for each version when
 the machine. Each test runs real ttnn in a child process: a mock cluster descriptor is read once per
 process, and a step that kills the process (SIGSEGV in 0.81.1) must not take the tier with it.
 ``current`` is 0.81.1: a test that compares with it on another version names, where that version
-records otherwise, the profile rule that differs (:data:`VERSION_RULES`).
+records otherwise, the profile rule that differs, and the built-in profile that version verifies
+(:data:`PROFILE`, ``ttnn-<version>``: meshspec/sim/profiles.py) has that rule's choice.
 """
 
 from __future__ import annotations
@@ -29,32 +30,20 @@ from importlib.metadata import version as _version
 VERSION = _version("ttnn")
 """The ttnn this tier runs on."""
 
-#: version -> the profile rules in which its runtime records otherwise than 0.81.1 (``current``),
-#: each with its choice there, as docs/semantics.md records them (observed in the mock).
-VERSION_RULES: dict[str, dict[str, str]] = {
-    "0.81.1": {},
-    **dict.fromkeys(("0.67.0", "0.66.0"), {
-        "copy": "exact",  # a full copy after a partial one records all 8 devices (issue 37's probe cases)
-        "mapper_offset": "absent",  # a mesh mapper takes no offset there (issue 37's probe cases)
-        "uneven_row_major_shards": "refused",  # section 16
-        "dram_grid_rows": "aliased",  # section 16
-        "bank_check": "unchecked",  # section 16
-        "host_borrow": "borrowed",  # section 19
-        "chip_map": "early_2026",  # section 17
-    }),
-}
-if VERSION not in VERSION_RULES:
+from meshspec.sim.profiles import PROFILES, profile_for_version  # noqa: E402
+
+PROFILE = profile_for_version(VERSION)
+"""The built-in profile this version verifies (``current`` for 0.81.1, else ``ttnn-<version>``)."""
+if PROFILE is None:
     pytest.exit(f"the ttnn tier knows ttnn 0.81.1, 0.67.0 and 0.66.0, not {VERSION}: run tools/ttnn-tier/run --version V", returncode=77)
 
 
-def version_scenario(scenario, rules):
-    """``scenario`` with a profile ``ttnn-<VERSION>``: ``current`` with ``rules`` (a subset of this
-    version's :data:`VERSION_RULES`) changed."""
-    from meshspec.sim.profiles import define
-
-    choices = {rule: VERSION_RULES[VERSION][rule] for rule in rules}
-    name = f"ttnn-{VERSION}"
-    return scenario.replace(profiles={**scenario.profiles, name: define(name, "current", choices)}), name
+def version_profile(rules):
+    """The name of this version's built-in profile, after checking that it differs from ``current``
+    in each of ``rules`` (the rules a test names as where this version records otherwise)."""
+    differ = {r for r in rules if PROFILES[PROFILE].rules()[r] != PROFILES["current"].rules()[r]}
+    assert differ == set(rules), f"{PROFILE} has current's choice of {sorted(set(rules) - differ)}"
+    return PROFILE
 
 CLUSTERS = Path(os.environ.get("MESHSPEC_CLUSTERS", ROOT.parent / "shared" / "ttnn-mock" / "clusters"))
 

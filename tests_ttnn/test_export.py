@@ -5,8 +5,8 @@ as the simulation under ``current``.
 A difference is fixed or listed with its cause, and the cause is checked, so the lists stay true: a
 listed scenario that agrees fails. Where the mock cannot run a step (KNOWN), the real run must show
 the listed words; where a version records otherwise than 0.81.1 (RULE_DIFFERENCES), the simulation
-under ``current`` with the named rules changed to that version's choices (conftest.VERSION_RULES)
-must agree with the real report. Device values are not compared: the mock reads zeros (observe.py
+under the version's built-in profile (conftest.PROFILE, ``ttnn-<version>``), which differs from
+``current`` in the named rules, must agree with the real report. Device values are not compared: the mock reads zeros (observe.py
 reports values on hardware only)."""
 
 import json
@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import pytest
 
-from conftest import ROOT, VERSION, absent_names, run_mock, version_scenario, version_view
+from conftest import ROOT, VERSION, absent_names, run_mock, version_profile, version_view
 from meshspec.bridge.export import ABSENT_IN, export
 from meshspec.judge.diff import diff_reports
 from meshspec.render.diff import render_diff
@@ -118,7 +118,7 @@ for _version in _OLD:
                               "Distributed host buffer has different shape MeshShape([1, 4]) than the mesh device MeshShape([2, 4])"),
     }
 
-#: version -> scenario -> the rules of conftest.VERSION_RULES in which that version records it otherwise
+#: version -> scenario -> the rules in which that version (its built-in profile) records it otherwise
 #: than 0.81.1 (the simulation with them changed must agree with the real report)
 RULE_DIFFERENCES: dict[str, dict[str, tuple[str, ...]]] = {
     "0.81.1": {},
@@ -160,8 +160,8 @@ def test_export_runs_on_the_real_library_and_agrees(path, tmp_path):
         assert known.words in said, f"{path.stem}: {known.words!r} not in the run's errors"
         pytest.xfail(known.cause)
     if rules:  # the named rules, and they alone, explain the difference
-        own, name = version_scenario(scenario, rules)
-        simulated, _ = version_view(run(own, name).to_json(), real)
+        name = version_profile(rules)
+        simulated, _ = version_view(run(scenario, name).to_json(), real)
         assert diff_reports(simulated, real).equal, render_diff(diff_reports(simulated, real, name, "real"), width=140)
     else:
         assert d.equal, render_diff(d, width=140)
@@ -170,8 +170,8 @@ def test_export_runs_on_the_real_library_and_agrees(path, tmp_path):
     if simulated["error"] and simulated["error"].get("crash"):
         assert result.returncode < 0 or result.returncode > 128, "the simulation says the process dies here"
     if rules:
-        pytest.xfail(f"ttnn {VERSION} records otherwise than 0.81.1 in {', '.join(rules)} (conftest.VERSION_RULES): "
-                     "the simulation with that agrees")
+        pytest.xfail(f"ttnn {VERSION} records otherwise than 0.81.1 in {', '.join(rules)}: the simulation under "
+                     f"{version_profile(rules)} agrees")
 
 
 def test_the_names_a_version_lacks_are_listed_as_it_lacks_them(tmp_path):
