@@ -1,11 +1,15 @@
-"""The command line's grammar: commands declared once, argv parsed, a usage error made one line.
+"""The command line's grammar on typer: commands registered once, built when run, each usage error one line.
 
-A command is a function of the parsed options that returns its exit code, registered with
-:func:`command` and the arguments it takes (:func:`arg`, as ``add_argument`` takes them); the first
-line of its docstring is its line in ``meshspec -h``, the whole docstring its description.
-:func:`parse` builds the parser (argparse, from the standard library: see README, dependencies) and
-turns every way argv can be wrong into :class:`Usage`, one line that names the word the user
-typed, what it should be, and which ``-h`` lists the options::
+A command is a typer command function (its options declared with ``Annotated[..., typer.Option(...)]``)
+that returns its exit code, registered with :func:`command`; the first line of its docstring is
+its line in ``meshspec -h``, the whole docstring its description. Only the command that runs is
+built into a click command (typer reads the function's signature then): ``meshspec run`` does not
+pay for the other eleven, and ``meshspec -h`` for none.
+
+typer (click underneath) parses; :class:`Command` and :class:`Group` turn every way a command line
+can be wrong into :class:`Usage`, one line that names the word the user typed, what it should be,
+and which ``-h`` lists the options, from the parser's own objects (the option, its value, its
+help), never from the words of click's messages::
 
     meshspec: --view 'bogus': not one of table, map, data ('meshspec run -h' lists the options)
     meshspec: --device needs a value; '-1,3' looks like an option: write --device=-1,3 (...)
@@ -14,287 +18,275 @@ typed, what it should be, and which ``-h`` lists the options::
 
 from __future__ import annotations
 
-import argparse
-import os
 import re
 import sys
 from pathlib import Path
 from typing import Callable, Optional
 
-from .errors import did_you_mean, one_of
+import typer
+from typer.core import TyperCommand, TyperGroup
 
-Command = Callable[[argparse.Namespace], int]
+from .errors import MeshspecError, did_you_mean, one_of
+from .streams import write_stdout
 
-COMMANDS: dict[str, tuple[Command, tuple]] = {}
-"""Each command's function and its arguments, in the order ``meshspec -h`` lists them."""
-
-
-def arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
-    """One option or argument of a command, as ``argparse.ArgumentParser.add_argument`` takes it."""
-    return flags, options
+COMMANDS: dict[str, tuple[Callable[..., int], dict]] = {}
+"""Each command's function and its context settings, in the order ``meshspec -h`` lists them."""
 
 
-def command(*arguments: tuple[tuple[str, ...], dict], name: Optional[str] = None) -> Callable[[Command], Command]:
-    """Register a command: ``name`` (default: the function's), the arguments it takes."""
-
-    def register(func: Command) -> Command:
-        COMMANDS[name or func.__name__] = (func, arguments)
-        return func
-
-    return register
-
-
-def count(least: Optional[int] = None) -> Callable[[str], int]:
-    """A whole number (of at least ``least``), as an option's type; the help says the limit."""
-
-    def whole(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r}: not a whole number") from None
-        if least is not None and value < least:
-            raise argparse.ArgumentTypeError(f"{value}: at least {least}")
-        return value
-
-    whole.least = least  # type: ignore[attr-defined]
-    return whole
-
-
-class Usage(Exception):
+class Usage(MeshspecError):
     """A usage error as one line, and the program (``meshspec run``) whose ``-h`` lists the options."""
 
     def __init__(self, message: str, prog: str) -> None:
         super().__init__(message)
         self.prog = prog
 
-
-class Unwritable(Exception):
-    """The help or the version could not be written (the message: why, e.g. a full disk)."""
-
-
-class Done(Exception):
-    """``-h`` or ``--version``: printed; the exit code."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
+    def line(self) -> str:
+        return f"{self} ('{self.prog} -h' lists the options)"
 
 
-def columns(fallback: int) -> int:
-    """The terminal's width as ``shutil.get_terminal_size`` finds it (``COLUMNS``, then stdout's
-    terminal, else ``fallback``), without importing shutil: argparse makes a help formatter for
-    every option it is given, each of which would import it (7 M instructions, the compression
-    modules with it) on a run that prints no help."""
-    try:
-        if int(os.environ["COLUMNS"]) > 0:
-            return int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        pass
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or fallback
-    except (AttributeError, ValueError, OSError):
-        return fallback
+def command(name: Optional[str] = None, **settings) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """Register a command: ``name`` (default: the function's), click context ``settings``."""
+
+    def register(func: Callable[..., int]) -> Callable[..., int]:
+        COMMANDS[name or func.__name__] = (func, settings)
+        return func
+
+    return register
 
 
-class _Help(argparse.HelpFormatter):
-    """argparse's help, with each option's default and limit where it has one, its value written
-    once (``-f, --format {table,json}``), a description's paragraphs kept apart, and the commands
-    listed without argparse's extra ``COMMAND`` line."""
+# -- option values ---------------------------------------------------------------------------------
+def choice(*flags: str, choices: tuple[str, ...], help: str, convert: Callable = str):
+    """An option whose value is one of ``choices`` (``convert``-ed: a Format, a View), shown as
+    ``-f, --format {table,json}``."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: Optional[int] = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, columns(80) - 2 if width is None else width)
+    def pick(ctx: typer.Context, param, value: Optional[str]):
+        if value is None:
+            return None
+        if value not in choices:
+            raise Usage(f"{param.opts[-1]} {value!r}: not one of {', '.join(choices)}{did_you_mean(value, choices)}", ctx.command_path)
+        return convert(value)
 
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        least = getattr(action.type, "least", None)
-        if least is not None:
-            text = f"{text.rstrip('.')} (at least {least})."
-        default = action.default
-        if not (default is None or default is False or default is argparse.SUPPRESS) and action.option_strings and "default" not in text:
-            text += " (default: %(default)s)"
-        return text
-
-    def _format_action_invocation(self, action: argparse.Action) -> str:
-        if not action.option_strings or action.nargs == 0:
-            return super()._format_action_invocation(action)
-        return f"{', '.join(action.option_strings)} {self._format_args(action, self._get_default_metavar_for_optional(action))}"
-
-    def _format_action(self, action: argparse.Action) -> str:
-        if isinstance(action, argparse._SubParsersAction):
-            return "".join(self._format_action(sub) for sub in action._get_subactions())
-        return super()._format_action(action)
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n\n".join(super(_Help, self)._fill_text(p, width, indent) for p in re.split(r"\n\s*\n", text))
+    pick.choices = choices  # type: ignore[attr-defined]
+    return typer.Option(*flags, metavar="{" + ",".join(choices) + "}", callback=pick, help=help)
 
 
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises :class:`_Raw` with argparse's own message; :func:`parse`
-    rephrases it into a :class:`Usage`, knowing the words the user typed."""
+def count(*flags: str, least: Optional[int] = None, help: str, metavar: str = "N"):
+    """A whole-number option (of at least ``least``); the help says the limit. Its value is read
+    here (typer's own reading would word its errors), so the function's annotation is ``str``."""
 
-    def error(self, message: str):
-        raise _Raw(message, self)
-
-    def _print_message(self, message: str, file=None) -> None:
-        """argparse's, but a full disk behind the help is said (argparse drops every OSError:
-        ``meshspec --help > /dev/full`` exited 0 with nothing written)."""
-        if not message:
-            return
-        file = file or sys.stderr
+    def whole(ctx: typer.Context, param, value: Optional[str]):
+        if value is None or isinstance(value, int):  # not given: the default
+            return value
         try:
-            file.write(message)
-            file.flush()
-        except (AttributeError, BrokenPipeError):  # no stream (started with it closed), or the reader left
-            pass
-        except OSError as err:
-            raise Unwritable(err.strerror or str(err)) from None
+            number = int(value)
+        except ValueError:
+            raise Usage(f"{param.opts[-1]} {value!r}: not a whole number", ctx.command_path) from None
+        if least is not None and number < least:
+            raise Usage(f"{param.opts[-1]} {number}: at least {least}", ctx.command_path)
+        return number
 
-    def action(self, name: str) -> Optional[argparse.Action]:
-        for action in self._actions:
-            if name in action.option_strings or name in (action.metavar, action.dest):
-                return action
-        return None
-
-    def options(self) -> list[str]:
-        return [o for a in self._actions for o in a.option_strings]
+    whole.least = least  # type: ignore[attr-defined]
+    return typer.Option(*flags, metavar=metavar, callback=whole, help=help)
 
 
-class _Raw(Exception):
-    def __init__(self, message: str, parser: _Parser) -> None:
-        super().__init__(message)
-        self.parser = parser
+# -- help ------------------------------------------------------------------------------------------
+def columns(fallback: int) -> int:
+    """The terminal's width: ``COLUMNS``, then stdout's terminal, else ``fallback``."""
+    import shutil  # typer has imported it already
+
+    return shutil.get_terminal_size((fallback, 24)).columns
 
 
-def _prog() -> str:
+def _least(param) -> Optional[int]:
+    return getattr(param.callback, "least", None)
+
+
+def _choices(param) -> tuple[str, ...]:
+    return getattr(param.callback, "choices", ())
+
+
+def _shown_default(param) -> bool:
+    default = param.default
+    return param.param_type_name == "option" and not param.is_flag and default is not None and default is not False and default not in ((), [])
+
+
+def help_line(param) -> str:
+    """An option's help as ``-h`` shows it: its sentence, its limit, its default."""
+    text = param.help or ""
+    if _least(param) is not None:
+        text = f"{text.rstrip('.')} (at least {_least(param)})."
+    if _shown_default(param) and "default" not in text:
+        text += f" (default: {param.default})"
+    return text
+
+
+def _invocation(param) -> str:
+    if param.param_type_name == "argument":
+        return param.metavar or param.name.upper()
+    return ", ".join(sorted(param.opts, key=len)) + ("" if param.is_flag else f" {param.metavar}")  # -h, --help
+
+
+def _help_option(command, ctx):
+    """click's help option, printing through :func:`~meshspec.streams.write_stdout` (click's echo lets
+    a full disk through as a traceback)."""
+    option = super(type(command), command).get_help_option(ctx)
+    if option is not None and not getattr(option, "meshspec", False):
+
+        def show(ctx, param, value):
+            if value and not ctx.resilient_parsing:
+                write_stdout(ctx.get_help() + "\n")
+                ctx.exit()
+
+        option.callback, option.meshspec = show, True
+    return option
+
+
+# -- the commands ----------------------------------------------------------------------------------
+class Command(TyperCommand):
+    """A meshspec command: its help in meshspec's words, its usage errors as :class:`Usage`."""
+
+    def get_help_option(self, ctx):
+        return _help_option(self, ctx)
+
+    def format_options(self, ctx, formatter) -> None:
+        params = [p for p in self.get_params(ctx) if p.help is not None or p.param_type_name == "option"]
+        arguments = [(_invocation(p), p.help or "") for p in params if p.param_type_name == "argument"]
+        options = [(_invocation(p), help_line(p)) for p in params if p.param_type_name == "option"]
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser takes words off the list it is given
+        self._option_for_a_value(ctx, given)
+        try:
+            rest = super().parse_args(ctx, args)
+        except Usage:
+            raise
+        except typer.TyperException as err:  # click's usage errors (typer's root of them)
+            raise Usage(self._said(err, ctx, given), ctx.command_path) from None
+        if rest:
+            takes = " ".join(_invocation(p) for p in self.params if p.param_type_name == "argument") or "no arguments"
+            raise Usage(f"unexpected argument {rest[0]!r}: {ctx.info_name} takes {takes}", ctx.command_path)
+        return rest
+
+    def _options(self, ctx) -> dict[str, object]:
+        return {o: p for p in self.get_params(ctx) if p.param_type_name == "option" for o in p.opts}
+
+    def _option_for_a_value(self, ctx, args: list[str]) -> None:
+        """An option given another option as its value (``--format --view``), or a value that reads as
+        an option (``--device -1,3``: written ``--device=-1,3``), is said before click takes it as the
+        value."""
+        options = self._options(ctx)
+        for at, word in enumerate(args[:-1]):
+            if word == "--":
+                return
+            param = options.get(word)
+            if param is None or param.is_flag:
+                if not word.startswith("-") and not ctx.allow_interspersed_args:
+                    return  # record: the program's own words from here on
+                continue
+            given = args[at + 1]
+            if given.split("=", 1)[0] in options:
+                raise Usage(self._needs_value(param), ctx.command_path)
+            if given.startswith("-") and given != "-" and not re.fullmatch(r"-\d+|-\d*\.\d+", given):
+                raise Usage(f"{param.opts[-1]} needs a value; {given!r} looks like an option: write {param.opts[-1]}={given}", ctx.command_path)
+
+    def _needs_value(self, param) -> str:
+        text = (param.help or "").rstrip(".")
+        choices = _choices(param)
+        return f"{param.opts[-1]} needs a value" + (f": {text}" if text else "") + (f" ({one_of(list(choices))})" if choices else "")
+
+    def _said(self, err: Exception, ctx, args: list[str]) -> str:
+        """click's usage error ``err`` as meshspec says it, from the objects it carries."""
+        options = self._options(ctx)
+        param = getattr(err, "param", None)
+        if isinstance(err, typer.BadParameter) and param is not None and param.param_type_name == "argument":  # missing
+            return f"{_invocation(param)} missing" + (f": {param.help.rstrip('.')}" if param.help else "")
+        name = getattr(err, "option_name", None)
+        if name is None:
+            return str(err)
+        if name in options:  # a flag given a value, or an option its value
+            param = options[name]
+            if param.is_flag:
+                given = next((w.split("=", 1)[1] for w in args if w.startswith(f"{name}=")), "")
+                return f"{param.opts[-1]} takes no value (given {given!r})"
+            return self._needs_value(param)
+        word = next((w for w in args if w == name or w.startswith(f"{name}=") or (not w.startswith("--") and w.startswith(name))), name)
+        if word.split("=", 1)[0] == "--version":
+            return "--version is meshspec's own option: meshspec --version"
+        message = f"no option {word!r} here" + did_you_mean(word.split("=", 1)[0], list(options))
+        if not word.startswith("--") and "." in word:  # -dash.yaml: a file
+            message += f"; a file whose name starts with '-' goes after -- (or write ./{word})"
+        return message
+
+
+class Group(TyperGroup):
+    """meshspec itself: :data:`COMMANDS`, each built when it runs; its usage errors as :class:`Usage`."""
+
+    def get_help_option(self, ctx):
+        return _help_option(self, ctx)
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name: str):
+        if name not in self.commands and name in COMMANDS:
+            self.commands[name] = build(name)
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter) -> None:
+        """Each command's first docstring line, without building the command."""
+        rows = [(name, (func.__doc__ or "").strip().split("\n")[0]) for name, (func, _) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def resolve_command(self, ctx, args: list[str]):
+        name = args[0]
+        if name not in COMMANDS:
+            names = list(COMMANDS)
+            raise Usage(f"no command {name!r}{did_you_mean(name, names)}; the commands are {', '.join(names)}", ctx.command_path)
+        return name, self.get_command(ctx, name), args[1:]
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser takes words off the list it is given
+        try:
+            return super().parse_args(ctx, args)
+        except Usage:
+            raise
+        except typer.TyperException as err:
+            raise self._misplaced(ctx, getattr(err, "option_name", None) or str(err), given) from None
+
+    def _misplaced(self, ctx, option: str, args: list[str]) -> Usage:
+        """An option before the command (``meshspec --no-color run``): where it goes; else no such option."""
+        at = next((i for i, w in enumerate(args) if w == option or w.startswith(f"{option}=")), 0)
+        later = next((w for w in args[at + 1 :] if w in COMMANDS), None)
+        if later is not None:
+            sub = self.get_command(ctx, later)
+            param = next((p for p in sub.params if option in getattr(p, "opts", ())), None)
+            if param is not None and param.is_flag:
+                return Usage(f"{option} is an option of {later}: put it after {later!r}", f"{ctx.command_path} {later}")
+            if param is not None:
+                value = args[at + 1] if at + 1 < len(args) else "VALUE"
+                return Usage(f"{option} is not an option of meshspec itself: put it after the command, e.g. "
+                             f"meshspec {later} {option} {value}", ctx.command_path)
+        options = [o for p in self.get_params(ctx) for o in p.opts]
+        return Usage(f"no option {option!r}" + did_you_mean(option, options), ctx.command_path)
+
+
+def build(name: str):
+    """The click command of registered command ``name`` (typer reads its function here)."""
+    func, settings = COMMANDS[name]
+    one = typer.Typer(add_completion=False, rich_markup_mode=None)
+    one.command(name=name, cls=Command, context_settings={**CONTEXT, "allow_extra_args": True, **settings})(func)
+    return typer.main.get_command(one)
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def prog() -> str:
     """The program as it was started: ``python -m meshspec`` or ``meshspec``."""
     started = Path(sys.argv[0])
     return "python -m meshspec" if started.name == "__main__.py" and started.parent.name == "meshspec" else "meshspec"
-
-
-def parser(description: str, version: str) -> _Parser:
-    """The command line: every command of :data:`COMMANDS` with its arguments."""
-    top = _Parser(prog=_prog(), description=description, formatter_class=_Help, allow_abbrev=False)
-    top.add_argument("--version", action="version", version=version, help="Show the version and exit.")
-    commands = top.add_subparsers(title="commands", metavar="COMMAND", dest="command", parser_class=_Parser)
-    for name, (func, arguments) in COMMANDS.items():
-        doc = (func.__doc__ or "").strip()
-        sub = commands.add_parser(name, help=doc.split("\n")[0], description=doc, formatter_class=_Help, allow_abbrev=False)
-        for flags, options in arguments:
-            sub.add_argument(*flags, **options)
-        sub.set_defaults(func=func)
-    return top
-
-
-def parse(argv: list[str], description: str, version: str) -> argparse.Namespace:
-    """The options of ``argv`` (the words after ``meshspec``), ``func`` the command to run; raises
-    :class:`Usage` for a mistake, :class:`Done` when help or the version was printed."""
-    top = parser(description, version)
-    try:
-        try:
-            options, extra = top.parse_known_args(argv)
-        except SystemExit as done:  # -h or --version, printed
-            raise Done(done.code if isinstance(done.code, int) else 0) from None
-        if options.command is None:
-            raise _Raw(f"no option {extra[0]!r}" + did_you_mean(extra[0], top.options()) if extra else "give a command", top)
-        sub: _Parser = _sub(top, options.command)
-        _rest(options, extra, sub, argv)
-    except _Raw as raw:
-        raise Usage(_rephrase(str(raw), raw.parser, argv), raw.parser.prog) from None
-    return options
-
-
-def _sub(top: _Parser, name: str) -> _Parser:
-    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
-    return commands.choices[name]
-
-
-def _rest(options: argparse.Namespace, extra: list[str], sub: _Parser, argv: list[str]) -> None:
-    """The words argparse left: after ``--``, and words after an option (``run a.yaml -p x b.yaml``),
-    join the command's list of files; anything else is a mistake, said as one."""
-    listed = next((a for a in sub._actions if not a.option_strings and a.nargs in ("+", "*")), None)
-    after: list[str] = []
-    if "--" in extra:
-        at = extra.index("--")
-        extra, after = extra[:at], extra[at + 1 :]
-    words = [w for w in extra if not w.startswith("-") or w == "-"]
-    if listed is not None:
-        setattr(options, listed.dest, [*(getattr(options, listed.dest) or []), *map(Path, words + after)])
-        words, after = [], []
-    unknown = [w for w in extra if w.startswith("-") and w != "-"]
-    if unknown:
-        raise _Raw(_unknown_option(unknown[0], sub, argv), sub)
-    if words or after:
-        takes = " ".join(a.metavar or a.dest for a in sub._actions if not a.option_strings) or "no arguments"
-        raise _Raw(f"unexpected argument {(words or after)[0]!r}: {options.command} takes {takes}", sub)
-
-
-def _unknown_option(word: str, sub: _Parser, argv: list[str]) -> str:
-    """``no option '--profil' here (did you mean '--profile'?)``; an option of the command written
-    before it; a file whose name starts with ``-``."""
-    command = sub.prog.rsplit(" ", 1)[-1]
-    option = word.split("=", 1)[0]
-    if option in sub.options() and command in argv and argv.index(word) < argv.index(command):
-        return f"{option} is an option of {command}: put it after {command!r}"
-    if option == "--version":
-        return "--version is meshspec's own option: meshspec --version"
-    message = f"no option {word!r} here" + did_you_mean(option, sub.options())
-    if not word.startswith("--") and "." in word:  # -dash.yaml: a file
-        message += f"; a file whose name starts with '-' goes after -- (or write ./{word})"
-    return message
-
-
-def _rephrase(message: str, parser: _Parser, argv: list[str]) -> str:
-    """argparse's message, as meshspec says it: the option first, the value as typed, the choices."""
-    m = re.fullmatch(r"argument (\S+): (.*)", message, re.S)
-    if m is None:
-        if message.startswith("the following arguments are required: "):
-            unknown = [w for w in argv if w.startswith("-") and w not in ("-", "--") and w.split("=", 1)[0] not in parser.options()]
-            if unknown:  # `run --bogus`: the option, not the file it pushed out
-                return _unknown_option(unknown[0], parser, argv)
-            names = [n.split("/") for n in message.split(": ", 1)[1].split(", ")]
-            helps = [(parser.action(n[0]).help or "").rstrip(".") for n in names if parser.action(n[0]) is not None]
-            return f"{' and '.join(max(n, key=len) for n in names)} missing" + (f": {'; '.join(h for h in helps if h)}" if any(helps) else "")
-        return message
-    names, said = m.groups()
-    action = parser.action(names.split("/")[0])
-    option = max(names.split("/"), key=len)
-    choices = [str(c) for c in (getattr(action, "choices", None) or ())]
-    if said.startswith("expected one argument"):
-        given = _after(argv, action)
-        if given is not None and given.split("=", 1)[0] not in parser.options():
-            return f"{option} needs a value; {given!r} looks like an option: write {option}={given}"
-        help_text = (action.help or "").rstrip(".") if action is not None else ""
-        return f"{option} needs a value" + (f": {help_text}" if help_text else "") + (f" ({one_of(choices)})" if choices else "")
-    bad = re.fullmatch(r"invalid choice: (.*?) \(choose from .*\)", said, re.S)
-    if bad:
-        value = _typed(bad.group(1))
-        if isinstance(action, argparse._SubParsersAction):
-            at = argv.index(value) if value in argv else -1
-            later = next((w for w in argv[at + 1 :] if w in COMMANDS), None) if at > 0 else None
-            if later is not None and argv[at - 1].startswith("-"):  # `-f json run x`: an option before its command
-                return f"{argv[at - 1]} is not an option of meshspec itself: put it after the command, e.g. meshspec {later} {argv[at - 1]} {value}"
-            return f"no command {value!r}{did_you_mean(value, choices)}; the commands are {', '.join(choices)}"
-        return f"{option} {value!r}: not one of {', '.join(choices)}{did_you_mean(value, choices)}"
-    explicit = re.fullmatch(r"ignored explicit argument (.*)", said)
-    if explicit:
-        return f"{option} takes no value (given {_typed(explicit.group(1))!r})"
-    return f"{option} {said}"
-
-
-def _typed(shown: str) -> str:
-    """The value argparse quoted with repr(), as the user typed it."""
-    import ast
-
-    try:
-        value = ast.literal_eval(shown)
-    except (ValueError, SyntaxError):
-        return shown
-    return value if isinstance(value, str) else shown
-
-
-def _after(argv: list[str], action: Optional[argparse.Action]) -> Optional[str]:
-    """The word after the last use of ``action``'s option in argv, if any."""
-    if action is None:
-        return None
-    at = max((i for i, w in enumerate(argv) if w in action.option_strings), default=None)
-    return argv[at + 1] if at is not None and at + 1 < len(argv) else None

@@ -1,26 +1,27 @@
-"""The command line: thin argparse commands over :mod:`meshspec.runner`.
+"""The command line: thin typer commands over the modules that do the work.
 
 Exit codes: 0 clean, 1 findings or a step error, 2 bad input or usage, 3 a bug in meshspec. The
 report goes to stdout (or ``--output``); diagnostics go to stderr, one line each.
 
-Each command is a function of the parsed options that returns its exit code, declared with
-:func:`~meshspec.argv.command` and the options it takes (the grammar and its one-line usage errors
-are :mod:`meshspec.argv`). :func:`app` parses and dispatches (what the tests call); :func:`main` is
-the console entry point around it (signals, the cycle collector, a bug as one line).
+Each command is a typer function of its options that returns its exit code, registered with
+:func:`~meshspec.argv.command` (the grammar, built only for the command that runs, and its one-line
+usage errors are :mod:`meshspec.argv`). :func:`app` parses and dispatches (what the tests call);
+:func:`main` is the console entry point around it (signals, the cycle collector, a bug as one line).
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
+
+import typer
 
 from . import __version__
-from .argv import Done, Unwritable, Usage, arg, columns, command, count, parse, parser
+from .argv import CONTEXT, Group, Usage, choice, columns, command, count, prog
 from .errors import REPORT_IT, MeshspecError, UsageError, internal_error
+from .streams import write_stdout as _stdout
 from .render.options import Format, View
 from .sim.mesh import SYSTEMS
 from .sim.modes import Uninitialized
@@ -28,20 +29,40 @@ from .sim.profiles import PROFILES
 
 DESCRIPTION = "Reproduce and diagnose TT-NN mesh spec mismatches on a simulated device mesh."
 VERSION = f"meshspec {__version__}"
-FORMATS, VIEWS, UNINITIALIZED = ([c.value for c in choices] for choices in (Format, View, Uninitialized))
+FORMATS, VIEWS, UNINITIALIZED = (tuple(c.value for c in choices) for choices in (Format, View, Uninitialized))
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
-
-FORMAT = arg("-f", "--format", dest="fmt", choices=FORMATS, default="table", help="Output format.")
-OUTPUT = arg("-o", "--output", type=Path, metavar="FILE", help="Write to FILE instead of stdout.")
-NO_COLOR = arg("--no-color", action="store_true", help="Plain text even on a terminal.")
-ALLOW_OUTSIDE = arg("--allow-outside-data", action="store_true", help="Let scenarios read data files outside their own folder.")
-CASE = arg("--case", metavar="NAME", help="The case of a matrix scenario, as check names it (bfloat16-tile). Default: the first.")
+# options several commands share
+FORMAT = choice("-f", "--format", choices=FORMATS, convert=Format, help="Output format.")
+OUTPUT = typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
+NO_COLOR = typer.Option("--no-color", help="Plain text even on a terminal.")
+ALLOW_OUTSIDE = typer.Option("--allow-outside-data", help="Let scenarios read data files outside their own folder.")
+CASE = typer.Option("--case", metavar="NAME", help="The case of a matrix scenario, as check names it (bfloat16-tile). Default: the first.")
 
 
 # -- parsing and dispatch ------------------------------------------------------------------------
+def _version(value: bool) -> None:
+    if value:
+        _stdout(VERSION + "\n")
+        raise typer.Exit(0)
+
+
+def _meshspec(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Show the version and exit.")] = False,
+) -> None:
+    pass
+
+
+def _group():
+    """meshspec itself as a click group (its commands are built when they run)."""
+    top = typer.Typer(cls=Group, add_completion=False, rich_markup_mode=None, help=DESCRIPTION,
+                      context_settings={**CONTEXT, "terminal_width": columns(80) - 2})
+    top.callback()(_meshspec)
+    return typer.main.get_command(top)
+
+
 def app(argv: list[str]) -> int:
     """Parse ``argv`` (the words after ``meshspec``) and run the command; its exit code. A usage
     error or a MeshspecError is one line on stderr and exit 2; a bug in meshspec propagates."""
@@ -49,22 +70,16 @@ def app(argv: list[str]) -> int:
     if empty is not None:
         _err(empty)
         return EXIT_USAGE
+    group = _group()
     if not argv:  # meshspec alone: the help, on stderr (it was not asked for)
         if sys.stderr is not None:
-            parser(DESCRIPTION, VERSION).print_help(sys.stderr)
+            sys.stderr.write(group.get_help(group.make_context(prog(), [], resilient_parsing=True)) + "\n")
         return EXIT_USAGE
     try:
-        options = parse(argv, DESCRIPTION, VERSION)
-    except Done as done:
-        return done.code
-    except Unwritable as err:
-        _err(str(_stdout_failed(str(err))))
-        return EXIT_USAGE
+        return group.main(args=argv, prog_name=prog(), standalone_mode=False)
     except Usage as usage:
-        _err(f"{usage} ('{usage.prog} -h' lists the options)")
+        _err(usage.line())
         return EXIT_USAGE
-    try:
-        return options.func(options)
     except MeshspecError as err:
         _err(str(err))
         return EXIT_USAGE
@@ -84,81 +99,85 @@ def _err(message: str) -> None:
 
 
 def _use_color(no_color: bool, output: Optional[Path]) -> bool:
+    from .progress import terminal
+
     if no_color or output is not None or os.environ.get("NO_COLOR"):
         return False
-    return _terminal(sys.stdout)
-
-
-def _terminal(stream) -> bool:
-    """Whether ``stream`` is a terminal; a stream the process started without (``2>&-``) is None."""
-    return stream is not None and stream.isatty()
+    return terminal(sys.stdout)
 
 
 # -- the commands --------------------------------------------------------------------------------
-@command(
-    arg("scenarios", nargs="+", type=Path, metavar="SCENARIO", help="Scenario YAML file(s)."),
-    arg("-p", "--profile", metavar="NAME",
-        help=f"Runtime profile: {', '.join(PROFILES)}, one the scenario defines, or 'all' to compare them. Overrides the scenario's."),
-    FORMAT,
-    arg("--view", choices=VIEWS, default="table", help="table: per-device tables; map: the mesh as a grid; data: what a reader gets back."),
-    arg("--trace", action="store_true", help="Add a step trace: what each step wrote, recorded and revealed."),
-    arg("--device", metavar="COORD", help="Draw this device of each sharded tensor core by core, e.g. 1,3."),
-    arg("--show-values", type=count(0), default=0, metavar="N", help="With the data view: print the first N values of each device."),
-    OUTPUT,
-    arg("--no-data", action="store_true", help="Metadata mode: shapes, records and written pages only (no buffers; any mesh size)."),
-    arg("--uninitialized", choices=UNINITIALIZED, default="poison", help="What never-written device memory holds."),
-    arg("--max-memory", metavar="SIZE", help="Memory a run may use, its data, records and report, e.g. 8G or 512M (default: half the RAM)."),
-    arg("--max-work", type=count(1), metavar="N",
+@command()
+def run(
+    scenarios: Annotated[list[Path], typer.Argument(metavar="SCENARIO", help="Scenario YAML file(s).", show_default=False)],
+    profile: Annotated[Optional[str], typer.Option(
+        "-p", "--profile", metavar="NAME",
+        help=f"Runtime profile: {', '.join(PROFILES)}, one the scenario defines, or 'all' to compare them. Overrides the scenario's.")] = None,
+    fmt: Annotated[str, FORMAT] = "table",
+    view: Annotated[str, choice("--view", choices=VIEWS, convert=View,
+                                help="table: per-device tables; map: the mesh as a grid; data: what a reader gets back.")] = "table",
+    trace: Annotated[bool, typer.Option("--trace", help="Add a step trace: what each step wrote, recorded and revealed.")] = False,
+    device: Annotated[Optional[str], typer.Option(
+        "--device", metavar="COORD", help="Draw this device of each sharded tensor core by core, e.g. 1,3.")] = None,
+    show_values: Annotated[str, count("--show-values", least=0, help="With the data view: print the first N values of each device.")] = 0,
+    output: Annotated[Optional[Path], OUTPUT] = None,
+    no_data: Annotated[bool, typer.Option(
+        "--no-data", help="Metadata mode: shapes, records and written pages only (no buffers; any mesh size).")] = False,
+    uninitialized: Annotated[str, choice("--uninitialized", choices=UNINITIALIZED, help="What never-written device memory holds.")] = "poison",
+    max_memory: Annotated[Optional[str], typer.Option(
+        "--max-memory", metavar="SIZE",
+        help="Memory a run may use, its data, records and report, e.g. 8G or 512M (default: half the RAM).")] = None,
+    max_work: Annotated[Optional[str], count(
+        "--max-work", least=1,
         help="Work units a run may do (a device of each buffer, write, read or host shard, plus one a 16 KiB moved, "
-             "a KiB of block floats; default 4,194,304)."),
-    ALLOW_OUTSIDE,
-    arg("--svg", type=Path, metavar="FILE", help="Also save what was printed as SVG."),
-    arg("--html", type=Path, metavar="FILE", help="Also save what was printed as HTML."),
-    NO_COLOR,
-)
-def run(a: argparse.Namespace) -> int:
+             "a KiB of block floats; default 4,194,304).")] = None,
+    allow_outside_data: Annotated[bool, ALLOW_OUTSIDE] = False,
+    svg: Annotated[Optional[Path], typer.Option("--svg", metavar="FILE", help="Also save what was printed as SVG.")] = None,
+    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also save what was printed as HTML.")] = None,
+    no_color: Annotated[bool, NO_COLOR] = False,
+) -> int:
     """Run scenario(s) on a simulated mesh; flag every device whose record disagrees with what was written."""
     from .errors import ScenarioError
+    from .progress import one_pass, run_progress
     from .render import Options, export, render
     from .runner import run_paths
 
-    fmt, view = Format(a.fmt), View(a.view)
-    if fmt is Format.JSON and (a.svg or a.html):
+    if fmt is Format.JSON and (svg or html):
         raise UsageError("--svg and --html save the table format as printed; drop --format json (or save the JSON with --output)")
-    compare = a.profile == "all"
+    compare = profile == "all"
     options: dict = {
-        "data": view is View.DATA or a.show_values > 0,
-        "show_values": a.show_values,
-        "uninitialized": a.uninitialized,
-        "allow_outside_data": a.allow_outside_data,
+        "data": view is View.DATA or show_values > 0,
+        "show_values": show_values,
+        "uninitialized": uninitialized,
+        "allow_outside_data": allow_outside_data,
     }
-    if a.no_data:
+    if no_data:
         options["with_data"] = False
-    if a.max_memory is not None:
-        options["max_memory"] = parse_bytes(a.max_memory)
-    if a.max_work is not None:
-        options["max_work"] = a.max_work
-    if a.device is not None:
-        options["device"] = _device_option(a.device)
-    inputs = _check_outputs((("--output", a.output), ("--svg", a.svg), ("--html", a.html)), a.scenarios)
-    if a.show_values and view is not View.DATA:
+    if max_memory is not None:
+        options["max_memory"] = parse_bytes(max_memory)
+    if max_work is not None:
+        options["max_work"] = max_work
+    if device is not None:
+        options["device"] = _device_option(device)
+    inputs = _check_outputs((("--output", output), ("--svg", svg), ("--html", html)), scenarios)
+    if show_values and view is not View.DATA:
         view = View.DATA
     from .check import check_profile_option
 
-    check_profile_option(a.profile, a.scenarios)  # names 'all' among the choices
-    if len(a.scenarios) == 1:
-        _one_pass_memory()
-    with _run_progress(a.scenarios) as on_step:
-        results = run_paths(a.scenarios, a.profile, on_step=on_step, **options)
+    check_profile_option(profile, scenarios)  # names 'all' among the choices
+    if len(scenarios) == 1:
+        one_pass()
+    with run_progress(scenarios) as on_step:
+        results = run_paths(scenarios, profile, on_step=on_step, **options)
     reports = [r for r in results if not isinstance(r, ScenarioError)]
     for failure in dict.fromkeys(str(r) for r in results if isinstance(r, ScenarioError)):
         _err(failure)
     code = max(EXIT_USAGE if isinstance(r, ScenarioError) else r.exit_code for r in results)
-    if a.device is not None and view is not View.MAP and reports and not any(t.cores for r in reports for t in r.tensors):
-        _err(f"--device {a.device}: no tensor of this run is sharded, so there is no core view to draw "
+    if device is not None and view is not View.MAP and reports and not any(t.cores for r in reports for t in r.tensors):
+        _err(f"--device {device}: no tensor of this run is sharded, so there is no core view to draw "
              "(--device draws each sharded tensor's device core by core)")
     if reports:
-        opts = Options(view=view, trace=a.trace, color=_use_color(a.no_color, a.output), width=_width(a.output), show_values=a.show_values,
+        opts = Options(view=view, trace=trace, color=_use_color(no_color, output), width=_width(output), show_values=show_values,
                        device=options.get("device"))
         refused = _report_over_limit(reports, fmt, opts, options.get("max_memory"))
         if refused is not None:
@@ -166,85 +185,93 @@ def run(a: argparse.Namespace) -> int:
 
             _err(refused)
             return EXIT_LIMIT
-        shown = results if fmt is Format.JSON and (len(a.scenarios) > 1 or compare) else reports
-        _emit(render(shown, fmt, opts, compare=compare), a.output, inputs)
-        for path, kind in ((a.svg, "svg"), (a.html, "html")):
+        shown = results if fmt is Format.JSON and (len(scenarios) > 1 or compare) else reports
+        _emit(render(shown, fmt, opts, compare=compare), output, inputs)
+        for path, kind in ((svg, "svg"), (html, "html")):
             if path is not None:
                 _emit(export(path, reports, opts, kind, compare=compare), path, inputs)
     return code
 
 
-@command(
-    arg("sources", nargs="+", type=Path, metavar="SOURCE",
-        help="A scenario (run under two profiles), or EXPECTED.json ACTUAL.json (two saved reports)."),
-    arg("--expected", metavar="PROFILE", help="Profile of the expected side (scenario mode)."),
-    arg("--actual", metavar="PROFILE", help="Profile of the actual side (scenario mode; default: the scenario's, else current)."),
-    CASE,
-    FORMAT,
-    arg("--all", dest="show_all", action="store_true", help="Show devices that agree too."),
-    OUTPUT,
-    NO_COLOR,
-    ALLOW_OUTSIDE,
-    arg("--max-memory", metavar="SIZE", help="Memory each run and the diff may use, e.g. 8G or 512M (default: half the RAM)."),
-    arg("--max-work", type=count(1), metavar="N",
-        help="Work units each run and the diff may do (as run's; a device compared 1, a row drawn 16; default 4,194,304)."),
-)
-def diff(a: argparse.Namespace) -> int:
+@command()
+def diff(
+    sources: Annotated[list[Path], typer.Argument(metavar="SOURCE", help="A scenario (run under two profiles), or EXPECTED.json ACTUAL.json (two saved reports).", show_default=False)],
+    expected: Annotated[Optional[str], typer.Option("--expected", metavar="PROFILE", help="Profile of the expected side (scenario mode).")] = None,
+    actual: Annotated[Optional[str], typer.Option(
+        "--actual", metavar="PROFILE", help="Profile of the actual side (scenario mode; default: the scenario's, else current).")] = None,
+    case: Annotated[Optional[str], CASE] = None,
+    fmt: Annotated[str, FORMAT] = "table",
+    show_all: Annotated[bool, typer.Option("--all", help="Show devices that agree too.")] = False,
+    output: Annotated[Optional[Path], OUTPUT] = None,
+    no_color: Annotated[bool, NO_COLOR] = False,
+    allow_outside_data: Annotated[bool, ALLOW_OUTSIDE] = False,
+    max_memory: Annotated[Optional[str], typer.Option(
+        "--max-memory", metavar="SIZE", help="Memory each run and the diff may use, e.g. 8G or 512M (default: half the RAM).")] = None,
+    max_work: Annotated[Optional[str], count(
+        "--max-work", least=1,
+        help="Work units each run and the diff may do (as run's; a device compared 1, a row drawn 16; default 4,194,304).")] = None,
+) -> int:
     """Expected vs actual per-device records; exit 1 when they differ."""
     from .judge.diff import DiffRefused, bound_diff, diff_reports
     from .render import DEVICE_ENTRY_BYTES, Options, render_diff
     from .report import EXIT_LIMIT
+    from .sides import diff_sides
     from .sim.runtime import MAX_WORK, default_max_memory
     from .text import printable
 
-    limits = {"max_memory": parse_bytes(a.max_memory) if a.max_memory is not None else default_max_memory(),
-              "max_work": a.max_work or MAX_WORK}
+    limits = {"max_memory": parse_bytes(max_memory) if max_memory is not None else default_max_memory(),
+              "max_work": max_work or MAX_WORK}
     try:
-        exp, act, exp_label, act_label = _diff_sides(a.sources, a.expected, a.actual, a.allow_outside_data, limits, a.show_all, a.case)
+        exp, act, exp_label, act_label = diff_sides(sources, expected, actual, allow_outside_data, limits, show_all, case, say=_err)
         result = diff_reports(exp, act, exp_label, act_label)
         compared = sum(len(t.rows) for t in result.tensors)
-        drawn = compared if a.show_all else len({(d.tensor, d.device) for d in result.differences if d.device is not None})
-        bound_diff(" vs ".join(printable(str(p)) for p in a.sources), compared, drawn, limits, DEVICE_ENTRY_BYTES)
+        drawn = compared if show_all else len({(d.tensor, d.device) for d in result.differences if d.device is not None})
+        bound_diff(" vs ".join(printable(str(p)) for p in sources), compared, drawn, limits, DEVICE_ENTRY_BYTES)
     except DiffRefused as refused:
         _err(str(refused))
         return EXIT_LIMIT
-    opts = Options(color=_use_color(a.no_color, a.output), width=_width(a.output), fit=a.output is None and _terminal(sys.stdout))
-    _emit(render_diff(result, Format(a.fmt), opts, show_all=a.show_all), a.output, a.sources)
+    from .progress import terminal
+
+    opts = Options(color=_use_color(no_color, output), width=_width(output), fit=output is None and terminal(sys.stdout))
+    _emit(render_diff(result, fmt, opts, show_all=show_all), output, sources)
     return result.exit_code
 
 
-@command(
-    arg("paths", nargs="+", type=Path, metavar="PATH", help="Scenario files or folders (searched for *.yaml)."),
-    arg("-p", "--profile", metavar="NAME",
-        help="A profile name, or 'all'. Default: the profiles each scenario's expect block names, else its own."),
-    arg("--junit-xml", type=Path, metavar="FILE", help="Also write JUnit XML to FILE."),
-    arg("-j", "--jobs", type=count(1), default=1, metavar="N", help="Worker processes."),
-    arg("--shard", dest="shard_spec", metavar="K/N", help="K/N: run every N-th scenario starting at the K-th (1-based), for CI matrices."),
-    ALLOW_OUTSIDE,
-)
-def check(a: argparse.Namespace) -> int:
+@command()
+def check(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Scenario files or folders (searched for *.yaml).", show_default=False)],
+    profile: Annotated[Optional[str], typer.Option(
+        "-p", "--profile", metavar="NAME",
+        help="A profile name, or 'all'. Default: the profiles each scenario's expect block names, else its own.")] = None,
+    junit_xml: Annotated[Optional[Path], typer.Option("--junit-xml", metavar="FILE", help="Also write JUnit XML to FILE.")] = None,
+    jobs: Annotated[str, count("-j", "--jobs", least=1, help="Worker processes.")] = 1,
+    shard_spec: Annotated[Optional[str], typer.Option(
+        "--shard", metavar="K/N", help="K/N: run every N-th scenario starting at the K-th (1-based), for CI matrices.")] = None,
+    allow_outside_data: Annotated[bool, ALLOW_OUTSIDE] = False,
+) -> int:
     """Run scenarios as CI checks against their expect blocks: PASS / FAIL / ERROR per case."""
     from . import check as checks
+    from .progress import check_in_chunks
     from .render.check import junit_xml as to_junit
     from .render.check import result_line
     from .report import summarize
 
-    files = every_file = checks.collect(a.paths)
-    checks.check_profile_option(a.profile, files)
-    if a.shard_spec:
-        files = checks.shard(files, *checks.parse_shard(a.shard_spec))
-    jobs = _cap_jobs(a.jobs, len(files))
-    inputs = _check_outputs((("--junit-xml", a.junit_xml),), every_file)
-    results = [r for per_file in _with_progress(checks.check_files, files, a.profile, jobs, a.allow_outside_data) for r in per_file]
+    files = every_file = checks.collect(paths)
+    checks.check_profile_option(profile, files)
+    if shard_spec:
+        files = checks.shard(files, *checks.parse_shard(shard_spec))
+    jobs = _cap_jobs(jobs, len(files))
+    inputs = _check_outputs((("--junit-xml", junit_xml),), every_file)
+    results = [r for per_file in check_in_chunks(checks.check_files, files, profile, jobs, allow_outside_data) for r in per_file]
     summary = summarize(results)
     _stdout("\n".join([*map(result_line, results), summary.line()]) + "\n")  # one write, not one a case
-    if a.junit_xml is not None:
-        _emit(to_junit(results), a.junit_xml, inputs)
+    if junit_xml is not None:
+        _emit(to_junit(results), junit_xml, inputs)
     return summary.exit_code
 
 
 @command()
-def systems(a: argparse.Namespace) -> int:
+def systems() -> int:
     """List the known systems and their mesh shapes."""
     from .sim.mesh import volume
 
@@ -257,55 +284,58 @@ def systems(a: argparse.Namespace) -> int:
     return 0
 
 
-@command(
-    arg("scenario", type=Path, metavar="SCENARIO", help="The scenario to export."),
-    arg("--to", default="ttnn", choices=("ttnn",), help="What to export to: ttnn (a Python script on the real ttnn API)."),
-    arg("--minimal", action="store_true",
-        help="Only the plain ttnn calls, for a bug report: the steps, then what the runtime records for each tensor, printed."),
-    CASE,
-    OUTPUT,
-    ALLOW_OUTSIDE,
-)
-def export(a: argparse.Namespace) -> int:
+@command()
+def export(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="The scenario to export.", show_default=False)],
+    to: Annotated[str, choice("--to", choices=("ttnn",), help="What to export to: ttnn (a Python script on the real ttnn API).")] = "ttnn",
+    minimal: Annotated[bool, typer.Option(
+        "--minimal",
+        help="Only the plain ttnn calls, for a bug report: the steps, then what the runtime records for each tensor, printed.")] = False,
+    case: Annotated[Optional[str], CASE] = None,
+    output: Annotated[Optional[Path], OUTPUT] = None,
+    allow_outside_data: Annotated[bool, ALLOW_OUTSIDE] = False,
+) -> int:
     """Write the scenario as a standalone ttnn script that reports what the real runtime records."""
     from .bridge.export import export as full_script
     from .bridge.minimal import export_minimal
     from .scenario.loader import load
+    from .sides import one_case
 
-    scenario = _one_case(load(a.scenario, allow_outside_data=a.allow_outside_data), a.case, "export")
+    chosen, note = one_case(load(scenario, allow_outside_data=allow_outside_data), case, "export")
+    if note is not None:
+        _err(note)
     # the script finds the scenario's .npy files where they are now, relative to itself
-    where = Path(os.path.relpath(a.scenario.resolve().parent, a.output.resolve().parent)) if a.output is not None else Path(".")
-    to_script = export_minimal if a.minimal else full_script
-    _emit(to_script(scenario, data_dir=str(where)), a.output, _inputs([a.scenario]))
+    where = Path(os.path.relpath(scenario.resolve().parent, output.resolve().parent)) if output is not None else Path(".")
+    to_script = export_minimal if minimal else full_script
+    _emit(to_script(chosen, data_dir=str(where)), output, _inputs([scenario]))
     return 0
 
 
-@command(
-    arg("path", type=Path, nargs="+", metavar="PATH",
-        help="A tracer folder (pytest --trace-params) or a graph capture .json; several: one parametrized test's runs, as a matrix."),
-    OUTPUT,
-    name="import",
-)
-def import_(a: argparse.Namespace) -> int:
+@command(name="import")
+def import_(
+    path: Annotated[list[Path], typer.Argument(metavar="PATH", show_default=False,
+        help="A tracer folder (pytest --trace-params) or a graph capture .json; several: one parametrized test's runs, as a matrix.")],
+    output: Annotated[Optional[Path], OUTPUT] = None,
+) -> int:
     """Turn ttnn's operation-tracer output or a graph capture into a scenario; a line per call not imported."""
     from .bridge.importer import import_paths
-
     from .scenario.loads import check_loads
 
-    imported = import_paths(a.path)
-    shown = " ".join(str(p) for p in a.path)
-    check_loads(imported.text, a.output if a.output is not None else Path("imported.yaml"), f"import {shown}")  # what it writes loads
+    imported = import_paths(path)
+    shown = " ".join(str(p) for p in path)
+    check_loads(imported.text, output if output is not None else Path("imported.yaml"), f"import {shown}")  # what it writes loads
     for line in imported.unmapped:
         _err(f"not imported: {line}")
-    _emit(imported.text, a.output, [q for p in a.path for q in ([p, *sorted(p.iterdir())] if p.is_dir() else [p])])
+    _emit(imported.text, output, [q for p in path for q in ([p, *sorted(p.iterdir())] if p.is_dir() else [p])])
     return 0
 
 
-@command(
-    arg("-o", "--output", type=Path, metavar="DIR", help="A new directory for scenario.yaml, report.json and data files (required)."),
-    arg("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM", help="python prog.py ARGS... (or prog.py ARGS...)."),
-)
-def record(a: argparse.Namespace) -> int:
+@command(allow_interspersed_args=False)
+def record(
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", metavar="DIR", help="A new directory for scenario.yaml, report.json and data files (required).")] = None,
+    program: Annotated[Optional[list[str]], typer.Argument(
+        metavar="-- PROGRAM", help="python prog.py ARGS... (or prog.py ARGS...).", show_default=False)] = None,
+) -> int:
     """Run a ttnn program with ttnn's calls recorded: meshspec record -o DIR -- python prog.py ARGS...
 
     The program runs as it would (its output and exit code unchanged); DIR gets scenario.yaml (a
@@ -316,95 +346,110 @@ def record(a: argparse.Namespace) -> int:
 
     from .bridge.launch import USAGE, check_output_dir, check_ttnn, exit_like, recorder_command
 
-    if a.output is None:
-        where = " (the -o after the program is the program's own)" if any(w in ("-o", "--output") or w.startswith("--output=") for w in a.program) else ""
+    program = program or []
+    if output is None:
+        where = " (the -o after the program is the program's own)" if any(w in ("-o", "--output") or w.startswith("--output=") for w in program) else ""
         raise UsageError(f"--output DIR missing{where}: record's own options go before the program: {USAGE}")
-    check_output_dir(a.output, probe=False)
-    program = recorder_command(a.output, list(a.program))
-    check_ttnn(program[0])
-    check_output_dir(a.output)
-    return exit_like(subprocess.run(program).returncode)
+    check_output_dir(output, probe=False)
+    command_line = recorder_command(output, list(program))
+    check_ttnn(command_line[0])
+    check_output_dir(output)
+    return exit_like(subprocess.run(command_line).returncode)
 
 
-@command(
-    arg("folders", nargs="*", type=Path, metavar="FOLDER", help="With --merge: the hunt folders to merge."),
-    arg("-p", "--profile", metavar="NAME", help="The profile to hunt: one of meshspec's or one --profiles defines."),
-    arg("--against", metavar="NAME", help="The profile it is compared with (default reference)."),
-    arg("--mesh", action="append", metavar="MESH", help="A system (t3k, galaxy, ...) or a shape (2x4); repeat for several."),
-    arg("--ops", metavar="OPS", help="Comma-separated ops the programs use (default: all hunt writes)."),
-    arg("--time", dest="time_budget", metavar="TIME", help="How long to search, e.g. 60s or 2m (default 60s)."),
-    arg("--examples", type=count(1), metavar="N", help="Programs to try instead of a time (deterministic)."),
-    arg("--seed", type=count(), default=0, metavar="N", help="The seed: the same programs on every machine."),
-    arg("--shard", dest="shard_spec", metavar="K/N", help="K/N: the K-th of N disjoint slices of the programs."),
-    arg("--fault", metavar="FAULT", help="Inject a fault into the hunted profile: skip_write, drop_record or alter_shape."),
-    arg("--profiles", dest="profiles_file", type=Path, metavar="FILE", help="A scenario file whose profiles: block defines user profiles."),
-    arg("--merge", action="store_true", help="Merge the hunt folders given into --out (deduplicated) instead of hunting."),
-    arg("--out", type=Path, metavar="DIR", help="The folder the scenarios and hunt.json go to."),
-    arg("--max-memory", metavar="SIZE", help="Memory each program's run may use, e.g. 8G or 512M (default: half the RAM); "
-        "a program that needs more is skipped and counted."),
-    arg("--max-work", type=count(1), metavar="N", help="Device operations each program's run may do (default as run's); "
-        "a program that needs more is skipped and counted."),
-    FORMAT,
-)
-def hunt(a: argparse.Namespace) -> int:
+@command()
+def hunt(
+    folders: Annotated[Optional[list[Path]], typer.Argument(metavar="FOLDER", help="With --merge: the hunt folders to merge.", show_default=False)] = None,
+    profile: Annotated[Optional[str], typer.Option(
+        "-p", "--profile", metavar="NAME", help="The profile to hunt: one of meshspec's or one --profiles defines.")] = None,
+    against: Annotated[Optional[str], typer.Option("--against", metavar="NAME", help="The profile it is compared with (default reference).")] = None,
+    mesh: Annotated[Optional[list[str]], typer.Option(
+        "--mesh", metavar="MESH", help="A system (t3k, galaxy, ...) or a shape (2x4); repeat for several.")] = None,
+    ops: Annotated[Optional[str], typer.Option("--ops", metavar="OPS", help="Comma-separated ops the programs use (default: all hunt writes).")] = None,
+    time_budget: Annotated[Optional[str], typer.Option("--time", metavar="TIME", help="How long to search, e.g. 60s or 2m (default 60s).")] = None,
+    examples: Annotated[Optional[str], count("--examples", least=1, help="Programs to try instead of a time (deterministic).")] = None,
+    seed: Annotated[str, count("--seed", help="The seed: the same programs on every machine.")] = 0,
+    shard_spec: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="K/N: the K-th of N disjoint slices of the programs.")] = None,
+    fault: Annotated[Optional[str], typer.Option(
+        "--fault", metavar="FAULT", help="Inject a fault into the hunted profile: skip_write, drop_record or alter_shape.")] = None,
+    profiles_file: Annotated[Optional[Path], typer.Option("--profiles", metavar="FILE", help="A scenario file whose profiles: block defines user profiles.")] = None,
+    merge: Annotated[bool, typer.Option("--merge", help="Merge the hunt folders given into --out (deduplicated) instead of hunting.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="DIR", help="The folder the scenarios and hunt.json go to.")] = None,
+    max_memory: Annotated[Optional[str], typer.Option(
+        "--max-memory", metavar="SIZE",
+        help="Memory each program's run may use, e.g. 8G or 512M (default: half the RAM); a program that needs more is skipped and counted.")] = None,
+    max_work: Annotated[Optional[str], count(
+        "--max-work", least=1,
+        help="Device operations each program's run may do (default as run's); a program that needs more is skipped and counted.")] = None,
+    fmt: Annotated[str, FORMAT] = "table",
+) -> int:
     """Find new mismatches: random programs run under two profiles, each disagreement shrunk to a scenario."""
     from .hunt import cli as hunting
 
-    if a.folders and not a.merge:
-        raise UsageError(f"{a.folders[0]}: hunt takes folders only with --merge")
-    text, code = hunting.main(a.profile, a.against, a.mesh, a.ops, a.time_budget, a.examples, a.seed, a.shard_spec, a.fault,
-                              a.profiles_file, a.folders if a.merge else None, a.out, a.fmt == "json",
-                              max_memory=parse_bytes(a.max_memory) if a.max_memory is not None else None, max_work=a.max_work)
+    if folders and not merge:
+        raise UsageError(f"{folders[0]}: hunt takes folders only with --merge")
+    text, code = hunting.main(profile, against, mesh, ops, time_budget, examples, seed, shard_spec, fault,
+                              profiles_file, (folders or []) if merge else None, out, fmt,
+                              max_memory=parse_bytes(max_memory) if max_memory is not None else None, max_work=max_work)
     _stdout(text)
     return code
 
 
-@command(
-    arg("scenario", nargs="?", type=Path, metavar="SCENARIO", help="Also show the profiles this scenario defines."),
-    FORMAT,
-)
-def profiles(a: argparse.Namespace) -> int:
+@command()
+def profiles(
+    scenario: Annotated[Optional[Path], typer.Argument(metavar="SCENARIO", help="Also show the profiles this scenario defines.", show_default=False)] = None,
+    fmt: Annotated[str, FORMAT] = "table",
+) -> int:
     """Every profile's rules side by side, what each choice means, and its source."""
     import json
 
     from .render.profiles import profiles_data, profiles_text
     from .scenario.loader import load
 
-    shown = list(PROFILES.values()) + (list(load(a.scenario).profiles.values()) if a.scenario is not None else [])
-    _stdout(json.dumps(profiles_data(shown), indent=2) + "\n" if a.fmt == "json" else profiles_text(shown))
+    shown = list(PROFILES.values()) + (list(load(scenario).profiles.values()) if scenario is not None else [])
+    match fmt:
+        case Format.TABLE:
+            _stdout(profiles_text(shown))
+        case Format.JSON:
+            _stdout(json.dumps(profiles_data(shown), indent=2) + "\n")
     return 0
 
 
-@command(arg("name", nargs="?", metavar="NAME", help="A finding kind (e.g. stale), a status, or a step (e.g. to_torch)."))
-def explain(a: argparse.Namespace) -> int:
+@command()
+def explain(
+    name: Annotated[Optional[str], typer.Argument(
+        metavar="NAME", help="A finding kind (e.g. stale), a status, or a step (e.g. to_torch).", show_default=False)] = None,
+) -> int:
     """Explain a finding kind or a step; with no name, list what can be explained."""
     from .explain import choices_text
     from .explain import explain as text_of
 
-    _stdout(text_of(a.name) if a.name is not None else choices_text())
+    _stdout(text_of(name) if name is not None else choices_text())
     return 0
 
 
-@command(
-    arg("file", type=Path, metavar="FILE", help="Scenario file to create."),
-    arg("-s", "--system", default="t3k", metavar="SYSTEM", help=f"System: {' '.join(SYSTEMS)}."),
-)
-def init(a: argparse.Namespace) -> int:
+@command()
+def init(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Scenario file to create.", show_default=False)],
+    system: Annotated[str, typer.Option("-s", "--system", metavar="SYSTEM", help=f"System: {' '.join(SYSTEMS)}.")] = "t3k",
+) -> int:
     """Write a commented starter scenario (never over an existing file)."""
     from .files import write_new
     from .starter import starter
 
-    write_new(a.file, starter(a.system, str(a.file)))
-    _stdout(f"wrote {a.file}; run it with: meshspec run {a.file}\n")
+    write_new(file, starter(system, str(file)))
+    _stdout(f"wrote {file}; run it with: meshspec run {file}\n")
     return 0
 
 
-@command(arg("--report", action="store_true", help="The schema of saved reports (meshspec.report/1) instead."))
-def schema(a: argparse.Namespace) -> int:
+@command()
+def schema(
+    report: Annotated[bool, typer.Option("--report", help="The schema of saved reports (meshspec.report/1) instead.")] = False,
+) -> int:
     """Print the JSON Schema of scenario format 1 (for editors: yaml-language-server), or of reports."""
     from .render.json import dumps
 
-    if a.report:
+    if report:
         from .judge.reports import report_schema
 
         _stdout(dumps(report_schema()))
@@ -428,43 +473,6 @@ def _device_option(text: str) -> tuple[int, ...]:
     return coord
 
 
-LARGE_RUN_ELEMENTS = 1 << 26
-"""A run whose tensors add up to more elements than this shows a progress bar on a terminal."""
-
-
-@contextlib.contextmanager
-def _run_progress(scenarios: list[Path]):
-    """A step progress bar on stderr for large runs on a terminal; nothing when piped."""
-    if not _terminal(sys.stderr) or _elements(scenarios) < LARGE_RUN_ELEMENTS:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("meshspec run", total=None)
-
-        def on_step(index: int, total: int, op: str) -> None:
-            bar.update(task, total=total, completed=index, description=f"step {index} {op}")
-
-        yield on_step
-
-
-def _elements(scenarios: list[Path]) -> int:
-    import math
-
-    from .scenario.loader import load
-
-    total = 0
-    for path in scenarios:
-        try:
-            steps = load(path).steps
-        except MeshspecError:
-            continue
-        total += sum(math.prod(getattr(s.args, "shape", None) or [0]) for s in steps)
-    return total
-
-
 def parse_bytes(text: str) -> int:
     """``8G``, ``512M``, ``1.5GiB``, ``1000000`` -> bytes (binary units)."""
     import re
@@ -476,98 +484,6 @@ def parse_bytes(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-def _one_case(scenario, case: Optional[str], command: str):
-    """The case ``--case`` names of a matrix scenario (each case is a scenario of its own); with no
-    ``--case``, the first, said on stderr with how to pick another. A scenario without a matrix is
-    itself, and refuses ``--case``."""
-    from .errors import did_you_mean, listed
-    from .text import printable
-
-    shown = printable(str(scenario.path))
-    names = [c.case for c in scenario.cases]
-    if case is None:
-        if len(names) > 1:
-            _err(f"{shown}: a matrix of {len(names)} cases; {command} takes the first, [{names[0]}]: "
-                 f"--case NAME picks another ({listed(names[1:], 8)})")
-        return scenario
-    if not names:
-        raise UsageError(f"--case {case!r}: {shown} has no matrix, so no cases; drop --case")
-    for c in scenario.cases:
-        if c.case == case:
-            return c
-    raise UsageError(f"--case: {shown} has no case {case!r}{did_you_mean(case, names)}; its cases: {listed(names, 8)} "
-                     "('meshspec check' names each)")
-
-
-def _diff_sides(sources: list[Path], expected: Optional[str], actual: Optional[str], allow_outside_data: bool = False,
-                limits: Optional[dict] = None, show_all: bool = False, case: Optional[str] = None):
-    import json
-
-    from .judge.diff import check_report
-    from .runner import run
-    from .text import printable, printable_data
-    from .scenario.loader import load
-    from .scenario.sniff import read_regular
-    from .sim.profiles import get_profile
-
-    if len(sources) == 2:
-        if case is not None:
-            raise UsageError("--case picks a case of a matrix scenario; with two reports the files are the sides")
-        if expected or actual:
-            raise UsageError("--expected/--actual name profiles for a scenario; with two reports the files are the sides")
-        sides = []
-        for p in sources:
-            shown = printable(str(p))
-            try:
-                raw = read_regular(p, sys.maxsize - 1)  # one open: a FIFO or device is told from the open file
-                if raw is None:
-                    what = "is a folder" if p.is_dir() else "is not a regular file (a pipe or device?)"
-                    raise UsageError(f"{shown}: {what}; give a report .json file")
-                data = json.loads(raw.decode("utf-8"))
-            except FileNotFoundError:
-                raise UsageError(f"{shown}: no such file") from None
-            except (OSError, UnicodeDecodeError) as err:
-                raise UsageError(f"{shown}: cannot read: {err}") from None
-            except json.JSONDecodeError as err:
-                hint = ("; a scenario goes alone: 'meshspec diff SCENARIO' runs it under two profiles, 'meshspec diff A.json "
-                        "B.json' compares two saved reports") if p.suffix in (".yaml", ".yml") else ""
-                raise UsageError(f"{shown}:{err.lineno}:{err.colno}: not JSON: {err.msg}{hint}") from None
-            except (ValueError, RecursionError) as err:  # integers past 4,300 digits; nesting past Python's limit
-                why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(";")[0]
-                raise UsageError(f"{shown}: not a report: {why}") from None
-            sides.append(check_report(printable_data(data), shown))  # a report is a file anyone can write
-        return sides[0], sides[1], printable(str(sources[0])), printable(str(sources[1]))
-    if len(sources) != 1:
-        raise UsageError(f"diff takes one scenario or two reports, got {len(sources)} paths")
-    if sources[0].suffix == ".json":
-        if not sources[0].exists():
-            raise UsageError(f"{printable(str(sources[0]))}: no such file (diff takes one scenario or two reports)")
-        raise UsageError(
-            f"{printable(str(sources[0]))} is a report; diff compares two reports (meshspec diff EXPECTED.json "
-            "ACTUAL.json) or runs one scenario under two profiles (meshspec diff SCENARIO.yaml)"
-        )
-    scenario = _one_case(load(sources[0], allow_outside_data=allow_outside_data), case, "diff")
-    exp_p = get_profile(expected or "reference", scenario.profiles).name
-    act_p = get_profile(actual or scenario.profile or "current", scenario.profiles).name
-    from .judge.diff import DiffRefused, bound_runs
-    from .report import EXIT_LIMIT
-
-    reports = []
-    for p in (exp_p, act_p):  # each run bounded as `run` is; the first to stop at a limit ends the diff
-        report = run(scenario, p, **(limits or {}))
-        if report.exit_code == EXIT_LIMIT:
-            e = report.error
-            at = f"step {e.step} ({e.op})"
-            why = e.message[len(at) + 2:] if e.message.startswith(f"{at}: ") else e.message
-            raise DiffRefused(f"{printable(str(sources[0]))}: the {p} run stopped at meshspec's own limit at {at}: {why}")
-        reports.append(report)
-    if limits:
-        from .render import DEVICE_ENTRY_BYTES, Options, cost
-
-        bound_runs(printable(str(sources[0])), reports, show_all, limits, cost(reports, Format.JSON, Options()), DEVICE_ENTRY_BYTES)  # before either is made JSON and compared
-    return reports[0].to_json(), reports[1].to_json(), exp_p, act_p
-
-
 def _cap_jobs(jobs: int, files: int) -> int:
     """At most one worker per file and four per CPU; says so on stderr when it lowers ``-j``."""
     cpus = os.cpu_count() or 1
@@ -576,53 +492,6 @@ def _cap_jobs(jobs: int, files: int) -> int:
         why = f"the number of files ({files})" if capped == files else f"4 x the {cpus} CPUs"
         _err(f"-j {jobs} lowered to {capped}: no more workers than {why}")
     return capped
-
-
-COLLECT_EVERY = 64
-"""A serial check runs the cycle collector once per this many files (see :func:`_with_progress`)."""
-
-
-def _with_progress(check_files, files: list[Path], profile: Optional[str], jobs: int, allow_outside: bool):
-    """check's work, with a progress bar on stderr when it is a terminal and the suite is long.
-
-    A serial run collects cycles itself, once every :data:`COLLECT_EVERY` files, with the
-    collector off in between: a file's load and run make no reference cycles
-    (tests/test_check.py::test_loading_and_running_make_no_reference_cycles), so the automatic
-    collections only walked live objects: 27 M of the 800 M instructions of a one-file check, most
-    of them while the first file's lazy imports ran. A file that did make some holds them until the
-    next collection, never for the whole suite. Worker processes (-j) keep the automatic
-    collector: they are forked with it on."""
-    import gc
-
-    bar = None
-    if len(files) >= 10 and _terminal(sys.stderr):
-        from rich.console import Console
-        from rich.progress import Progress
-
-        bar = Progress(console=Console(stderr=True), transient=True)
-    serial = jobs <= 1
-    step = max(jobs, 1) * 4 if bar is not None else (COLLECT_EVERY if serial else len(files))
-    out: list = []
-    if serial:
-        gc.freeze()  # the modules imported so far are no garbage: left out of every collection
-        gc.disable()
-    try:
-        with bar if bar is not None else contextlib.nullcontext():
-            task = bar.add_task("meshspec check", total=len(files)) if bar is not None else None
-            since = 0
-            for start in range(0, len(files), step):
-                chunk = files[start : start + step]
-                out += check_files(chunk, profile, jobs, allow_outside)
-                since += len(chunk)
-                if serial and since >= COLLECT_EVERY:
-                    gc.collect()
-                    since = 0
-                if bar is not None:
-                    bar.advance(task, len(chunk))
-    finally:
-        if serial:
-            gc.enable()
-    return out
 
 
 def _report_over_limit(reports: list, fmt: "Format", opts, max_memory: Optional[int]) -> Optional[str]:
@@ -641,18 +510,6 @@ def _report_over_limit(reports: list, fmt: "Format", opts, max_memory: Optional[
             "or ask for less (the table view instead of --view map, a smaller mesh, fewer tensors)")
 
 
-def _one_pass_memory() -> None:
-    """One scenario run and reported, then the process ends: no cycle collection. Loading and
-    running make no reference cycles (tests/test_check.py::test_loading_and_running_make_no_reference_cycles),
-    so the collector only walks live objects: about a tenth of a 10,000-tensor table view's wall
-    time (bench/run.py's row), for nothing. With several scenarios, one file's garbage could hold
-    the next file's memory: main()'s thresholds stay (a serial check collects per chunk of files
-    instead, :func:`_with_progress`)."""
-    import gc
-
-    gc.disable()
-
-
 def _width(output: Optional[Path]) -> int:
     return columns(120) if output is None else 120
 
@@ -665,33 +522,6 @@ def _emit(text: str, output: Optional[Path], inputs: list[Path]) -> None:
     from .files import write_output
 
     write_output(output, text, protect=inputs)
-
-
-def _stdout(text: str) -> None:
-    """Print ``text``; what the stream's encoding cannot hold (a lone surrogate from a file name
-    that is not UTF-8) is written as an escape rather than failing the run."""
-    stream = sys.stdout
-    if stream is None:  # started with stdout closed (`>&-`): nothing can be shown, nothing to fail over
-        return
-    buffer = getattr(stream, "buffer", None)
-    try:
-        if buffer is None:
-            stream.write(text)
-        else:
-            stream.flush()
-            buffer.write(text.encode(stream.encoding or "utf-8", "backslashreplace"))
-        stream.flush()
-    except BrokenPipeError:
-        raise  # the reader left (| head): as before
-    except OSError as err:  # a full disk or device behind it: the user's environment, not a bug in meshspec
-        raise _stdout_failed(err.strerror or str(err)) from None
-
-
-def _stdout_failed(why: str) -> UsageError:
-    """The error for a stdout that cannot be written (``why``: e.g. no space left on device); what
-    could not be written is dropped, not retried when the process exits."""
-    sys.stdout = open(os.devnull, "w")
-    return UsageError(f"cannot write standard output: {why}")
 
 
 def _check_outputs(outputs, paths: list[Path]) -> list[Path]:
@@ -752,19 +582,15 @@ def _interrupt(signum: int, frame) -> None:
     raise KeyboardInterrupt
 
 
+
 def main() -> None:
     """Console entry point. A bug in meshspec is one line on stderr and exit 3, not a traceback
     (set MESHSPEC_DEBUG=1 to see it). An interrupt (SIGINT, SIGTERM) exits 130 or 143."""
-    import gc
     import signal
 
-    # A 65,536-device run holds millions of small objects and makes few reference cycles: with
-    # the default thresholds the cycle collector re-walks them all every few thousand
-    # allocations (a tenth of the run). Collect the young generation 70 times less often, and
-    # leave the objects of start-up out of every collection.
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    from .progress import tune_collector
 
+    tune_collector()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
     try:

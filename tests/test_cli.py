@@ -718,12 +718,12 @@ def test_a_scenario_without_its_version_key_is_told_the_first_line(tmp_path):
 
 
 def test_a_serial_check_collects_cycles_once_per_chunk_of_files(monkeypatch):
-    """cli._with_progress: the collector is off while files run, and a file's cycles are
+    """progress.check_in_chunks: the collector is off while files run, and a file's cycles are
     collected once COLLECT_EVERY files have run (not held for the whole suite); -j keeps it on."""
     import gc
     import weakref
 
-    from meshspec import cli
+    from meshspec import progress
 
     class Node:
         pass
@@ -741,13 +741,13 @@ def test_a_serial_check_collects_cycles_once_per_chunk_of_files(monkeypatch):
         return out
 
     refs: list = []
-    monkeypatch.setattr(cli, "COLLECT_EVERY", 2)
+    monkeypatch.setattr(progress, "COLLECT_EVERY", 2)
     files = [Path(f"f{i}.yaml") for i in range(5)]
-    assert cli._with_progress(check_files, files, None, 1, False) == [[f] for f in files]
+    assert progress.check_in_chunks(check_files, files, None, 1, False) == [[f] for f in files]
     assert seen == [False, False, False] and gc.isenabled()
     assert [r() is None for r in refs] == [True] * 4 + [False]  # the fifth waits for the next chunk's collection
     seen.clear()
-    cli._with_progress(check_files, files, None, 2, False)
+    progress.check_in_chunks(check_files, files, None, 2, False)
     assert seen == [True]  # with workers the parent only waits: nothing to change
     gc.collect()
 
@@ -762,7 +762,7 @@ def test_every_format_meshspec_writes_is_known_as_a_saved_file():
 
 
 def test_one_scenario_runs_without_the_cycle_collector_and_several_keep_it(tmp_path):
-    """cli._one_pass_memory: loading and running make no reference cycles
+    """progress.one_pass: loading and running make no reference cycles
     (test_check.py::test_loading_and_running_make_no_reference_cycles), so a lone scenario's run
     skips collections; with several, one file's garbage must not hold the next one's memory."""
     code = (
@@ -894,8 +894,8 @@ def test_help_says_defaults_limits_and_paragraphs():
     assert "(default: 0)" in text and "(at least 1)" in text  # --seed's 0 is a default worth saying; --examples' limit
     assert "-f, --format {table,json}" in text  # the value written once
     record = invoke("record", "-h").stdout
-    assert "ARGS...\n\nThe program runs as it would" in record  # the docstring's paragraphs stay apart
-    assert "\n  COMMAND\n" not in invoke("-h").stdout  # the command list without argparse's extra line
+    assert "ARGS...\n\n  The program runs as it would" in record  # the docstring's paragraphs stay apart
+    assert "\nCommands:\n  run " in invoke("-h").stdout  # each command with its line
 
 
 def test_a_closed_stdout_is_nothing_to_print_to_not_a_crash():

@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..render.options import Format
 
 
 def parse_time(text: str) -> float:
@@ -44,14 +47,14 @@ def parse_mesh(text: str) -> tuple[object, tuple[int, ...]]:
 
 def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[str]], ops: Optional[str], time_budget: Optional[str],
          examples: Optional[int], seed: int, shard_spec: Optional[str], fault: Optional[str], profiles_file: Optional[Path],
-         merge: Optional[list[Path]], out: Optional[Path], as_json: bool, max_memory: Optional[int] = None,
+         merge: Optional[list[Path]], out: Optional[Path], fmt: "Format", max_memory: Optional[int] = None,
          max_work: Optional[int] = None) -> tuple[str, int]:
     """The summary to print and the exit code: 0 nothing found, 1 disagreements found, 3 when
     meshspec itself failed on a program (its bug; the program is kept), 130 when interrupted.
     ``max_memory`` and ``max_work`` bound every run of every program (the runner's defaults when
     None); a program past either is skipped and counted in the summary."""
     from ..check import parse_shard
-    from ..render.hunt import summary_data, summary_json, summary_text
+    from ..render.hunt import summary_data
     from .hunt import Progress, check_ops, hunt, merge as merge_folders, prepare, unreachable, write
     from .search import Deadline, Target
 
@@ -68,7 +71,7 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
         skipped: list[str] = []
         entries = merge_folders(merge, out, skipped)
         data = summary_data(entries, None, None, [], str(out), merged=len(merge), skipped=skipped)
-        return (summary_json(data) if as_json else summary_text(data)), 1 if entries else 0
+        return _summary(data, fmt), 1 if entries else 0
     if profile is None:
         raise UsageError("--profile: the profile to hunt (e.g. current, uniform-by-value, or one --profiles defines)")
     if examples is not None and time_budget is not None:
@@ -98,7 +101,18 @@ def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[s
                         unreachable=[] if fault else unreachable(target, vocabulary), interrupted=progress.interrupted,
                         shrinks_stopped=progress.shrinks_stopped, over_limit=progress.over_limit)
     code = 130 if progress.interrupted else 3 if crashes else 1 if entries else 0
-    return (summary_json(data) if as_json else summary_text(data)), code
+    return _summary(data, fmt), code
+
+
+def _summary(data: dict, fmt: "Format") -> str:
+    from ..render.hunt import summary_json, summary_text
+    from ..render.options import Format
+
+    match fmt:
+        case Format.TABLE:
+            return summary_text(data)
+        case Format.JSON:
+            return summary_json(data)
 
 
 class _bar:

@@ -269,10 +269,10 @@ def test_init_into_a_missing_folder_says_which_and_how_to_make_it(tmp_path):
 def test_progress_bar_only_on_a_terminal_for_large_runs(monkeypatch, tmp_path):
     import io
 
-    from meshspec import cli
+    from meshspec import progress
 
     small = [SCENARIOS / "seed-uneven-copy.yaml"]
-    with cli._run_progress(small) as on_step:
+    with progress.run_progress(small) as on_step:
         assert on_step is None  # piped (pytest captures stderr): nothing extra
 
     class Tty(io.StringIO):
@@ -280,10 +280,10 @@ def test_progress_bar_only_on_a_terminal_for_large_runs(monkeypatch, tmp_path):
             return True
 
     fake = Tty()
-    monkeypatch.setattr(cli.sys, "stderr", fake)
-    with cli._run_progress(small) as on_step:
+    monkeypatch.setattr(progress.sys, "stderr", fake)
+    with progress.run_progress(small) as on_step:
         assert on_step is None  # a terminal, but a small run
-    monkeypatch.setattr(cli, "LARGE_RUN_ELEMENTS", 1)
-    with cli._run_progress(small) as on_step:
+    monkeypatch.setattr(progress, "LARGE_RUN_ELEMENTS", 1)
+    with progress.run_progress(small) as on_step:
         assert callable(on_step)
         on_step(0, 4, "allocate_tensor_on_device")
