@@ -9,8 +9,6 @@ usage errors are :mod:`meshspec.argv`). :func:`app` parses and dispatches (what 
 :func:`main` is the console entry point around it (signals, the cycle collector, a bug as one line).
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from pathlib import Path
