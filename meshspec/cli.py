@@ -50,7 +50,7 @@ def _version(value: bool) -> None:
 def _meshspec(
     version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version, help="Show the version and exit.")] = False,
 ) -> None:
-    pass
+    """meshspec's own options, before the command (the commands are argv.COMMANDS)."""
 
 
 def _group():
