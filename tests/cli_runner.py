@@ -1,8 +1,8 @@
 """meshspec's command line run inside the test process: ``invoke(["run", path])``.
 
 It calls :func:`meshspec.cli.app`, the parse-and-dispatch that the console entry point wraps,
-with stdout and stderr captured apart (as bytes, decoded at the end: ``cli._stdout`` writes to
-the stream's buffer). A bug in meshspec is not turned into exit 3 here: it is kept in
+with stdout and stderr captured apart (as bytes, decoded at the end: ``streams.write_stdout`` writes
+to the stream's buffer). A bug in meshspec is not turned into exit 3 here: it is kept in
 ``exception``, so that a test sees the crash."""
 
 from __future__ import annotations
