@@ -30,7 +30,7 @@ KNOWN_TTNN = ttnn_api.FUNCTIONS | ttnn_api.CONSTANTS | ttnn_api.CONFIG_CLASSES |
 CALLABLE_TTNN = ttnn_api.FUNCTIONS | ttnn_api.CONFIG_CLASSES | ttnn_api.EXISTING
 HELPER_CALLS = frozenset({n.name for n in ast.parse(HELPERS).body if isinstance(n, ast.FunctionDef)} | {"step", "locals", "float"})
 NUMPY = frozenset({"np.zeros", "np.ones", "np.full", "np.load", "np.float32", "np.float64"})
-METHODS = frozenset({"cpu", "to", "update_tensor_topology", "create_submesh", "create_submeshes", "reshape"})
+METHODS = frozenset({"cpu", "to", "update_tensor_topology", "create_submesh", "create_submeshes", "reshape", "unpad", "pad_to_tile"})
 ATTRIBUTES = frozenset({"shape", "padded_shape", "dtype", "layout", "shard_spec"})
 # FABRIC (issue 37): the ttnn.FabricConfig name main() sets up for collectives, or None; NEEDS: the ttnn
 # names main() checks the running version has (a version without one cannot run the script: issue 37)

@@ -62,6 +62,7 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
         missing = [c for c in rec.recorded if c not in rec.specs]
         if missing:
             rec.specs = {**rec.specs, **dict.fromkeys(missing, rec.spec)}
+        _cover_recorded(dev)
         return
     assert rule is CopyRecord.EXACT
     rec.topology = topology
@@ -70,6 +71,7 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
         c: rec.spec for c in everyone if c not in shards
     }
     rt.set_recorded(rec, written)
+    _cover_recorded(dev)
     # a runtime that records exactly what is written records it for every view of the storage too
     # (a view made before the copy would still list the devices it held then: stale, lost)
     for t in list(rt.tensors.values()):
@@ -82,6 +84,17 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
                 if t.provenance is not None and t.provenance.claims:  # the data is the copy's now
                     t.provenance = t.provenance.replace(claims=False, layout=None, dishonest=None, gathered_padding=None)
             rt.touched.add(t.name)
+
+
+def _cover_recorded(dev: DeviceTensor) -> None:
+    """A handle on some devices of its storage (a ``get_device_tensors`` part, a combined tensor)
+    covers every device its record now lists: copied into, a part records the devices the copy
+    wrote, its own and others of the storage (0.81.1, 0.67.0 and 0.66.0 in the mock: a 2-shard copy
+    into the part at (0,0) of a 1x4 tensor records it at (0,0) and (0,1); found by ``meshspec hunt
+    --real``, docs/semantics.md section 9)."""
+    if dev.span is not None and not set(dev.record.recorded) <= set(dev.span):
+        dev.span = tuple(sorted(set(dev.span) | set(dev.record.recorded)))
+        dev._span_set = None
 
 
 def _check(rt: Runtime, host: HostTensor, dev: DeviceTensor, shards: dict[Coord, HostShard]) -> None:

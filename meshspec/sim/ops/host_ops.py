@@ -41,8 +41,13 @@ class Unpad(Typed):
     as_: As
 
 
-def _finite(value: object) -> str | None:
-    return None if value == value and abs(value) != float("inf") else "a finite number"  # type: ignore[operator]
+def _finite(value: Union[int, float]) -> Union[int, float]:
+    """The value, when finite (a ``Check`` returns the value it keeps: this one returned None for
+    every finite value, so pad_to_tile's pad_value was lost and its export failed; found by
+    ``meshspec hunt --real``)."""
+    if value != value or abs(value) == float("inf"):
+        raise ValueError("a finite number")
+    return value
 
 
 class PadToTile(Typed):

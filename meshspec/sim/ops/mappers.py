@@ -94,11 +94,18 @@ def _config(placements: list, override: Optional[list], offset: Optional[list], 
     ps = tuple(placement_of(p) for p in placements)
     parts = ["[" + ", ".join("ttnn.PlacementReplicate()" if isinstance(p, Replicate) else f"ttnn.PlacementShard({p.dim})" for p in ps) + "]"]
     if override is not None:
-        parts.append(f"ttnn.MeshShape({', '.join(map(str, override))})")
+        parts.append(_ttnn_shape("MeshShape", override))
     if offset is not None:
-        parts.append(f"ttnn.MeshCoordinate({', '.join(map(str, offset))})")
+        parts.append(_ttnn_shape("MeshCoordinate", offset))
     text = f"ttnn.create_mesh_mapper(mesh_device, ttnn.MeshMapperConfig({', '.join(parts)}))"
     return MapperChoice(ps, _shape(override), _shape(offset), mesh, False, text)
+
+
+def _ttnn_shape(kind: str, values: list) -> str:
+    """``ttnn.MeshShape(2, 4)``, or ``ttnn.MeshShape([7])`` for one dim: every version's binding
+    refuses ``MeshShape(7)`` and ``MeshCoordinate(1)`` (``incompatible function arguments``; 0.81.1,
+    0.67.0 and 0.66.0 in the mock, found by ``meshspec hunt --real``)."""
+    return f"ttnn.{kind}([{values[0]}])" if len(values) == 1 else f"ttnn.{kind}({', '.join(map(str, values))})"
 
 
 def composer_choice(c: Any) -> ComposerChoice:
@@ -125,9 +132,9 @@ def composer_choice(c: Any) -> ComposerChoice:
 def _composer_config(dims: tuple, override: Optional[list], offset: Optional[list], mesh: Optional[str]) -> ComposerChoice:
     parts = [f"[{', '.join(map(str, dims))}]"]
     if override is not None:
-        parts.append(f"ttnn.MeshShape({', '.join(map(str, override))})")
+        parts.append(_ttnn_shape("MeshShape", override))
     if offset is not None:
-        parts.append(f"ttnn.MeshCoordinate({', '.join(map(str, offset))})")
+        parts.append(_ttnn_shape("MeshCoordinate", offset))
     text = f"ttnn.create_mesh_composer(mesh_device, ttnn.MeshComposerConfig({', '.join(parts)}))"
     return ComposerChoice(dims, _shape(override), _shape(offset), False, mesh, text)
 
