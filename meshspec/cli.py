@@ -379,6 +379,8 @@ def hunt(
     max_work: Annotated[Optional[str], count(
         "--max-work", least=1,
         help="Device operations each program's run may do (default as run's); a program that needs more is skipped and counted.")] = None,
+    real: Annotated[Optional[str], typer.Option(
+        "--real", metavar="PYTHON", help="Run the programs on the real ttnn this Python (or env.sh) has and compare with the simulation.")] = None,
     fmt: Annotated[str, FORMAT] = "table",
 ) -> int:
     """Find new mismatches: random programs run under two profiles, each disagreement shrunk to a scenario."""
@@ -388,7 +390,7 @@ def hunt(
         raise UsageError(f"{folders[0]}: hunt takes folders only with --merge")
     text, code = hunting.main(profile, against, mesh, ops, time_budget, examples, seed, shard_spec, fault,
                               profiles_file, (folders or []) if merge else None, out, fmt,
-                              max_memory=parse_bytes(max_memory) if max_memory is not None else None, max_work=max_work)
+                              max_memory=parse_bytes(max_memory) if max_memory is not None else None, max_work=max_work, real=real)
     _stdout(text)
     return code
 

@@ -48,11 +48,14 @@ def parse_mesh(text: str) -> tuple[object, tuple[int, ...]]:
 def main(profile: Optional[str], against: Optional[str], meshes: Optional[list[str]], ops: Optional[str], time_budget: Optional[str],
          examples: Optional[int], seed: int, shard_spec: Optional[str], fault: Optional[str], profiles_file: Optional[Path],
          merge: Optional[list[Path]], out: Optional[Path], fmt: "Format", max_memory: Optional[int] = None,
-         max_work: Optional[int] = None) -> tuple[str, int]:
+         max_work: Optional[int] = None, real: Optional[str] = None) -> tuple[str, int]:
     """The summary to print and the exit code: 0 nothing found, 1 disagreements found, 3 when
     meshspec itself failed on a program (its bug; the program is kept), 130 when interrupted.
     ``max_memory`` and ``max_work`` bound every run of every program (the runner's defaults when
-    None); a program past either is skipped and counted in the summary."""
+    None); a program past either is skipped and counted in the summary. ``real``: the programs
+    run on the real ttnn of that Python (or env.sh) instead, against its version's profile."""
+    if real is not None:
+        return _real(real, profile, against, meshes, ops, time_budget, examples, seed, shard_spec, fault, profiles_file, merge, out, fmt)
     from ..check import parse_shard
     from ..render.hunt import summary_data
     from .hunt import Progress, check_ops, hunt, merge as merge_folders, prepare, unreachable, write
@@ -113,6 +116,30 @@ def _summary(data: dict, fmt: "Format") -> str:
             return summary_text(data)
         case Format.JSON:
             return summary_json(data)
+
+
+def _real(real: str, profile: Optional[str], against: Optional[str], meshes: Optional[list[str]], ops: Optional[str],
+          time_budget: Optional[str], examples: Optional[int], seed: int, shard_spec: Optional[str], fault: Optional[str],
+          profiles_file: Optional[Path], merge: Optional[list[Path]], out: Optional[Path], fmt: "Format") -> tuple[str, int]:
+    """``hunt --real``: its options checked, then :func:`meshspec.hunt.real.main`."""
+    from .real import main as real_main
+
+    for given, option in ((against, "--against"), (fault, "--fault"), (merge, "--merge"), (shard_spec, "--shard")):
+        if given is not None:
+            raise UsageError(f"{option} with --real: a real hunt compares ttnn with the simulation of its version's profile; drop {option}")
+    if out is None:
+        raise UsageError("--out DIR: the folder the scenarios and the real and simulated reports go to")
+    if examples is not None and time_budget is not None:
+        raise UsageError("--time and --examples: give one (examples are deterministic, a time is not)")
+    seconds = parse_time(time_budget) if time_budget is not None else (None if examples is not None else 60.0)
+    own = {}
+    if profiles_file is not None:
+        from ..scenario.loader import load
+
+        own = dict(load(profiles_file).profiles)
+    mesh_list = [parse_mesh(m) for m in (meshes or ["t3k"])]
+    chosen = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else None
+    return real_main(real, profile, mesh_list, chosen, seconds, examples, seed, own, out, fmt)
 
 
 class _bar:

@@ -296,13 +296,15 @@ def shows(program: Program, target: Target, sig: Signature, deadline: Optional[D
 
 
 def shrink(program: Program, target: Target, sig: Signature, budget: int = 400,
-           deadline: Optional[Deadline] = None) -> tuple[Program, bool, Optional[tuple]]:
+           deadline: Optional[Deadline] = None,
+           check: Optional[Callable[[Program], Optional[Outcome]]] = None) -> tuple[Program, bool, Optional[tuple]]:
     """The smallest program that still shows ``sig``: steps removed one at a time while it does,
     then smaller meshes, then a dim's size made smaller in every shape that has it (a host tensor
     and the allocation sized for its shard shrink together), then one shape's dim, then bfloat16
     TILE; until nothing shrinks (at most ``budget`` candidate runs, and not past ``deadline``).
     Returns it, whether the deadline stopped the shrinking (the program is then the smallest found
-    by then), and the two reports of the program kept (None: ``program`` itself was kept)."""
+    by then), and the two reports of the program kept (None: ``program`` itself was kept).
+    ``check`` judges a candidate instead of :func:`shows` (``hunt --real``: on the real ttnn)."""
     tries = [0]
     stopped = [False]
     reports: list = [None]
@@ -312,7 +314,7 @@ def shrink(program: Program, target: Target, sig: Signature, budget: int = 400,
             return False
         tries[0] += 1
         try:
-            out = shows(candidate, target, sig, deadline)
+            out = check(candidate) if check is not None else shows(candidate, target, sig, deadline)
         except OutOfTime:
             stopped[0] = True
             return False
