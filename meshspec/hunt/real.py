@@ -195,6 +195,8 @@ class Worker:
     def run(self, script: str) -> RealRun:
         """Run one exported script; its report (a step that killed the process: the report the
         script wrote before that step, which says so), or why there is none."""
+        if self.proc is not None and self.proc.poll() is not None:  # it ended after its last answer (closing a mesh)
+            self.stop()
         if self.proc is None:
             why = self._start()
             if why is not None:
@@ -213,7 +215,7 @@ class Worker:
         except (BrokenPipeError, OSError):
             answer = None
         try:
-            if answer is None or answer.get("timeout") or "closed" in answer:
+            if answer is None or answer.get("timeout"):
                 timed_out = answer is not None and answer.get("timeout")
                 self.stop()
                 if timed_out:
