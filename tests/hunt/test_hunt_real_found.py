@@ -78,3 +78,46 @@ def test_on_the_older_versions_the_part_is_recorded_as_on_0_81_1(version):
     assert tensors["d2"]["topology"]["placements"] == ["R", "R"]
     simulated = run(load(DATA / "copy-into-a-part.yaml"), "current").to_json()
     assert next(t for t in simulated["tensors"] if t["name"] == "d2")["topology"]["placements"] == [{"shard": 1}]
+
+
+# -- records of the real library kept as known bugs (docs/semantics.md, "Real record bugs found by hunting")
+
+
+REAL_BUGS = DATA / "real-bugs"
+
+
+def _real(name, version):
+    report = json.loads((REAL_BUGS / f"{name}.real-{version}.json").read_text())
+    assert report["profile"] == f"ttnn {version} (the real runtime)" and report["error"] is None
+    return {t["name"]: t for t in report["tensors"]}
+
+
+@pytest.mark.parametrize("version", ["0.81.1", "0.67.0", "0.66.0"])
+def test_a_view_keeps_its_topology_after_a_copy_into_its_storage(version):
+    """All three versions: the squeeze view and the allocation it views share one buffer (one
+    address), the copy puts (4) [S(3)] shards there, and the view still says (1, 4) [R, R]."""
+    t = _real("view-keeps-its-topology", version)
+    assert t["d3"]["address"] == t["d2"]["address"]
+    assert (t["d2"]["topology"]["distribution_shape"], t["d2"]["topology"]["placements"]) == ([4], [{"shard": 3}])
+    assert (t["d3"]["topology"]["distribution_shape"], t["d3"]["topology"]["placements"]) == ([1, 4], ["R", "R"])
+
+
+def test_under_current_meshspec_records_the_view_as_0_81_1_does():
+    scenario = load(REAL_BUGS / "view-keeps-its-topology.yaml")
+    real = json.loads((REAL_BUGS / "view-keeps-its-topology.real-0.81.1.json").read_text())
+    d = diff_reports(run(scenario, "current").to_json(), real, "simulated", "real")
+    assert d.equal, render_diff(d, width=140)
+
+
+@pytest.mark.parametrize("version, padded", [("0.81.1", [1, 1, 32, 32]), ("0.67.0", [1, 1, 32, 64]), ("0.66.0", [1, 1, 32, 64])])
+def test_a_host_shard_keeps_the_whole_tensors_padding_before_0_81_1(version, padded):
+    """A 1x1x1x48 TILE tensor over 6 devices: each 1x1x1x8 shard is one tile, 1x1x32x32; 0.67.0
+    and 0.66.0 record the whole tensor's 1x1x32x64 on every shard, and the copy into an allocation
+    of one shard (one tile) puts that on the device tensor."""
+    t = _real("shard-keeps-whole-padding", version)
+    for name in ("h1", "d2"):
+        specs = [d["spec"] for d in t[name]["devices"] if d["recorded"]]
+        assert len(specs) == 6 and all(s["shape"] == [1, 1, 1, 8] and s["padded_shape"] == padded for s in specs), name
+    simulated = run(load(REAL_BUGS / "shard-keeps-whole-padding.yaml"), "current").to_json()
+    d2 = next(x for x in simulated["tensors"] if x["name"] == "d2")
+    assert {d["spec"]["num_pages"] for d in d2["devices"] if d["recorded"]} == {1}  # the allocation: one tile a device
