@@ -345,12 +345,32 @@ def _short(value) -> str:
     return one_line(json.dumps(value) if not isinstance(value, str) else value)[:160]
 
 
-def contradictions(report: dict) -> list[tuple[str, str]]:
+def part_names(scenario) -> frozenset[str]:
+    """The tensors that are handles on some devices of a storage: ``get_device_tensors``' items
+    and whatever a step makes from one (a squeeze of a part is a part: it keeps the parent's
+    topology and its own device, docs/semantics.md section 9)."""
+    from ..sim.ops import OPS
+
+    parts: set[str] = set()
+    for s in scenario.steps:
+        op = OPS[s.op]
+        bound = op.bound(s.args) if op.binds is not None else None
+        if bound is None:
+            continue
+        if op.binds.many:
+            parts.add(bound)
+        elif any(name.split("[", 1)[0] in parts for _, name, _ in op.names_used(s.args)):
+            parts.add(bound)
+    return frozenset(parts)
+
+
+def contradictions(report: dict, parts: frozenset = frozenset()) -> list[tuple[str, str]]:
     """(tensor, why) for each tensor whose records contradict themselves, read from a report alone
     (the judge's topology_contradictions on report data, docs/semantics.md section 9): the
     coordinates its topology lists against the devices a device tensor records or the shards a
     host tensor's buffer holds; coordinates off the mesh; a distribution shape whose size is not the
-    number of coordinates; a placement count that is not its rank."""
+    number of coordinates; a placement count that is not its rank. ``parts`` (:func:`part_names`)
+    need only their own devices listed."""
     out = []
     mesh = report.get("mesh") or []
     for t in report.get("tensors", []):
@@ -360,7 +380,7 @@ def contradictions(report: dict) -> list[tuple[str, str]]:
         coords = [tuple(c) for c in topo.get("coords", [])]
         shape = list(topo.get("distribution_shape", []))
         held = [tuple(d["coord"]) for d in t.get("devices", []) if d.get("recorded")]
-        part = t["name"].endswith("]")  # a get_device_tensors part: its parent's topology, its own device(s)
+        part = t["name"].split("[", 1)[0] in parts  # a part: its parent's topology, its own device(s)
         whys = []
         if held and sorted(held) != sorted(coords):
             extra = [c for c in coords if c not in held] if not part else []
@@ -442,7 +462,7 @@ class Session:
         if not found:  # (b): only where the simulation agrees, and names no finding on that tensor
             named = {f.tensor for f in simulated.findings}
             made = _made_by(scenario)
-            found = [("inconsistent_records", _op_of(name, made), f"{name}: {why}") for name, why in contradictions(seen) if name not in named]
+            found = [("inconsistent_records", _op_of(name, made), f"{name}: {why}") for name, why in contradictions(seen, part_names(scenario)) if name not in named]
         details: dict[Signature, str] = {}
         for kind, op, what in found:
             details.setdefault(Signature(kind, "real", op), what)

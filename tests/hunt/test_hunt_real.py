@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from meshspec.bridge.export import export
-from meshspec.hunt.real import (ADDRESS_SHIFT, REAL_VOCABULARY, contradictions, differences, needs_of, refusal, view)
+from meshspec.hunt.real import (ADDRESS_SHIFT, REAL_VOCABULARY, contradictions, differences, needs_of, part_names, refusal, view)
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
 
@@ -122,10 +122,17 @@ def test_a_host_buffer_a_distribution_shape_and_placements_are_checked():
     assert "its topology lists [(1, 0)], not on its mesh [1, 4]" in [why for _, why in contradictions({"mesh": [1, 4], "tensors": [off]})]
 
 
-def test_a_part_needs_only_its_own_devices_listed():
-    """A get_device_tensors part keeps its parent's topology (docs/semantics.md section 9)."""
-    part = _device(MESH, MESH[:1], MESH, name="parts[0]")
-    assert contradictions({"mesh": [1, 4], "tensors": [part]}) == []
+def test_a_part_and_a_view_of_one_need_only_their_own_devices_listed():
+    """A get_device_tensors part keeps its parent's topology (docs/semantics.md section 9), and so
+    does a squeeze of one (0.81.1's mock: found by the hunt as a false contradiction)."""
+    scenario = _scenario("meshspec: 1\nname: hunt\nmesh: [1, 4]\nsteps:\n"
+                         "  - {allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}}\n"
+                         "  - {get_device_tensors: {tensor: d, as: parts}}\n"
+                         "  - {squeeze: {tensor: 'parts[0]', dim: 0, as: v}}\n  - {squeeze: {tensor: d, dim: 0, as: w}}\n")
+    assert part_names(scenario) == {"parts", "v"}
+    report = {"mesh": [1, 4], "tensors": [_device(MESH, MESH[:1], MESH, name="parts[0]"), _device(MESH, MESH[:1], MESH, name="v"),
+                                          _device(MESH, MESH[:1], MESH, name="w")]}
+    assert contradictions(report, part_names(scenario)) == [("w", "its topology lists [(0, 1), (0, 2), (0, 3)] where the runtime records nothing")]
 
 
 # -- what a version cannot run --------------------------------------------------------------------
