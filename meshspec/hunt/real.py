@@ -221,7 +221,9 @@ class Worker:
                 if timed_out:
                     return RealRun(refused=f"did not finish in {self.seconds:g} s")
                 report = _read_report(out)
-                return RealRun(report) if report is not None else RealRun(refused=f"the process died before its first step ({self._tail()})")
+                if report is None:
+                    return RealRun(refused=f"the process died before its first step ({self._tail()})")
+                return RealRun(report)  # a step killed it: the report its script wrote before that step says so
             if "exit" in answer:
                 return RealRun(refused=f"the script stopped: {one_line(str(answer['exit']))[:300]}")
             if "failed" in answer:
@@ -281,7 +283,7 @@ def view(simulated: dict, real: dict, version: str) -> tuple[dict, dict]:
     unreadable = {t["name"] for t in real["tensors"] if t.get("unreadable")}
     for t in real["tensors"]:
         s = sim.get(t["name"])
-        if shift and s is not None and s.get("address") is not None and t.get("address") is not None and s["address"] - t["address"] == shift:
+        if shift and s is not None and None not in (s.get("address"), t.get("address")) and s["address"] - t["address"] == shift:
             t["address"] = s["address"]
     simulated["tensors"] = [t for t in simulated["tensors"] if t["name"] not in unreadable]
     real["tensors"] = [t for t in real["tensors"] if t["name"] not in unreadable]
@@ -385,11 +387,11 @@ def contradictions(report: dict, parts: frozenset = frozenset()) -> list[tuple[s
         if held and sorted(held) != sorted(coords):
             extra = [c for c in coords if c not in held] if not part else []
             missing = [c for c in held if c not in coords]
-            holds = "the runtime records" if t["storage"] == "device" else "its host buffer holds shards at"
+            device = t["storage"] == "device"
             if extra:
-                whys.append(f"its topology lists {extra} where {'the runtime records nothing' if t['storage'] == 'device' else 'its host buffer has no shard'}")
+                whys.append(f"its topology lists {extra} where {'the runtime records nothing' if device else 'its host buffer has no shard'}")
             if missing:
-                whys.append(f"{holds} {missing}, which its topology does not list")
+                whys.append(f"{'the runtime records' if device else 'its host buffer holds shards at'} {missing}, which its topology does not list")
         if t["storage"] == "device" and mesh:
             off = [c for c in coords if len(c) != len(mesh) or any(x >= n for x, n in zip(c, mesh))]
             if off:
@@ -420,9 +422,6 @@ class Session:
 
         get_profile(self.profile, self.own)  # an unknown name: said now, before anything runs
         self.worker = Worker(self.ttnn, self.work, self.seconds)
-        self.refused: collections.Counter = collections.Counter()
-        self.runs = 0
-        self.steps = 0
 
     def close(self) -> None:
         self.worker.stop()
@@ -457,16 +456,18 @@ class Session:
             why, real = done.refused, done.report
         if why is not None:
             return None, why, {}
-        sim, seen = view(simulated.to_json(), real, self.ttnn.version)
+        reported = simulated.to_json()
+        sim, seen = view(reported, real, self.ttnn.version)
         found = differences(sim, seen, scenario)
         if not found:  # (b): only where the simulation agrees, and names no finding on that tensor
             named = {f.tensor for f in simulated.findings}
             made = _made_by(scenario)
-            found = [("inconsistent_records", _op_of(name, made), f"{name}: {why}") for name, why in contradictions(seen, part_names(scenario)) if name not in named]
+            found = [("inconsistent_records", _op_of(name, made), f"{name}: {why}")
+                     for name, why in contradictions(seen, part_names(scenario)) if name not in named]
         details: dict[Signature, str] = {}
         for kind, op, what in found:
             details.setdefault(Signature(kind, "real", op), what)
-        return Outcome(tuple(details), (simulated.to_json(), real)), None, details
+        return Outcome(tuple(details), (reported, real)), None, details
 
 
 @dataclass
