@@ -314,7 +314,8 @@ def differences(simulated: dict, real: dict, scenario) -> list[tuple[str, str, s
 
     d = diff_reports(simulated, real, "simulated", "real")
     if d.run:
-        err = real.get("error") or simulated.get("error") or {}
+        errors = [e for e in (simulated.get("error"), real.get("error")) if e]
+        err = min(errors, key=lambda e: e.get("step", 0)) if errors else {}  # the first run to stop names the op
         what = f"simulated: {_error_text(simulated.get('error'))}; real: {_error_text(real.get('error'))}"
         return [("error", str(err.get("op") or ""), what)]
     made = _made_by(scenario)

@@ -68,6 +68,8 @@ def test_a_run_that_stops_elsewhere_is_that_difference_alone():
                                   "steps_run": 2}
     real["tensors"] = real["tensors"][:1]  # (and fewer tensors: not differences of their own)
     assert [(k, op) for k, op, _ in differences(sim, real, _scenario())] == [("error", "copy_host_to_device_tensor")]
+    sim |= {"error": {"step": 1, "op": "from_torch", "message": "refused", "source": "ttnn"}}  # the first to stop names the op
+    assert [(k, op) for k, op, _ in differences(sim, real, _scenario())] == [("error", "from_torch")]
 
 
 def test_an_address_is_compared_after_the_versions_shift_only():
