@@ -91,12 +91,14 @@ def mock_json(program: str, system: str, cwd: Path):
 #: version -> how much lower its DRAM allocator hands out addresses than 0.81.1's (0.66.0 and 0.67.0
 #: put the first buffer at 32, 0.81.1 at 1048640: observed in the tier). No profile rule holds buffer
 #: addresses; the tier checks every address that differs differs by exactly this, then compares the rest.
-ADDRESS_SHIFT = {"0.81.1": 0, "0.67.0": 1048608, "0.66.0": 1048608}
+from meshspec.hunt.real import ADDRESS_SHIFT as _SHIFTED  # noqa: E402 (one table: hunt --real and the tier)
+
+ADDRESS_SHIFT = {"0.81.1": 0, **_SHIFTED}
 
 #: words observe.py reports a tensor unreadable with where a version has no device_coords() and the
 #: tensor's topology lists more coordinates than it has parts (a get_device_tensors part: its one
 #: coordinate is not observable there)
-NO_COORDS = "no device_coords() to tell them apart"
+from meshspec.hunt.real import NO_COORDS  # noqa: E402,F401
 
 
 def version_view(simulated: dict, real: dict) -> tuple[dict, dict]:

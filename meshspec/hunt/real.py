@@ -37,18 +37,13 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ..errors import MeshspecError, UsageError
 from ..names import file_slug
+from ..sim.profiles import profile_for_version
 from ..text import one_line
 from .programs import VOCABULARY, MeshSpec, Program, generate
 from .search import Crash, Deadline, Outcome, Signature, shrink
 
 if TYPE_CHECKING:
     from ..render.options import Format
-
-try:
-    from ..sim.profiles import profile_for_version
-except ImportError:  # until issue 37's profile per version lands (helper A): 0.81.1 is current
-    def profile_for_version(version: str) -> Optional[str]:
-        return "current" if version == "0.81.1" else None
 
 #: The ops ``hunt --real`` writes: those of the op registry's hunt vocabulary that the mock runs as
 #: hardware would, with no device kernel and no fabric, so a difference is the records' and not the
