@@ -42,7 +42,7 @@ Measured on the 2-core machine of issue 38 (Python 3.11, msgspec 0.23.0, non-edi
                              to_builtins of Structs 8.7 ms); reading back json.loads 25 ms + typed
                              validation 68 ms = 93 ms, msgspec.json.decode into Structs 7.4 ms.
 
-Decision (README, Dependencies): msgspec is not adopted. On the start-up path it costs 2.7 ms and
+Decision (README and docs/development.md, Dependencies): msgspec is not adopted. On the start-up path it costs 2.7 ms and
 removes nothing (about 126 frozen values a run; the JSON text keeps its layout, so the C encoder of
 ``_json`` stays; diff's and scenarios' messages are meshspec's own, and msgspec takes no untagged
 union of the two topology forms); it wins only where meshspec spends little (reading a report back

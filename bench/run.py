@@ -3,7 +3,7 @@
     python bench/run.py              # every row: about 7 minutes on 2 cores, 21 GB of RAM at most
     python bench/run.py --quick      # one pair per row, no 4 GiB rows: about a minute
     python bench/run.py --only meta  # the rows whose case contains 'meta'
-    python bench/run.py --markdown   # the table as the README shows it
+    python bench/run.py --markdown   # the table as bench/README.md shows it
 
 Every number is a whole process, started fresh the way a user starts it (the installed
 ``meshspec`` command, output to a file), never a call timed inside Python. A row with a floor

@@ -66,7 +66,7 @@ def _tag(kind: Kind) -> str:
 
 
 def field_words(op) -> list[str]:
-    """The step's fields as the README lists them: ``as``, tensor fields, ``src`` (host), ..."""
+    """The step's fields as docs/ttnn-spelling.md lists them: ``as``, tensor fields, ``src`` (host), ..."""
     from .sim.ops.fields import PrintedSpec, TensorFields
 
     kinds = {u.field: u.kind.value for u in op.uses}
@@ -91,7 +91,7 @@ def field_words(op) -> list[str]:
 
 
 def step_table() -> str:
-    """The README's table of steps, derived from the op registry."""
+    """docs/ttnn-spelling.md's table of steps, derived from the op registry."""
     from .sim.ops import OPS
 
     rows = ["| step | ttnn | fields | what it does |", "|---|---|---|---|"]

@@ -186,7 +186,7 @@ def test_the_names_a_version_lacks_are_listed_as_it_lacks_them(tmp_path):
 
 
 def test_the_script_replaces_only_a_report_it_wrote_as_it_is(tmp_path, monkeypatch):
-    """python repro.py real.json keeps meshspec run -o's rule (README, Exit codes): it replaces its
+    """python repro.py real.json keeps meshspec run -o's rule (docs/commands.md, Exit codes): it replaces its
     own report, again and again, but not one annotated since, a file of yours, nor itself."""
     monkeypatch.setenv("MESHSPEC_STATE_DIR", str(tmp_path / "state"))
     seed = ROOT / "scenarios" / "seed-uneven-copy.yaml"

@@ -139,7 +139,7 @@ def test_pytest_records_tests_whose_ids_clean_to_one_name_each_in_its_own_folder
 
 def test_the_readme_loop_record_run_all_export_diff(tmp_path):
     _runs_here("copy_and_read.py", tmp_path)
-    # README "From real code to a scenario and back": record, --profile all, export, run, diff
+    # docs/real-code.md, "From real code to a scenario and back": record, --profile all, export, run, diff
     shutil.copy(PROGRAMS / "copy_and_read.py", tmp_path)
     run_mock([*MESHSPEC, "record", "-o", "rec", "--", "python", "copy_and_read.py"], "t3k", tmp_path)
     every = run_mock([*MESHSPEC, "run", "rec/scenario.yaml", "--profile", "all"], "t3k", tmp_path)

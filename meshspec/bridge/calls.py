@@ -332,7 +332,7 @@ def _concat_composer(rec, *args, **kwargs) -> dict:
     return {"concat_mesh_to_tensor_composer": {"dim": dim, **_mesh_key(rec, device)}}
 
 
-#: ttnn mapper and composer factories -> the YAML form of what they made (README's mapper table).
+#: ttnn mapper and composer factories -> the YAML form of what they made (docs/ttnn-spelling.md's mapper table).
 FACTORIES: dict[str, Callable] = {
     "shard_tensor_to_mesh_mapper": _shard_mapper,
     "replicate_tensor_to_mesh_mapper": _replicate_mapper,

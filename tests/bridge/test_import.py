@@ -113,7 +113,7 @@ def test_tracer_text_says_where_each_step_came_from():
     assert "  # 5_ttnn_from_device_20261201_084717_938967.json: ttnn.from_device, called by 6_ttnn_to_torch_20261201_084717_940423.json (ttnn.to_torch): part of its step\n" in text
     assert "mesh: [2, 4]\n" in text
     assert ("  - from_torch: {as: dev0, shape: [2, 1, 32, 256], dtype: float32, layout: row_major, memory_config: DRAM_MEMORY_CONFIG, "
-            "mesh_mapper: {placements: [{shard: 0}, {shard: 3}]}, device: mesh_device}\n") in text  # the README's order of fields
+            "mesh_mapper: {placements: [{shard: 0}, {shard: 3}]}, device: mesh_device}\n") in text  # docs/ttnn-spelling.md's order of fields
 
 
 COPY_DESTINATION = {"copy_host_to_device_tensor": ("dst", "StorageType.DEVICE"), "copy_device_to_host_tensor": ("host_tensor", "StorageType.HOST")}

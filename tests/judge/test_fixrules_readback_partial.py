@@ -1,5 +1,5 @@
 """A host copy read from a device the current write reached only in part is ``partial``, as a copy
-of a never-written device is ``stale`` (README, "Read-back host tensors carry the lie too";
+of a never-written device is ``stale`` (docs/findings.md, "Read-back host tensors carry the lie too";
 docs/semantics.md section 7): the read-back shard is judged by the pages the write put there,
 not by its spec's size (a tester's report: after the DRAM grid of issue #51503 aliased two shards
 away, ``back`` read ``ok`` though 4 of its 8 pages were never written)."""

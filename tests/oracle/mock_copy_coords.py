@@ -1,6 +1,6 @@
 """What ttnn 0.81.1 records after a partial copy into a tensor that to_device made on fewer
 devices: the question behind the oracle's former ``status:missing_spec/empty`` class (oracle_diff.OPEN's docstring).
-Run in the ttnn mock (set up as README.md, "Checked against the real ttnn", says), not by the suite:
+Run in the ttnn mock (set up as docs/development.md, "Checked against the real ttnn", says), not by the suite:
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh && python tests/oracle/mock_copy_coords.py
 

@@ -1,6 +1,6 @@
 """The oracle on every bundled scenario (scenarios/*.yaml) it can model, under every profile (meshspec's
 and the ones the scenario defines): their
-verdicts are the ones README and docs/semantics.md show, so the naive model must agree with each
+verdicts are the ones docs/scenarios.md and docs/semantics.md show, so the naive model must agree with each
 (partial-then-full's lost device, the seed's stale one, legacy-uneven-tail's shape_mismatch, ...)."""
 
 import functools

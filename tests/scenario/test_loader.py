@@ -1229,7 +1229,7 @@ def test_a_pasted_spec_whose_worked_out_key_is_not_its_own_is_refused_at_that_ke
 
 
 def test_a_printed_spec_pastes_into_an_expect_devices_entry():
-    """Every key of a report's device spec is a key of expect's devices (README, Expectations)."""
+    """Every key of a report's device spec is a key of expect's devices (docs/scenario-format.md, Expectations)."""
     import json
 
     from meshspec.runner import run

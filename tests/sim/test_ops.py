@@ -54,7 +54,7 @@ def test_a_ttnn_mesh_argument_hint_names_the_steps_own_spelling():
 
 def test_the_registry_table_names_every_op_each_module_defines_and_no_other():
     # meshspec/sim/ops/__init__.py lists the ops by name so that a run imports only the modules its
-    # ops need; the table must say what the modules define, module by module, in README order
+    # ops need; the table must say what the modules define, module by module, in docs/ttnn-spelling.md's order
     import importlib
     import pkgutil
 

@@ -104,7 +104,7 @@ def test_current_plain_copy_resets_coords():
 @pytest.mark.parametrize(
     "src, match",
     [
-        # the library's words first, meshspec's detail after them in parentheses (README: step errors)
+        # the library's words first, meshspec's detail after them in parentheses (docs/semantics.md, step errors)
         ({"shape": [1, 16, 32, 32], "mesh_mapper": {"shard": 1}},
          r"^Host tensor has different shape \(h shard for \(0,0\) is \[1, 2, 32, 32\], dst is \[1, 1, 32, 32\]\)$"),
         ({"shape": [1, 1, 32, 32], "dtype": "float32"}, r"^Host tensor has different dtype \(h shard for \(0,0\) is float32, dst is bfloat16\)$"),

@@ -198,7 +198,7 @@ ORDER = (
     "call", "uses", "file_name", "tensor", "src", "dst", "device_tensor", "host_tensor", "as", "shape", "dtype", "layout", "tile",
     "memory_config", "fill_value", "mesh_mapper", "mesh_composer", "device", "cache_file_name", "storage", "topology",
 )
-"""Step fields in the order the README's examples write them: what it takes, what it binds, the spec, the rest."""
+"""Step fields in the order docs/ttnn-spelling.md's examples write them: what it takes, what it binds, the spec, the rest."""
 
 
 def in_order(step: dict) -> dict:

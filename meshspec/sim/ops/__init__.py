@@ -1,7 +1,7 @@
 """The op registry: every TT-NN call meshspec simulates, one module each.
 
 :data:`OPS` is the only list of ops. The scenario model's step union, the loader's name checks,
-the runner's touched sets, the schema, ``meshspec explain`` and the README's step table are all
+the runner's touched sets, the schema, ``meshspec explain`` and docs/ttnn-spelling.md's step table are all
 derived from it; ``tests/sim/test_ops.py`` fails if an op lacks any part.
 
 The names are a table (:data:`MODULES`) and an op's module is imported when the op is first looked
@@ -23,7 +23,7 @@ from .base import Op, TensorKind, Use
 if TYPE_CHECKING:  # (the registry is read by the loader, explain and the schema, which run nothing)
     from ..runtime import Runtime
 
-#: Module of meshspec/sim/ops -> the ops it defines, in the order the README lists them.
+#: Module of meshspec/sim/ops -> the ops it defines, in the order docs/ttnn-spelling.md lists them.
 MODULES: dict[str, tuple[str, ...]] = {
     "allocate": ("allocate_tensor_on_device",),
     "from_torch": ("from_torch",),
@@ -69,7 +69,7 @@ def _load(name: str) -> Op:
     raise LookupError(f"meshspec/sim/ops/{_MODULE_OF[name]}.py defines no op {name!r}")
 
 
-#: Op name -> op, in the order the README lists them; a module is imported at its first op's look-up.
+#: Op name -> op, in the order docs/ttnn-spelling.md lists them; a module is imported at its first op's look-up.
 OPS: Lazy[str, Op] = Lazy(_MODULE_OF, _load)
 
 

@@ -3,7 +3,7 @@
 An :class:`Op` holds everything about a call: its arguments model (the scenario step's fields,
 named as ttnn names them), the tensors it uses and binds, its handler, and its one-line doc. The
 registry (:data:`meshspec.sim.ops.OPS`) is the only list of ops; the loader's name checks, the
-runner's touched sets, the scenario schema, ``meshspec explain`` and the README's step table are
+runner's touched sets, the scenario schema, ``meshspec explain`` and docs/ttnn-spelling.md's step table are
 all derived from it.
 """
 
