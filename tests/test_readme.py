@@ -77,8 +77,9 @@ def _commands():
     for doc, lang, body in BLOCKS:
         for line in body.splitlines():
             line = line.split("  #")[0].strip()  # a trailing comment says what the command is for
-            # commands on a recording (rec/, real.json) need ttnn to have made it: the ttnn tier runs that loop
-            recording = "rec/" in line or "real.json" in line
+            # commands on a recording (rec/, real.json) need ttnn to have made it, and a hunt on the real
+            # ttnn (--real) needs ttnn itself: the ttnn tier runs both (tests_ttnn/test_record.py, test_real_hunt.py)
+            recording = "rec/" in line or "real.json" in line or "--real" in line
             if COMMAND.match(line) and "..." not in line and "[" not in line and not recording:
                 cmds.append(pytest.param(line, id=f"{doc}: {line}"))
             if line.startswith("- run: meshspec "):
