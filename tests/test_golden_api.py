@@ -14,18 +14,20 @@ import json
 from pathlib import Path
 
 import pytest
+from test_golden import words
 
 from meshspec.errors import StepInputError, TTFatal
 from meshspec.runner import execute
 from meshspec.scenario.loader import LoadedStep
 from meshspec.sim.ops import OPS
-from meshspec.sim.profiles import get_profile
+from meshspec.sim.profiles import get_profile, profile_for_version
 from meshspec.sim.runtime import Runtime
 from meshspec.sim.tensor import DeviceTensor, HostTensor
 from meshspec.typed import validate
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "ttnn_0_81_1.json").read_text())
-CASES = GOLDEN["api"]
+VERSIONS = ("0.81.1", "0.67.0", "0.66.0")
+GOLDEN = {v: json.loads((Path(__file__).parent / "golden" / f"ttnn_{v.replace('.', '_')}.json").read_text()) for v in VERSIONS}
+CASES = [(v, c) for v in VERSIONS for c in GOLDEN[v]["api"]]
 MESH = "mesh_device"
 
 
@@ -237,7 +239,8 @@ def observe_device(t: DeviceTensor, e: dict, where: str) -> None:
         return
     rec = t.record
     assert rec.topology.to_json() == e["topology"], where
-    assert [list(c) for c in rec.recorded] == e["device_coords"], where
+    if e["device_coords"] is not None:  # null where the version cannot say (0.66.0, 0.67.0)
+        assert [list(c) for c in rec.recorded] == e["device_coords"], where
     assert list(rec.spec.shape) == e["shape"], where
     if e["buffer_type"] is not None:
         assert rec.spec.memory.value == e["buffer_type"], where
@@ -262,9 +265,33 @@ def observe(rt: Runtime, subject: str, e: dict, where: str) -> None:
         observe_host(t, e, where)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])
-def test_api_matches_ttnn(case):
-    rt = Runtime((2, 4), get_profile("current"))
+#: Scenarios in which 0.66.0 and 0.67.0 said otherwise than meshspec under their profile, with the
+#: first event that differs; no rule models these yet (docs/semantics.md "Version boundaries", where
+#: each is described with what is known of its cause). Strict: one that starts agreeing fails here.
+EARLY_2026_UNEXPLAINED = {
+    "combine_device_tensors": "event 5: the combined tensor is (7) [S(0)] on flat coordinates (0, 0)..(0, 6), past a 2x4 mesh",
+    "combine_shared_topology": "event 4: combining parts rewrites the parent's topology otherwise than 0.81.1's shared handles",
+    "deallocate_part": "event 5: combine_device_tensors takes a freed part (0.81.1: All DeviceStorages must be allocated)",
+    "from_host_shards": "event 16: 'Distributed host buffer has different shape MeshShape([4, 2]) than the mesh device ...'",
+    "submesh_copies": "event 2: 'Distributed host buffer has different shape MeshShape([2, 4]) than the mesh device ...'",
+    "copy_device_to_host_tensor": "event 13: 'TT_FATAL: Source tensor is not on device.' where 0.81.1 dies (SIGSEGV)",
+    "update_tensor_topology": "event 2: AttributeError: 'Tensor' object has no attribute 'update_tensor_topology'",
+    "creation": "events 11-13: zeros_like / ones_like / full_like of a device tensor die (SIGSEGV)",
+    "reshape": "event 6: after MeshDevice.reshape((1, 8)) get_device_tensors and cpu() still work",
+    "readback_buffer_shape": "event 10: after MeshDevice.reshape cpu() of a (4, 2) distribution still works",
+    "from_torch_path": "event 0: ttnn.Tensor(numpy bfloat16 array) is 'Current buffer size is 0 different from shape volume 7168'",
+    "mapper_offsets": "event 0: MeshMapperConfig with an offset is a TypeError of the binding (incompatible function arguments)",
+}
+
+
+def _marked(version, case):
+    reason = EARLY_2026_UNEXPLAINED.get(case["name"]) if version != "0.81.1" else None
+    return pytest.param(version, case, marks=pytest.mark.xfail(strict=True, reason=f"{version}: {reason}")) if reason else (version, case)
+
+
+@pytest.mark.parametrize("version, case", [_marked(v, c) for v, c in CASES], ids=[f"{v}-{c['name']}" for v, c in CASES])
+def test_api_matches_ttnn(version, case):
+    rt = Runtime((2, 4), get_profile(profile_for_version(version)))
     aliases: dict[str, str] = {}
     checked = 0
     for n, e in enumerate(case["events"]):
@@ -285,8 +312,8 @@ def test_api_matches_ttnn(case):
         if error:
             with pytest.raises((TTFatal, StepInputError)) as err:
                 run_steps(rt, steps, 1000 + 10 * n)
-            words = error.split(": ", 1)[1] if error.startswith(("TT_FATAL: ", "RuntimeError: ", "TypeError: ")) else error
-            assert str(err.value).startswith(words), (where, str(err.value))
+            said = error.split(": ", 1)[1] if error.startswith(("TT_FATAL: ", "RuntimeError: ", "TypeError: ")) else error
+            assert str(err.value).startswith(words(version, said)), (where, str(err.value))
             checked += 1
             continue
         run_steps(rt, steps, 1000 + 10 * n)

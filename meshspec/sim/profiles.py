@@ -832,7 +832,7 @@ VERIFIED_RULES: dict[str, dict[str, str]] = {
         "shard_grid": "ttnn_0_81_1_sharded.json",
     },
     # 0.66.0 and 0.67.0: no update_tensor_topology, so no label lies and tensor_file's choices agree
-    # on their files; their api section is recorded but not replayed (docs/semantics.md "Version boundaries")
+    # on their files; their api section is replayed, 12 of its scenarios still unexplained (docs/semantics.md "Version boundaries")
     "ttnn-0.67.0": dict(_EACH_VERSION),
     "ttnn-0.66.0": dict(_EACH_VERSION),
 }
