@@ -145,6 +145,15 @@ class PerDeviceApi(str, enum.Enum):
     """Before June 2025: aggregate_as_tensor did both jobs; the two calls do not exist."""
 
 
+class TopologyUpdate(str, enum.Enum):
+    METHOD = "method"
+    """``Tensor.update_tensor_topology`` sets a tensor's topology in place (PR #39485, "Allow mutation
+    of tensor topology", opened 2026-03-09; ttnn 0.81.1)."""
+    ABSENT = "absent"
+    """Before PR #39485 the Tensor has no such method, an AttributeError (ttnn 0.66.0 and 0.67.0,
+    observed: tests/golden ``ttnn_0_6*_0.json`` api ``update_tensor_topology``)."""
+
+
 class OpTopology(str, enum.Enum):
     IMPUTED = "imputed"
     """A device op's output takes the union of its inputs' labels, whatever the op does to the
@@ -596,6 +605,10 @@ RULES: dict[str, Rule] = {
             "combine": "combine_device_tensors and from_host_shards (PRs #23290 and #24546, June-July 2025; ttnn 0.81.1)",
             "aggregate_as_tensor": "aggregate_as_tensor only, before June 2025 (meshspec does not simulate it)",
         }),
+        Rule("topology_update", TopologyUpdate, "whether a tensor's topology can be set by hand", {
+            "method": "Tensor.update_tensor_topology sets it in place (PR #39485, March 2026; ttnn 0.81.1)",
+            "absent": "no such method, an AttributeError (before PR #39485; ttnn 0.66.0 and 0.67.0, observed)",
+        }),
         Rule("tensor_file", TensorFile, "what a tensor file keeps per shard, and what a load of it puts on each device", {
             "collapse_replicated": "one shard a group of devices the topology says hold copies; a load copies it to the group "
                                    "(ttnn 0.81.1, observed: tests/golden ttnn_tensor_files.json)",
@@ -625,6 +638,7 @@ class Profile(Frozen):
     mapper_offset: MapperOffset = MapperOffset.SUPPORTED
     handles: Handles = Handles.SHARED
     per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
+    topology_update: TopologyUpdate = TopologyUpdate.METHOD
     op_topology: OpTopology = OpTopology.IMPUTED
     ccl_topology: CclTopology = CclTopology.PER_AXIS
     ccl_padding: CclPadding = CclPadding.LOGICAL
@@ -705,6 +719,7 @@ def _early_2026(version: str, month: str) -> Profile:
         host_borrow=HostBorrow.BORROWED,  # section 19, tests/golden ttnn_storage.json
         chip_map=ChipMap.EARLY_2026,  # section 17, tests/golden ttnn_0_6*_device_ids.json
         ccl_topology=CclTopology.UNION,  # no strict_ccl_topology in their ttnn.CONFIG: before the CCL topology helpers
+        topology_update=TopologyUpdate.ABSENT,  # before PR #39485: tests/golden ttnn_0_6*_0.json api update_tensor_topology
     )
 
 
@@ -801,6 +816,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "to_device_record": "ttnn_<v>.json runtime to_device",
     "read_buffers": "ttnn_<v>.json runtime (each cpu() readback's shards)",
     "mapper_offset": "ttnn_<v>.json api mapper_offsets",
+    "topology_update": "ttnn_<v>.json api update_tensor_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",
     "plain_to_device": "ttnn_<v>_replicated_distribution.json",
@@ -832,7 +848,7 @@ VERIFIED_RULES: dict[str, dict[str, str]] = {
         "shard_grid": "ttnn_0_81_1_sharded.json",
     },
     # 0.66.0 and 0.67.0: no update_tensor_topology, so no label lies and tensor_file's choices agree
-    # on their files; their api section is replayed, 12 of its scenarios still unexplained (docs/semantics.md "Version boundaries")
+    # on their files; their api section is replayed, 11 of its scenarios still unexplained (docs/semantics.md "Version boundaries")
     "ttnn-0.67.0": dict(_EACH_VERSION),
     "ttnn-0.66.0": dict(_EACH_VERSION),
 }

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 from ...typed import Typed
+from ...errors import TTFatal
+from ..profiles import TopologyUpdate
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, Provenance
 from .base import Op, TensorKind, Use
@@ -32,6 +34,11 @@ class UpdateTopology(Typed):
 
 
 def run(rt: Runtime, a: UpdateTopology) -> None:
+    if rt.profile.topology_update is TopologyUpdate.ABSENT:
+        raise TTFatal(
+            "'Tensor' object has no attribute 'update_tensor_topology' (this profile's era predates it: "
+            "PR #39485, March 2026, replaced with_tensor_topology by it; ttnn 0.66.0 and 0.67.0 lack it)"
+        )
     topology = a.topology.topology()
     t = rt.item(a.tensor)
     if isinstance(t, DeviceTensor):
