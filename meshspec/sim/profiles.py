@@ -154,6 +154,17 @@ class TopologyUpdate(str, enum.Enum):
     observed: tests/golden ``ttnn_0_6*_0.json`` api ``update_tensor_topology``)."""
 
 
+class FreedTransfer(str, enum.Enum):
+    CRASH = "crash"
+    """cpu() of a deallocated device tensor, and copy_host_to_device_tensor into one, are not
+    checked: the process dies (SIGSEGV; ttnn 0.81.1, observed: tests/golden ``ttnn_0_81_1_freed.json``)."""
+    CHECKED = "checked"
+    """Both are refused, ``TT_FATAL: Buffer must be allocated on device!`` (the read) and ``... device.``
+    (the copy): the allocation check of the older to_host path (``TT_ASSERT(tensor.is_allocated(),
+    "Buffer must be allocated on device!")`` in ttnn/cpp/ttnn/tensor/tensor_impl.cpp's to_host_helper);
+    ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json`` runtime ``deallocate``."""
+
+
 class OpTopology(str, enum.Enum):
     IMPUTED = "imputed"
     """A device op's output takes the union of its inputs' labels, whatever the op does to the
@@ -609,6 +620,11 @@ RULES: dict[str, Rule] = {
             "method": "Tensor.update_tensor_topology sets it in place (PR #39485, March 2026; ttnn 0.81.1)",
             "absent": "no such method, an AttributeError (before PR #39485; ttnn 0.66.0 and 0.67.0, observed)",
         }),
+        Rule("freed_transfer", FreedTransfer, "what cpu() of a deallocated tensor, and a copy into one, do", {
+            "crash": "nothing checks: the process dies, SIGSEGV (ttnn 0.81.1, observed)",
+            "checked": "TT_FATAL: Buffer must be allocated on device (tensor_impl.cpp's allocation check; ttnn 0.66.0 "
+                       "and 0.67.0, observed)",
+        }),
         Rule("tensor_file", TensorFile, "what a tensor file keeps per shard, and what a load of it puts on each device", {
             "collapse_replicated": "one shard a group of devices the topology says hold copies; a load copies it to the group "
                                    "(ttnn 0.81.1, observed: tests/golden ttnn_tensor_files.json)",
@@ -639,6 +655,7 @@ class Profile(Frozen):
     handles: Handles = Handles.SHARED
     per_device_api: PerDeviceApi = PerDeviceApi.COMBINE
     topology_update: TopologyUpdate = TopologyUpdate.METHOD
+    freed_transfer: FreedTransfer = FreedTransfer.CRASH
     op_topology: OpTopology = OpTopology.IMPUTED
     ccl_topology: CclTopology = CclTopology.PER_AXIS
     ccl_padding: CclPadding = CclPadding.LOGICAL
@@ -720,6 +737,7 @@ def _early_2026(version: str, month: str) -> Profile:
         chip_map=ChipMap.EARLY_2026,  # section 17, tests/golden ttnn_0_6*_device_ids.json
         ccl_topology=CclTopology.UNION,  # no strict_ccl_topology in their ttnn.CONFIG: before the CCL topology helpers
         topology_update=TopologyUpdate.ABSENT,  # before PR #39485: tests/golden ttnn_0_6*_0.json api update_tensor_topology
+        freed_transfer=FreedTransfer.CHECKED,  # tests/golden ttnn_0_6*_0.json runtime deallocate
     )
 
 
@@ -817,6 +835,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "read_buffers": "ttnn_<v>.json runtime (each cpu() readback's shards)",
     "mapper_offset": "ttnn_<v>.json api mapper_offsets",
     "topology_update": "ttnn_<v>.json api update_tensor_topology",
+    "freed_transfer": "ttnn_<v>.json runtime deallocate",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",
     "plain_to_device": "ttnn_<v>_replicated_distribution.json",

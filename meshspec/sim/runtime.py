@@ -26,7 +26,7 @@ from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Replicate, Topology
-from .profiles import BankCheck, DramGridRows, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
+from .profiles import BankCheck, DramGridRows, FreedTransfer, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
 from .allocator import Allocators
 from .sharding import clamped, grid_error, misplaced_cores, nd_allocation_error
 from .chips import Chips
@@ -71,6 +71,14 @@ FREED_USE: dict[str, str] = {
 section 6): :data:`SIGSEGV`, the process dies; :data:`UNCHECKED`, nothing checks and the call runs
 on the freed buffer; else the first line of ttnn's error (``{operand}``: A or B, the operand that was
 freed). An op not listed was not observed: meshspec stops the run there and claims nothing of ttnn."""
+
+FREED_USE_CHECKED: dict[str, str] = {
+    "cpu": "Buffer must be allocated on device!",
+    "copy_host_to_device_tensor": "Buffer must be allocated on device.",
+}
+"""The uses of a freed tensor that a profile with ``freed_transfer: checked`` refuses in these words
+where 0.81.1 crashes (ttnn 0.66.0 and 0.67.0, observed: tests/golden ttnn_0_6*_0.json runtime
+``deallocate``)."""
 
 CONTINUES = frozenset({"get_device_tensors", "to_device", "to"})
 """Unchecked uses meshspec carries on through (they make handles on the freed buffer and read no
@@ -276,7 +284,8 @@ class Runtime:
             raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
         self.touched.add(name)
         if t.freed_step is not None:
-            self._freed_use(name, refused or FREED_USE.get(self.op))
+            checked = FREED_USE_CHECKED.get(self.op) if self.profile.freed_transfer is FreedTransfer.CHECKED else None
+            self._freed_use(name, refused or checked or FREED_USE.get(self.op))
         return t
 
     def _freed_use(self, name: str, seen: Optional[str]) -> None:
