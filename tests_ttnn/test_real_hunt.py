@@ -35,10 +35,6 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
            "to_device puts it on the device (a record bug of 0.66/0.67: tests/hunt/data/real-bugs/shard-keeps-whole-padding)"
            for op in ("from_torch", "to_device", "allocate_tensor_on_device", "to_torch", "cpu", "to_dtype", "pad_to_tile", "load_tensor",
                       "get_device_tensors")},
-        **{("topology", op): "the profile's copy: exact moves every view's topology and a copy into a part the parent's; 0.66/0.67 "
-           "change only the handle copied into (tests/hunt/data/real-bugs/view-keeps-its-topology, copy-into-a-part)"
-           for op in ("from_torch", "allocate_tensor_on_device", "to_device", "squeeze", "unsqueeze", "get_device_tensors", "load_tensor",
-                      "cpu", "to_dtype", "pad_to_tile")},
         **{("address", op): "after a shard padded as the whole tensor (shard-keeps-whole-padding) the next buffer lies higher"
            for op in ("from_torch", "allocate_tensor_on_device", "to_device", "load_tensor", "squeeze", "unsqueeze")},
         ("error", "cpu"): "a read of a device tensor that records the whole tensor's padding runs past its buffer: 'Region must be "

@@ -136,6 +136,14 @@ class Handles(str, enum.Enum):
     OWN = "own"
     """Each handle has its own topology: a part (1) [R] on its device; a combined tensor (n) [S(0)]
     on the parts' devices (meshspec's reference)."""
+    COPIED = "copied"
+    """Each handle holds its own copy of the topology: a part starts with its parent's, a combined
+    tensor with (n) [S(0)] on flat positions, as under ``shared``, but a later change (a copy into a
+    part, a combine) is the handle's alone, and a view keeps its record (devices and label) through a
+    copy into its base.
+    Before PR #39485 (March 2026) "TTNN Tensor updates its topology via copy-on-write" (its
+    description); ttnn 0.66.0 and 0.67.0, observed: tests/hunt/data copy-into-a-part and
+    real-bugs/view-keeps-its-topology."""
 
 
 class PerDeviceApi(str, enum.Enum):
@@ -505,6 +513,8 @@ RULES: dict[str, Rule] = {
         Rule("handles", Handles, "the topology of per-device handles and of combined tensors", {
             "shared": "parts share the parent's topology; combine writes (n) [S(0)] on flat positions into it (ttnn 0.81.1, observed)",
             "own": "each handle its own topology, on its own devices (meshspec's reference)",
+            "copied": "as shared when made, then each handle's own copy: a copy into a part or a view's base, a combine, changes "
+                      "that handle alone, a view keeps its record (copy-on-write before PR #39485; ttnn 0.66.0 and 0.67.0, observed)",
         }),
         Rule("op_topology", OpTopology, "the topology a device op gives its output", {
             "imputed": "the inputs' labels, unchanged by what the op does to dims (device_operation_detail.cpp, PR #29899; ttnn 0.81.1)",
@@ -736,6 +746,7 @@ def _early_2026(version: str, month: str) -> Profile:
         host_borrow=HostBorrow.BORROWED,  # section 19, tests/golden ttnn_storage.json
         chip_map=ChipMap.EARLY_2026,  # section 17, tests/golden ttnn_0_6*_device_ids.json
         ccl_topology=CclTopology.UNION,  # no strict_ccl_topology in their ttnn.CONFIG: before the CCL topology helpers
+        handles=Handles.COPIED,  # copy-on-write topology before PR #39485: tests/hunt/data copy-into-a-part, view-keeps-its-topology
         topology_update=TopologyUpdate.ABSENT,  # before PR #39485: tests/golden ttnn_0_6*_0.json api update_tensor_topology
         freed_transfer=FreedTransfer.CHECKED,  # tests/golden ttnn_0_6*_0.json runtime deallocate
     )
@@ -836,6 +847,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "mapper_offset": "ttnn_<v>.json api mapper_offsets",
     "topology_update": "ttnn_<v>.json api update_tensor_topology",
     "freed_transfer": "ttnn_<v>.json runtime deallocate",
+    "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",
     "plain_to_device": "ttnn_<v>_replicated_distribution.json",
@@ -858,7 +870,6 @@ VERIFIED_RULES: dict[str, dict[str, str]] = {
         "reshape_order": "ttnn_0_81_1_device_ids.json reshape",
         "tensor_file": "ttnn_tensor_files.json (labels that lie)",
         "load_memory": "ttnn_tensor_files.json dram_width_sharded",
-        "handles": "ttnn_0_81_1.json api get_device_tensors, combine_shared_topology",
         "per_device_api": "ttnn_0_81_1.json api combine_device_tensors, from_host_shards",
         "host_alloc_topology": "ttnn_0_81_1.json api allocate_tensor_on_host",
         "op_topology": "ttnn_0_81_1_imputation.json",
@@ -867,7 +878,7 @@ VERIFIED_RULES: dict[str, dict[str, str]] = {
         "shard_grid": "ttnn_0_81_1_sharded.json",
     },
     # 0.66.0 and 0.67.0: no update_tensor_topology, so no label lies and tensor_file's choices agree
-    # on their files; their api section is replayed, 11 of its scenarios still unexplained (docs/semantics.md "Version boundaries")
+    # on their files; their api section is replayed, 10 of its scenarios still unexplained (docs/semantics.md "Version boundaries")
     "ttnn-0.67.0": dict(_EACH_VERSION),
     "ttnn-0.66.0": dict(_EACH_VERSION),
 }

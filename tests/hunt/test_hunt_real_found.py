@@ -135,3 +135,22 @@ def test_on_0_81_1_a_view_outlives_the_storage_its_base_freed():
     assert {x.tensor for x in d.differences} == {"d3"} and ("d3", "storage") in [(x.tensor, x.field) for x in d.differences]
     for version in ("0.67.0", "0.66.0"):
         assert _real("view-outlives-its-storage", version)["d3"]["storage"] == "deallocated"
+
+
+@pytest.mark.parametrize("version", ["0.67.0", "0.66.0"])
+@pytest.mark.parametrize("name", ["copy-into-a-part", "real-bugs/view-keeps-its-topology"])
+def test_the_version_profile_keeps_each_handles_topology_as_the_version_does(version, name):
+    """Under ttnn-0.67.0 / ttnn-0.66.0 (rule handles: copied) a copy changes the topology and
+    recorded devices of the handle copied into alone: every tensor the real report can read has the
+    same topology and recorded devices in the simulation."""
+    real = json.loads((DATA / f"{name}.real-{version}.json").read_text())
+    simulated = {t["name"]: t for t in run(load(DATA / f"{name}.yaml"), f"ttnn-{version}").to_json()["tensors"]}
+    compared = 0
+    for t in real["tensors"]:
+        if t.get("unreadable") or t["storage"] != "device":
+            continue
+        mine = simulated[t["name"]]
+        assert mine["topology"] == t["topology"], t["name"]
+        assert [d["coord"] for d in mine["devices"] if d["recorded"]] == [d["coord"] for d in t["devices"] if d["recorded"]], t["name"]
+        compared += 1
+    assert compared >= 2

@@ -45,7 +45,7 @@ ERA_RULES = (
     "shard_grid", "uneven_row_major_shards", "dram_grid_rows", "bank_check", "replicated_distribution", "plain_to_device",
     "block_float_mapper", "host_shard_ops", "ccl_links", "chip_map", "reshape_order", "print_coords", "visualize_remote",
     "graph_capture", "write_pinning", "topology_update",
-    "freed_transfer",
+    "freed_transfer", "handles",
 )
 """The rules of issue 36 (docs/semantics.md section 6's second table, gather_padding's section 22 and
 ccl_padding with it): each choice other than current's is an era profile of its own (:func:`eras`)."""

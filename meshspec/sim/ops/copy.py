@@ -9,7 +9,7 @@ source against the destination is the era's :class:`~meshspec.sim.profiles.CopyC
 from ...errors import TTFatal
 from ..mesh import Coord, fmt_coord
 from ..placement import Topology
-from ..profiles import CopyCheck, CopyRecord
+from ..profiles import CopyCheck, CopyRecord, Handles
 from ..runtime import Runtime, in_memory
 from ..tensor import DeviceTensor, HostShard, HostTensor
 from ...typed import Typed
@@ -72,6 +72,8 @@ def run(rt: Runtime, a: CopyHostToDevice) -> None:
     }
     rt.set_recorded(rec, written)
     _cover_recorded(dev)
+    if rt.profile.handles is Handles.COPIED:
+        return  # copy-on-write (0.66.0, 0.67.0): a view keeps its own record, devices and label as they were
     # a runtime that records exactly what is written records it for every view of the storage too
     # (a view made before the copy would still list the devices it held then: stale, lost)
     for t in list(rt.tensors.values()):

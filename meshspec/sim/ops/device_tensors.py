@@ -72,8 +72,9 @@ def get_device_tensors(rt: Runtime, a: GetDeviceTensors) -> None:
             origin = {c: rec.origin.get(c, rt.step)}
             if own:  # each part its own topology, on its own device
                 part_rec = Record(spec, Topology((1,), (Replicate(),), (c,)), {c: spec}, (c,), origin)
-            else:  # ttnn 0.81.1: the parent's topology, shared
-                part_rec = Record(spec, rec.topology, {c: spec}, (c,), origin, shared=rec.shared)
+            else:  # the parent's topology: shared (ttnn 0.81.1), or a copy of it (0.66.0, 0.67.0)
+                shared = rec.shared if rt.profile.handles is Handles.SHARED else None
+                part_rec = Record(spec, rec.topology, {c: spec}, (c,), origin, shared=shared)
             parts.append(DeviceTensor(a.as_, rt.step, dev.buffer, part_rec, dev.mesh, span=(c,)))
     else:
         rt.charge_work(len(t.shards), f"the per-shard tensors of {a.tensor}")
@@ -113,10 +114,11 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
     origin = {c: rt.step for c in coords}
     if rt.profile.handles is Handles.OWN:  # its own topology, on the parts' devices
         record = Record(first.record.spec, Topology((len(coords),), (Shard(0),), coords), specs, coords, origin)
-    else:  # ttnn 0.81.1: flat positions as coordinates, written into the topology every handle shares
+    else:  # ttnn 0.81.1: flat positions as coordinates, written into the topology every handle shares (0.6x: its own)
         flat = tuple((0,) * (rank - 1) + (i,) for i in range(len(coords)))
         topology = Topology((len(coords),), (Shard(0),), flat)
-        record = Record(first.record.spec, topology, specs, coords, origin, shared=first.record.shared)
+        shared = first.record.shared if rt.profile.handles is Handles.SHARED else None  # COPIED: its own
+        record = Record(first.record.spec, topology, specs, coords, origin, shared=shared)
     rt.bind(a.as_, DeviceTensor(a.as_, rt.step, buffer, record, first.mesh, span=coords))
     for name, t in rt.tensors.items():  # every handle on the storage now reads the new topology
         if isinstance(t, DeviceTensor) and t.record.shared is record.shared:
