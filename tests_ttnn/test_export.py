@@ -110,7 +110,7 @@ for _version in _OLD:
                                          "reads out of bounds; the rule models the write, not that read",
                                          "Bounds-Error -- Logical_core=(x=12,y=0) is outside of logical_grid_size=(x=12,y=1)"),
         "nd-round-robin": Known("the observer reads an ND-sharded tensor's memory layout as block_sharded there",
-                                "l1 nd_sharded -> l1 block_sharded"),
+                                "-> l1 block_sharded"),
         **dict.fromkeys(("reshape-alias-deallocate", "use-after-deallocate"),
                         Known("cpu() of a freed buffer raises there, where 0.81.1 crashes (SIGSEGV, section 10); no profile rule "
                               "holds the crash", "Buffer must be allocated on device!")),
