@@ -98,11 +98,10 @@ class Frozen:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def _values(self) -> tuple:
-        d = self.__dict__
-        return tuple(d[n] for n in self._fields)
+        return tuple(map(self.__dict__.__getitem__, self._fields))  # not a generator: half the time of one
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()  # type: ignore[attr-defined]
+    def __eq__(self, other: object) -> bool:  # itself first, as a tuple compares its items
+        return other is self or (type(other) is type(self) and self._values() == other._values())  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((type(self), self._values()))
