@@ -10,7 +10,6 @@ JSON is written through, that ``meshspec diff`` validates a saved report against
 from __future__ import annotations
 
 from .frozen import Frozen
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Collection, Literal, Optional, Union
 
@@ -315,8 +314,7 @@ class StepError(Frozen):
         return ErrorJSON.json(step=self.step, op=self.op, message=self.message, source=self.source)
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Frozen):
     kind: Kind
     tensor: str
     device: Optional[Coord]
@@ -348,8 +346,7 @@ class Finding:
         )
 
 
-@dataclass(frozen=True)
-class DeviceView:
+class DeviceView(Frozen):
     """One device of one tensor: record vs truth. The single source every view renders."""
 
     coord: Coord

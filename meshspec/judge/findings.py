@@ -11,7 +11,6 @@ runtime's events (compositions, uses after free, tensors going away) into findin
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import weakref
 from itertools import compress, repeat
@@ -662,7 +661,7 @@ class Judge:
         if held is not None and held[0] is not made:  # computed again (a trace replay): what it did before stays a finding
             earlier = self._earlier.setdefault(t, {})
             for f in held[2]:
-                earlier.setdefault(f.message, dataclasses.replace(f, message=f"{f.message} (then step {made.step}, {made.op}, computed it again)"))
+                earlier.setdefault(f.message, f.replace(message=f"{f.message} (then step {made.step}, {made.op}, computed it again)"))
         memo = held[1] if held is not None and held[0] is made else None
         if memo is None:
             memo = []
@@ -776,7 +775,7 @@ class Judge:
             self._add_event(Finding(Kind.USE_AFTER_FREE, e.name, None, e.step, op, e.message))
         elif isinstance(e, Retired):
             for f in self.found.get(e.name, []):
-                self.retired.append(dataclasses.replace(f, message=f"{f.message} (then {e.why})"))
+                self.retired.append(f.replace(message=f"{f.message} (then {e.why})"))
         elif isinstance(e, Shown):
             self._shown(e)
         elif isinstance(e, Loaded):

@@ -19,7 +19,6 @@ import functools
 import itertools
 import math
 from ..frozen import Frozen
-from dataclasses import dataclass
 
 from ..errors import TTFatal
 from .dims import dim_index, normal_dim
@@ -49,8 +48,7 @@ def chunk_ranges(size: int, parts: int) -> tuple[tuple[int, int], ...]:
     return tuple((start, min(start + step, size)) for start in range(0, size, step))
 
 
-@dataclass(frozen=True)
-class ShardSlot:
+class ShardSlot(Frozen):
     """One populated device: where its shard starts in the global tensor and its shape."""
 
     coord: Coord

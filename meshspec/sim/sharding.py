@@ -24,11 +24,11 @@ fewer, and cores past the last shard hold none, but every core reserves a whole 
 from __future__ import annotations
 
 import enum
-import dataclasses
 import functools
 import math
-from dataclasses import dataclass
 from typing import Iterator, Optional
+
+from ..frozen import Frozen
 
 Core = tuple[int, int]
 """A logical core ``(x, y)``."""
@@ -74,8 +74,7 @@ class Orientation(_Name):
     COL_MAJOR = "col_major"
 
 
-@dataclass(frozen=True)
-class ShardSpec:
+class ShardSpec(Frozen):
     """A sharded memory config's layout and ``ttnn.ShardSpec(grid, shape, orientation)``."""
 
     layout: MemoryLayout
@@ -127,7 +126,7 @@ def transposed(shard: ShardSpec) -> Optional[ShardSpec]:
     swap = {MemoryLayout.HEIGHT_SHARDED: MemoryLayout.WIDTH_SHARDED, MemoryLayout.WIDTH_SHARDED: MemoryLayout.HEIGHT_SHARDED}
     if shard.layout not in swap:
         return None
-    return dataclasses.replace(shard, layout=swap[shard.layout], shape=(shard.shape[1], shard.shape[0]), nd_shape=None)
+    return shard.replace(layout=swap[shard.layout], shape=(shard.shape[1], shard.shape[0]), nd_shape=None)
 
 
 def narrowed(shard: ShardSpec, width: int) -> Optional[ShardSpec]:
@@ -141,7 +140,7 @@ def narrowed(shard: ShardSpec, width: int) -> Optional[ShardSpec]:
     """
     if shard.layout is not MemoryLayout.HEIGHT_SHARDED:
         return None
-    return dataclasses.replace(shard, shape=(shard.shape[0], width), nd_shape=None)
+    return shard.replace(shape=(shard.shape[0], width), nd_shape=None)
 
 
 @functools.lru_cache(maxsize=256)  # a shard's core is looked up in it once per shard
@@ -434,7 +433,7 @@ def clamped(shard: ShardSpec, physical: tuple[int, int], page: tuple[int, int]) 
     if shard.layout is MemoryLayout.BLOCK_SHARDED:
         (x0, y0), _ = shard.grid[0]
         wide, tall = (across, down) if shard.orientation is Orientation.ROW_MAJOR else (down, across)
-        return dataclasses.replace(shard, grid=(((x0, y0), (x0 + wide - 1, y0 + tall - 1)),))
+        return shard.replace(grid=(((x0, y0), (x0 + wide - 1, y0 + tall - 1)),))
     left = down * across  # height or width sharding: shard k on the k-th core
     grid: list[CoreRange] = []
     for (x0, y0), (x1, y1) in shard.grid:
@@ -452,7 +451,7 @@ def clamped(shard: ShardSpec, physical: tuple[int, int], page: tuple[int, int]) 
             grid += [((x0, y0), (x0 + full - 1, y1))] if full else []
             grid += [((x0 + full, y0), (x0 + full, y0 + part - 1))] if part else []
         left -= w * h
-    return dataclasses.replace(shard, grid=tuple(grid))
+    return shard.replace(grid=tuple(grid))
 
 
 def _no_bank(x: int, y: int, kind: str, banks: int) -> str:
