@@ -179,6 +179,32 @@ def test_start_up_loads_only_what_the_command_shows(tmp_path):
     assert "rich.table" in _loaded_by_command(["run", seed, "-p", "all", "-o", str(tmp_path / "all.txt")], heavy)
 
 
+def test_a_seed_run_declares_no_frozen_dataclass_but_the_spec():
+    """Start-up (issue 38 item 1): ``@dataclass(frozen=True)`` compiles six methods per class at
+    import, about 4.5 M instructions each, so the values a JSON run of the seed loads are Frozen;
+    TensorSpec stays a dataclass (it is compared and hashed far more often than it is made)."""
+    seed = str(ROOT / "scenarios" / "seed-uneven-copy.yaml")
+    code = (
+        "import atexit, sys\n"
+        "def frozen():\n"
+        "    found = []\n"
+        "    for name, module in list(sys.modules.items()):\n"
+        "        if name.startswith('meshspec'):\n"
+        "            for value in vars(module).values():\n"
+        "                params = getattr(value, '__dataclass_params__', None)\n"
+        "                if isinstance(value, type) and value.__module__ == name and params is not None and params.frozen:\n"
+        "                    found.append(name + '.' + value.__name__)\n"
+        "    sys.stderr.write('FROZEN ' + ' '.join(sorted(found)))\n"
+        "atexit.register(frozen)\n"
+        f"sys.argv = ['meshspec', 'run', {seed!r}, '--format', 'json']\n"
+        "from meshspec.cli import main\n"
+        "main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert '"meshspec.report/1"' in out.stdout
+    assert out.stderr.rpartition("FROZEN ")[2].split() == ["meshspec.sim.spec.TensorSpec"]
+
+
 def test_every_format_has_a_renderer():
     from meshspec.render import DIFF_RENDERERS, RENDERERS as TABLE, Format
 
