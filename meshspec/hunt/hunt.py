@@ -286,6 +286,19 @@ def _profile_block(p, target: Target) -> dict:
 
 
 # -- the folder ------------------------------------------------------------------------------
+def make_out(out: Path) -> None:
+    """``--out``: the folder made if it is new; one line naming it when it is a file or this user
+    cannot write there (a hunt, real or simulated, finds that out before it runs a program)."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {one_line(str(out))}: {'is a file' if out.is_file() else 'is not a folder'}; give a folder (new, or one hunt wrote)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {one_line(str(out))}: {err.strerror or err}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {one_line(str(out))}: this user cannot write there")
+
+
 def prepare(out: Path, target: Optional[Target] = None, seed: int = 0) -> dict:
     """Make sure ``out`` can take a hunt's files before any search: a folder (made if missing)
     that can be written and, for ``target`` (and ``seed``), that takes the longest names its hunt
@@ -295,14 +308,7 @@ def prepare(out: Path, target: Optional[Target] = None, seed: int = 0) -> dict:
     be lost); returns its index (empty for a new folder)."""
     if target is not None:
         check_writes(target, seed)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {one_line(str(out))}: {'is a file' if out.is_file() else 'is not a folder'}; give a folder (new, or one hunt wrote)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UsageError(f"--out {one_line(str(out))}: {err.strerror or err}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {one_line(str(out))}: this user cannot write there")
+    make_out(out)
     index = read_index(out) if os.path.lexists(out / INDEX) else {"format": FORMAT, "found": [], "crashes": []}
     if target is not None:
         _probe(out, max(len(n.encode()) for n in _longest_names(target, seed)))

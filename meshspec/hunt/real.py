@@ -619,12 +619,9 @@ def write(found: list[Real], tally: Tally, session: Session, seed: int, out: Pat
 
 def _index(out: Path) -> dict:
     """The folder's earlier ``real-hunt.json`` ({} when there is none); the folder made."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UsageError(f"--out {one_line(str(out))}: {err.strerror or err}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {one_line(str(out))}: this user cannot write there")
+    from .hunt import make_out
+
+    make_out(out)
     path = out / INDEX
     if not os.path.lexists(path):
         return {}

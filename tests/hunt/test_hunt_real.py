@@ -253,3 +253,13 @@ def test_a_version_no_profile_verifies_needs_one_named(tmp_path):
     done = subprocess.run([sys.executable, "-m", "meshspec", "hunt", "--real", _fake_python(tmp_path), "--examples", "1", "--out",
                            str(tmp_path / "out")], capture_output=True, text=True, env=os.environ | env_version | {"FAKE_TTNN_MODE": "error"})
     assert done.returncode == 2 and "ttnn 0.12.0 verifies no meshspec profile" in done.stderr and "--profile NAME" in done.stderr
+
+
+def test_an_out_that_is_a_file_is_refused_in_one_line_and_kept(tmp_path):
+    """--out names a file of the user's: one line, as the simulated hunt says it, and the file as it was."""
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine\n")
+    done = subprocess.run([sys.executable, "-m", "meshspec", "hunt", "--real", _fake_python(tmp_path), "--examples", "1", "--out", str(mine)],
+                          capture_output=True, text=True, env=os.environ | {"FAKE_TTNN_MODE": "error"})
+    assert done.returncode == 2 and "is a file; give a folder" in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert mine.read_text() == "mine\n"
