@@ -37,7 +37,9 @@ def to_yaml(scenario: Any) -> str:
             lines.append("steps:")
             lines += [f"  - {_step(step)}" for step in value]
         elif key in _BLOCK_KEYS and value:
-            lines.append(_dump({key: value}, flow=None).rstrip("\n"))
+            # a mapping of only scalars is a flow line under flow=None: a one-line description would
+            # be written as {description: hello}, no key at all; a scalar's mapping is written as a block
+            lines.append(_dump({key: value}, flow=None if isinstance(value, (dict, list)) else False).rstrip("\n"))
         else:
             lines.append(f"{_dump(key)}: {_dump(value)}")
     return "\n".join(lines) + "\n"

@@ -177,3 +177,15 @@ steps:
     assert "  - repeat: {times: 3, steps: [{copy_host_to_device_tensor: {src: src, dst: dst}}]}" in written  # not three copies
     assert written.count("distribute:") == 1
     assert _placeless(parse(written, "blocks.yaml")) == _placeless(scenario)
+
+
+@pytest.mark.parametrize("description", ["hello", "a: colon and # hash", "x " * 80, "two\nlines"])
+def test_a_description_of_any_length_writes_and_loads_back(description, tmp_path):
+    """Every bundled description is long or multi-line; a one-line one was written as a flow mapping
+    ({description: hello}), which is no key at all and no YAML the loader takes."""
+    b = Builder(mesh="t3k", description=description)
+    b.allocate_tensor_on_device(as_="d", shape=(1, 1, 32, 32))
+    text = to_yaml(b)
+    assert yaml.safe_load(text)["description"] == description
+    again = parse(text, tmp_path / "s.yaml")
+    assert again.document == b.build().document and again.description == description
