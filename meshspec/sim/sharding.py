@@ -280,7 +280,9 @@ def padded_width(width: int, shard: ShardSpec, row_major: bool) -> int:
     >>> padded_width(200, ShardSpec(MemoryLayout.WIDTH_SHARDED, (((0, 0), (3, 0)),), (64, 64)), True)
     256
     """
-    return -(-width // shard.shape[-1]) * shard.shape[-1] if row_major else width
+    if not row_major or shard.shape[-1] <= 0:  # a shard width of 0 is refused by spec_error, with ttnn's words
+        return width
+    return -(-width // shard.shape[-1]) * shard.shape[-1]
 
 
 def shard_grid(physical: tuple[int, int], shard: ShardSpec) -> tuple[int, int]:

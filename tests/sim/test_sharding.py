@@ -102,3 +102,20 @@ def test_a_grid_beyond_the_workers_names_its_first_core_with_no_bank():
 
     shard = ShardSpec(MemoryLayout.HEIGHT_SHARDED, (((0, 0), (255, 255)),), (32, 32))
     assert grid_error(shard, False, (8, 8), 12).startswith("Invalid shard grid: shard core (8, 0) has no L1 bank on this device, which has 64")
+
+
+@pytest.mark.parametrize("layout", ["height_sharded", "width_sharded", "block_sharded"])
+def test_a_row_major_shard_of_width_0_is_refused_in_ttnns_words(layout, tmp_path):
+    """A shard width of 0 on a ROW_MAJOR tensor reached padded_width's division (ZeroDivisionError,
+    exit 3) before the spec check that refuses it as ttnn does (tensor_layout.cpp in ttnn 0.81.1)."""
+    from meshspec.runner import run
+    from meshspec.scenario.loader import parse
+
+    text = (
+        "meshspec: 1\nmesh: t3k\nsteps:\n"
+        "  - from_torch: {as: x, shape: [1, 1, 64, 30], layout: row_major}\n"
+        f"  - to_device: {{src: x, as: y, memory_config: {{memory_layout: {layout}, buffer_type: l1,\n"
+        "      shard_spec: {grid: [[[0, 0], [1, 0]]], shape: [32, 0], orientation: row_major}}}\n"
+    )
+    report = run(parse(text, tmp_path / "s.yaml"), "current")
+    assert report.error is not None and report.error.message == "Shard shape must be greater than 0 in each sharded dim, got [32, 0]"
