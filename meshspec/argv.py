@@ -158,6 +158,7 @@ class Command(TyperCommand):
                     formatter.write_dl(rows)
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
+        self._short_equals(ctx, args)
         given = list(args)  # click's parser takes words off the list it is given
         self._option_for_a_value(ctx, given)
         try:
@@ -173,6 +174,17 @@ class Command(TyperCommand):
 
     def _options(self, ctx) -> dict[str, object]:
         return {o: p for p in self.get_params(ctx) if p.param_type_name == "option" for o in p.opts}
+
+    def _short_equals(self, ctx, args: list[str]) -> None:
+        """``-o=FILE`` is ``-o FILE``, as argparse read it; click would take ``=FILE`` as the value
+        (a file named ``=out.txt``). Read as ``-oFILE``, which click takes as meant."""
+        options = self._options(ctx)
+        for at, word in enumerate(args):
+            if word == "--" or (not word.startswith("-") and not ctx.allow_interspersed_args):
+                return  # record: the program's own words from here on
+            short = re.fullmatch(r"(-[A-Za-z])=(.*)", word, flags=re.S)
+            if short and short[1] in options and not options[short[1]].is_flag:
+                args[at] = short[1] + short[2]
 
     def _option_for_a_value(self, ctx, args: list[str]) -> None:
         """An option given another option as its value (``--format --view``), or a value that reads as

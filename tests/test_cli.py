@@ -1023,3 +1023,14 @@ def test_diff_draws_the_shared_topology_of_parts_on_a_mesh_of_more_than_64_devic
     data = json.loads(invoke("diff", path, "--expected", "reference", "--format", "json").stdout)
     topologies = [d for d in data["differences"] if d["field"] == "topology"]
     assert len(topologies) == 73 and all(len(d["actual"]["coords"]) == 72 for d in topologies)
+
+
+def test_a_short_option_written_with_equals_reads_as_argparse_read_it(tmp_path):
+    """-o=FILE, -p=NAME, -f=json and -j=2 mean what the space form means, as under argparse; click
+    alone took '=FILE' as the value (a file named '=out.txt', an unknown profile '=current')."""
+    seed = str(SCENARIOS / "seed-uneven-copy.yaml")
+    out = tmp_path / "out.json"
+    res = invoke("run", seed, f"-o={out}", "-p=current", "-f=json")
+    assert res.exit_code == 0 and json.loads(out.read_text())["profile"] == "current"
+    assert not (tmp_path / f"={out.name}").exists()
+    assert invoke("check", seed, "-j=1").exit_code == 0
