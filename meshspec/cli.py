@@ -424,7 +424,9 @@ def explain(
     from .explain import choices_text
     from .explain import explain as text_of
 
-    _stdout(text_of(name) if name is not None else choices_text())
+    from .text import wrap_lines
+
+    _stdout(wrap_lines(text_of(name) if name is not None else choices_text(), _width(None)))
     return 0
 
 

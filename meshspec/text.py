@@ -118,3 +118,31 @@ WRITTEN_MARK = "<!-- written by meshspec -->"
 """The first line of an SVG, the second (after the doctype) of an HTML page, that meshspec writes:
 a reader of the file sees what made it. (Whether meshspec may replace a file is files.py's record
 of what it wrote, not this mark.)"""
+
+
+def wrap_lines(text: str, width: int) -> str:
+    """``text`` with every line longer than ``width`` wrapped between words, its continuation
+    indented under where the line's text starts: a prose line under its indent, a ``name  meaning``
+    row under its meaning. Lines that fit are kept as they are.
+
+    >>> print(wrap_lines("  stale  recorded but never written since allocation", 30))
+      stale  recorded but never
+             written since
+             allocation
+    """
+    import re
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        row = re.match(r"(\s*\S+\s{2,})\S", line)
+        hang = len(row.group(1)) if row and len(row.group(1)) < width // 2 else len(line) - len(line.lstrip())
+        out.append(textwrap.fill(line.strip(), width=width, initial_indent=line[: len(line) - len(line.lstrip())],
+                                 subsequent_indent=" " * hang, break_on_hyphens=False, break_long_words=False)
+                   if not row else
+                   textwrap.fill(line[hang:].strip(), width=width, initial_indent=line[:hang], subsequent_indent=" " * hang,
+                                 break_on_hyphens=False, break_long_words=False))
+    return "\n".join(out)

@@ -1034,3 +1034,14 @@ def test_a_short_option_written_with_equals_reads_as_argparse_read_it(tmp_path):
     assert res.exit_code == 0 and json.loads(out.read_text())["profile"] == "current"
     assert not (tmp_path / f"={out.name}").exists()
     assert invoke("check", seed, "-j=1").exit_code == 0
+
+
+@pytest.mark.parametrize("name", [None, "stale", "copy_host_to_device_tensor"])
+def test_explain_wraps_at_the_terminal_width(name):
+    """explain's prose was one line a paragraph (453 columns for stale); it wraps between words at
+    the width, a 'name  meaning' row under its meaning."""
+    res = invoke("explain", *([name] if name else []), env={"COLUMNS": "80"})
+    assert res.exit_code == 0
+    # only a word longer than what is left of the line may pass the width (a dotted ttnn name)
+    long = [line for line in res.stdout.splitlines() if len(line) > 80 and " " in re.split(r"\s{2,}", line.strip())[-1]]
+    assert long == []
