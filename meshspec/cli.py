@@ -271,13 +271,17 @@ def check(
 @command()
 def systems() -> int:
     """List the known systems and their mesh shapes."""
+    import textwrap
+
     from .sim.mesh import volume
 
     lines = []
     for name, system in SYSTEMS.items():
         n = volume(system.shape)
         shape = "x".join(map(str, system.shape))
-        lines.append(f"{name:<9} {shape:<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {system.arch:<11}  {system.note}\n")
+        row = f"{name:<9} {shape:<5} {n:>3} {'device' if n == 1 else 'devices':<7}  {system.arch:<11}  "
+        lines.append(textwrap.fill(system.note, width=max(len(row) + 20, _width(None)), initial_indent=row,
+                                   subsequent_indent=" " * len(row), break_on_hyphens=False) + "\n")
     _stdout("".join(lines))
     return 0
 

@@ -1045,3 +1045,10 @@ def test_explain_wraps_at_the_terminal_width(name):
     # only a word longer than what is left of the line may pass the width (a dotted ttnn name)
     long = [line for line in res.stdout.splitlines() if len(line) > 80 and " " in re.split(r"\s{2,}", line.strip())[-1]]
     assert long == []
+
+
+def test_systems_fits_80_columns():
+    """A system's note wraps under itself at the width (t3k's ran to 111 columns)."""
+    res = invoke("systems", env={"COLUMNS": "80"})
+    assert res.exit_code == 0 and max(len(line) for line in res.stdout.splitlines()) <= 80
+    assert res.stdout.splitlines()[0].split()[:2] == ["n150", "1x1"]
