@@ -413,7 +413,7 @@ def profiles(
     shown = list(PROFILES.values()) + (list(load(scenario).profiles.values()) if scenario is not None else [])
     match fmt:
         case Format.TABLE:
-            _stdout(profiles_text(shown))
+            _stdout(profiles_text(shown, _width(None)))
         case Format.JSON:
             _stdout(json.dumps(profiles_data(shown), indent=2) + "\n")
     return 0

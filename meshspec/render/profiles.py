@@ -29,16 +29,23 @@ def profiles_data(profiles: list[Profile]) -> dict:
     }
 
 
-def profiles_text(profiles: list[Profile]) -> str:
-    """A table of rules by profile, then each profile's era and each choice's meaning."""
-    head = ["rule", *(p.name for p in profiles)]
+def profiles_text(profiles: list[Profile], width: int = 10**6) -> str:
+    """A table of rules by profile, then each profile's era and each choice's meaning. When the
+    profiles do not fit ``width`` side by side, the table comes in parts of as many profile columns
+    as fit, each part with the rule column; the prose wraps under its indent."""
+    from ..text import wrap_lines
+
     unverified = {p.name: set(source_only(p)) if p.verified_by else set() for p in profiles}
-    rows = [["verified by", *(f"ttnn {p.verified_by}" if p.verified_by else SOURCE_ONLY for p in profiles)]]
-    rows += [[name, *(p.rules()[name] + ("*" if name in unverified[p.name] else "") for p in profiles)] for name in RULES]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-    rule = "-" * (sum(widths) + 2 * (len(widths) - 1))
-    out = [line(head), line(rows[0]), rule, *(line(r) for r in rows[1:]), ""]
+    names = ["rule", "verified by", *RULES]
+    columns = [[p.name, f"ttnn {p.verified_by}" if p.verified_by else SOURCE_ONLY,
+                *(p.rules()[name] + ("*" if name in unverified[p.name] else "") for name in RULES)] for p in profiles]
+    first = max(len(n) for n in names)
+    out: list[str] = []
+    for part in _parts([max(len(c) for c in column) for column in columns], first, width):
+        widths = [first, *(max(len(c) for c in columns[i]) for i in part)]
+        line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+        rows = [[names[k], *(columns[i][k] for i in part)] for k in range(len(names))]
+        out += [line(rows[0]), line(rows[1]), "-" * (sum(widths) + 2 * (len(widths) - 1)), *(line(r) for r in rows[2:]), ""]
     out.append("* rests on source reading only: that version's golden data does not check it")
     out.append("")
     out += ["profiles:"] + [f"  {p.name}: {p.era}" + (f" (changes {p.base})" if p.base else "") + "; " + _verified(p)
@@ -47,7 +54,25 @@ def profiles_text(profiles: list[Profile]) -> str:
     for rule in RULES.values():
         out.append(f"  {rule.name}: {rule.governs}")
         out += [f"    {choice}: {means}" for choice, means in rule.meanings.items()]
-    return "\n".join(out) + "\n"
+    return wrap_lines("\n".join(out), width) + "\n"
+
+
+def _parts(widths: list[int], first: int, width: int) -> list[list[int]]:
+    """The profile columns (their widths) cut into runs that fit ``width`` beside a first column of
+    ``first``; a column wider than the rest of the line is a run of its own.
+
+    >>> _parts([10, 10, 10], 5, 30), _parts([10, 10, 10], 5, 100)
+    ([[0], [1], [2]], [[0, 1, 2]])
+    """
+    parts: list[list[int]] = [[]]
+    used = first
+    for i, w in enumerate(widths):
+        if parts[-1] and used + 2 + w > width:
+            parts.append([])
+            used = first
+        parts[-1].append(i)
+        used += 2 + w
+    return parts
 
 
 def _verified(p: Profile) -> str:

@@ -4,7 +4,7 @@ import pytest
 
 from cli_runner import invoke
 from meshspec.errors import UsageError
-from meshspec.sim.profiles import PROFILES, RULES, define
+from meshspec.sim.profiles import PROFILES, RULES, define, source_only
 
 
 def test_every_rule_has_every_choice_explained_and_every_profile_sets_it():
@@ -32,7 +32,7 @@ def test_bad_rules_and_choices_are_named(changes, words):
 
 
 def test_profiles_command_lists_rules_by_profile(tmp_path):
-    res = invoke(["profiles"])
+    res = invoke(["profiles"], env={"COLUMNS": "400"})  # one table: every profile side by side
     assert res.exit_code == 0
     header = res.stdout.splitlines()[0].split()
     assert header == ["rule", *PROFILES]
@@ -47,7 +47,7 @@ def test_profiles_command_shows_a_scenarios_own(tmp_path):
         "meshspec: 1\nmesh: t3k\nprofiles:\n  mine: {base: current, copy: exact}\n"
         "steps:\n  - allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}\n"
     )
-    res = invoke(["profiles", str(path)])
+    res = invoke(["profiles", str(path)], env={"COLUMNS": "400"})
     assert res.exit_code == 0 and res.stdout.splitlines()[0].split()[-1] == "mine"
     assert "mine: current with copy exact (changes current)" in res.stdout
 
@@ -79,3 +79,16 @@ def test_ccl_padding_governs_all_gather_async_and_gather_padding_all_gather(tmp_
     listing = invoke(["profiles"]).stdout
     assert "ccl_padding: what all_gather_async does with tile padding (ttnn.all_gather: gather_padding)" in listing
     assert "gather_padding: what ttnn.all_gather does with tile padding" in listing
+
+
+def test_profiles_command_comes_in_parts_that_fit_the_width():
+    """At 80 columns the nine profiles come as tables of as many columns as fit, each with the rule
+    column, every profile once (the one table was 198 columns wide)."""
+    res = invoke(["profiles"], env={"COLUMNS": "80"})
+    lines = res.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    heads = [line.split()[1:] for line in lines if line.startswith("rule ")]
+    assert len(heads) > 1 and [p for head in heads for p in head] == list(PROFILES)
+    rows = [line for line in lines if line.startswith("copy ")]
+    assert [c for row in rows for c in row.split()[1:]] == [p.copy.value + ("*" if p.verified_by and "copy" in source_only(p) else "")
+                                                            for p in PROFILES.values()]
