@@ -273,10 +273,14 @@ def meshspec_check():
     def check(scenario, profile: Optional[str] = None, *, case: Optional[str] = None) -> list:
         from .api import pick_case, scenario_of
         from .check import ERROR, FAIL, check_scenario, profiles_for
+        from .errors import MeshspecError
 
-        loaded = scenario_of(scenario)
-        cases = [pick_case(loaded, case)] if case is not None else list(loaded.cases or (loaded,))
-        results = [check_scenario(c, p) for c in cases for p in profiles_for(c, profile)]
+        try:
+            loaded = scenario_of(scenario)
+            cases = [pick_case(loaded, case)] if case is not None else list(loaded.cases or (loaded,))
+            results = [check_scenario(c, p) for c in cases for p in profiles_for(c, profile)]
+        except MeshspecError as err:  # a missing file, a bad scenario, an unknown profile: its one line, as the CLI says it
+            pytest.fail(f"meshspec: {err}", pytrace=False)
         failed = [r for r in results if r.outcome in (FAIL, ERROR)]
         if failed:
             pytest.fail("\n".join(_failure_text(r) for r in failed), pytrace=False)

@@ -3,6 +3,8 @@ checked against its expect block inside a test; a failure says what `meshspec ch
 
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -62,4 +64,19 @@ def test_bad_case(meshspec_check):
 ''')
     result = pytester.runpytest_inprocess(*QUIET)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*UsageError: case: *seed-uneven-copy-matrix.yaml has no case 'float32'*; its cases: bfloat16-tile-2x4*"])
+    result.stdout.fnmatch_lines(["meshspec: case: *seed-uneven-copy-matrix.yaml has no case 'float32'*; its cases: bfloat16-tile-2x4*"])
+    assert "Traceback" not in result.stdout.str() and "raise " not in result.stdout.str()
+
+
+@pytest.mark.parametrize("call, words", [
+    ("meshspec_check('no-such-file.yaml')", "meshspec: *no-such-file.yaml*"),
+    (f"meshspec_check({str(SCENARIOS / 'seed-uneven-copy.yaml')!r}, 'nope')", "meshspec: *unknown profile 'nope'*"),
+])
+def test_a_scenario_the_fixture_cannot_run_fails_the_test_with_its_one_line(pytester, call, words):
+    """A missing file or an unknown profile fails the test with meshspec's line, not a 40-line
+    traceback through the plugin (a tester)."""
+    pytester.makepyfile(test_inner_api_bad_input=f"def test_bad(meshspec_check):\n    {call}\n")
+    result = pytester.runpytest_inprocess(*QUIET)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([words])
+    assert "Traceback" not in result.stdout.str() and "pytest_plugin.py" not in result.stdout.str()
