@@ -53,6 +53,12 @@ def run(scenario: Source, profile: Optional[str] = None, *, case: Optional[str] 
     from ..check import check_profile_option
     from ..runner import run as run_one
 
+    from ..errors import UsageError
+
+    for name, value in (("profile", profile), ("case", case)):
+        if value is not None and not isinstance(value, str):
+            raise UsageError(f"{name}={value!r}: a profile is named by a string ('current', 'all', or one the scenario defines)"
+                             if name == "profile" else f"case={value!r}: a case is named by a string, as meshspec check names it")
     loaded = scenario_of(scenario, allow_outside_data)
     if profile not in loaded.profiles:  # an unknown profile, with the choices, as the CLI says it
         check_profile_option(profile, [loaded.path] if isinstance(scenario, (str, Path)) else [])

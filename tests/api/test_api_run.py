@@ -100,3 +100,10 @@ def test_public_names_are_lazy_and_listed():
     assert meshspec.MeshspecError is MeshspecError
     with pytest.raises(AttributeError, match="no attribute 'rnu'"):
         meshspec.rnu  # noqa: B018
+
+
+@pytest.mark.parametrize("kwargs", [{"profile": ["current"]}, {"case": 3}])
+def test_a_profile_or_case_that_is_not_a_name_is_a_meshspec_error(kwargs):
+    """profile=["current"] raised TypeError: unhashable type: 'list' (a tester): one line instead."""
+    with pytest.raises(meshspec.MeshspecError, match="named by a string"):
+        meshspec.run(ROOT / "scenarios" / "seed-uneven-copy.yaml", **kwargs)
