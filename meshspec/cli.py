@@ -487,7 +487,10 @@ def parse_bytes(text: str) -> int:
     if not m:
         raise UsageError(f"--max-memory {text!r}: write a size like 8G, 512M or 1000000")
     scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2)]
-    return int(float(m.group(1)) * scale)
+    size = int(float(m.group(1)) * scale)
+    if size < 1:  # as --max-work 0 is refused: no run fits in nothing
+        raise UsageError(f"--max-memory {text!r}: give a size of at least one byte, like 8G, 512M or 1000000")
+    return size
 
 
 def _cap_jobs(jobs: int, files: int) -> int:

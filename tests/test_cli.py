@@ -1052,3 +1052,10 @@ def test_systems_fits_80_columns():
     res = invoke("systems", env={"COLUMNS": "80"})
     assert res.exit_code == 0 and max(len(line) for line in res.stdout.splitlines()) <= 80
     assert res.stdout.splitlines()[0].split()[:2] == ["n150", "1x1"]
+
+
+@pytest.mark.parametrize("size", ["0", "0.1", "0K"])
+def test_a_max_memory_of_nothing_is_a_usage_error(size):
+    """--max-memory 0 ran and stopped at step 0 with exit 4, where --max-work 0 is refused (a tester)."""
+    res = run_cli(["run", str(SCENARIOS / "seed-uneven-copy.yaml"), "--max-memory", size])
+    assert res.exit_code == 2 and "at least one byte" in res.stderr and len(res.stderr.splitlines()) == 1
