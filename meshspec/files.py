@@ -194,8 +194,10 @@ def write_new(path: Path, text: str) -> None:
             raise UsageError(f"{printable(str(path))} is a folder; give the name of the file to create, e.g. "
                              f"{printable(str(Path(path) / 'scenario.yaml'))}") from None
         raise UsageError(f"{printable(str(path))} already exists; meshspec init never overwrites a file (choose another name)") from None
-    except FileNotFoundError:
+    except FileNotFoundError as err:
         folder = Path(path).parent
+        if folder.is_dir():  # it is there, and makes no file of that name (/proc): say what the system said
+            raise UsageError(f"cannot write {printable(str(path))}: {err.strerror} (folder {printable(str(folder))} takes no new file)") from None
         raise UsageError(f"cannot write {printable(str(path))}: folder {printable(str(folder))} does not exist (create it first: "
                          f"mkdir -p {printable(str(folder))})") from None
     except OSError as err:

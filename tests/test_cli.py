@@ -1059,3 +1059,11 @@ def test_a_max_memory_of_nothing_is_a_usage_error(size):
     """--max-memory 0 ran and stopped at step 0 with exit 4, where --max-work 0 is refused (a tester)."""
     res = run_cli(["run", str(SCENARIOS / "seed-uneven-copy.yaml"), "--max-memory", size])
     assert res.exit_code == 2 and "at least one byte" in res.stderr and len(res.stderr.splitlines()) == 1
+
+
+def test_init_into_a_folder_that_takes_no_file_does_not_say_it_is_missing():
+    """init /proc/foo.yaml said 'folder /proc does not exist (create it first: mkdir -p /proc)' (a tester)."""
+    if not Path("/proc").is_dir():
+        pytest.skip("no /proc on this system")
+    res = run_cli(["init", "/proc/meshspec-test.yaml"])
+    assert res.exit_code == 2 and "does not exist" not in res.stderr and "takes no new file" in res.stderr
