@@ -61,8 +61,8 @@ def _parts(widths: list[int], first: int, width: int) -> list[list[int]]:
     """The profile columns (their widths) cut into runs that fit ``width`` beside a first column of
     ``first``; a column wider than the rest of the line is a run of its own.
 
-    >>> _parts([10, 10, 10], 5, 30), _parts([10, 10, 10], 5, 100)
-    ([[0], [1], [2]], [[0, 1, 2]])
+    >>> _parts([10, 10, 10], 5, 30), _parts([10, 10, 10], 5, 100)  # 5 + (2 + 10) * 2 = 29 fits 30, a third does not
+    ([[0, 1], [2]], [[0, 1, 2]])
     """
     parts: list[list[int]] = [[]]
     used = first
