@@ -640,36 +640,12 @@ def tally_data(tally: Tally) -> dict:
             "refused_why": dict(tally.refused.most_common()), "disagreements": tally.disagreements, "interrupted": tally.interrupted}
 
 
-def summary_text(data: dict) -> str:
-    """What a real hunt did and found, for a person."""
-    where = "mock" if data["mock"] else "hardware"
-    n = len(data["found_now"])
-    head = (f"ttnn {data['version']} ({where}) against the simulation under {data['profile']}: {data['programs']} programs tried, "
-            f"{data['run']} run ({data['steps']} steps), {data['refused']} the version could not run, {data['disagreements']} disagreed; "
-            f"{n} distinct signature{'s' * (n != 1)} written to {one_line(data['out'])}")
-    if data["interrupted"]:
-        head = f"interrupted: {head} (what was found so far)"
-    lines = [head, ""]
-    rows = [("signature (kind / op)", "file", "steps", "first difference")]
-    rows += [(f"{e['kind']} / {e['op']}", e["file"], f"{e['steps_before']} -> {e['steps_after']}", one_line(e["difference"])[:100])
-             for e in data["found_now"]]
-    if n:
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        lines += ["  ".join([*(c.ljust(w) for c, w in zip(r[:3], widths)), r[3]]).rstrip() for r in rows]
-    else:
-        lines.append("(no disagreement found)")
-    if data["refused_why"]:
-        lines += ["", "not run (the version cannot):"] + [f"  {k:>5}  {one_line(why)}" for why, k in data["refused_why"].items()]
-    if data["crashes"]:
-        lines += ["", f"meshspec itself failed on {len(data['crashes'])} program(s), kept as crash-*.yaml: its bug; please report it"]
-    return "\n".join(lines) + "\n"
-
-
 def main(real: str, profile: Optional[str], meshes: list[tuple[MeshSpec, tuple[int, ...]]], ops: Optional[tuple[str, ...]],
          seconds: Optional[float], examples: Optional[int], seed: int, own: dict, out: Path, fmt: "Format",
          program_seconds: float = PROGRAM_SECONDS) -> tuple[str, int]:
     """``meshspec hunt --real``: the summary and the exit code (0 nothing found, 1 found, 3 meshspec
     failed on a program, 130 interrupted)."""
+    from ..render.hunt import real_summary_text, summary_json
     from ..render.options import Format  # noqa: F811 (the run's, beside the annotation's)
 
     ops = check_real_ops(ops)
@@ -687,9 +663,9 @@ def main(real: str, profile: Optional[str], meshes: list[tuple[MeshSpec, tuple[i
     code = 130 if tally.interrupted else 3 if tally.crashes else 1 if entries else 0
     match fmt:
         case Format.JSON:
-            return json.dumps(data, indent=2) + "\n", code
+            return summary_json(data), code
         case Format.TABLE:
-            return summary_text(data), code
+            return real_summary_text(data), code
 
 
 def check_real_ops(ops: Optional[tuple[str, ...]]) -> tuple[str, ...]:

@@ -68,3 +68,28 @@ def summary_text(data: dict) -> str:
         fault = f" with the fault {one_line(str(c['fault'][0]))} at step {c['fault'][1]}" if c.get("fault") else ""
         out.append(f"meshspec crashed on example {c['example']}{fault} ({one_line(c['error'])}): {one_line(c['file'])}; please report it")
     return "\n".join(out) + "\n"
+
+
+def real_summary_text(data: dict) -> str:
+    """What a real hunt (``meshspec hunt --real``) did and found, for a person."""
+    where = "mock" if data["mock"] else "hardware"
+    n = len(data["found_now"])
+    head = (f"ttnn {data['version']} ({where}) against the simulation under {data['profile']}: {data['programs']} programs tried, "
+            f"{data['run']} run ({data['steps']} steps), {data['refused']} the version could not run, {data['disagreements']} disagreed; "
+            f"{n} distinct signature{'s' * (n != 1)} written to {one_line(data['out'])}")
+    if data["interrupted"]:
+        head = f"interrupted: {head} (what was found so far)"
+    lines = [head, ""]
+    rows = [("signature (kind / op)", "file", "steps", "first difference")]
+    rows += [(f"{e['kind']} / {e['op']}", e["file"], f"{e['steps_before']} -> {e['steps_after']}", one_line(e["difference"])[:100])
+             for e in data["found_now"]]
+    if n:
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines += ["  ".join([*(c.ljust(w) for c, w in zip(r[:3], widths)), r[3]]).rstrip() for r in rows]
+    else:
+        lines.append("(no disagreement found)")
+    if data["refused_why"]:
+        lines += ["", "not run (the version cannot):"] + [f"  {k:>5}  {one_line(why)}" for why, k in data["refused_why"].items()]
+    if data["crashes"]:
+        lines += ["", f"meshspec itself failed on {len(data['crashes'])} program(s), kept as crash-*.yaml: its bug; please report it"]
+    return "\n".join(lines) + "\n"
