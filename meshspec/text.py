@@ -139,10 +139,7 @@ def wrap_lines(text: str, width: int) -> str:
             out.append(line)
             continue
         row = re.match(r"(\s*\S+\s{2,})\S", line)
-        hang = len(row.group(1)) if row and len(row.group(1)) < width // 2 else len(line) - len(line.lstrip())
-        out.append(textwrap.fill(line.strip(), width=width, initial_indent=line[: len(line) - len(line.lstrip())],
-                                 subsequent_indent=" " * hang, break_on_hyphens=False, break_long_words=False)
-                   if not row else
-                   textwrap.fill(line[hang:].strip(), width=width, initial_indent=line[:hang], subsequent_indent=" " * hang,
+        head = row.group(1) if row and len(row.group(1)) < width // 2 else line[: len(line) - len(line.lstrip())]
+        out.append(textwrap.fill(line[len(head):].strip(), width=width, initial_indent=head, subsequent_indent=" " * len(head),
                                  break_on_hyphens=False, break_long_words=False))
     return "\n".join(out)
