@@ -19,7 +19,7 @@ def one_case(scenario, case: Optional[str], command: str) -> tuple[object, Optio
     """The case ``--case`` names of a matrix scenario (each case is a scenario of its own), and a
     note for stderr or None. With no ``--case``: the first, the note saying how to pick another. A
     scenario without a matrix is itself, and refuses ``--case``."""
-    from .errors import did_you_mean, listed
+    from .errors import listed
     from .text import printable
 
     shown = printable(str(scenario.path))
@@ -29,12 +29,24 @@ def one_case(scenario, case: Optional[str], command: str) -> tuple[object, Optio
             return scenario, (f"{shown}: a matrix of {len(names)} cases; {command} takes the first, [{names[0]}]: "
                               f"--case NAME picks another ({listed(names[1:], 8)})")
         return scenario, None
+    return pick_case(scenario, case), None
+
+
+def pick_case(scenario, case: str, option: str = "--case", drop: str = "drop --case"):
+    """The case named ``case`` of a matrix scenario (each case is a scenario of its own); a
+    :class:`UsageError` naming the cases when it has none of that name. ``option`` and ``drop`` say
+    how the caller named it: ``--case`` on the command line, ``case`` in Python (meshspec.run)."""
+    from .errors import did_you_mean, listed
+    from .text import printable
+
+    shown = printable(str(scenario.path))
+    names = [c.case for c in scenario.cases]
     if not names:
-        raise UsageError(f"--case {case!r}: {shown} has no matrix, so no cases; drop --case")
+        raise UsageError(f"{option} {case!r}: {shown} has no matrix, so no cases; {drop}")
     for c in scenario.cases:
         if c.case == case:
-            return c, None
-    raise UsageError(f"--case: {shown} has no case {case!r}{did_you_mean(case, names)}; its cases: {listed(names, 8)} "
+            return c
+    raise UsageError(f"{option}: {shown} has no case {case!r}{did_you_mean(case, names)}; its cases: {listed(names, 8)} "
                      "('meshspec check' names each)")
 
 

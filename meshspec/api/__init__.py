@@ -72,20 +72,11 @@ def run(scenario: Source, profile: Optional[str] = None, *, case: Optional[str] 
 
 
 def pick_case(scenario: Any, case: str):
-    """The case named ``case`` of a matrix scenario (each case is a scenario of its own), as the
-    CLI's ``--case`` picks it; a :class:`UsageError` naming the cases when it has none of that name."""
-    from ..errors import did_you_mean, listed
-    from ..text import printable
+    """The case named ``case`` of a matrix scenario, as the CLI's ``--case`` picks it (sides.pick_case),
+    named as Python names it."""
+    from ..sides import pick_case as pick
 
-    shown = printable(str(scenario.path))
-    names = [c.case for c in scenario.cases]
-    if not names:
-        raise UsageError(f"case {case!r}: {shown} has no matrix, so no cases; leave case out")
-    for c in scenario.cases:
-        if c.case == case:
-            return c
-    raise UsageError(f"case: {shown} has no case {case!r}{did_you_mean(case, names)}; its cases: {listed(names, 8)} "
-                     "('meshspec check' names each)")
+    return pick(scenario, case, option="case", drop="leave case out")
 
 
 def scenario_of(source: Source, allow_outside_data: bool = False):
