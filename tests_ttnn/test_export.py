@@ -70,8 +70,6 @@ KNOWN: dict[str, Known] = {
 
 _OLD = ("0.67.0", "0.66.0")
 _KILLED = "killed by a signal"  # 0.66/0.67: a device op whose kernel the mock cannot build kills the process (SIGSEGV)
-_SHARD_PADDING = Known("the shards of a multi-shard host tensor keep the whole tensor's padded width there (1x1x32x64), where 0.81.1 "
-                       "pads each shard to its own tile (1x1x32x32); no profile rule models it", "1x1x32x32 -> 1x1x32x64")
 
 #: version -> scenario -> why that version's real run differs where 0.81.1's agrees or differs otherwise
 #: (observed in the tier; no profile rule models these: they are listed, not fixed); None: a scenario
@@ -98,8 +96,6 @@ VERSION_KNOWN: dict[str, dict[str, Known | None]] = {
 }
 for _version in _OLD:
     VERSION_KNOWN[_version] |= {
-        "block-float-padded-shape": _SHARD_PADDING,
-        "host-unpad-multi-shard": _SHARD_PADDING,
         "combine-round-trip": Known("a copy into a tensor of combine_device_tensors records other devices and keeps the source's "
                                     "topology there; no profile rule models it",
                                     "topology: (3) [S(0)] on 3 devices -> (7) [S(1)] on 7 devices"),
@@ -111,9 +107,6 @@ for _version in _OLD:
                                          "Bounds-Error -- Logical_core=(x=12,y=0) is outside of logical_grid_size=(x=12,y=1)"),
         "nd-round-robin": Known("the observer reads an ND-sharded tensor's memory layout as block_sharded there",
                                 "-> l1 block_sharded"),
-        **dict.fromkeys(("reshape-alias-deallocate", "use-after-deallocate"),
-                        Known("cpu() of a freed buffer raises there, where 0.81.1 crashes (SIGSEGV, section 10); no profile rule "
-                              "holds the crash", "Buffer must be allocated on device!")),
         "submesh-copy": Known("to_device onto a submesh refuses a host buffer distributed for that submesh there",
                               "Distributed host buffer has different shape MeshShape([1, 4]) than the mesh device MeshShape([2, 4])"),
     }
@@ -126,6 +119,8 @@ RULE_DIFFERENCES: dict[str, dict[str, tuple[str, ...]]] = {
         "partial-then-full": ("copy",),  # a full copy after a partial one records all 8 devices there
         "uneven-row-major-width-shards": ("uneven_row_major_shards",),  # section 16
         "height-shard-padded-width": ("uneven_row_major_shards",),  # section 16 (#22947)
+        "reshape-alias-deallocate": ("freed_transfer",),  # cpu() of a freed buffer raises there (section 23)
+        "use-after-deallocate": ("freed_transfer",),
     }),
 }
 

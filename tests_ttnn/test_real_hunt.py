@@ -31,8 +31,9 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
                                            "meshspec (found, not fixed: docs/semantics.md, Real record bugs found by hunting)",
     },
     **dict.fromkeys(("0.67.0", "0.66.0"), {
-        **{("padded_shape", op): "a shard of a multi-shard host tensor records the whole tensor's padded shape, and a copy or "
-           "to_device puts it on the device (a record bug of 0.66/0.67: tests/hunt/data/real-bugs/shard-keeps-whole-padding)"
+        **{("padded_shape", op): "a shard of a host tensor tilized whole and then distributed records the whole tensor's padded "
+           "shape, and a copy or to_device puts it on the device (a record bug of 0.66/0.67: tests/hunt/data/real-bugs/"
+           "shard-keeps-whole-padding)"
            for op in ("from_torch", "to_device", "allocate_tensor_on_device", "to_torch", "cpu", "to_dtype", "pad_to_tile", "load_tensor",
                       "get_device_tensors")},
         **{("address", op): "after a shard padded as the whole tensor (shard-keeps-whole-padding) the next buffer lies higher"

@@ -115,6 +115,16 @@ def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=No
     if mapper is None:
         t = host_array_tensor(array, dtype, layout, None, extra)
         return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
+    if layout == ttnn.TILE_LAYOUT and not extra and from_torch_reads_numpy():
+        # from_torch tilizes each shard on its own. A whole tensor tilized by the flat-list or the
+        # numpy constructor in a block float keeps its whole padded shape as its alignment, and
+        # 0.66/0.67's distribute_tensor gives every shard that padding (docs/semantics.md section 24)
+        if not flat_list(dtype):
+            return ttnn.from_torch(np.ascontiguousarray(array), dtype=dtype, layout=layout, mesh_mapper=mapper, device=device,
+                                   memory_config=memory_config)
+        t = ttnn.distribute_tensor(host_array_tensor(array, dtype, ttnn.ROW_MAJOR_LAYOUT, None, extra), mapper)
+        t = ttnn.to_layout(t, layout)
+        return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
     t = host_array_tensor(array, dtype, layout, memory_config, extra)
     return ttnn.distribute_tensor(t, mapper, device)
 
@@ -124,10 +134,30 @@ def host_array_tensor(array, dtype, layout, memory_config, extra):
     array (ttnn 0.66.0 and 0.67.0 refuse it: "Number of elements from python tensor 0 must match
     ...", "Current buffer size is 0 ..."), the flat-list constructor ttnn.Tensor(values, shape,
     dtype, layout), which reads it in every version (docs/semantics.md section 10)."""
-    if dtype == ttnn.bfloat16 and not numpy_reads_bfloat16():
+    if flat_list(dtype):
         config = {} if memory_config is None else {"device": None, "memory_config": memory_config}
         return ttnn.Tensor(array.astype(np.float32).reshape(-1).tolist(), list(array.shape), dtype, layout, **config, **extra)
     return ttnn.Tensor(array.astype(np.float32), dtype, None, layout, mem_config=memory_config, **extra)
+
+
+def flat_list(dtype):
+    """Whether a host tensor of dtype is built with the flat-list constructor here (see host_array_tensor)."""
+    return dtype == ttnn.bfloat16 and not numpy_reads_bfloat16()
+
+
+def from_torch_reads_numpy():
+    """Whether this ttnn's from_torch takes a numpy array (0.66.0 and 0.67.0: it converts without
+    torch; 0.81.1 imports torch first), asked once."""
+    if not FROM_TORCH_NUMPY:
+        try:
+            ttnn.from_torch(np.zeros((1, 2), dtype=np.float32), dtype=ttnn.float32)
+            FROM_TORCH_NUMPY.append(True)
+        except (ImportError, RuntimeError, TypeError):
+            FROM_TORCH_NUMPY.append(False)
+    return FROM_TORCH_NUMPY[0]
+
+
+FROM_TORCH_NUMPY = []
 
 
 def numpy_reads_bfloat16():

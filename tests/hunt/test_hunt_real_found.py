@@ -111,9 +111,10 @@ def test_under_current_meshspec_records_the_view_as_0_81_1_does():
 
 @pytest.mark.parametrize("version, padded", [("0.81.1", [1, 1, 32, 32]), ("0.67.0", [1, 1, 32, 64]), ("0.66.0", [1, 1, 32, 64])])
 def test_a_host_shard_keeps_the_whole_tensors_padding_before_0_81_1(version, padded):
-    """A 1x1x1x48 TILE tensor over 6 devices: each 1x1x1x8 shard is one tile, 1x1x32x32; 0.67.0
-    and 0.66.0 record the whole tensor's 1x1x32x64 on every shard, and the copy into an allocation
-    of one shard (one tile) puts that on the device tensor."""
+    """A 1x1x1x48 tensor tilized whole on the host (1x1x32x64), then distributed over 6 devices:
+    each 1x1x1x8 shard is one tile, 1x1x32x32; 0.67.0 and 0.66.0 record the whole tensor's
+    1x1x32x64 on every shard, and the copy into an allocation of one shard (one tile) puts that on
+    the device tensor (docs/semantics.md section 24)."""
     t = _real("shard-keeps-whole-padding", version)
     for name in ("h1", "d2"):
         specs = [d["spec"] for d in t[name]["devices"] if d["recorded"]]
