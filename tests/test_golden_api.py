@@ -252,8 +252,9 @@ def observe_host(t: HostTensor, e: dict, where: str) -> None:
         assert [list(c) for c in t.shards] == e["cpu_coords"], where
     if e["host_buffer_shape"] is not None and t.buffer_shape is not None:
         assert list(t.buffer_shape) == e["host_buffer_shape"], where
-    values = next(iter(t.shards.values())).values
-    assert list(values.shape) == e["shape"], where
+    # a readback may hold no shard: 0.6x's after a MeshDevice.reshape that changed the mesh's rank
+    shape = next(iter(t.shards.values())).values.shape if t.shards else t.spec.shape
+    assert list(shape) == e["shape"], where
 
 
 def observe(rt: Runtime, subject: str, e: dict, where: str) -> None:
@@ -275,9 +276,6 @@ EARLY_2026_UNEXPLAINED = {
     "from_host_shards": "event 16: 'Distributed host buffer has different shape MeshShape([4, 2]) than the mesh device ...'",
     "submesh_copies": "event 2: 'Distributed host buffer has different shape MeshShape([2, 4]) than the mesh device ...'",
     "copy_device_to_host_tensor": "event 13: 'TT_FATAL: Source tensor is not on device.' where 0.81.1 dies (SIGSEGV)",
-    "creation": "events 11-13: zeros_like / ones_like / full_like of a device tensor die (SIGSEGV)",
-    "reshape": "event 6: after MeshDevice.reshape((1, 8)) get_device_tensors and cpu() still work",
-    "readback_buffer_shape": "event 10: after MeshDevice.reshape cpu() of a (4, 2) distribution still works",
     "from_torch_path": "event 0: ttnn.Tensor(numpy bfloat16 array) is 'Current buffer size is 0 different from shape volume 7168'",
     "mapper_offsets": "event 0: MeshMapperConfig with an offset is a TypeError of the binding (incompatible function arguments)",
 }

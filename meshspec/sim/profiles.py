@@ -457,6 +457,36 @@ class CclLinks(str, enum.Enum):
     ``Cluster::get_ethernet_sockets``; issue #13693, PR #17646, PR #18319)."""
 
 
+class ReshapedStorage(str, enum.Enum):
+    CHECKED = "checked"
+    """After ``MeshDevice.reshape``, get_device_tensors and cpu() of a tensor whose recorded
+    coordinates do not fit the mesh refuse: ``DeviceStorage coordinate (1, 0) is out of bounds for
+    mesh device shape (1, 8)`` (DeviceStorage's constructor checks its coordinates,
+    ttnn/core/tensor/storage.cpp ``validate_mesh_coordinates``; the PR that added it is not
+    established), and cpu() fills a buffer its coordinates must fit (ttnn 0.81.1, observed:
+    tests/golden ``ttnn_0_81_1.json`` api ``reshape``, ``readback_buffer_shape``)."""
+    UNCHECKED = "unchecked"
+    """Nothing checks: get_device_tensors gives a part per recorded coordinate, each with its
+    parent's topology, and cpu() reads into a buffer of the mesh's current shape, keeping the
+    tensor's topology; a shard whose coordinate is off that shape is not read (its read worker
+    logs the TT_FATAL and stops). ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json``
+    api ``reshape``, ``readback_buffer_shape``; the words of the check are not in their libraries."""
+
+
+class FillLike(str, enum.Enum):
+    MADE = "made"
+    """zeros_like / ones_like / full_like make their tensor: on device by a fill op on the input's
+    devices, on host a plain host tensor (ttnn 0.81.1; the device op is a kernel the mock cannot
+    build)."""
+    DEVICE_CRASH = "device_crash"
+    """Of a device tensor the process dies (SIGSEGV), on every device or not; of a host tensor
+    made (ttnn 0.67.0, observed: tests/golden ``ttnn_0_67_0.json`` api ``creation`` and the mock)."""
+    HOST_CRASH = "host_crash"
+    """Of a host tensor the process dies (SIGSEGV), and of a device tensor recorded on fewer
+    devices than its mesh has; of one on every device made (ttnn 0.66.0, observed: tests/golden
+    ``ttnn_0_66_0.json`` api ``creation`` and the mock)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -644,6 +674,17 @@ RULES: dict[str, Rule] = {
                                  "replicates it (the legacy serialiser; issue #26637)",
             "first_shard": "the first device's shard of any multi-device tensor; a load replicates it (tt-xla issue #5177)",
         }),
+        Rule("reshaped_storage", ReshapedStorage, "what get_device_tensors and cpu() do with a tensor a MeshDevice.reshape left off the mesh", {
+            "checked": "both refuse: 'DeviceStorage coordinate ... is out of bounds for mesh device shape ...' (storage.cpp), "
+                       "'Coordinate ... is out of bounds for shape ...' (ttnn 0.81.1, observed)",
+            "unchecked": "parts at the old coordinates; a readback in a buffer of the mesh's shape now, without the shards off it "
+                         "(ttnn 0.66.0 and 0.67.0, observed)",
+        }),
+        Rule("fill_like", FillLike, "what zeros_like, ones_like and full_like do", {
+            "made": "a fill op on the input's devices, or a plain host tensor (ttnn 0.81.1)",
+            "device_crash": "of a device tensor the process dies, SIGSEGV; of a host tensor made (ttnn 0.67.0, observed)",
+            "host_crash": "of a host tensor, or of a device tensor not on every device, the process dies, SIGSEGV (ttnn 0.66.0, observed)",
+        }),
     )
 }
 
@@ -691,6 +732,8 @@ class Profile(Frozen):
     chip_map: ChipMap = ChipMap.CURRENT
     reshape_order: ReshapeOrder = ReshapeOrder.CONNECTED
     ccl_links: CclLinks = CclLinks.NOT_CHECKED
+    reshaped_storage: ReshapedStorage = ReshapedStorage.CHECKED
+    fill_like: FillLike = FillLike.MADE
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
     verified_by: Optional[str] = None
@@ -749,6 +792,9 @@ def _early_2026(version: str, month: str) -> Profile:
         handles=Handles.COPIED,  # copy-on-write topology before PR #39485: tests/hunt/data copy-into-a-part, view-keeps-its-topology
         topology_update=TopologyUpdate.ABSENT,  # before PR #39485: tests/golden ttnn_0_6*_0.json api update_tensor_topology
         freed_transfer=FreedTransfer.CHECKED,  # tests/golden ttnn_0_6*_0.json runtime deallocate
+        reshaped_storage=ReshapedStorage.UNCHECKED,  # tests/golden ttnn_0_6*_0.json api reshape, readback_buffer_shape
+        # the one rule in which 0.66.0 and 0.67.0 differ: tests/golden ttnn_0_6*_0.json api creation (events 11-13, 15)
+        fill_like=FillLike.DEVICE_CRASH if version == "0.67.0" else FillLike.HOST_CRASH,
     )
 
 
@@ -847,6 +893,8 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "mapper_offset": "ttnn_<v>.json api mapper_offsets",
     "topology_update": "ttnn_<v>.json api update_tensor_topology",
     "freed_transfer": "ttnn_<v>.json runtime deallocate",
+    "reshaped_storage": "ttnn_<v>.json api reshape, readback_buffer_shape",
+    "fill_like": "ttnn_<v>.json api creation",
     "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",

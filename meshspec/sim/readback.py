@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import StepInputError, TTFatal
 from .mesh import Coord, coord_set, ttnn_shape
-from .profiles import Composer, ReadBuffers
+from .profiles import Composer, ReadBuffers, ReshapedStorage
 from .runtime import Runtime, work_bytes
 from .steps import ReadBack
 from .tensor import DeviceTensor, HostShard, HostTensor, ReadOrigin
@@ -25,7 +25,6 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
     (``to_torch`` reads each device straight into its block of the composed tensor); the memory
     they need is accounted all the same."""
     rec = dev.record
-    recorded = rec.recorded_set
     mesh = rt.mesh_of(dev)
     remote = [c for c in rec.recorded if not rt.is_local(mesh, c)] if rt.hosts is not None else ()
     if remote:  # what the host tensor and a composer make of the devices this host does not own was not found
@@ -35,7 +34,12 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
             "section 15); print it (to_string) or take its local parts (get_device_tensors) instead"
         )
     everyone = dev.devices
-    buffer_shape = host_buffer_shape(dev, mesh)
+    if rt.profile.reshaped_storage is ReshapedStorage.CHECKED:
+        buffer_shape = host_buffer_shape(dev, mesh)
+        recorded = rec.recorded_set
+    else:  # 0.66.0 / 0.67.0: a buffer of the mesh's shape now; a shard off it is not read (its worker stops there)
+        buffer_shape = tuple(mesh.shape)
+        recorded = coord_set(buffer_shape).intersection(rec.recorded_set)
     if rt.profile.composer is Composer.LEGACY:
         order = [c for c in everyone if c in recorded]
     else:

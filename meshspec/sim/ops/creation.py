@@ -22,6 +22,7 @@ from typing import Optional
 from ...errors import Crash
 from ...typed import Typed
 from ..mesh import volume
+from ..profiles import FillLike
 from ..runtime import Runtime
 from ..spec import DataType, Layout, make_spec
 from ..tensor import DeviceTensor
@@ -121,8 +122,9 @@ def empty_like(rt: Runtime, a: Like) -> None:
     rt.bind(a.as_, allocation(rt, spec, mesh, a.as_, topology))
 
 
-def _fill_like(rt: Runtime, a: Like, value: float) -> None:
+def _fill_like(rt: Runtime, a: Like, op: str, value: float) -> None:
     t = rt.item(a.tensor)
+    _check_fill_like(rt, a, op, t)
     spec = _like_spec(rt, a, t)
     values = generate("fill", tuple(spec.shape), spec.dtype, value) if rt.with_data else None
     if not isinstance(t, DeviceTensor):
@@ -140,16 +142,33 @@ def _fill_like(rt: Runtime, a: Like, value: float) -> None:
     emit(rt, a.as_, mesh, spec, dev.record.topology, shards, dict.fromkeys(shards, ()))
 
 
+def _check_fill_like(rt: Runtime, a: Like, op: str, t) -> None:
+    """Where the era's ``fill_like`` rule says the process dies (ttnn 0.66.0 and 0.67.0, observed:
+    tests/golden ``api`` "creation"; docs/semantics.md section 23)."""
+    rule = rt.profile.fill_like
+    if rule is FillLike.MADE:
+        return
+    if isinstance(t, DeviceTensor):
+        dev = rt.device(a.tensor)
+        if rule is FillLike.DEVICE_CRASH or len(dev.record.recorded) != rt.mesh_of(dev).num_devices:
+            on = "a device tensor" if rule is FillLike.DEVICE_CRASH else "a device tensor not on every device of its mesh"
+            raise Crash(f"{op} of {a.tensor}, {on}: the real library crashes here (SIGSEGV; profile "
+                        f"{rt.profile.name}, fill_like {rule.value}: observed in mock mode)", "SIGSEGV")
+    elif rule is FillLike.HOST_CRASH:
+        raise Crash(f"{op} of the host tensor {a.tensor}: the real library crashes here (SIGSEGV; profile "
+                    f"{rt.profile.name}, fill_like {rule.value}: observed in mock mode)", "SIGSEGV")
+
+
 def zeros_like(rt: Runtime, a: Like) -> None:
-    _fill_like(rt, a, 0)
+    _fill_like(rt, a, "zeros_like", 0)
 
 
 def ones_like(rt: Runtime, a: Like) -> None:
-    _fill_like(rt, a, 1)
+    _fill_like(rt, a, "ones_like", 1)
 
 
 def full_like(rt: Runtime, a: FullLike) -> None:
-    _fill_like(rt, a, a.fill_value)
+    _fill_like(rt, a, "full_like", a.fill_value)
 
 
 _DEVICE = Use("device", TensorKind.MESH)
