@@ -2,8 +2,11 @@
 
 The order is the era's composer rule (docs/semantics.md section 5): legacy composers walk the
 mesh, current ones the topology's coords (then any recorded device the topology leaves out).
-Each read-back shard remembers where it came from and what that device really held then
-(:class:`~meshspec.sim.tensor.ReadOrigin`), so the judge can tell a good read from a lie.
+After ``MeshDevice.reshape`` the era's ``reshaped_storage`` rule says whether the coordinates
+must fit the host buffer (0.81.1) or a shard off the mesh's shape now is left unread (0.66.0,
+0.67.0; docs/semantics.md section 23). Each read-back shard remembers where it came from and what
+that device really held then (:class:`~meshspec.sim.tensor.ReadOrigin`), so the judge can tell a
+good read from a lie.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ ttnn 0.81.1 records them with three different spellings of "everywhere" (tests/g
   large as the target mesh, else the allocation's (PR #40930; observed). ``zeros_like`` & co. fill
   on device: a device op, whose output takes the input's topology (default imputation,
   ``ttnn/core/device_operation_detail.cpp``); the mock cannot run device ops, so these rest on the
-  source. Their host forms give a plain host tensor of the input's spec.
+  source. Their host forms give a plain host tensor of the input's spec. ttnn 0.67.0 dies on the
+  device forms, 0.66.0 on the host forms and on a device tensor not on every device (profiles
+  ``fill_like``, docs/semantics.md section 23).
 """
 
 from __future__ import annotations

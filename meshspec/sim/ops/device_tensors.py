@@ -9,6 +9,9 @@ What ttnn 0.81.1 does (tests/golden ``api``; docs/semantics.md section 9):
 - on a mesh spread over several hosts, ``get_device_tensors(device_tensor)`` gives the parts of the
   devices this host owns only (issue #22042: "the function will return only host-local shards";
   docs/semantics.md section 15).
+- after ``MeshDevice.reshape`` a recorded coordinate off the mesh is refused (``DeviceStorage
+  coordinate ... is out of bounds for mesh device shape ...``); ttnn 0.66.0 and 0.67.0 give the parts
+  at the old coordinates (profiles ``reshaped_storage``, docs/semantics.md section 23).
 - ``get_device_tensors(host_tensor)``: one single-shard host tensor per populated shard, each with
   the default topology, distribution (1) [Replicate] on (0, 0).
 - ``combine_device_tensors(tensors=[...])``: parts of one storage put back together: device
