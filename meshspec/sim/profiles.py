@@ -894,7 +894,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "topology_update": "ttnn_<v>.json api update_tensor_topology",
     "freed_transfer": "ttnn_<v>.json runtime deallocate",
     "reshaped_storage": "ttnn_<v>.json api reshape, readback_buffer_shape",
-    "fill_like": "ttnn_<v>.json api creation",
+    "fill_like": "ttnn_<v>.json api creation (on 0.81.1 the host form only: its device form needs a kernel the mock cannot build)",
     "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",
