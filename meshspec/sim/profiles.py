@@ -476,15 +476,12 @@ class ReshapedStorage(str, enum.Enum):
 class FillLike(str, enum.Enum):
     MADE = "made"
     """zeros_like / ones_like / full_like make their tensor: on device by a fill op on the input's
-    devices, on host a plain host tensor (ttnn 0.81.1; the device op is a kernel the mock cannot
-    build)."""
-    DEVICE_CRASH = "device_crash"
-    """Of a device tensor the process dies (SIGSEGV), on every device or not; of a host tensor
-    made (ttnn 0.67.0, observed: tests/golden ``ttnn_0_67_0.json`` api ``creation`` and the mock)."""
+    devices, on host a plain host tensor (ttnn 0.81.1 and 0.67.0; the device op is a kernel the mock
+    cannot run, so its form rests on the source)."""
     HOST_CRASH = "host_crash"
-    """Of a host tensor the process dies (SIGSEGV), and of a device tensor recorded on fewer
-    devices than its mesh has; of one on every device made (ttnn 0.66.0, observed: tests/golden
-    ``ttnn_0_66_0.json`` api ``creation`` and the mock)."""
+    """Of a host tensor (plain or mapped) the process dies, SIGSEGV: a host call, no device op nor
+    kernel in it (ttnn 0.66.0, observed: tests/golden ``ttnn_0_66_0.json`` api ``creation`` event 15,
+    and a plain host tensor in the mock); 0.67.0 and 0.81.1 make it."""
 
 
 class Rule(Frozen):
@@ -681,9 +678,8 @@ RULES: dict[str, Rule] = {
                          "(ttnn 0.66.0 and 0.67.0, observed)",
         }),
         Rule("fill_like", FillLike, "what zeros_like, ones_like and full_like do", {
-            "made": "a fill op on the input's devices, or a plain host tensor (ttnn 0.81.1)",
-            "device_crash": "of a device tensor the process dies, SIGSEGV; of a host tensor made (ttnn 0.67.0, observed)",
-            "host_crash": "of a host tensor, or of a device tensor not on every device, the process dies, SIGSEGV (ttnn 0.66.0, observed)",
+            "made": "a fill op on the input's devices, or a plain host tensor (ttnn 0.81.1 and 0.67.0)",
+            "host_crash": "of a host tensor the process dies, SIGSEGV (ttnn 0.66.0, observed)",
         }),
     )
 }
@@ -793,8 +789,8 @@ def _early_2026(version: str, month: str) -> Profile:
         topology_update=TopologyUpdate.ABSENT,  # before PR #39485: tests/golden ttnn_0_6*_0.json api update_tensor_topology
         freed_transfer=FreedTransfer.CHECKED,  # tests/golden ttnn_0_6*_0.json runtime deallocate
         reshaped_storage=ReshapedStorage.UNCHECKED,  # tests/golden ttnn_0_6*_0.json api reshape, readback_buffer_shape
-        # the one rule in which 0.66.0 and 0.67.0 differ: tests/golden ttnn_0_6*_0.json api creation (events 11-13, 15)
-        fill_like=FillLike.DEVICE_CRASH if version == "0.67.0" else FillLike.HOST_CRASH,
+        # the one rule in which 0.66.0 and 0.67.0 differ: tests/golden ttnn_0_6*_0.json api creation event 15
+        fill_like=FillLike.HOST_CRASH if version == "0.66.0" else FillLike.MADE,
     )
 
 
@@ -894,7 +890,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "topology_update": "ttnn_<v>.json api update_tensor_topology",
     "freed_transfer": "ttnn_<v>.json runtime deallocate",
     "reshaped_storage": "ttnn_<v>.json api reshape, readback_buffer_shape",
-    "fill_like": "ttnn_<v>.json api creation (on 0.81.1 the host form only: its device form needs a kernel the mock cannot build)",
+    "fill_like": "ttnn_<v>.json api creation (the host form: the device form is a kernel no mock runs)",
     "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",
