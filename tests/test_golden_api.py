@@ -285,7 +285,6 @@ EARLY_2026_UNEXPLAINED = {
     "submesh_copies": "event 2: 'Distributed host buffer has different shape MeshShape([2, 4]) than the mesh device ...'",
     "copy_device_to_host_tensor": "event 13: 'TT_FATAL: Source tensor is not on device.' where 0.81.1 dies (SIGSEGV)",
     "from_torch_path": "event 0: ttnn.Tensor(numpy bfloat16 array) is 'Current buffer size is 0 different from shape volume 7168'",
-    "mapper_offsets": "event 0: MeshMapperConfig with an offset is a TypeError of the binding (incompatible function arguments)",
 }
 
 
@@ -307,8 +306,8 @@ def test_api_matches_ttnn(version, case):
         error = e["error"] or ""
         subject = name(e["args"]["tensor"]) if isinstance(e["args"].get("tensor"), str) else None
         on_device = subject is not None and isinstance(rt.tensors.get(aliases.get(subject, subject)), DeviceTensor)
-        if error and mock_only(error, version, e["op"], on_device):
-            continue
+        if error and mock_only(error, version, e["op"], on_device) or error.startswith("not run: "):
+            continue  # not run: the recorder skipped a call whose input an earlier event failed to make
         if error.startswith("process killed"):
             # ttnn dies (SIGABRT/SIGSEGV); meshspec refuses the step instead, naming the crash
             with pytest.raises((TTFatal, StepInputError)) as err:

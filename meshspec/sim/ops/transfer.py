@@ -243,7 +243,7 @@ def compose_back(rt: Runtime, tensor: str, mesh_composer, as_: Optional[str], ke
     if choice is None:
         composition = compose(host, mesh_shape, None, None, True)
     else:
-        check_offset(rt, choice.offset)
+        check_offset(rt, choice.offset, "MeshComposerConfig")
         if choice.mesh is not None:
             mesh_shape = rt.mesh(choice.mesh).shape
         composition = compose(host, mesh_shape, list(choice.dims), choice.override, choice.one_d, rt.profile.composer, choice.offset)
@@ -332,12 +332,18 @@ def default_composer(rt: Runtime, host: HostTensor) -> Optional[ComposerChoice]:
     return ComposerChoice(dims, shape, None, False, None, text)
 
 
-def check_offset(rt: Runtime, offset) -> None:
-    """A mesh_offset_override in an era that has none (added by PR #51639, 2026-07-30)."""
+def check_offset(rt: Runtime, offset, config: str = "MeshMapperConfig") -> None:
+    """A mesh_offset_override in an era that has none (added by PR #51639, 2026-07-30): the config's
+    binding takes no MeshCoordinate, a TypeError in the binding's words (ttnn 0.66.0 and 0.67.0,
+    observed: tests/golden ``ttnn_0_6*_0.json`` api ``mapper_offsets``). ``config``:
+    ``MeshMapperConfig`` or ``MeshComposerConfig``."""
     if offset is not None and rt.profile.mapper_offset is MapperOffset.ABSENT:
+        first = "dims" if config == "MeshComposerConfig" else "placements"
         raise TTFatal(
-            f"mesh_offset_override {list(offset)}: this profile's era has no mesh offsets (PR #51639 added them "
-            "on 2026-07-30); a SUBMESH distribution starts at (0, 0)"
+            "__init__(): incompatible function arguments. The following argument types are supported: "
+            f"{config}({first}, mesh_shape_override=None), {config}(row_dim, col_dim, mesh_shape_override=None) "
+            f"(a TypeError: mesh_offset_override {list(offset)} is no argument of {config} in this profile's era; "
+            "PR #51639 added it on 2026-07-30, and a SUBMESH distribution starts at (0, 0))"
         )
 
 
