@@ -21,7 +21,7 @@ import yaml
 from meshspec.errors import TTFatal
 from meshspec.sim.mapping import distribute
 from meshspec.sim.placement import Replicate, Shard
-from meshspec.sim.profiles import get_profile, profile_for_version
+from meshspec.sim.profiles import BlockFloatRowMajor, get_profile, profile_for_version
 from meshspec.runner import execute
 from meshspec.sim.runtime import Runtime, UseAfterFree
 from meshspec.scenario.loader import parse
@@ -81,14 +81,6 @@ OPEN_WORDS_EARLY_2026 = (
 #: records, so those rows are checked to be that error and nothing else.
 MOCK_CANNOT_OPEN = "could not fit in the discovered physical topology"
 
-#: Where 0.66.0 / 0.67.0 differ from 0.81.1 in a way no profile rule models yet (their rule would
-#: belong in sim/spec.py's spec check and sim/runtime.py's FREED_USE, which take no profile today):
-#: each is checked to be exactly this difference, so the list stays true and a model of it shows here.
-UNMODELLED_EARLY_2026 = {
-    "block_float_row_major": "a TensorSpec of bfloat8_b / bfloat4_b in ROW_MAJOR allocates on a device there; "
-                             "0.81.1 refuses it (Only TILE layout is supported for BFLOAT8_B dtype!), and meshspec with it",
-}
-
 
 # -- section 3: specs ----------------------------------------------------------------------------
 SPECS = cases("specs")
@@ -97,17 +89,14 @@ SPECS = cases("specs")
 @pytest.mark.parametrize("version, case", SPECS, ids=ids((v, f"{c['shape']}-{c['dtype']}-{c['layout']}-{c['tile']}-{c['memory']}") for v, c in SPECS))
 def test_spec_matches_ttnn(version, case):
     args = (tuple(case["shape"]), DataType(case["dtype"]), Layout(case["layout"]), tuple(case["tile"]), BufferType(case["memory"]))
-    if version != "0.81.1" and DataType(case["dtype"]).is_block_float and case["layout"] == "row_major":
-        assert case["error"] is None and case["padded_shape"] == case["shape"]  # UNMODELLED_EARLY_2026["block_float_row_major"]
-        with pytest.raises(TTFatal, match="Only TILE layout is supported for BFLOAT8_B dtype!"):
-            make_spec(*args)
-        return
+    # the spec check as the runtime makes it under the version's profile (rule block_float_row_major)
+    allowed = profile(version).block_float_row_major is BlockFloatRowMajor.ALLOCATED
     if case["error"]:
         with pytest.raises(TTFatal) as err:
-            make_spec(*args)
+            make_spec(*args, row_major_block_float=allowed)
         assert str(err.value).startswith(words(version, case["error"]))
         return
-    spec = make_spec(*args)
+    spec = make_spec(*args, row_major_block_float=allowed)
     assert list(spec.padded_shape) == case["padded_shape"]
     for key in ("page_size", "aligned_page_size", "num_pages"):  # null where the version cannot say (0.66.0, 0.67.0)
         assert case[key] is None or getattr(spec, key) == case[key], key

@@ -484,6 +484,19 @@ class FillLike(str, enum.Enum):
     and a plain host tensor in the mock); 0.67.0 and 0.81.1 make it."""
 
 
+class BlockFloatRowMajor(str, enum.Enum):
+    REFUSED = "refused"
+    """A TensorSpec of bfloat8_b or bfloat4_b in ROW_MAJOR is refused, ``Only TILE layout is
+    supported for BFLOAT8_B dtype!``: a TT_FATAL of ``validate_dtype_and_layout`` in
+    tt_metal/impl/tensor/spec/tensor_spec.cpp (ttnn 0.81.1, observed: tests/golden
+    ``ttnn_0_81_1.json`` specs)."""
+    ALLOCATED = "allocated"
+    """The same check was a TT_ASSERT in ttnn/core/tensor/tensor_spec.cpp, compiled out of release
+    builds: the spec is made (padded shape = shape) and a device tensor of it allocates on every
+    device (ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json`` specs; in the mock
+    it also reads back, copies both ways and comes from ``ttnn.empty``)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -681,6 +694,11 @@ RULES: dict[str, Rule] = {
             "made": "a fill op on the input's devices, or a plain host tensor (ttnn 0.81.1 and 0.67.0)",
             "host_crash": "of a host tensor the process dies, SIGSEGV (ttnn 0.66.0, observed)",
         }),
+        Rule("block_float_row_major", BlockFloatRowMajor, "a TensorSpec of bfloat8_b or bfloat4_b in ROW_MAJOR layout", {
+            "refused": "Only TILE layout is supported for BFLOAT8_B dtype! (a TT_FATAL; ttnn 0.81.1, observed)",
+            "allocated": "made and allocated, padded shape = shape (the check a TT_ASSERT, off in release builds; ttnn 0.66.0 and "
+                         "0.67.0, observed)",
+        }),
     )
 }
 
@@ -730,6 +748,7 @@ class Profile(Frozen):
     ccl_links: CclLinks = CclLinks.NOT_CHECKED
     reshaped_storage: ReshapedStorage = ReshapedStorage.CHECKED
     fill_like: FillLike = FillLike.MADE
+    block_float_row_major: BlockFloatRowMajor = BlockFloatRowMajor.REFUSED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
     verified_by: Optional[str] = None
@@ -791,6 +810,7 @@ def _early_2026(version: str, month: str) -> Profile:
         reshaped_storage=ReshapedStorage.UNCHECKED,  # tests/golden ttnn_0_6*_0.json api reshape, readback_buffer_shape
         # the one rule in which 0.66.0 and 0.67.0 differ: tests/golden ttnn_0_6*_0.json api creation event 15
         fill_like=FillLike.HOST_CRASH if version == "0.66.0" else FillLike.MADE,
+        block_float_row_major=BlockFloatRowMajor.ALLOCATED,  # tests/golden ttnn_0_6*_0.json specs
     )
 
 
@@ -901,6 +921,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "dram_grid_rows": "ttnn_placement_eras.json grids",
     "bank_check": "ttnn_placement_eras.json grids",
     "cache_topology": "ttnn_tensor_files.json (the loaded tensor's topology)",
+    "block_float_row_major": "ttnn_<v>.json specs (bfloat8_b and bfloat4_b in ROW_MAJOR)",
 }
 
 #: Built-in profile -> the rules whose choice golden data of the version that verifies it checks

@@ -232,7 +232,9 @@ class TensorSpec:
         """Bytes of one page, before alignment."""
         if self.layout is Layout.TILE:
             return tile_bytes(self.dtype, self.tile)
-        return self.page_shape[1] * self.dtype.element_bytes
+        # a ROW_MAJOR block float (made only under block_float_row_major: allocated) is stored as full
+        # floats, 4 bytes an element: rm_element_size_bytes, ttnn/core/tensor/layout/page_config.cpp
+        return self.page_shape[1] * (4 if self.dtype.is_block_float else self.dtype.element_bytes)
 
     @cached_property
     def alignment(self) -> int:
@@ -279,7 +281,7 @@ class TensorSpec:
         numbers are computed once)."""
         if self.memory is memory and self.shard == shard:
             return self
-        return make_spec(self.shape, self.dtype, self.layout, self.tile, memory, self.arch, shard)
+        return make_spec(self.shape, self.dtype, self.layout, self.tile, memory, self.arch, shard, row_major_block_float=True)
 
     def with_shape(self, shape: Shape, dtype: Optional[DataType] = None, layout: Optional[Layout] = None) -> "TensorSpec":
         """This spec for another shape (and dtype or layout, if given): tile, buffer type, shard
@@ -294,17 +296,18 @@ class TensorSpec:
         ((1, 1, 64, 32), True)
         """
         dtype, layout = dtype or self.dtype, layout or self.layout
+        kept = dtype is self.dtype and layout is self.layout  # a dtype and layout this spec was made with stand
         if self.shard is not None:
             try:
-                return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch, self.shard)
+                return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch, self.shard, row_major_block_float=kept)
             except TTFatal:
                 pass
-        return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch)
+        return make_spec(shape, dtype, layout, self.tile, self.memory, self.arch, row_major_block_float=kept)
 
     def with_shard(self, shape: Shape, shard: ShardSpec) -> "TensorSpec":
         """This spec for another shape, sharded by ``shard`` (an op's own rule for its output's shard
         spec: a transpose's turns, meshspec/sim/sharding.py ``transposed``)."""
-        return make_spec(shape, self.dtype, self.layout, self.tile, self.memory, self.arch, shard)
+        return make_spec(shape, self.dtype, self.layout, self.tile, self.memory, self.arch, shard, row_major_block_float=True)
 
     @property
     def memory_config(self) -> tuple[BufferType, Optional[ShardSpec]]:
@@ -378,11 +381,20 @@ def make_spec(
     memory: BufferType = BufferType.DRAM,
     arch: Arch = Arch.WORMHOLE_B0,
     shard: Optional[ShardSpec] = None,
+    *,
+    row_major_block_float: bool = False,
 ) -> TensorSpec:
     """Build a validated :class:`TensorSpec`; raises :class:`TTFatal` where ttnn would.
 
+    ``row_major_block_float``: a bfloat8_b or bfloat4_b spec in ROW_MAJOR is made, as ttnn 0.66.0
+    and 0.67.0 make it (the profile rule ``block_float_row_major: allocated``); by default it is
+    refused, as ttnn 0.81.1 refuses it (docs/semantics.md sections 3 and 23).
+
     Equal arguments give the same object: a mesh's thousands of equal shards share one spec, and
     its derived numbers are computed once."""
+    if not row_major_block_float and _member(DataType, dtype).is_block_float and _member(Layout, layout) is not Layout.TILE:
+        # ttnn 0.81.1 names BFLOAT8_B whichever block float it is (tests/golden, specs)
+        raise TTFatal(f"Only TILE layout is supported for BFLOAT8_B dtype! ({DataType(dtype).value} is a block float; got {Layout(layout)})")
     return _spec(tuple(map(int, shape)), _member(DataType, dtype), _member(Layout, layout), tuple(tile),
                  _member(BufferType, memory), _member(Arch, arch), shard)
 
@@ -399,9 +411,6 @@ def _spec(shape: Shape, dtype: DataType, layout: Layout, tile: tuple[int, int], 
         raise TTFatal(f"shape {list(shape)} has a negative dimension")
     if tile not in TILE_SHAPES:
         raise TTFatal(f"tile {list(tile)} is not supported; use one of {[list(t) for t in TILE_SHAPES]}")
-    if dtype.is_block_float and layout is not Layout.TILE:
-        # ttnn 0.81.1 names BFLOAT8_B whichever block float it is (tests/golden, specs)
-        raise TTFatal(f"Only TILE layout is supported for BFLOAT8_B dtype! ({dtype.value} is a block float; got {layout})")
     spec = TensorSpec(shape, dtype, layout, tile, memory, arch, shard)
     if shard is not None:
         error = spec_error(shard, spec.physical_shape, tile if layout is Layout.TILE else None)

@@ -7,6 +7,7 @@ What the allocation records is the era's :class:`~meshspec.sim.profiles.Allocati
 
 from typing import Optional
 
+from ..profiles import BlockFloatRowMajor
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
 from . import exporting as ex
@@ -30,7 +31,8 @@ class Allocate(TensorFields, PrintedSpec):
 
 
 def run(rt: Runtime, a: Allocate) -> None:
-    rt.bind(a.as_, allocation(rt, a.spec(rt.arch), rt.mesh(a.mesh_device), a.as_))
+    spec = a.spec(rt.arch, row_major_block_float=rt.profile.block_float_row_major is BlockFloatRowMajor.ALLOCATED)
+    rt.bind(a.as_, allocation(rt, spec, rt.mesh(a.mesh_device), a.as_))
 
 
 def _generate(rng, st, op: str) -> Step:

@@ -24,6 +24,7 @@ from ...errors import Crash
 from ...typed import Typed
 from ..mesh import volume
 from ..profiles import FillLike
+from ..profiles import BlockFloatRowMajor
 from ..runtime import Runtime
 from ..spec import DataType, Layout, make_spec
 from ..tensor import DeviceTensor
@@ -76,7 +77,8 @@ class FullLike(Like):
 
 
 def empty(rt: Runtime, a: Empty) -> None:
-    rt.bind(a.as_, allocation(rt, a.spec(rt.arch), rt.mesh(a.device), a.as_))
+    spec = a.spec(rt.arch, row_major_block_float=rt.profile.block_float_row_major is BlockFloatRowMajor.ALLOCATED)
+    rt.bind(a.as_, allocation(rt, spec, rt.mesh(a.device), a.as_))
 
 
 def _fill(rt: Runtime, a: Filled, value: float) -> None:

@@ -244,10 +244,12 @@ class TensorFields(Typed):
         """Where the tensor goes on a device: its buffer type and shard spec (None: interleaved)."""
         return memory_of(self.memory_config) if self.memory_config is not None else (self.memory, None)
 
-    def spec(self, arch: Arch, shape: Optional[tuple[int, ...]] = None) -> TensorSpec:
-        """The validated spec these fields describe on ``arch`` (for ``shape``, if given)."""
+    def spec(self, arch: Arch, shape: Optional[tuple[int, ...]] = None, *, row_major_block_float: bool = False) -> TensorSpec:
+        """The validated spec these fields describe on ``arch`` (for ``shape``, if given);
+        ``row_major_block_float`` as :func:`~meshspec.sim.spec.make_spec` takes it."""
         memory, shard = self.placement
-        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), memory, arch, shard)  # type: ignore[arg-type]
+        return make_spec(tuple(shape or self.shape), self.dtype, self.layout, tuple(self.tile), memory, arch, shard,  # type: ignore[arg-type]
+                         row_major_block_float=row_major_block_float)
 
 
 class PrintedSpec:
