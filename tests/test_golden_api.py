@@ -211,8 +211,9 @@ def translate(op: str, a: dict, n: int, aliases: dict) -> tuple[list[dict] | Non
         return [{"load_tensor": step}], [a["out"]]
     if op in ("Tensor.to_numpy", "Tensor.to_torch"):
         return [{"to_torch": {"tensor": t("tensor")}}], []
-    if op == "Tensor(array)":
+    if op == "Tensor(array)":  # the numpy constructor itself (the recorder's host tensors use the flat-list one on 0.6x)
         step = from_torch(a.get("out", f"arr{n}"), a["src"])
+        step["from_torch"]["numpy"] = True
         if a.get("device"):
             step["from_torch"]["device"] = MESH
         return [step], [step["from_torch"]["as"]]
@@ -284,7 +285,6 @@ EARLY_2026_UNEXPLAINED = {
     "from_host_shards": "event 16: 'Distributed host buffer has different shape MeshShape([4, 2]) than the mesh device ...'",
     "submesh_copies": "event 2: 'Distributed host buffer has different shape MeshShape([2, 4]) than the mesh device ...'",
     "copy_device_to_host_tensor": "event 13: 'TT_FATAL: Source tensor is not on device.' where 0.81.1 dies (SIGSEGV)",
-    "from_torch_path": "event 0: ttnn.Tensor(numpy bfloat16 array) is 'Current buffer size is 0 different from shape volume 7168'",
 }
 
 

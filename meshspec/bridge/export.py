@@ -102,19 +102,21 @@ def random(shape, seed):
     return np.random.default_rng(seed).standard_normal(int(np.prod(shape)), dtype=np.float32).reshape(shape)
 
 
-def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=None, tile=(32, 32)):
+def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=None, tile=(32, 32), numpy=False):
     """ttnn.from_torch(...) when torch is importable; else the same through numpy: ttnn.Tensor on
-    host, then ttnn.distribute_tensor (which puts it on the device when given)."""
+    host, then ttnn.distribute_tensor (which puts it on the device when given). ``numpy``: the step
+    is the numpy constructor itself, called as it is (no flat-list stand-in for bfloat16)."""
     tile = ttnn.Tile(list(tile)) if list(tile) != [32, 32] else None
-    if isinstance(mapper, ttnn.ReplicateTensorToMeshWrapper) and torch is None:
+    if isinstance(mapper, ttnn.ReplicateTensorToMeshWrapper) and (torch is None or numpy):
         mapper = mapper.unwrap()  # from_torch unwraps it; distribute_tensor takes the mapper inside
-    if torch is not None:
+    if torch is not None and not numpy:
         return ttnn.from_torch(torch.from_numpy(np.ascontiguousarray(array)), dtype=dtype, layout=layout, tile=tile,
                                mesh_mapper=mapper, device=device, memory_config=memory_config)
     extra = {} if tile is None else {"tile": tile}
     if mapper is None:
-        t = host_array_tensor(array, dtype, layout, None, extra)
+        t = host_array_tensor(array, dtype, layout, None, extra, numpy)
         return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
+<<<<<<< ours
     if layout == ttnn.TILE_LAYOUT and not extra and from_torch_reads_numpy():
         # from_torch tilizes each shard on its own. A whole tensor tilized by the flat-list or the
         # numpy constructor in a block float keeps its whole padded shape as its alignment, and
@@ -126,15 +128,29 @@ def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=No
         t = ttnn.to_layout(t, layout)
         return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
     t = host_array_tensor(array, dtype, layout, memory_config, extra)
+||||||| base
+    t = host_array_tensor(array, dtype, layout, memory_config, extra)
+=======
+    t = host_array_tensor(array, dtype, layout, memory_config, extra, numpy)
+>>>>>>> theirs
     return ttnn.distribute_tensor(t, mapper, device)
 
 
-def host_array_tensor(array, dtype, layout, memory_config, extra):
+def host_array_tensor(array, dtype, layout, memory_config, extra, numpy=False):
     """ttnn.Tensor(array, dtype, None, layout) on host; where that constructor misreads a bfloat16
     array (ttnn 0.66.0 and 0.67.0 refuse it: "Number of elements from python tensor 0 must match
     ...", "Current buffer size is 0 ..."), the flat-list constructor ttnn.Tensor(values, shape,
+<<<<<<< ours
     dtype, layout), which reads it in every version (docs/semantics.md section 10)."""
     if flat_list(dtype):
+||||||| base
+    dtype, layout), which reads it in every version (docs/semantics.md section 10)."""
+    if dtype == ttnn.bfloat16 and not numpy_reads_bfloat16():
+=======
+    dtype, layout), which reads it in every version (docs/semantics.md section 10), unless the
+    step is that numpy constructor itself (``numpy``)."""
+    if dtype == ttnn.bfloat16 and not numpy and not numpy_reads_bfloat16():
+>>>>>>> theirs
         config = {} if memory_config is None else {"device": None, "memory_config": memory_config}
         return ttnn.Tensor(array.astype(np.float32).reshape(-1).tolist(), list(array.shape), dtype, layout, **config, **extra)
     return ttnn.Tensor(array.astype(np.float32), dtype, None, layout, mem_config=memory_config, **extra)

@@ -484,6 +484,23 @@ class FillLike(str, enum.Enum):
     and a plain host tensor in the mock); 0.67.0 and 0.81.1 make it."""
 
 
+class NumpyBfloat16(str, enum.Enum):
+    CONVERTED = "converted"
+    """The numpy ``ttnn.Tensor(array, bfloat16, ...)`` constructor converts a float32 (or int32)
+    array to bfloat16 on host, in either layout (ttnn 0.81.1, observed: tests/golden
+    ``ttnn_0_81_1.json`` api ``from_torch_path``)."""
+    EMPTY_BUFFER = "empty_buffer"
+    """The numpy constructor makes bfloat16 from an empty buffer, whatever the array's dtype or the
+    layout: ``Current buffer size is 0 different from shape volume N`` (the ``buffer.size() ==
+    volume`` check of ttnn/core/tensor/tensor.cpp, which the refusal names; ttnn 0.67.0, observed:
+    tests/golden ``ttnn_0_67_0.json`` api ``from_torch_path``). Every other dtype reads."""
+    INVALID_NDARRAY = "invalid_ndarray"
+    """As ``empty_buffer``, refused earlier, by the count of the converted ndarray, which is
+    invalid: ``Number of elements from python tensor 0 must match volume of shape N!`` (the check in
+    ttnn/cpp/ttnn-nanobind/pytensor.cpp the refusal names; ttnn 0.66.0, observed: tests/golden
+    ``ttnn_0_66_0.json`` api ``from_torch_path``)."""
+
+
 class BlockFloatRowMajor(str, enum.Enum):
     REFUSED = "refused"
     """A TensorSpec of bfloat8_b or bfloat4_b in ROW_MAJOR is refused, ``Only TILE layout is
@@ -694,6 +711,11 @@ RULES: dict[str, Rule] = {
             "made": "a fill op on the input's devices, or a plain host tensor (ttnn 0.81.1 and 0.67.0)",
             "host_crash": "of a host tensor the process dies, SIGSEGV (ttnn 0.66.0, observed)",
         }),
+        Rule("numpy_bfloat16", NumpyBfloat16, "what the numpy ttnn.Tensor constructor (from_torch with numpy: true) makes of bfloat16", {
+            "converted": "the array converted to bfloat16 on host, either layout (ttnn 0.81.1, observed)",
+            "empty_buffer": "refused: Current buffer size is 0 different from shape volume N (ttnn 0.67.0, observed)",
+            "invalid_ndarray": "refused: Number of elements from python tensor 0 must match volume of shape N! (ttnn 0.66.0, observed)",
+        }),
         Rule("block_float_row_major", BlockFloatRowMajor, "a TensorSpec of bfloat8_b or bfloat4_b in ROW_MAJOR layout", {
             "refused": "Only TILE layout is supported for BFLOAT8_B dtype! (a TT_FATAL; ttnn 0.81.1, observed)",
             "allocated": "made and allocated, padded shape = shape (the check a TT_ASSERT, off in release builds; ttnn 0.66.0 and "
@@ -748,6 +770,7 @@ class Profile(Frozen):
     ccl_links: CclLinks = CclLinks.NOT_CHECKED
     reshaped_storage: ReshapedStorage = ReshapedStorage.CHECKED
     fill_like: FillLike = FillLike.MADE
+    numpy_bfloat16: NumpyBfloat16 = NumpyBfloat16.CONVERTED
     block_float_row_major: BlockFloatRowMajor = BlockFloatRowMajor.REFUSED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
@@ -810,6 +833,8 @@ def _early_2026(version: str, month: str) -> Profile:
         reshaped_storage=ReshapedStorage.UNCHECKED,  # tests/golden ttnn_0_6*_0.json api reshape, readback_buffer_shape
         # the one rule in which 0.66.0 and 0.67.0 differ: tests/golden ttnn_0_6*_0.json api creation event 15
         fill_like=FillLike.HOST_CRASH if version == "0.66.0" else FillLike.MADE,
+        # each version in its own words: tests/golden ttnn_0_6*_0.json api from_torch_path
+        numpy_bfloat16=NumpyBfloat16.EMPTY_BUFFER if version == "0.67.0" else NumpyBfloat16.INVALID_NDARRAY,
         block_float_row_major=BlockFloatRowMajor.ALLOCATED,  # tests/golden ttnn_0_6*_0.json specs
     )
 
@@ -921,6 +946,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "dram_grid_rows": "ttnn_placement_eras.json grids",
     "bank_check": "ttnn_placement_eras.json grids",
     "cache_topology": "ttnn_tensor_files.json (the loaded tensor's topology)",
+    "numpy_bfloat16": "ttnn_<v>.json api from_torch_path",
     "block_float_row_major": "ttnn_<v>.json specs (bfloat8_b and bfloat4_b in ROW_MAJOR)",
 }
 

@@ -7,7 +7,9 @@ replicates to every device. Block floats are quantized shard by shard, as ttnn d
 
 from typing import Any, Optional
 
-from ..profiles import HostBorrow
+from ...errors import TTFatal
+from ..mesh import volume
+from ..profiles import HostBorrow, NumpyBfloat16
 from ..runtime import Runtime
 from ..spec import DataType, Layout, TensorSpec
 from .base import Op, TensorKind, Use
@@ -26,9 +28,15 @@ class FromTorch(TensorFields):
     mesh_mapper: Optional[Mapper] = None
     device: Optional[MeshName] = None
     """A mesh device: the tensor goes on it (to_device with ``memory_config``, DRAM without one)."""
+    numpy: bool = False
+    """The data is a numpy array given to the constructor from_torch ends in, ``ttnn.Tensor(array,
+    dtype, device, layout, mesh_mapper=...)`` (the call where torch is missing), not a torch tensor:
+    where that constructor misreads bfloat16 (profile rule ``numpy_bfloat16``), the call is refused."""
 
 
 def run(rt: Runtime, a: FromTorch) -> None:
+    if a.numpy:
+        check_numpy_dtype(rt, DataType(a.dtype), a.shape)
     choice = mapper_choice(a.mesh_mapper, lambda m: rt.mesh(m).num_devices) if a.mesh_mapper is not None else None
     # a mapper is made for its own mesh device (the scenario's unless it names one), whatever device the
     # call puts the tensor on: a parent's mapper on a submesh is refused when written (ttnn 0.81.1, observed)
@@ -42,6 +50,25 @@ def run(rt: Runtime, a: FromTorch) -> None:
     # ttnn.Tensor(..., device, mem_config)); in the mock the conversion runs a kernel and fails, so
     # tests/golden records distribute_tensor(host, mapper, mesh_device), which places the same shards.
     put(rt, host, a.as_, a.placement, rt.mesh(a.device))
+
+
+def check_numpy_dtype(rt: Runtime, dtype: DataType, shape) -> None:
+    """The numpy ``ttnn.Tensor`` constructor of an era whose bfloat16 conversion reads nothing
+    (rule ``numpy_bfloat16``; docs/semantics.md section 23): refused in that version's words, which
+    name the whole tensor's volume. Every other dtype reads in every version (observed)."""
+    rule = rt.profile.numpy_bfloat16
+    if dtype is not DataType.BFLOAT16 or rule is NumpyBfloat16.CONVERTED:
+        return
+    n = volume(tuple(shape))
+    why = ("(the numpy ttnn.Tensor constructor of this profile's era converts a numpy array to bfloat16 as an empty "
+           "buffer, whatever the array's dtype or the layout; ttnn 0.81.1 reads it. Build it from a float32 array "
+           "as float32, or with ttnn.Tensor(array.flatten().tolist(), shape, dtype, layout))")
+    said = {  # each refusing choice in its version's words
+        NumpyBfloat16.EMPTY_BUFFER: f"Current buffer size is 0 different from shape volume {n}",
+        NumpyBfloat16.INVALID_NDARRAY: f"Number of elements from python tensor 0 must match volume of shape {n}! is_valid: false, "
+                                       "itemsize: 0, deviceid: 0, nbytes: 0, ndim: 0 dtype.code: 0, dtype.bits: 0",
+    }[rule]
+    raise TTFatal(f"{said} {why}")
 
 
 def borrows(rt: Runtime, spec: TensorSpec) -> bool:
@@ -102,7 +129,8 @@ def _export_from_torch(a, ctx):
     memory = ex.memory_code(a) if a.memory_config is not None else "None"
     return [
         f"{ctx.var(a.as_)} = host_tensor({ex.data_code(a, ctx)}, {ex.DTYPES[DataType(a.dtype)]}, {ex.LAYOUTS[Layout(a.layout)]}, "
-        f"mapper={ex.mapper_code(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, tile={list(a.tile)})"
+        f"mapper={ex.mapper_code(a.mesh_mapper, ctx)}, device={device}, memory_config={memory}, tile={list(a.tile)}"
+        f"{', numpy=True' if a.numpy else ''})"
     ]
 
 
