@@ -116,8 +116,7 @@ def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=No
     if mapper is None:
         t = host_array_tensor(array, dtype, layout, None, extra, numpy)
         return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
-<<<<<<< ours
-    if layout == ttnn.TILE_LAYOUT and not extra and from_torch_reads_numpy():
+    if layout == ttnn.TILE_LAYOUT and not extra and not numpy and from_torch_reads_numpy():
         # from_torch tilizes each shard on its own. A whole tensor tilized by the flat-list or the
         # numpy constructor in a block float keeps its whole padded shape as its alignment, and
         # 0.66/0.67's distribute_tensor gives every shard that padding (docs/semantics.md section 24)
@@ -127,12 +126,7 @@ def host_tensor(array, dtype, layout, mapper=None, device=None, memory_config=No
         t = ttnn.distribute_tensor(host_array_tensor(array, dtype, ttnn.ROW_MAJOR_LAYOUT, None, extra), mapper)
         t = ttnn.to_layout(t, layout)
         return t if device is None else ttnn.to_device(t, device, memory_config=memory_config)
-    t = host_array_tensor(array, dtype, layout, memory_config, extra)
-||||||| base
-    t = host_array_tensor(array, dtype, layout, memory_config, extra)
-=======
     t = host_array_tensor(array, dtype, layout, memory_config, extra, numpy)
->>>>>>> theirs
     return ttnn.distribute_tensor(t, mapper, device)
 
 
@@ -140,17 +134,9 @@ def host_array_tensor(array, dtype, layout, memory_config, extra, numpy=False):
     """ttnn.Tensor(array, dtype, None, layout) on host; where that constructor misreads a bfloat16
     array (ttnn 0.66.0 and 0.67.0 refuse it: "Number of elements from python tensor 0 must match
     ...", "Current buffer size is 0 ..."), the flat-list constructor ttnn.Tensor(values, shape,
-<<<<<<< ours
-    dtype, layout), which reads it in every version (docs/semantics.md section 10)."""
-    if flat_list(dtype):
-||||||| base
-    dtype, layout), which reads it in every version (docs/semantics.md section 10)."""
-    if dtype == ttnn.bfloat16 and not numpy_reads_bfloat16():
-=======
     dtype, layout), which reads it in every version (docs/semantics.md section 10), unless the
     step is that numpy constructor itself (``numpy``)."""
-    if dtype == ttnn.bfloat16 and not numpy and not numpy_reads_bfloat16():
->>>>>>> theirs
+    if flat_list(dtype) and not numpy:
         config = {} if memory_config is None else {"device": None, "memory_config": memory_config}
         return ttnn.Tensor(array.astype(np.float32).reshape(-1).tolist(), list(array.shape), dtype, layout, **config, **extra)
     return ttnn.Tensor(array.astype(np.float32), dtype, None, layout, mem_config=memory_config, **extra)
