@@ -96,8 +96,10 @@ VERSION_KNOWN: dict[str, dict[str, Known | None]] = {
 }
 for _version in _OLD:
     VERSION_KNOWN[_version] |= {
-        "combine-round-trip": Known("a copy into a tensor of combine_device_tensors records other devices and keeps the source's "
-                                    "topology there; no profile rule models it",
+        "combine-round-trip": Known("no device_coords() there: the observer takes a tensor's devices from its topology, which for "
+                                    "combine_device_tensors' flat positions, (3) on (0,0) (0,1) (0,2), are not the devices its parts "
+                                    "came from, (0,1) (1,0) (1,2); under current dst's topology differs too, which the version's profile "
+                                    "explains (handles: copied, docs/semantics.md section 23)",
                                     "topology: (3) [S(0)] on 3 devices -> (7) [S(1)] on 7 devices"),
         "dram-grid-bank-aliasing": Known("it takes the grid at to_device (dram_grid_rows: aliased, section 16), but its to_torch then "
                                          "reads out of bounds; the rule models the write, not that read",
