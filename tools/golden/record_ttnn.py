@@ -974,18 +974,27 @@ def make_mapper(src, mesh_device):
 
 def mapper_mesh(shape, mesh_device=None):
     """What create_mesh_mapper takes for a mesh of ``shape``: the MeshShape, or where it takes a mesh
-    device only (0.66.0, 0.67.0) the mesh device of that shape (the one given, or the one
-    MAPPER_MESH_DEVICE holds)."""
+    device only (0.66.0, 0.67.0) the mesh device of that shape (the one given, the one
+    MAPPER_MESH_DEVICE holds, or a submesh of the given one made for it)."""
     if not MAPPER_NEEDS_DEVICE:
         return shape
-    for device in (mesh_device, MAPPER_MESH_DEVICE.get("device")):
+    for device in (mesh_device, MAPPER_MESH_DEVICE.get("device"), MAPPER_SUBMESHES.get(tuple(shape))):
         if device is not None and list(device.shape) == list(shape):
             return device
+    if mesh_device is not None:  # map over a submesh of that shape, as a user mapping for one would
+        MAPPER_SUBMESHES[tuple(shape)] = mesh_device.create_submesh(ttnn.MeshShape(list(shape)))
+        return MAPPER_SUBMESHES[tuple(shape)]
     raise AssertionError(f"no mesh device of shape {list(shape)} open to map over")
 
 
 #: The mesh device host-only mapper cases map over where create_mesh_mapper needs one (record_mappers).
 MAPPER_MESH_DEVICE = {}
+
+#: Submeshes made to map over where create_mesh_mapper needs a mesh device of a shape no open one has
+#: (0.66.0, 0.67.0: a host tensor mapped for a 1x4 or 2x2 mesh in an api scenario). Without them the
+#: recorder's own AssertionError ended the child process, whose mesh destructors then aborted: the
+#: event was recorded as "process killed by SIGABRT", a crash of the recorder, not of ttnn.
+MAPPER_SUBMESHES = {}
 
 
 def tensor_spec(case):
