@@ -279,12 +279,6 @@ def observe(rt: Runtime, subject: str, e: dict, where: str) -> None:
 #: first event that differs; no rule models these yet (docs/semantics.md "Version boundaries", where
 #: each is described with what is known of its cause). Strict: one that starts agreeing fails here.
 EARLY_2026_UNEXPLAINED = {
-    "combine_device_tensors": "event 9: shards of two storages are 'Error aggregating multichip tensors: tensor shards must be "
-                              "allocated on the same mesh buffer. Consider moving ...' there, 0.81.1's words inside others",
-    "deallocate_part": "event 5: combine_device_tensors takes a freed part (0.81.1: All DeviceStorages must be allocated)",
-    "from_host_shards": "event 16: 'Distributed host buffer has different shape MeshShape([4, 2]) than the mesh device ...'",
-    "submesh_copies": "event 2: 'Distributed host buffer has different shape MeshShape([2, 4]) than the mesh device ...'",
-    "copy_device_to_host_tensor": "event 13: 'TT_FATAL: Source tensor is not on device.' where 0.81.1 dies (SIGSEGV)",
 }
 
 

@@ -514,6 +514,47 @@ class BlockFloatRowMajor(str, enum.Enum):
     it also reads back, copies both ways and comes from ``ttnn.empty``)."""
 
 
+class CombineCheck(str, enum.Enum):
+    STORAGES = "storages"
+    """combine_device_tensors goes through the parts' device storages (DeviceStorage::combine_device_storages,
+    ttnn/core/tensor/storage.cpp; its symbol and words are in 0.81.1's _ttnncpp.so, not in 0.66/0.67's):
+    a freed part is refused, ``All DeviceStorages must be allocated``, and parts of two storages
+    ``tensor shards must be allocated on the same mesh buffer.`` (ttnn 0.81.1, observed: tests/golden
+    ``ttnn_0_81_1.json`` api ``combine_device_tensors``, ``deallocate_part``)."""
+    MESH_BUFFER = "mesh_buffer"
+    """The older aggregation in ttnn/core/distributed/api.cpp compares the parts' mesh buffer pointers
+    and nothing else: parts of two storages are ``Error aggregating multichip tensors: tensor shards
+    must be allocated on the same mesh buffer. Consider moving tensors to host, aggregating, and
+    re-uploading on device storage.``, and freed parts make a tensor on the freed buffer, not
+    allocated (ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json`` api
+    ``combine_device_tensors`` event 9, ``deallocate_part`` event 5)."""
+
+
+class HostBufferShape(str, enum.Enum):
+    COORDS = "coords"
+    """to_device and copy_host_to_device_tensor take a mapped host tensor's shard coordinates as
+    coordinates of the destination mesh, whatever its distributed host buffer's shape; the first one
+    off the mesh fails, ``Coordinate ... not found in mesh`` (ttnn 0.81.1, observed: tests/golden
+    ``ttnn_0_81_1.json`` api ``submesh_copies``, ``from_host_shards``)."""
+    SAME_SHAPE = "same_shape"
+    """The distributed host buffer must have the destination mesh's shape (a plain 1x1 one is
+    replicated): ``Distributed host buffer has different shape MeshShape([4, 2]) than the mesh device
+    MeshShape([2, 4])`` before any write (to_device_mesh_buffer in ttnn/core/tensor/tensor_impl.cpp;
+    ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json`` api ``submesh_copies``,
+    ``from_host_shards``)."""
+
+
+class HostReadSource(str, enum.Enum):
+    CRASH = "crash"
+    """copy_device_to_host_tensor does not check that its source is on device: a host tensor
+    there kills the process (SIGSEGV; ttnn 0.81.1, observed: tests/golden ``ttnn_0_81_1.json`` api
+    ``copy_device_to_host_tensor`` event 13)."""
+    CHECKED = "checked"
+    """It is refused, ``TT_FATAL: Source tensor is not on device.`` (copy_to_host in
+    ttnn/core/tensor/tensor_impl.cpp; ttnn 0.66.0 and 0.67.0, observed: tests/golden
+    ``ttnn_0_6*_0.json`` api ``copy_device_to_host_tensor`` event 13)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -721,6 +762,21 @@ RULES: dict[str, Rule] = {
             "allocated": "made and allocated, padded shape = shape (the check a TT_ASSERT, off in release builds; ttnn 0.66.0 and "
                          "0.67.0, observed)",
         }),
+        Rule("combine_check", CombineCheck, "what combine_device_tensors checks of its parts", {
+            "storages": "the storages: a freed part refused (All DeviceStorages must be allocated), parts of two storages too "
+                        "(storage.cpp's combine_device_storages; ttnn 0.81.1, observed)",
+            "mesh_buffer": "the mesh buffer pointers only: Error aggregating multichip tensors: ... Consider moving tensors to host; "
+                           "freed parts make a freed tensor (api.cpp; ttnn 0.66.0 and 0.67.0, observed)",
+        }),
+        Rule("host_buffer_shape", HostBufferShape, "a mapped host tensor written to a mesh of another shape than its host buffer's", {
+            "coords": "its shard coordinates taken as the mesh's: refused at the first off the mesh (ttnn 0.81.1, observed)",
+            "same_shape": "refused before any write: Distributed host buffer has different shape (tensor_impl.cpp; "
+                          "ttnn 0.66.0 and 0.67.0, observed)",
+        }),
+        Rule("host_read_source", HostReadSource, "copy_device_to_host_tensor with a host tensor as its source", {
+            "crash": "not checked: the process dies, SIGSEGV (ttnn 0.81.1, observed)",
+            "checked": "TT_FATAL: Source tensor is not on device. (tensor_impl.cpp's copy_to_host; ttnn 0.66.0 and 0.67.0, observed)",
+        }),
     )
 }
 
@@ -772,6 +828,9 @@ class Profile(Frozen):
     fill_like: FillLike = FillLike.MADE
     numpy_bfloat16: NumpyBfloat16 = NumpyBfloat16.CONVERTED
     block_float_row_major: BlockFloatRowMajor = BlockFloatRowMajor.REFUSED
+    combine_check: CombineCheck = CombineCheck.STORAGES
+    host_buffer_shape: HostBufferShape = HostBufferShape.COORDS
+    host_read_source: HostReadSource = HostReadSource.CRASH
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
     verified_by: Optional[str] = None
@@ -836,6 +895,9 @@ def _early_2026(version: str, month: str) -> Profile:
         # each version in its own words: tests/golden ttnn_0_6*_0.json api from_torch_path
         numpy_bfloat16=NumpyBfloat16.EMPTY_BUFFER if version == "0.67.0" else NumpyBfloat16.INVALID_NDARRAY,
         block_float_row_major=BlockFloatRowMajor.ALLOCATED,  # tests/golden ttnn_0_6*_0.json specs
+        combine_check=CombineCheck.MESH_BUFFER,  # api.cpp's older aggregation: tests/golden ttnn_0_6*_0.json api combine_device_tensors, deallocate_part
+        host_buffer_shape=HostBufferShape.SAME_SHAPE,  # tensor_impl.cpp's shape check: api submesh_copies, from_host_shards
+        host_read_source=HostReadSource.CHECKED,  # tensor_impl.cpp's copy_to_host check: api copy_device_to_host_tensor
     )
 
 
@@ -948,6 +1010,9 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "cache_topology": "ttnn_tensor_files.json (the loaded tensor's topology)",
     "numpy_bfloat16": "ttnn_<v>.json api from_torch_path",
     "block_float_row_major": "ttnn_<v>.json specs (bfloat8_b and bfloat4_b in ROW_MAJOR)",
+    "combine_check": "ttnn_<v>.json api combine_device_tensors, deallocate_part",
+    "host_buffer_shape": "ttnn_<v>.json api submesh_copies, from_host_shards",
+    "host_read_source": "ttnn_<v>.json api copy_device_to_host_tensor",
 }
 
 #: Built-in profile -> the rules whose choice golden data of the version that verifies it checks

@@ -26,7 +26,7 @@ from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Replicate, Topology
-from .profiles import BankCheck, DramGridRows, FreedTransfer, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
+from .profiles import BankCheck, DramGridRows, FreedTransfer, HostBufferShape, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
 from .allocator import Allocators
 from .sharding import clamped, grid_error, misplaced_cores, nd_allocation_error
 from .chips import Chips
@@ -288,6 +288,18 @@ class Runtime:
             self._freed_use(name, refused or checked or FREED_USE.get(self.op))
         return t
 
+    def device_unchecked(self, name: str) -> DeviceTensor:
+        """The device tensor ``name`` for a call this era does not check for a freed buffer (the
+        profile's rule says which): a freed one is used as it is, and the judge still sees the use."""
+        t = self.item(name)
+        if not isinstance(t, DeviceTensor):
+            raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
+        self.touched.add(name)
+        if t.freed_step is not None:
+            msg = f"{freed_by(t)}; {self.op} uses it after free (this profile's ttnn does not check it and runs on the freed buffer)"
+            self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
+        return t
+
     def _freed_use(self, name: str, seen: Optional[str]) -> None:
         """A use of the freed tensor ``name``, as ttnn 0.81.1 answers it (:data:`FREED_USE`): its
         error, its crash, or (unchecked) nothing; always a use_after_free event for the judge."""
@@ -509,6 +521,8 @@ class Runtime:
         mesh = mesh or self.root
         if not host.plain:
             shape = host.buffer_shape
+            if self.profile.host_buffer_shape is HostBufferShape.SAME_SHAPE:
+                self._same_buffer_shape(host, tuple(shape or self.root.shape), mesh)
             if shape is not None and len(shape) != len(mesh.shape):
                 raise Crash(
                     f"{host.name}'s host buffer is {ttnn_shape(shape)}, the mesh is {ttnn_shape(mesh.shape)}: the real "
@@ -525,6 +539,17 @@ class Runtime:
             return host.shards
         only = next(iter(host.shards.values()))
         return {c: replace(only, coord=c) for c in mesh.coords}
+
+    @staticmethod
+    def _same_buffer_shape(host: HostTensor, shape: Shape, mesh: MeshDevice) -> None:
+        """The rule ``host_buffer_shape: same_shape`` (ttnn 0.66.0, 0.67.0): a distributed host buffer
+        goes only onto a mesh of its own shape; a 1x1 one is replicated (docs/semantics.md section 23)."""
+        if shape == tuple(mesh.shape) or (shape == (1, 1) and volume(mesh.shape) > 1):
+            return
+        raise TTFatal(
+            f"Distributed host buffer has different shape {ttnn_shape(shape)} than the mesh device {ttnn_shape(mesh.shape)} "
+            f"({host.name} was mapped for a mesh of shape {ttnn_shape(shape)}: map it for the mesh device it goes on)"
+        )
 
     def written_topology(self, host: HostTensor, mesh: Optional[MeshDevice] = None) -> Topology:
         """The topology a write of ``host`` gives: a plain tensor is replicated to all devices, as

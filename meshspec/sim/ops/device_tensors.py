@@ -25,7 +25,7 @@ from __future__ import annotations
 from ...errors import TTFatal
 from ..mesh import ttnn_shape
 from ..placement import Replicate, Shard, Topology
-from ..profiles import Handles, ReshapedStorage
+from ..profiles import CombineCheck, Handles, ReshapedStorage
 from ..runtime import Runtime
 from ..tensor import DeviceTensor, HostShard, HostTensor, Record, Tensor
 from ...typed import Typed
@@ -100,11 +100,17 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
     tensors = [rt.item(n) for n in names]
     if any(not isinstance(t, DeviceTensor) for t in tensors):
         raise TTFatal("All tensor shards must be on device")
-    # ttnn 0.81.1 checks the storages before anything else (tests/golden api "deallocate_part")
-    parts = [rt.device(n, refused="All DeviceStorages must be allocated") for n in names]
+    if rt.profile.combine_check is CombineCheck.STORAGES:
+        # ttnn 0.81.1 checks the storages before anything else (tests/golden api "deallocate_part")
+        parts = [rt.device(n, refused="All DeviceStorages must be allocated") for n in names]
+        same = "tensor shards must be allocated on the same mesh buffer."
+    else:  # 0.66.0, 0.67.0: the mesh buffers only; freed parts make a tensor on the freed buffer
+        parts = [rt.device_unchecked(n) for n in names]
+        same = ("Error aggregating multichip tensors: tensor shards must be allocated on the same mesh buffer. "
+                "Consider moving tensors to host, aggregating, and re-uploading on device storage.")
     buffer = parts[0].buffer
     if any(p.buffer is not buffer for p in parts):
-        raise TTFatal("tensor shards must be allocated on the same mesh buffer.")
+        raise TTFatal(same)
     seen: set = set()
     for p in parts:
         for c in p.record.recorded:

@@ -21,7 +21,7 @@ import numpy as np
 from ...errors import Crash, TTFatal
 from ...typed import Typed
 from ..mesh import ttnn_shape
-from ..profiles import BlockFloatRowMajor, HostAllocTopology
+from ..profiles import BlockFloatRowMajor, HostAllocTopology, HostReadSource
 from ..readback import read
 from ..runtime import Runtime, in_memory
 from ..tensor import HostShard, HostTensor
@@ -61,6 +61,8 @@ def allocate_on_host(rt: Runtime, a: AllocateOnHost) -> None:
 
 def copy_device_to_host(rt: Runtime, a: CopyDeviceToHost) -> None:
     if isinstance(rt.item(a.device_tensor), HostTensor):
+        if rt.profile.host_read_source is HostReadSource.CHECKED:  # 0.66.0, 0.67.0 (docs/semantics.md section 23)
+            raise TTFatal(f"Source tensor is not on device. ({a.device_tensor} is a host tensor)")
         raise Crash(f"{a.device_tensor} is a host tensor: the real library crashes here (SIGSEGV; ttnn 0.81.1)", "SIGSEGV")
     dev = rt.device(a.device_tensor)
     host = rt.host(a.host_tensor)
