@@ -247,8 +247,12 @@ def _op_names_in(node: ast.AST) -> list[str]:
     """The op names a literal set, tuple, list or dict (its keys) holds, or one built from such a literal."""
     from meshspec.sim.ops import OPS
 
-    if isinstance(node, ast.Dict):
-        items = node.keys
+    if isinstance(node, ast.Dict):  # its keys, and those of each **dict.fromkeys((...), value) in it
+        spread = [v.args[0] for k, v in zip(node.keys, node.values) if k is None and isinstance(v, ast.Call)
+                  and getattr(v.func, "attr", "") == "fromkeys" and v.args]
+        return [*_op_names_in(ast.Tuple(elts=[k for k in node.keys if k is not None])), *(n for t in spread for n in _op_names_in(t))]
+    elif isinstance(node, ast.BinOp):  # CONTINUES | {...}
+        return [*_op_names_in(node.left), *_op_names_in(node.right)]
     elif isinstance(node, (ast.Set, ast.Tuple, ast.List)):
         items = node.elts
     elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("frozenset", "set", "tuple") and node.args:
@@ -266,13 +270,16 @@ OP_TABLES_LEFT = {
     ("meshspec.bridge.minimal", "MINIMAL"): "the minimal export's plain calls where they differ from the full export's",
     ("meshspec.bridge.export", "_MESH_METHODS"): "MeshDevice methods, not op names (reshape is one of each)",
     ("meshspec.hunt.programs", "VOCABULARY"): "what meshspec hunt writes by default, in the order it prefers",
+    ("meshspec.hunt.programs", "WIDE_VOCABULARY"): "what hunt --ops may draw from: a search policy, as VOCABULARY",
+    ("meshspec.hunt.real", "REAL_VOCABULARY"): "the ops hunt --real writes, those every mock runs as hardware would: a search policy",
     ("meshspec.hunt.programs", "HOST_OPS"): "which ops hunt draws on a host tensor: a search policy over ops, not a property of one",
     ("meshspec.hunt.programs", "_HOST_ONLY"): "which ops hunt draws only on host tensors: a search policy, as HOST_OPS",
     ("meshspec.hunt.programs", "_CORE"): "the ops every hunt vocabulary keeps so a program can start: a search policy, as HOST_OPS",
     ("meshspec.hunt.programs", "WEIGHTS"): "how often hunt draws each op: a search policy, as HOST_OPS",
     ("meshspec.sim.runtime", "FREED_USE"): "ttnn 0.81.1's observed use of a freed tensor, per op (the runtime may not import ops)",
-    ("meshspec.sim.runtime", "FREED_USE_CHECKED"): "FREED_USE's two entries that ttnn 0.66.0 / 0.67.0 refuse instead (the same reason)",
     ("meshspec.sim.runtime", "CONTINUES"): "ttnn 0.81.1's observed use of a freed tensor, per op (the runtime may not import ops)",
+    ("meshspec.sim.runtime", "FREED_USE_CHECKED"): "ttnn 0.66.0 / 0.67.0's observed use of a freed tensor, per op (as FREED_USE)",
+    ("meshspec.sim.runtime", "CONTINUES_CHECKED"): "ttnn 0.66.0 / 0.67.0's views made on a freed buffer (as CONTINUES)",
 }
 
 

@@ -167,10 +167,14 @@ class FreedTransfer(str, enum.Enum):
     """cpu() of a deallocated device tensor, and copy_host_to_device_tensor into one, are not
     checked: the process dies (SIGSEGV; ttnn 0.81.1, observed: tests/golden ``ttnn_0_81_1_freed.json``)."""
     CHECKED = "checked"
-    """Both are refused, ``TT_FATAL: Buffer must be allocated on device!`` (the read) and ``... device.``
-    (the copy): the allocation check of the older to_host path (``TT_ASSERT(tensor.is_allocated(),
-    "Buffer must be allocated on device!")`` in ttnn/cpp/ttnn/tensor/tensor_impl.cpp's to_host_helper);
-    ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json`` runtime ``deallocate``."""
+    """Every use is checked first: the host reads refuse, ``TT_FATAL: Buffer must be allocated on
+    device!`` (cpu, to_torch, dump_tensor) and ``... device.`` (the copies either way), every device
+    op ``Buffer is not allocated``, parts of a freed tensor are not combined; the views (squeeze,
+    unsqueeze, reshape, view) are made on the freed buffer unchecked. The words of the reads are the
+    allocation check of the older to_host path (``TT_ASSERT(tensor.is_allocated(), "Buffer must be
+    allocated on device!")`` in ttnn/cpp/ttnn/tensor/tensor_impl.cpp's to_host_helper); ttnn 0.66.0
+    and 0.67.0, observed op by op: tests/golden ``ttnn_0_6*_0_freed.json`` (the two alike) and
+    ``ttnn_0_6*_0.json`` runtime ``deallocate``."""
 
 
 class OpTopology(str, enum.Enum):
@@ -730,8 +734,8 @@ RULES: dict[str, Rule] = {
         }),
         Rule("freed_transfer", FreedTransfer, "what cpu() of a deallocated tensor, and a copy into one, do", {
             "crash": "nothing checks: the process dies, SIGSEGV (ttnn 0.81.1, observed)",
-            "checked": "TT_FATAL: Buffer must be allocated on device (tensor_impl.cpp's allocation check; ttnn 0.66.0 "
-                       "and 0.67.0, observed)",
+            "checked": "every use refused first: 'Buffer must be allocated on device' (reads, copies; tensor_impl.cpp), "
+                       "'Buffer is not allocated' (device ops); views made unchecked (ttnn 0.66.0 and 0.67.0, observed op by op)",
         }),
         Rule("tensor_file", TensorFile, "what a tensor file keeps per shard, and what a load of it puts on each device", {
             "collapse_replicated": "one shard a group of devices the topology says hold copies; a load copies it to the group "
@@ -995,7 +999,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "read_buffers": "ttnn_<v>.json runtime (each cpu() readback's shards)",
     "mapper_offset": "ttnn_<v>.json api mapper_offsets",
     "topology_update": "ttnn_<v>.json api update_tensor_topology",
-    "freed_transfer": "ttnn_<v>.json runtime deallocate",
+    "freed_transfer": "ttnn_<v>_freed.json (each op on a freed tensor), ttnn_<v>.json runtime deallocate",
     "reshaped_storage": "ttnn_<v>.json api reshape, readback_buffer_shape",
     "fill_like": "ttnn_<v>.json api creation (the host form: the device form is a kernel no mock runs)",
     "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",

@@ -73,14 +73,24 @@ on the freed buffer; else the first line of ttnn's error (``{operand}``: A or B,
 freed). An op not listed was not observed: meshspec stops the run there and claims nothing of ttnn."""
 
 FREED_USE_CHECKED: dict[str, str] = {
-    "cpu": "Buffer must be allocated on device!",
-    "copy_host_to_device_tensor": "Buffer must be allocated on device.",
+    **dict.fromkeys(("cpu", "to_torch", "dump_tensor"), "Buffer must be allocated on device!"),
+    **dict.fromkeys(("copy_host_to_device_tensor", "copy_device_to_host_tensor"), "Buffer must be allocated on device."),
+    **dict.fromkeys(("deallocate", "get_device_tensors", "to_device", "to", "squeeze", "unsqueeze", "reshape", "view", "all_gather",
+                     "all_reduce", "reduce_scatter"), UNCHECKED),
+    **dict.fromkeys(("zeros_like", "permute", "slice", "concat", "pad", "neg", "exp", "relu", "gelu", "add", "sub", "mul", "matmul",
+                     "linear", "sum", "max", "transpose", "typecast", "to_layout", "untilize", "clone", "reallocate",
+                     "to_memory_config"), "Buffer is not allocated"),
+    "combine_device_tensors": "Error aggregating multichip tensors: tensors shards must be allocated on a mesh buffer.",
 }
-"""The uses of a freed tensor that a profile with ``freed_transfer: checked`` refuses in these words
-where 0.81.1 crashes (ttnn 0.66.0 and 0.67.0, observed: tests/golden ttnn_0_6*_0.json runtime
-``deallocate``)."""
+"""What ttnn 0.66.0 and 0.67.0 do when an op is given a deallocated tensor (a profile with
+``freed_transfer: checked``), observed in mock mode op by op as :data:`FREED_USE` was
+(tests/golden/ttnn_0_6*_0_freed.json, the two alike): the host reads and copies check the buffer,
+every device op checks it before it runs (``Buffer is not allocated``, where 0.81.1 crashes at
+some), and the views are made on the freed buffer unchecked."""
 
 CONTINUES = frozenset({"get_device_tensors", "to_device", "to"})
+CONTINUES_CHECKED = CONTINUES | {"squeeze", "unsqueeze", "reshape", "view"}
+"""Under ``freed_transfer: checked`` the views too are made on the freed buffer (0.66.0, 0.67.0)."""
 """Unchecked uses meshspec carries on through (they make handles on the freed buffer and read no
 data: their later uses are use after free again); ``deallocate`` twice is the judge's double free."""
 
@@ -284,8 +294,8 @@ class Runtime:
             raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
         self.touched.add(name)
         if t.freed_step is not None:
-            checked = FREED_USE_CHECKED.get(self.op) if self.profile.freed_transfer is FreedTransfer.CHECKED else None
-            self._freed_use(name, refused or checked or FREED_USE.get(self.op))
+            table = FREED_USE_CHECKED if self.profile.freed_transfer is FreedTransfer.CHECKED else FREED_USE
+            self._freed_use(name, refused or table.get(self.op))
         return t
 
     def device_unchecked(self, name: str) -> DeviceTensor:
@@ -301,22 +311,26 @@ class Runtime:
         return t
 
     def _freed_use(self, name: str, seen: Optional[str]) -> None:
-        """A use of the freed tensor ``name``, as ttnn 0.81.1 answers it (:data:`FREED_USE`): its
+        """A use of the freed tensor ``name``, as the era answers it (:data:`FREED_USE`, or
+        :data:`FREED_USE_CHECKED` under ``freed_transfer: checked``): its
         error, its crash, or (unchecked) nothing; always a use_after_free event for the judge."""
         why = f"{freed_by(self.item(name))}; {self.op} uses it after free"
+        checked = self.profile.freed_transfer is FreedTransfer.CHECKED
+        era, does, runs = ("ttnn 0.66.0 and 0.67.0", "do", "run") if checked else ("ttnn 0.81.1", "does", "runs")
         if seen == SIGSEGV:
             msg = f"{why} (ttnn 0.81.1 crashes here: SIGSEGV, observed in mock mode)"
         elif seen == UNCHECKED:
-            msg = f"{why} (ttnn 0.81.1 does not check it and runs on the freed buffer, observed in mock mode)"
+            msg = f"{why} ({era} {does} not check it and {runs} on the freed buffer, observed in mock mode)"
         elif seen is None:
-            msg = f"{why} (meshspec stops the run here; what ttnn 0.81.1 does with a freed tensor in {self.op} was not observed)"
+            msg = f"{why} (meshspec stops the run here; what {era} {does} with a freed tensor in {self.op} was not observed)"
         else:
             operand = "B" if getattr(self.args, "b", None) == name and getattr(self.args, "a", None) != name else "A"
             msg = f"{seen.format(operand=operand)}; {why}"
         self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
         if seen == SIGSEGV:
             raise UseAfterFreeCrash(msg, SIGSEGV)
-        if seen == UNCHECKED and self.op in CONTINUES:
+        continues = CONTINUES_CHECKED if checked else CONTINUES
+        if seen == UNCHECKED and self.op in continues:
             return
         raise UseAfterFree(msg)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Record what ttnn 0.81.1 does when a deallocated mesh tensor is used, op by op, for
-tests/golden/ttnn_0_81_1_freed.json (read by tests/test_golden_freed.py; facts in docs/semantics.md
+"""Record what ttnn does when a deallocated mesh tensor is used, op by op, for
+tests/golden/ttnn_<version>_freed.json (0.81.1, 0.67.0, 0.66.0: whichever the venv holds; read by
+tests/test_golden_freed.py; facts in docs/semantics.md
 section 9, "Using a deallocated tensor"). ``to_torch`` needs torch, which the mock's Python 3.10
 lacks: its case is the call it makes first on a device tensor, ``ttnn.from_device(tensor)``
 (ttnn/operations/core.py of the 0.81.1 wheel).
@@ -18,6 +19,9 @@ Deterministic. Run in the ttnn venv, in mock mode (about a minute):
 
     source ${TMPDIR:-/tmp}/ttnn-mock/env.sh
     python tools/golden/record_freed.py        # writes tests/golden/ttnn_0_81_1_freed.json
+
+0.66.0 and 0.67.0 misread a numpy bfloat16 array (docs/semantics.md section 23, ``numpy_bfloat16``):
+there the tensor is built with the flat-list constructor, the same values.
 """
 
 import json
@@ -29,7 +33,14 @@ from pathlib import Path
 
 os.environ.setdefault("TT_LOGGER_LEVEL", "FATAL")
 
-OUT = Path(__file__).resolve().parents[2] / "tests" / "golden" / "ttnn_0_81_1_freed.json"
+def version() -> str:
+    from importlib.metadata import version as installed
+
+    return installed("ttnn")
+
+
+def out_path() -> Path:
+    return Path(__file__).resolve().parents[2] / "tests" / "golden" / f"ttnn_{version().replace('.', '_')}_freed.json"
 
 # meshspec op -> the ttnn call on t (a (1, 8, 32, 32) bfloat16 TILE tensor, [R, S(1)] on a 2x4 T3K: each
 # device holds (1, 2, 32, 32)), h (its host tensor), u (a live copy of t) and md (the mesh device)
@@ -85,7 +96,11 @@ def child(call: str, free: bool) -> None:
     import ttnn
 
     md = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))
-    host = ttnn.Tensor(np.arange(8 * 32 * 32, dtype=np.float32).reshape(1, 8, 32, 32), ttnn.bfloat16, None, ttnn.TILE_LAYOUT)
+    values = np.arange(8 * 32 * 32, dtype=np.float32).reshape(1, 8, 32, 32)
+    try:
+        host = ttnn.Tensor(values, ttnn.bfloat16, None, ttnn.TILE_LAYOUT)
+    except RuntimeError:  # 0.66.0 / 0.67.0: the flat-list constructor
+        host = ttnn.Tensor(values.reshape(-1).tolist(), list(values.shape), ttnn.bfloat16, ttnn.TILE_LAYOUT)
     mapper = ttnn.create_mesh_mapper(md, ttnn.MeshMapperConfig([ttnn.PlacementReplicate(), ttnn.PlacementShard(1)]))
     h = ttnn.distribute_tensor(host, mapper, None)
     t = ttnn.to_device(h, md)
@@ -118,9 +133,7 @@ def outcome(call: str, free: bool) -> dict:
 
 
 def main() -> None:
-    import ttnn
-
-    out = {"ttnn_version": ttnn.__version__ if hasattr(ttnn, "__version__") else "0.81.1", "recorded_by": "tools/golden/record_freed.py",
+    out = {"ttnn_version": version(), "recorded_by": "tools/golden/record_freed.py",
            "tensor": "(1, 8, 32, 32) bfloat16 TILE, [R, S(1)] on a 2x4 T3K, then ttnn.deallocate(t)", "ops": {}}
     for op, call in CASES.items():
         live, freed = outcome(call, False), outcome(call, True)
@@ -130,7 +143,7 @@ def main() -> None:
             verdict = "runs"  # returns, or fails as the live tensor does: nothing checked it first
         out["ops"][op] = {"call": call, "verdict": verdict, "freed": freed, "live": live}
         print(f"{op:28} {verdict:6} {freed}", flush=True)
-    OUT.write_text(json.dumps(out, indent=1) + "\n")
+    out_path().write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":

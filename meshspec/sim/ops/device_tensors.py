@@ -104,8 +104,10 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
         # ttnn 0.81.1 checks the storages before anything else (tests/golden api "deallocate_part")
         parts = [rt.device(n, refused="All DeviceStorages must be allocated") for n in names]
         same = "tensor shards must be allocated on the same mesh buffer."
-    else:  # 0.66.0, 0.67.0: the mesh buffers only; freed parts make a tensor on the freed buffer
-        parts = [rt.device_unchecked(n) for n in names]
+    else:  # 0.66.0, 0.67.0: the mesh buffers only; parts freed since they were taken make a tensor on the
+        # freed buffer; a part taken from a freed tensor has no mesh buffer and is refused (tests/golden
+        # ttnn_0_6*_0.json api "deallocate_part", ttnn_0_6*_0_freed.json "combine_device_tensors")
+        parts = [rt.device(n) if _taken_after_free(rt.item(n)) else rt.device_unchecked(n) for n in names]
         same = ("Error aggregating multichip tensors: tensor shards must be allocated on the same mesh buffer. "
                 "Consider moving tensors to host, aggregating, and re-uploading on device storage.")
     buffer = parts[0].buffer
@@ -133,6 +135,10 @@ def combine_device_tensors(rt: Runtime, a: CombineDeviceTensors) -> None:
     for name, t in rt.tensors.items():  # every handle on the storage now reads the new topology
         if isinstance(t, DeviceTensor) and t.record.shared is record.shared:
             rt.touched.add(name)
+
+
+def _taken_after_free(t: Tensor) -> bool:
+    return isinstance(t, DeviceTensor) and t.freed_step is not None and t.step > t.freed_step
 
 
 def _generate(rng, st, op: str, dev: str, shape: list, kind: tuple, name: str) -> Step:
