@@ -559,6 +559,21 @@ class HostReadSource(str, enum.Enum):
     ``ttnn_0_6*_0.json`` api ``copy_device_to_host_tensor`` event 13)."""
 
 
+class DumpOverwrite(str, enum.Enum):
+    RENAMED = "renamed"
+    """dump_tensor writes a private temporary sibling and renames it into place (atomic), so a
+    tensor loaded from the same file, whose shards load_tensor reads lazily through a map of it,
+    keeps the old file's pages (ttnn 0.81.1, observed: a tensor loaded from a file and dumped into
+    it again; ttnn/core/tensor/serialization.cpp ``dump_tensor_flatbuffer_impl``, "Write to a
+    private temporary sibling and rename it into place")."""
+    IN_PLACE = "in_place"
+    """dump_tensor opens the file for writing, truncating it, and then reads the tensor's bytes: a
+    tensor loaded from that very file reads them through its map of the file (load_tensor_flatbuffer:
+    "Mmap the file to read tensor data lazily", MAP_PRIVATE) past the new end, and the process dies
+    (SIGBUS). ttnn 0.66.0 and 0.67.0, observed in the mock: plain and mapped, ROW_MAJOR and TILE
+    alike; a dump into another file runs (ttnn/core/tensor/serialization.cpp of early 2026: fopen "wb")."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -781,6 +796,10 @@ RULES: dict[str, Rule] = {
             "crash": "not checked: the process dies, SIGSEGV (ttnn 0.81.1, observed)",
             "checked": "TT_FATAL: Source tensor is not on device. (tensor_impl.cpp's copy_to_host; ttnn 0.66.0 and 0.67.0, observed)",
         }),
+        Rule("dump_overwrite", DumpOverwrite, "what dump_tensor into the file a loaded tensor reads from does", {
+            "renamed": "a temporary sibling renamed into place: the loaded tensor keeps the old pages (ttnn 0.81.1, observed)",
+            "in_place": "the file truncated, then the tensor read through its map past the end: SIGBUS (ttnn 0.66.0 and 0.67.0, observed)",
+        }),
     )
 }
 
@@ -835,6 +854,7 @@ class Profile(Frozen):
     combine_check: CombineCheck = CombineCheck.STORAGES
     host_buffer_shape: HostBufferShape = HostBufferShape.COORDS
     host_read_source: HostReadSource = HostReadSource.CRASH
+    dump_overwrite: DumpOverwrite = DumpOverwrite.RENAMED
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
     verified_by: Optional[str] = None
@@ -902,6 +922,7 @@ def _early_2026(version: str, month: str) -> Profile:
         combine_check=CombineCheck.MESH_BUFFER,  # api.cpp's older aggregation: tests/golden ttnn_0_6*_0.json api combine_device_tensors, deallocate_part
         host_buffer_shape=HostBufferShape.SAME_SHAPE,  # tensor_impl.cpp's shape check: api submesh_copies, from_host_shards
         host_read_source=HostReadSource.CHECKED,  # tensor_impl.cpp's copy_to_host check: api copy_device_to_host_tensor
+        dump_overwrite=DumpOverwrite.IN_PLACE,  # serialization.cpp's fopen "wb": tests/hunt/data dump-into-its-own-file
     )
 
 
@@ -1002,6 +1023,7 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "freed_transfer": "ttnn_<v>_freed.json (each op on a freed tensor), ttnn_<v>.json runtime deallocate",
     "reshaped_storage": "ttnn_<v>.json api reshape, readback_buffer_shape",
     "fill_like": "ttnn_<v>.json api creation (the host form: the device form is a kernel no mock runs)",
+    "dump_overwrite": "tests/hunt/data/dump-into-its-own-file.real-<v>.json (the real reports, replayed)",
     "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",

@@ -99,6 +99,9 @@ class HostTensor:
     borrowed: bool = False
     """Its buffer is borrowed from the caller's torch or numpy tensor, not owned (profiles
     ``host_borrow``; docs/semantics.md section 19)."""
+    mapped_from: Optional[str] = None
+    """The tensor file its shards are read from lazily, through a map of the file (load_tensor
+    without a device; profiles ``dump_overwrite``, docs/semantics.md section 23)."""
     _runs: Optional[tuple] = field(default=None, init=False, repr=False)
     """The shards' runs (:meth:`spec_runs`), with the shards dict they are of."""
 

@@ -155,3 +155,20 @@ def test_the_version_profile_keeps_each_handles_topology_as_the_version_does(ver
         assert [d["coord"] for d in mine["devices"] if d["recorded"]] == [d["coord"] for d in t["devices"] if d["recorded"]], t["name"]
         compared += 1
     assert compared >= 2
+
+
+@pytest.mark.parametrize("version, profile", [("0.81.1", "current"), ("0.67.0", "ttnn-0.67.0"), ("0.66.0", "ttnn-0.66.0")])
+def test_a_tensor_dumped_into_the_file_it_was_loaded_from(version, profile):
+    """0.66.0 and 0.67.0 truncate the file, then read the loaded tensor's bytes through its map of
+    it: the process dies at that dump (SIGBUS); 0.81.1 renames a new file into place and goes on to
+    the end (docs/semantics.md section 23, dump_overwrite). The real reports were written by the
+    exported script on each version; the simulation under the version's profile says the same."""
+    real = json.loads((DATA / f"dump-into-its-own-file.real-{version}.json").read_text())
+    simulated = run(load(DATA / "dump-into-its-own-file.yaml"), profile).to_json()
+    if version == "0.81.1":
+        assert real["error"] is None and real["steps_run"] == 5
+    else:
+        assert real["error"]["crash"] and real["error"]["step"] == 3
+        assert simulated["error"]["crash"] and "SIGBUS" in simulated["error"]["message"]
+    d = diff_reports(simulated, real, "simulated", "real")
+    assert d.equal, render_diff(d, width=140)

@@ -30,13 +30,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
-from ...errors import TTFatal
+from ...errors import Crash, TTFatal
 from ...frozen import Frozen
 from ...typed import Typed
 from ..events import Loaded
 from ..mesh import Coord, volume
 from ..placement import Replicate, Topology
-from ..profiles import CacheTopology, LoadMemory, TensorFile
+from ..profiles import CacheTopology, DumpOverwrite, LoadMemory, TensorFile
 from ..readback import read
 from ..runtime import Runtime
 from ..spec import BufferType, DataType, Layout
@@ -90,6 +90,11 @@ class StoredFile(Frozen):
 def dump(rt: Runtime, file_name: str, t, name: str) -> None:
     if not file_name.endswith(".tensorbin"):
         raise TTFatal(f"File {file_name} must have .tensorbin extension")
+    if rt.profile.dump_overwrite is DumpOverwrite.IN_PLACE and getattr(t, "mapped_from", None) == file_name:
+        raise Crash(f"dump_tensor of {name} into {file_name}, the file it was loaded from and still reads through a map of: "
+                    "the file is truncated first, then its bytes are read past the new end, and the real library dies here "
+                    f"(SIGBUS; profile {rt.profile.name}, dump_overwrite in_place: observed in mock mode; docs/semantics.md section 23)",
+                    "SIGBUS")
     made_by_op = isinstance(t, DeviceTensor) and t.provenance is not None
     if isinstance(t, DeviceTensor):
         t = read(rt, rt.device(name), f"{name}.dumped")
@@ -174,8 +179,8 @@ def load(rt: Runtime, file_name: str, name: str, device: Optional[str], memory=N
         why = "the load put the first shard on every device: the loaded storage lost its distribution (issue #8228)"
     if rt.profile.cache_topology is CacheTopology.DEFAULT:
         host = replace(host, topology=default_topology())
-    if device is None:
-        rt.bind(name, host)
+    if device is None:  # its shards are read from the file lazily, through a map of it
+        rt.bind(name, replace(host, mapped_from=file_name))
     else:
         mesh = rt.mesh(device)
         if memory is None:  # the file's own config (a sharded one too), or the era's default one
