@@ -26,6 +26,7 @@ from .sim.profiles import DEFAULT_PROFILE, PROFILES, ChipMap, Profile, get_profi
 from .sim.runtime import Runtime
 from .sim.ops import execute as run_step
 from .sim.steps import StepResult
+from .sim.words import era_words
 
 OUT_OF_MEMORY = (
     "out of memory: the machine could not hold this step's data; run with --no-data (records and written pages "
@@ -118,7 +119,7 @@ def run(
         try:
             done = execute(rt, step)
         except (TTFatal, StepInputError) as err:
-            error = StepError(step.index, step.op, str(err), step.line, crash=isinstance(err, Crash))
+            error = StepError(step.index, step.op, era_words(str(err), prof), step.line, crash=isinstance(err, Crash))
             failure = str(err)
         except ResourceLimit as err:
             error = StepError(step.index, step.op, str(err), step.line, source="meshspec")

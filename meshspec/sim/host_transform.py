@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..errors import TTFatal
-from .profiles import HostShardOps
+from .profiles import HostShardOps, RowMajorTilize
 from .spec import Layout, TensorSpec, infer_shape
 from .tensor import HostShard, HostTensor
 from .values import ShapeOnly, host_dtype, to_dtype as _to_dtype
@@ -97,15 +97,22 @@ def _physical(spec: TensorSpec) -> str:
     return f"({h}, {w})"
 
 
-def to_dtype(rule: HostShardOps, op: str, name: str, host: HostTensor, out: str, step: int, dtype) -> HostTensor:
+def to_dtype(rule: HostShardOps, op: str, name: str, host: HostTensor, out: str, step: int, dtype,
+             tilize: RowMajorTilize = RowMajorTilize.PHYSICAL_SHAPE) -> HostTensor:
     """``ttnn.to_dtype`` (and ``ttnn.typecast`` of a host tensor, which is the same call in ttnn
     0.81.1: its refusal says ``to_dtype:``): each shard in ``dtype``, rounded to it as a device op's output is. A block float is TILE only: a ROW_MAJOR shard is tilized, refused where that would
-    change its physical shape (a shard that is not whole tiles; observed)."""
+    change its physical shape (a shard that is not whole tiles; observed), in the words of the era's
+    ``row_major_tilize`` rule."""
     def one(s: HostShard) -> tuple[TensorSpec, object]:
         spec = s.spec
         layout = spec.layout
         if dtype.is_block_float and layout is Layout.ROW_MAJOR:
             tiled = spec.with_shape(spec.shape, layout=Layout.TILE)
+            if tiled.physical_shape != spec.physical_shape and tilize is RowMajorTilize.TILIZE:  # 0.66.0, 0.67.0
+                h, w = spec.tile
+                raise TTFatal(f"Unsupported shape for tensor conversion from row-major to tile layout. The tensor shape height and "
+                              f"width must be a multiple of tile height ({h}) and width ({w}), but the provided shape is "
+                              f"{_physical(spec)} ({op} of {name}: its shard at {list(s.coord)} is {list(spec.shape)})")
             if tiled.physical_shape != spec.physical_shape:
                 raise TTFatal(f"to_dtype: Converting layout to Layout::TILE implicitly changed physical shape from {_physical(spec)} to "
                               f"{_physical(tiled)} due to alignment constraints. This is currently unsupported. Please pad the tensor "

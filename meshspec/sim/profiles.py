@@ -574,6 +574,30 @@ class DumpOverwrite(str, enum.Enum):
     alike; a dump into another file runs (ttnn/core/tensor/serialization.cpp of early 2026: fopen "wb")."""
 
 
+class DimListWords(str, enum.Enum):
+    BRACES = "braces"
+    """A list of dims in ttnn's words is printed ``{4, 3}`` (``Invalid dimension index; got dims:
+    {4, 3}``; ttnn 0.81.1, observed: tests/golden ``ttnn_0_81_1.json`` mappers, composer_dims)."""
+    SMALL_VECTOR = "small_vector"
+    """The same list is printed ``SmallVector([4, 3])`` (fmt's formatter of ttsl::SmallVector of the
+    time; ttnn 0.66.0 and 0.67.0, observed: tests/golden ``ttnn_0_6*_0.json`` mappers, composer_dims,
+    and the real hunt's to_torch)."""
+
+
+class RowMajorTilize(str, enum.Enum):
+    PHYSICAL_SHAPE = "physical_shape"
+    """to_dtype of a ROW_MAJOR host shard to a block float, which must be tiled, refuses a shard that
+    is not whole tiles before it tilizes: ``to_dtype: Converting layout to Layout::TILE implicitly
+    changed physical shape from (1, 1) to (32, 32) ...`` (the physical-shape check of to_layout /
+    to_dtype; ttnn 0.81.1, observed)."""
+    TILIZE = "tilize"
+    """The same shard reaches the host tilize, which refuses it in its own words: ``Unsupported
+    shape for tensor conversion from row-major to tile layout. The tensor shape height and width
+    must be a multiple of tile height (32) and width (32), but the provided shape is (1, 1)``
+    (``convert_layout_row_major_to_tile``, tensor_impl; ttnn 0.66.0 and 0.67.0, observed by the real
+    hunt: tests/hunt/data to-dtype-tilize-words)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -800,6 +824,14 @@ RULES: dict[str, Rule] = {
             "renamed": "a temporary sibling renamed into place: the loaded tensor keeps the old pages (ttnn 0.81.1, observed)",
             "in_place": "the file truncated, then the tensor read through its map past the end: SIGBUS (ttnn 0.66.0 and 0.67.0, observed)",
         }),
+        Rule("dim_list_words", DimListWords, "how ttnn's words print a list of dims", {
+            "braces": "{4, 3} (ttnn 0.81.1, observed)",
+            "small_vector": "SmallVector([4, 3]) (ttnn 0.66.0 and 0.67.0, observed)",
+        }),
+        Rule("row_major_tilize", RowMajorTilize, "the words of to_dtype refusing a ROW_MAJOR shard that is not whole tiles", {
+            "physical_shape": "'Converting layout to Layout::TILE implicitly changed physical shape' (ttnn 0.81.1, observed)",
+            "tilize": "'Unsupported shape for tensor conversion from row-major to tile layout' (the host tilize; ttnn 0.66.0 and 0.67.0, observed)",
+        }),
     )
 }
 
@@ -855,6 +887,8 @@ class Profile(Frozen):
     host_buffer_shape: HostBufferShape = HostBufferShape.COORDS
     host_read_source: HostReadSource = HostReadSource.CRASH
     dump_overwrite: DumpOverwrite = DumpOverwrite.RENAMED
+    dim_list_words: DimListWords = DimListWords.BRACES
+    row_major_tilize: RowMajorTilize = RowMajorTilize.PHYSICAL_SHAPE
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
     verified_by: Optional[str] = None
@@ -923,6 +957,8 @@ def _early_2026(version: str, month: str) -> Profile:
         host_buffer_shape=HostBufferShape.SAME_SHAPE,  # tensor_impl.cpp's shape check: api submesh_copies, from_host_shards
         host_read_source=HostReadSource.CHECKED,  # tensor_impl.cpp's copy_to_host check: api copy_device_to_host_tensor
         dump_overwrite=DumpOverwrite.IN_PLACE,  # serialization.cpp's fopen "wb": tests/hunt/data dump-into-its-own-file
+        dim_list_words=DimListWords.SMALL_VECTOR,  # tests/golden ttnn_0_6*_0.json mappers, composer_dims
+        row_major_tilize=RowMajorTilize.TILIZE,  # tests/hunt/data to-dtype-tilize-words
     )
 
 
@@ -1024,6 +1060,8 @@ _EACH_VERSION = {  # what every version's golden data checks: rule -> the golden
     "reshaped_storage": "ttnn_<v>.json api reshape, readback_buffer_shape",
     "fill_like": "ttnn_<v>.json api creation (the host form: the device form is a kernel no mock runs)",
     "dump_overwrite": "tests/hunt/data/dump-into-its-own-file.real-<v>.json (the real reports, replayed)",
+    "dim_list_words": "ttnn_<v>.json mappers, composer_dims (through the runner: tests/sim/test_era_words.py)",
+    "row_major_tilize": "tests/hunt/data/to-dtype-tilize-words.real-<v>.json (the real reports, replayed)",
     "handles": "ttnn_<v>.json api get_device_tensors, combine_shared_topology",
     "chip_map": "ttnn_<v>_device_ids.json",
     "replicated_distribution": "ttnn_<v>_replicated_distribution.json",

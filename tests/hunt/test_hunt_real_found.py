@@ -172,3 +172,15 @@ def test_a_tensor_dumped_into_the_file_it_was_loaded_from(version, profile):
         assert simulated["error"]["crash"] and "SIGBUS" in simulated["error"]["message"]
     d = diff_reports(simulated, real, "simulated", "real")
     assert d.equal, render_diff(d, width=140)
+
+
+@pytest.mark.parametrize("version, profile", [("0.81.1", "current"), ("0.67.0", "ttnn-0.67.0"), ("0.66.0", "ttnn-0.66.0")])
+def test_to_dtype_refuses_a_shard_not_whole_tiles_in_the_versions_words(version, profile):
+    """Every version refuses to_dtype of a ROW_MAJOR 1x1 shard to bfloat8_b; 0.66.0 and 0.67.0 in the
+    host tilize's words (docs/semantics.md section 23, row_major_tilize). The real reports were
+    written by the exported script on each version; the simulation under its profile says the same."""
+    real = json.loads((DATA / f"to-dtype-tilize-words.real-{version}.json").read_text())
+    simulated = run(load(DATA / "to-dtype-tilize-words.yaml"), profile).to_json()
+    assert real["error"]["step"] == simulated["error"]["step"] == 1
+    d = diff_reports(simulated, real, "simulated", "real")
+    assert d.equal, render_diff(d, width=140)

@@ -363,7 +363,8 @@ def typecast(rt: Runtime, a: Typecast) -> None:
     as ``ttnn.to_dtype`` does them (docs/semantics.md section 18)."""
     t = rt.item(a.tensor)
     if isinstance(t, HostTensor):
-        rt.bind(a.as_, host_transform.to_dtype(rt.profile.host_shard_ops, rt.op, a.tensor, t, a.as_, rt.step, DataType(a.dtype)))
+        rt.bind(a.as_, host_transform.to_dtype(rt.profile.host_shard_ops, rt.op, a.tensor, t, a.as_, rt.step, DataType(a.dtype),
+                                                rt.profile.row_major_tilize))
         return
     _converted(rt, a, dtype=a.dtype)
 

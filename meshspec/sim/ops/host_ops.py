@@ -60,7 +60,8 @@ class PadToTile(Typed):
 
 def to_dtype(rt: Runtime, a: ToDtype) -> None:
     host = rt.host(a.tensor)
-    rt.bind(a.as_, host_transform.to_dtype(rt.profile.host_shard_ops, rt.op, a.tensor, host, a.as_, rt.step, DataType(a.dtype)))
+    rt.bind(a.as_, host_transform.to_dtype(rt.profile.host_shard_ops, rt.op, a.tensor, host, a.as_, rt.step, DataType(a.dtype),
+                                                rt.profile.row_major_tilize))
 
 
 def unpad(rt: Runtime, a: Unpad) -> None:
