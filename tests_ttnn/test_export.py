@@ -101,11 +101,14 @@ for _version in _OLD:
                                     "came from, (0,1) (1,0) (1,2); under current dst's topology differs too, which the version's profile "
                                     "explains (handles: copied, docs/semantics.md section 23)",
                                     "topology: (3) [S(0)] on 3 devices -> (7) [S(1)] on 7 devices"),
-        "dram-grid-bank-aliasing": Known("it takes the grid at to_device (dram_grid_rows: aliased, section 16), but its to_torch then "
-                                         "reads out of bounds; the rule models the write, not that read",
+        "dram-grid-bank-aliasing": Known("it takes the grid at to_device (dram_grid_rows: aliased, section 16), but the mock's read then "
+                                         "maps each DRAM shard core to its channel, which checks it (get_dram_channel_from_logical_core); "
+                                         "on hardware issue #51503 read another core's shard back: which the mock's refusal is, the "
+                                         "version's or the mock's, is not known, so no rule models the read",
                                          "Bounds-Error -- Logical_core=(x=0,y=1) is outside of logical_grid_size=(x=12,y=1)"),
-        "shard-core-without-bank": Known("it takes the grid at to_device (bank_check: unchecked, section 16), but its to_torch then "
-                                         "reads out of bounds; the rule models the write, not that read",
+        "shard-core-without-bank": Known("it takes the grid at to_device (bank_check: unchecked, section 16), but the mock's read then "
+                                         "refuses the core as above (on hardware PR #53263 saw such reads abort or give wrong data): no "
+                                         "rule models the read",
                                          "Bounds-Error -- Logical_core=(x=12,y=0) is outside of logical_grid_size=(x=12,y=1)"),
         "nd-round-robin": Known("the observer reads an ND-sharded tensor's memory layout as block_sharded there",
                                 "-> l1 block_sharded"),

@@ -934,7 +934,8 @@ def _early_2026(version: str, month: str) -> Profile:
         f"ttnn-{version}",
         f"ttnn {version} ({month} 2026), observed in mock mode",
         "as current, but a full copy after a partial one records every device written, mappers take no "
-        "offset, and older sharded-buffer checks",
+        "offset, a freed tensor is checked at every use, older host-buffer and sharded-buffer checks, "
+        "and the version's own error words",
         verified_by=version,
         copy=CopyRecord.EXACT,  # a full copy after a partial one records all 8 devices (issue 37's probe cases)
         mapper_offset=MapperOffset.ABSENT,  # no mesh_offset_override (issue 37's probe cases)
@@ -1098,7 +1099,7 @@ VERIFIED_RULES: dict[str, dict[str, str]] = {
         "shard_grid": "ttnn_0_81_1_sharded.json",
     },
     # 0.66.0 and 0.67.0: no update_tensor_topology, so no label lies and tensor_file's choices agree
-    # on their files; their api section is replayed, 10 of its scenarios still unexplained (docs/semantics.md "Version boundaries")
+    # on their files; their api section is replayed whole, every scenario agreeing (docs/semantics.md "Version boundaries")
     "ttnn-0.67.0": dict(_EACH_VERSION),
     "ttnn-0.66.0": dict(_EACH_VERSION),
 }
