@@ -110,8 +110,9 @@ for _version in _OLD:
                                          "refuses the core as above (on hardware PR #53263 saw such reads abort or give wrong data): no "
                                          "rule models the read",
                                          "Bounds-Error -- Logical_core=(x=12,y=0) is outside of logical_grid_size=(x=12,y=1)"),
-        "nd-round-robin": Known("the observer reads an ND-sharded tensor's memory layout as block_sharded there",
-                                "-> l1 block_sharded"),
+        "nd-round-robin": Known("0.66/0.67 have no ND_SHARDED memory layout: an ND-sharded tensor's memory config says "
+                                "BLOCK_SHARDED beside its nd_shard_spec (observed); the spec agrees, no rule relabels it",
+                                "-> l1 block_sharded 32x64 on (0,0)-(3,0)"),
     }
 
 #: version -> scenario -> the rules in which that version (its built-in profile) records it otherwise
