@@ -97,26 +97,38 @@ def _physical(spec: TensorSpec) -> str:
     return f"({h}, {w})"
 
 
+def _refuse_tilize(tilize: RowMajorTilize, several: bool, op: str, name: str, coord, spec: TensorSpec, tiled: TensorSpec) -> None:
+    """A ROW_MAJOR shard that is not whole tiles, converted to a block float (which is TILE only):
+    0.81.1 refuses it at its physical-shape check; 0.66.0 and 0.67.0 refuse a tensor of one shard in
+    the host tilize's words and convert one of several shard by shard, each padded to whole tiles
+    (rule ``row_major_tilize``; observed in the mock: [1, 1, 1, 1] alone refused, two such shards made)."""
+    where = f"({op} of {name}: its shard at {list(coord)} is {list(spec.shape)})"
+    if tilize is RowMajorTilize.TILIZE:
+        if several:
+            return
+        h, w = spec.tile
+        raise TTFatal(f"Unsupported shape for tensor conversion from row-major to tile layout. The tensor shape height and width "
+                      f"must be a multiple of tile height ({h}) and width ({w}), but the provided shape is {_physical(spec)} {where}")
+    raise TTFatal(f"to_dtype: Converting layout to Layout::TILE implicitly changed physical shape from {_physical(spec)} to "
+                  f"{_physical(tiled)} due to alignment constraints. This is currently unsupported. Please pad the tensor "
+                  f"explicitly before conversion. {where}")
+
+
 def to_dtype(rule: HostShardOps, op: str, name: str, host: HostTensor, out: str, step: int, dtype,
              tilize: RowMajorTilize = RowMajorTilize.PHYSICAL_SHAPE) -> HostTensor:
     """``ttnn.to_dtype`` (and ``ttnn.typecast`` of a host tensor, which is the same call in ttnn
     0.81.1: its refusal says ``to_dtype:``): each shard in ``dtype``, rounded to it as a device op's output is. A block float is TILE only: a ROW_MAJOR shard is tilized, refused where that would
     change its physical shape (a shard that is not whole tiles; observed), in the words of the era's
     ``row_major_tilize`` rule."""
+    several = len(host.shards) > 1
+
     def one(s: HostShard) -> tuple[TensorSpec, object]:
         spec = s.spec
         layout = spec.layout
         if dtype.is_block_float and layout is Layout.ROW_MAJOR:
             tiled = spec.with_shape(spec.shape, layout=Layout.TILE)
-            if tiled.physical_shape != spec.physical_shape and tilize is RowMajorTilize.TILIZE:  # 0.66.0, 0.67.0
-                h, w = spec.tile
-                raise TTFatal(f"Unsupported shape for tensor conversion from row-major to tile layout. The tensor shape height and "
-                              f"width must be a multiple of tile height ({h}) and width ({w}), but the provided shape is "
-                              f"{_physical(spec)} ({op} of {name}: its shard at {list(s.coord)} is {list(spec.shape)})")
             if tiled.physical_shape != spec.physical_shape:
-                raise TTFatal(f"to_dtype: Converting layout to Layout::TILE implicitly changed physical shape from {_physical(spec)} to "
-                              f"{_physical(tiled)} due to alignment constraints. This is currently unsupported. Please pad the tensor "
-                              f"explicitly before conversion. ({op} of {name}: its shard at {list(s.coord)} is {list(spec.shape)})")
+                _refuse_tilize(tilize, several, op, name, s.coord, spec, tiled)
             layout = Layout.TILE
         new = spec.with_shape(spec.shape, dtype=dtype, layout=layout)
         values = _cast(s.values, dtype) if isinstance(s.values, np.ndarray) else values_as(s.values, tuple(spec.shape), dtype)

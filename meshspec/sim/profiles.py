@@ -595,7 +595,10 @@ class RowMajorTilize(str, enum.Enum):
     shape for tensor conversion from row-major to tile layout. The tensor shape height and width
     must be a multiple of tile height (32) and width (32), but the provided shape is (1, 1)``
     (``convert_layout_row_major_to_tile``, tensor_impl; ttnn 0.66.0 and 0.67.0, observed by the real
-    hunt: tests/hunt/data to-dtype-tilize-words)."""
+    hunt: tests/hunt/data to-dtype-tilize-words). A tensor of several such shards is converted
+    there, shard by shard, each padded to whole tiles (observed in the mock and by the real hunt);
+    the tensor it makes then cannot be read back per shard (``host_ccl.cpp:31: shard.has_value()``),
+    which no rule models."""
 
 
 class Rule(Frozen):
@@ -830,7 +833,8 @@ RULES: dict[str, Rule] = {
         }),
         Rule("row_major_tilize", RowMajorTilize, "the words of to_dtype refusing a ROW_MAJOR shard that is not whole tiles", {
             "physical_shape": "'Converting layout to Layout::TILE implicitly changed physical shape' (ttnn 0.81.1, observed)",
-            "tilize": "'Unsupported shape for tensor conversion from row-major to tile layout' (the host tilize; ttnn 0.66.0 and 0.67.0, observed)",
+            "tilize": "one shard: 'Unsupported shape for tensor conversion from row-major to tile layout' (the host tilize); several: "
+                      "converted, each padded to whole tiles (ttnn 0.66.0 and 0.67.0, observed)",
         }),
     )
 }
