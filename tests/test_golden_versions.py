@@ -200,7 +200,7 @@ def test_the_march_2025_eras_and_every_unverified_profile_rest_on_source_reading
 
 
 def test_profiles_command_shows_the_verifying_version_and_the_source_only_rules():
-    text = invoke(["profiles"], env={"COLUMNS": "400"}).stdout.splitlines()  # one table, prose unwrapped
+    text = invoke(["profiles"], env={"COLUMNS": "600"}).stdout.splitlines()  # one table, prose unwrapped
     assert text[1].split(maxsplit=2)[:2] == ["verified", "by"]
     cells = text[1].split("  ")
     shown = [c.strip() for c in cells if c.strip()][1:]
