@@ -601,6 +601,16 @@ class RowMajorTilize(str, enum.Enum):
     which no rule models."""
 
 
+class PartialCopy(str, enum.Enum):
+    PRESENT = "present"
+    """``ttnn.copy_host_to_device_tensor_partial`` exists (ttnn 0.81.1, observed: tests/golden
+    ``ttnn_0_81_1_sharded.json`` copy_partial)."""
+    ABSENT = "absent"
+    """No such function: ``module 'ttnn' has no attribute 'copy_host_to_device_tensor_partial'``
+    (ttnn 0.66.0 and 0.67.0, observed: their bindings lack the name, which the tier checks on each
+    version against meshspec/bridge/export.py ``ABSENT_IN``)."""
+
+
 class Rule(Frozen):
     """One rule: the profile field it sets, its choices (an enum), what it governs, and what each
     choice means with its source."""
@@ -836,6 +846,10 @@ RULES: dict[str, Rule] = {
             "tilize": "one shard: 'Unsupported shape for tensor conversion from row-major to tile layout' (the host tilize); several: "
                       "converted, each padded to whole tiles (ttnn 0.66.0 and 0.67.0, observed)",
         }),
+        Rule("partial_copy", PartialCopy, "whether ttnn.copy_host_to_device_tensor_partial exists", {
+            "present": "it writes the shards a core filter names (ttnn 0.81.1, observed)",
+            "absent": "no such function, an AttributeError (ttnn 0.66.0 and 0.67.0, observed in their bindings)",
+        }),
     )
 }
 
@@ -893,6 +907,7 @@ class Profile(Frozen):
     dump_overwrite: DumpOverwrite = DumpOverwrite.RENAMED
     dim_list_words: DimListWords = DimListWords.BRACES
     row_major_tilize: RowMajorTilize = RowMajorTilize.PHYSICAL_SHAPE
+    partial_copy: PartialCopy = PartialCopy.PRESENT
     base: Optional[str] = None
     """For a profile defined by a scenario or a file: the profile it changes."""
     verified_by: Optional[str] = None
@@ -964,6 +979,7 @@ def _early_2026(version: str, month: str) -> Profile:
         dump_overwrite=DumpOverwrite.IN_PLACE,  # serialization.cpp's fopen "wb": tests/hunt/data dump-into-its-own-file
         dim_list_words=DimListWords.SMALL_VECTOR,  # tests/golden ttnn_0_6*_0.json mappers, composer_dims
         row_major_tilize=RowMajorTilize.TILIZE,  # tests/hunt/data to-dtype-tilize-words
+        partial_copy=PartialCopy.ABSENT,  # their bindings: tests_ttnn/test_export.py checks ABSENT_IN on each version
     )
 
 

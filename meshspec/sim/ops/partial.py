@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ...errors import TTFatal
 from ...typed import Typed
+from ..profiles import PartialCopy
 from ..runtime import Runtime
 from ..sharding import grid_cores
 from .base import Op, TensorKind, Use
@@ -36,6 +37,9 @@ class CopyPartial(Typed):
 
 
 def run(rt: Runtime, a: CopyPartial) -> None:
+    if rt.profile.partial_copy is PartialCopy.ABSENT:
+        raise TTFatal("module 'ttnn' has no attribute 'copy_host_to_device_tensor_partial' (this profile's era lacks it: "
+                      "ttnn 0.66.0 and 0.67.0 have no such binding; docs/semantics.md section 23)")
     host = rt.host(a.src)
     dev = rt.device(a.dst)
     mesh = rt.mesh_of(dev)
