@@ -41,6 +41,12 @@ def read(rt: Runtime, dev: DeviceTensor, name: str, *, values: bool = True) -> H
         buffer_shape = host_buffer_shape(dev, mesh)
         recorded = rec.recorded_set
     else:  # 0.66.0 / 0.67.0: a buffer of the mesh's shape now; a shard off it is not read (its worker stops there)
+        allocated = tuple(dev.buffer.mesh_shape)
+        off = [c for c in rec.recorded if len(c) != len(allocated) or any(i >= n for i, n in zip(c, allocated))]
+        if off:  # a write since a MeshDevice.reshape recorded a device off the storage's own mesh shape (a tester, 0.6x)
+            raise TTFatal(f"Coordinate {ttnn_shape(off[0], 'MeshCoordinate')} is out of bounds for shape "
+                          f"{ttnn_shape(allocated, 'MeshShape')} ({dev.name} was allocated on a mesh of that shape and written "
+                          "since the mesh was reshaped: the read checks its devices against the storage's own shape)")
         buffer_shape = tuple(mesh.shape)
         recorded = coord_set(buffer_shape).intersection(rec.recorded_set)
     if rt.profile.composer is Composer.LEGACY:

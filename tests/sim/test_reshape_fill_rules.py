@@ -123,3 +123,19 @@ def test_empty_like_is_no_fill_and_never_dies():
     # creation events 4 and 5: empty_like of the partial dst is made on every version
     for rule in DIES:
         assert _run(SEVEN + "  - empty_like: {tensor: dst, as: e}\n", fill_like=rule)["error"] is None
+
+
+def test_a_write_since_the_reshape_is_read_against_the_storages_own_shape():
+    """0.66.0 and 0.67.0 (a tester's probe, both versions, every run): d allocated on the 2x4 mesh,
+    the mesh reshaped to 4x2, a copy sharded over the 4x2 mesh written into d: cpu() refuses
+    ``Coordinate MeshCoordinate([2, 0]) is out of bounds for shape MeshShape([2, 4])``, the words
+    0.81.1 says too (docs/semantics.md section 23, reshaped_storage)."""
+    steps = ("  - allocate_tensor_on_device: {as: d, shape: [1, 1, 32, 32]}\n"
+             "  - MeshDevice.reshape: {shape: [4, 2]}\n"
+             "  - from_torch: {as: s, shape: [1, 8, 32, 32], mesh_mapper: {shard: 1}}\n"
+             "  - copy_host_to_device_tensor: {src: s, dst: d}\n"
+             "  - cpu: {tensor: d, as: h}\n")
+    text = "meshspec: 1\nname: f\nmesh: t3k\nsteps:\n" + steps
+    for profile in ("current", "ttnn-0.67.0", "ttnn-0.66.0"):
+        report = run(parse(text, Path("f.yaml")), profile).to_json()
+        assert report["error"]["message"].startswith("Coordinate MeshCoordinate([2, 0]) is out of bounds for shape MeshShape([2, 4])")
