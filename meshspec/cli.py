@@ -211,6 +211,7 @@ def diff(
 ) -> int:
     """Expected vs actual per-device records; exit 1 when they differ."""
     from .judge.diff import DiffRefused, bound_diff, diff_reports
+    from .judge.real import comparable
     from .render import DEVICE_ENTRY_BYTES, Options, render_diff
     from .report import EXIT_LIMIT
     from .sides import diff_sides
@@ -221,7 +222,8 @@ def diff(
               "max_work": max_work or MAX_WORK}
     try:
         exp, act, exp_label, act_label = diff_sides(sources, expected, actual, allow_outside_data, limits, show_all, case, say=_err)
-        result = diff_reports(exp, act, exp_label, act_label)
+        exp, act, skipped = comparable(exp, act)  # a real runtime's report: what of it can be compared
+        result = diff_reports(exp, act, exp_label, act_label).replace(not_compared=skipped)
         compared = sum(len(t.rows) for t in result.tensors)
         drawn = compared if show_all else len({(d.tensor, d.device) for d in result.differences if d.device is not None})
         bound_diff(" vs ".join(printable(str(p)) for p in sources), compared, drawn, limits, DEVICE_ENTRY_BYTES)

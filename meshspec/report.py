@@ -815,6 +815,8 @@ class Diff(Frozen):
     tensors: tuple[TensorDiff, ...]
     run: tuple[Difference, ...] = ()
     """Differences of the run as a whole (its error), tensor ``""``."""
+    not_compared: tuple[tuple[str, str], ...] = ()
+    """Tensors a real runtime's report could not describe, with why: left out of both (judge/real.py)."""
 
     @property
     def differences(self) -> list[Difference]:
@@ -837,6 +839,7 @@ class Diff(Frozen):
             "actual": self.actual_label,
             "equal": self.equal,
             "differences": [d.to_json() for d in self.differences],
+            **({"not_compared": [{"tensor": n, "why": why} for n, why in self.not_compared]} if self.not_compared else {}),
         }
 
 

@@ -91,7 +91,7 @@ def mock_json(program: str, system: str, cwd: Path):
 #: version -> how much lower its DRAM allocator hands out addresses than 0.81.1's (0.66.0 and 0.67.0
 #: put the first buffer at 32, 0.81.1 at 1048640: observed in the tier). No profile rule holds buffer
 #: addresses; the tier checks every address that differs differs by exactly this, then compares the rest.
-from meshspec.hunt.real import ADDRESS_SHIFT as _SHIFTED  # noqa: E402 (one table: hunt --real and the tier)
+from meshspec.judge.real import ADDRESS_SHIFT as _SHIFTED  # noqa: E402 (one table: diff, hunt --real and the tier)
 
 ADDRESS_SHIFT = {"0.81.1": 0, **_SHIFTED}
 

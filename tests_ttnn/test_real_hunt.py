@@ -12,7 +12,8 @@ import pytest
 
 from conftest import ROOT, VERSION, cluster_for, run_mock
 from meshspec.bridge.export import export
-from meshspec.hunt.real import ADDRESS_SHIFT, REAL_VOCABULARY, Session, Tally, hunt_real, locate, version_profile
+from meshspec.hunt.real import REAL_VOCABULARY, Session, Tally, hunt_real, locate, version_profile
+from meshspec.judge.real import ADDRESS_SHIFT
 from meshspec.hunt.search import Deadline
 from meshspec.scenario.loader import load
 from meshspec.sim.mesh import SYSTEMS

@@ -204,6 +204,14 @@ def ttnn_version() -> str:
         return "unknown"
 
 
+def _storage(t) -> str:
+    """Where a tensor the observer could not describe lives, as far as the runtime still says."""
+    try:
+        return "device" if t.storage_type() == _ttnn().StorageType.DEVICE else "host"
+    except Exception:  # noqa: BLE001 (it could not be described: say the least)
+        return "device"
+
+
 def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int, steps_total: int) -> dict:
     """A meshspec.report/1 of the named tensors as the runtime records them now."""
     version = ttnn_version()
@@ -212,7 +220,7 @@ def report_json(scenario: str, mesh_shape, tensors: dict, error, steps_run: int,
         try:
             reported.append(tensor_json(name, t))
         except Exception as exc:  # a tensor the runtime can no longer describe (e.g. off its mesh)
-            reported.append({"name": name, "storage": "device", "topology": {"distribution_shape": [], "placements": [], "coords": []},
+            reported.append({"name": name, "storage": _storage(t), "topology": {"distribution_shape": [], "placements": [], "coords": []},
                              "devices": [], "unreadable": str(exc).splitlines()[0]})
     return {
         "format": REPORT_FORMAT,

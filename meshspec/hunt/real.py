@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..errors import MeshspecError, UsageError
+from ..judge.real import view
 from ..names import file_slug
 from ..sim.profiles import profile_for_version
 from ..text import one_line
@@ -54,10 +55,6 @@ if TYPE_CHECKING:
 REAL_VOCABULARY: tuple[str, ...] = tuple(o for o in VOCABULARY if o not in ("all_gather", "all_gather_async", "neg", "add", "permute")) + (
     "to_dtype", "unpad", "pad_to_tile", "dump_tensor", "load_tensor", "get_device_tensors")
 
-#: version -> how much lower its DRAM allocator hands out addresses than 0.81.1's (docs/semantics.md
-#: section 10, "Buffer addresses": no profile rule holds addresses); every address that differs must
-#: differ by exactly this.
-ADDRESS_SHIFT = {"0.67.0": 1048608, "0.66.0": 1048608}
 
 NO_COORDS = "no device_coords() to tell them apart"
 """observe.py's words for a tensor whose recorded devices a version without ``device_coords()`` cannot
@@ -264,25 +261,6 @@ def refusal(script: str, version: str) -> Optional[str]:
     if fabric != "FABRIC = None":
         return "needs the fabric (its collectives), with which no mock mesh opens"
     return None
-
-
-def view(simulated: dict, real: dict, version: str) -> tuple[dict, dict]:
-    """The two reports as they can be compared: on a version whose allocator starts lower
-    (:data:`ADDRESS_SHIFT`), a real address lower by exactly that is taken as the simulated one;
-    a tensor the observer could not read on the real side is left out of both."""
-    import copy
-
-    simulated, real = copy.deepcopy(simulated), copy.deepcopy(real)
-    shift = ADDRESS_SHIFT.get(version, 0)
-    sim = {t["name"]: t for t in simulated["tensors"]}
-    unreadable = {t["name"] for t in real["tensors"] if t.get("unreadable")}
-    for t in real["tensors"]:
-        s = sim.get(t["name"])
-        if shift and s is not None and None not in (s.get("address"), t.get("address")) and s["address"] - t["address"] == shift:
-            t["address"] = s["address"]
-    simulated["tensors"] = [t for t in simulated["tensors"] if t["name"] not in unreadable]
-    real["tensors"] = [t for t in real["tensors"] if t["name"] not in unreadable]
-    return simulated, real
 
 
 def _made_by(scenario) -> dict[str, str]:

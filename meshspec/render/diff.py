@@ -115,6 +115,12 @@ def render_diff(diff: Diff, *, color: bool = False, width: int = 120, show_all: 
         console.print(_wrapped(Text(f"error: {d.expected or 'none'} -> {d.actual or 'none'}", style="bold yellow"), width))
     for t in diff.tensors:
         _tensor(console, t, show_all, width, fit)
+    by_reason: dict[str, list[str]] = {}
+    for name, why in diff.not_compared:  # one line a reason: the parts of a tensor share theirs
+        by_reason.setdefault(one_line(why), []).append(one_line(name))
+    for why, names in by_reason.items():
+        console.print(_wrapped(Text(f"not compared, the real runtime's report could not describe them ({why}): {' '.join(names)}",
+                                    style="dim"), width))
     console.print()
     n = len(diff.differences)
     if n:

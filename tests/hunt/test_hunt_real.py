@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from meshspec.bridge.export import export
-from meshspec.hunt.real import (ADDRESS_SHIFT, REAL_VOCABULARY, contradictions, differences, needs_of, part_names, refusal, view)
+from meshspec.hunt.real import REAL_VOCABULARY, contradictions, differences, needs_of, part_names, refusal, view
+from meshspec.judge.real import ADDRESS_SHIFT
 from meshspec.runner import run
 from meshspec.scenario.loader import parse
 
