@@ -485,7 +485,9 @@ class FillLike(str, enum.Enum):
     HOST_CRASH = "host_crash"
     """Of a host tensor (plain or mapped) the process dies, SIGSEGV: a host call, no device op nor
     kernel in it (ttnn 0.66.0, observed: tests/golden ``ttnn_0_66_0.json`` api ``creation`` event 15,
-    and a plain host tensor in the mock); 0.67.0 and 0.81.1 make it."""
+    and a plain host tensor in the mock); 0.67.0 and 0.81.1 make it. And ``empty_like`` of a host
+    tensor with no device, which dies on 0.67.0 and 0.81.1, refuses there, ``Device needs to not be
+    null.`` (buffer.cpp's check; a tester's probe, plain and mapped)."""
 
 
 class NumpyBfloat16(str, enum.Enum):
@@ -804,9 +806,10 @@ RULES: dict[str, Rule] = {
             "unchecked": "parts at the old coordinates; a readback in a buffer of the mesh's shape now, without the shards off it "
                          "(ttnn 0.66.0 and 0.67.0, observed)",
         }),
-        Rule("fill_like", FillLike, "what zeros_like, ones_like and full_like do", {
+        Rule("fill_like", FillLike, "what zeros_like, ones_like, full_like and empty_like do with a host tensor", {
             "made": "a fill op on the input's devices, or a plain host tensor (ttnn 0.81.1 and 0.67.0)",
-            "host_crash": "of a host tensor the process dies, SIGSEGV (ttnn 0.66.0, observed)",
+            "host_crash": "of a host tensor the process dies, SIGSEGV; empty_like with no device refuses, 'Device needs to not be "
+                          "null.' (ttnn 0.66.0, observed)",
         }),
         Rule("numpy_bfloat16", NumpyBfloat16, "what the numpy ttnn.Tensor constructor (from_torch with numpy: true) makes of bfloat16", {
             "converted": "the array converted to bfloat16 on host, either layout (ttnn 0.81.1, observed)",

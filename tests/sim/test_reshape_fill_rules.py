@@ -139,3 +139,13 @@ def test_a_write_since_the_reshape_is_read_against_the_storages_own_shape():
     for profile in ("current", "ttnn-0.67.0", "ttnn-0.66.0"):
         report = run(parse(text, Path("f.yaml")), profile).to_json()
         assert report["error"]["message"].startswith("Coordinate MeshCoordinate([2, 0]) is out of bounds for shape MeshShape([2, 4])")
+
+
+@pytest.mark.parametrize("rule, said", [("made", "crashes here (SIGSEGV"), ("host_crash", "Device needs to not be null.")])
+def test_empty_like_of_a_host_tensor_with_no_device(rule, said):
+    """0.81.1 and 0.67.0 die; 0.66.0 refuses in buffer.cpp's words (a tester's probe: plain and mapped
+    host tensors; docs/semantics.md section 23, fill_like)."""
+    for source in ("  - from_torch: {as: x, shape: [1, 1, 32, 32]}\n", HOST.replace("dst", "x")):
+        report = _run(source + "  - empty_like: {tensor: x, as: e}\n", fill_like=rule)
+        assert said in report["error"]["message"]
+        assert report["error"].get("crash", False) is (rule == "made")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...errors import Crash
+from ...errors import Crash, TTFatal
 from ...typed import Typed
 from ..mesh import volume
 from ..profiles import FillLike
@@ -114,6 +114,9 @@ def empty_like(rt: Runtime, a: Like) -> None:
     if isinstance(t, DeviceTensor):
         t = rt.device(a.tensor)
         mesh = rt.mesh(a.device) if a.device else rt.mesh_of(t)
+    elif a.device is None and rt.profile.fill_like is FillLike.HOST_CRASH:  # ttnn 0.66.0: buffer.cpp's check (a tester, observed)
+        raise TTFatal(f"Device needs to not be null. (empty_like of the host tensor {a.tensor} with no device allocates on none; give "
+                      "a device)")
     elif a.device is None:
         raise Crash(f"empty_like of the host tensor {a.tensor} with no device: the real library crashes here (SIGSEGV); give a device", "SIGSEGV")
     else:
