@@ -1160,6 +1160,8 @@ def define(name: str, base: str, changes: Mapping[str, str], era: str = "", pare
         if rule is None:
             raise UsageError(f"unknown rule {rule_name!r}{did_you_mean(rule_name, list(RULES))}; {one_of(list(RULES))}")
         values = [c.value for c in rule.choices]
+        if choice is None:  # YAML's null or ~: no choice at all
+            raise UsageError(f"{rule_name}: no choice given (null); {one_of(values)} (leave the rule out to keep {base}'s)")
         if choice not in values:
             raise UsageError(f"{rule_name}: unknown choice {choice!r}{did_you_mean(str(choice), values)}; {one_of(values)}")
         fields["mapper_rule" if rule_name == "mapper" else rule_name] = rule.choices(choice)

@@ -25,3 +25,17 @@ def test_current_writes_the_filtered_cores():
     report = run(load(SCENARIO), "current")
     assert report.error.message.startswith("copy_to_device_filtered does not support non-uniform host->device writes.")
     assert [f for f in report.findings if f.kind.value == "partial"]
+
+
+def test_a_rule_left_null_names_the_rule_and_its_choices(tmp_path):
+    """``host_buffer_shape: null`` in a profile: one line naming the rule, that no choice was given,
+    the choices and the hint (a tester saw ``unknown choice None``)."""
+    from meshspec.errors import MeshspecError
+    from meshspec.scenario.loader import parse
+
+    text = ("meshspec: 1\nname: b\nmesh: t3k\nprofile: {base: ttnn-0.66.0, host_buffer_shape: null}\n"
+            "steps:\n  - {from_torch: {as: h, shape: [1, 1, 32, 32]}}\n")
+    with pytest.raises(MeshspecError) as err:
+        parse(text, tmp_path / "b.yaml")
+    said = str(err.value)
+    assert "host_buffer_shape: no choice given (null); one of: coords, same_shape" in said and "None" not in said
