@@ -79,7 +79,9 @@ def from_torch(a, ctx: Context) -> list[str]:
     """The call ``ttnn.from_torch`` makes, on numpy data: ``ttnn.Tensor(tensor=..., ...)``. Given
     a device, that constructor tilizes on it, a kernel the mock cannot build: the tensor is made on
     host and put there by ``ttnn.to_device``, as the full export does (the same records)."""
-    args = [f"tensor={_data(a)}", f"data_type={DTYPES[DataType(a.dtype)]}", f"layout={LAYOUTS[Layout(a.layout)]}"]
+    bfloat16 = DataType(a.dtype) is DataType.BFLOAT16  # made float32, then to_dtype: 0.66/0.67 misread a numpy array as bfloat16
+    args = [f"tensor={_data(a)}", f"data_type={'ttnn.float32' if bfloat16 else DTYPES[DataType(a.dtype)]}",
+            f"layout={LAYOUTS[Layout(a.layout)]}"]
     if list(a.tile) != [32, 32]:
         args.append(f"tile=ttnn.Tile({list(a.tile)})")
     if a.memory_config is not None and not a.device:
@@ -90,6 +92,8 @@ def from_torch(a, ctx: Context) -> list[str]:
         text = "ttnn.replicate_tensor_to_mesh_mapper(mesh_device)" if choice.replicate_wrapper else choice.text
         args.append(f"mesh_mapper={text.replace('(mesh_device', f'({ctx.mesh(choice.mesh)}')}")
     made = f"ttnn.Tensor({', '.join(args)})"
+    if bfloat16:
+        made = f"ttnn.to_dtype({made}, ttnn.bfloat16)"
     if a.device:
         memory = f", memory_config={_memory(a)}" if a.memory_config is not None else ""
         made = f"ttnn.to_device({made}, {ctx.mesh(a.device)}{memory})"
@@ -165,9 +169,9 @@ def export_minimal(scenario: LoadedScenario, data_dir: str = ".") -> str:
                  "# ttnn.from_torch makes, and .cpu().to_numpy(composer) is what ttnn.to_torch reads."]
         if "ttnn.to_device(ttnn.Tensor(" in text:
             head.append("# A tensor from_torch puts on a device is made on host, then ttnn.to_device (the mock tilizes on host only).")
-    if "data_type=ttnn.bfloat16" in text:  # observed in the mocks of 0.66.0 and 0.67.0
-        head += ["# ttnn 0.66 and 0.67 misread a numpy array made bfloat16 here; there, build the tensor with",
-                 "# ttnn.Tensor(array.flatten().tolist(), shape, dtype, layout), then ttnn.distribute_tensor."]
+    if "ttnn.to_dtype(ttnn.Tensor(" in text:  # observed in the mocks of 0.66.0 and 0.67.0
+        head += ["# A bfloat16 tensor is made float32, then ttnn.to_dtype: ttnn 0.66 and 0.67 misread a numpy array as",
+                 "# bfloat16 (the same values and records on every version)."]
     if fabric is not None:
         head += ["# A collective runs over the fabric, set before the mesh opens (as tt-metal's conftest.py does). ttnn's mock",
                  "# cannot run this: opening a mesh with a fabric builds its router kernel, which the mock cannot compile."]

@@ -72,8 +72,8 @@ def memory_config_json(config) -> dict:
     {grid, shape, orientation}}``, or its ``nd_shard_spec`` where it has one and no 2-D spec (0.66.0
     and 0.67.0 have no ND_SHARDED layout: such a config says BLOCK_SHARDED; docs/semantics.md section 11)."""
     out = {"memory_layout": _name(config.memory_layout), "buffer_type": _name(config.buffer_type)}
-    if config.nd_shard_spec is not None and (out["memory_layout"] == "nd_sharded" or config.shard_spec is None):
-        nd = config.nd_shard_spec
+    nd = getattr(config, "nd_shard_spec", None)
+    if nd is not None and (out["memory_layout"] == "nd_sharded" or config.shard_spec is None):
         grid = [[[r.start.x, r.start.y], [r.end.x, r.end.y]] for r in nd.grid.ranges()]
         out["nd_shard_spec"] = {"shard_shape": list(nd.shard_shape), "grid": grid, "orientation": _name(nd.orientation),
                                 "distribution": _name(nd.shard_distribution_strategy)}

@@ -22,7 +22,9 @@ HEAD = "meshspec: 1\nname: t\nmesh: t3k\nsteps:\n"
 # (from_torch ends in ttnn.Tensor(tensor=..., data_type=, layout=, mesh_mapper=): ttnn 0.81.1
 # ttnn/operations/core.py); step 2 the copy; step 3 to_torch with concat on dim 1, kept as `_`.
 # The 0.66/0.67 note: the numpy constructor of bfloat16 data fails in their mocks (docs/semantics.md
-# section 10, export --minimal), and device_coords() is missing there (issue 37).
+# section 10, export --minimal), so a bfloat16 tensor is made float32 and converted by ttnn.to_dtype,
+# which runs on all three versions (the tier runs every minimal script on each); device_coords() is
+# missing there (issue 37).
 SEED_SCRIPT = '''\
 # seed-uneven-copy: a meshspec scenario as plain ttnn calls (meshspec export --minimal).
 # The seed (PR #18833): a (1,7,32,32) tensor sharded on dim 1 over a T3K gives 7 shards, copied
@@ -31,14 +33,14 @@ SEED_SCRIPT = '''\
 # and the readback returns its poison. Clean under current and reference.
 # No torch needed (ttnn's mock has none): ttnn.Tensor(tensor=numpy_array, ...) is the call
 # ttnn.from_torch makes, and .cpu().to_numpy(composer) is what ttnn.to_torch reads.
-# ttnn 0.66 and 0.67 misread a numpy array made bfloat16 here; there, build the tensor with
-# ttnn.Tensor(array.flatten().tolist(), shape, dtype, layout), then ttnn.distribute_tensor.
+# A bfloat16 tensor is made float32, then ttnn.to_dtype: ttnn 0.66 and 0.67 misread a numpy array as
+# bfloat16 (the same values and records on every version).
 import numpy as np
 import ttnn
 
 mesh_device = ttnn.open_mesh_device(ttnn.MeshShape(2, 4))
 dst = ttnn.allocate_tensor_on_device(ttnn.TensorSpec([1, 1, 32, 32], ttnn.bfloat16, ttnn.TILE_LAYOUT, ttnn.BufferType.DRAM), mesh_device)
-src = ttnn.Tensor(tensor=np.arange(7168, dtype=np.float32).reshape(1, 7, 32, 32), data_type=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, mesh_mapper=ttnn.shard_tensor_to_mesh_mapper(mesh_device, 1))
+src = ttnn.to_dtype(ttnn.Tensor(tensor=np.arange(7168, dtype=np.float32).reshape(1, 7, 32, 32), data_type=ttnn.float32, layout=ttnn.TILE_LAYOUT, mesh_mapper=ttnn.shard_tensor_to_mesh_mapper(mesh_device, 1)), ttnn.bfloat16)
 ttnn.copy_host_to_device_tensor(src, dst)
 _ = dst.cpu().to_numpy(ttnn.concat_mesh_to_tensor_composer(mesh_device, 1))
 
@@ -108,7 +110,7 @@ def test_what_a_scenario_names_stays_a_literal_or_a_made_name(tmp_path):
         "  - load_tensor: {file_name: /home/me/.bashrc, as: a.b}\n", tmp_path / "t.yaml"))
     code = [ast.unparse(n) for n in ast.parse(text).body]
     assert not any("import os" in c or "system" in c for c in code)  # the name and description are comments only
-    assert "print_ = ttnn.Tensor(tensor=np.load(here / \"it's.npy\").astype(np.float32)" in text
+    assert "print_ = ttnn.to_dtype(ttnn.Tensor(tensor=np.load(here / \"it's.npy\").astype(np.float32)" in text
     assert "ttnn.dump_tensor(files / '%2Fhome%2Fme%2F.bashrc', print_)" in text
     assert "a_b = ttnn.load_tensor(files / '%2Fhome%2Fme%2F.bashrc')" in text
     assert "{'print': print_, 'a.b': a_b}.items()" in text
@@ -154,8 +156,8 @@ def test_from_torch_is_the_constructor_it_ends_in_made_on_host():
     assert ("a = ttnn.to_device(ttnn.Tensor(tensor=np.full((1, 1, 32, 64), -1.5, dtype=np.float32), data_type=ttnn.float32, "
             "layout=ttnn.ROW_MAJOR_LAYOUT, mesh_mapper=ttnn.replicate_tensor_to_mesh_mapper(mesh_device)), mesh_device, "
             "memory_config=ttnn.L1_MEMORY_CONFIG)\n") in text
-    assert ("b = ttnn.Tensor(tensor=np.random.default_rng(7).standard_normal(1024, dtype=np.float32).reshape(2, 16, 32), "
-            "data_type=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, tile=ttnn.Tile([16, 32]))\n") in text
+    assert ("b = ttnn.to_dtype(ttnn.Tensor(tensor=np.random.default_rng(7).standard_normal(1024, dtype=np.float32).reshape(2, 16, 32), "
+            "data_type=ttnn.float32, layout=ttnn.TILE_LAYOUT, tile=ttnn.Tile([16, 32])), ttnn.bfloat16)\n") in text
     assert "# A tensor from_torch puts on a device is made on host, then ttnn.to_device" in text
     assert minimal_problems(text) == []
 
