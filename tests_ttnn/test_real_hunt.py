@@ -31,23 +31,9 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
         ("present", "get_device_tensors"): "get_device_tensors of a freed tensor gives one part in 0.81.1, one a recorded device in "
                                            "meshspec (found, not fixed: docs/semantics.md, Real record bugs found by hunting)",
     },
-    **dict.fromkeys(("0.67.0", "0.66.0"), {
-        **{("padded_shape", op): "a shard of a host tensor tilized whole and then distributed records the whole tensor's padded "
-           "shape, and a copy or to_device puts it on the device (a record bug of 0.66/0.67: tests/hunt/data/real-bugs/"
-           "shard-keeps-whole-padding)"
-           for op in ("from_torch", "to_device", "allocate_tensor_on_device", "to_torch", "cpu", "to_dtype", "pad_to_tile", "load_tensor",
-                      "get_device_tensors")},
-        **{("address", op): "after a shard padded as the whole tensor (shard-keeps-whole-padding) the next buffer lies higher"
-           for op in ("from_torch", "allocate_tensor_on_device", "to_device", "load_tensor", "squeeze", "unsqueeze")},
-        ("error", "cpu"): "a read of a device tensor that records the whole tensor's padding runs past its buffer: 'Region must be "
-                          "within buffer' (shard-keeps-whole-padding)",
-        **{("error", op): "a use of a freed buffer raises 'Buffer must be allocated on device' where 0.81.1 (and the profile) dies "
-           "(docs/semantics.md section 10)" for op in ("copy_host_to_device_tensor", "dump_tensor", "squeeze", "unsqueeze")},
-        ("error", "to_dtype"): "the same refusal in 0.67/0.66's words ('Unsupported shape for tensor conversion from row-major to tile "
-                               "layout'), meshspec's being 0.81.1's; or, of a 2-shard tensor mapped over 3, none there",
-        ("error", "to_torch"): "the same refusal in 0.67/0.66's words ('got dims: SmallVector([3])' for 0.81.1's '{3}'), or a use "
-                               "of a freed buffer that raises there (above)",
-    }),
+    # every class the first hunts found on 0.67.0 / 0.66.0 is now a rule of their profiles or was the
+    # exported script's own (docs/semantics.md section 24: padding, freed uses, error words, dump_overwrite)
+    **dict.fromkeys(("0.67.0", "0.66.0"), {}),
 }
 
 #: bundled scenarios whose simulation under the version's profile records what the real runtime does
