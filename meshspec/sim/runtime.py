@@ -89,10 +89,10 @@ every device op checks it before it runs (``Buffer is not allocated``, where 0.8
 some), and the views are made on the freed buffer unchecked."""
 
 CONTINUES = frozenset({"get_device_tensors", "to_device", "to"})
-CONTINUES_CHECKED = CONTINUES | {"squeeze", "unsqueeze", "reshape", "view"}
-"""Under ``freed_transfer: checked`` the views too are made on the freed buffer (0.66.0, 0.67.0)."""
 """Unchecked uses meshspec carries on through (they make handles on the freed buffer and read no
 data: their later uses are use after free again); ``deallocate`` twice is the judge's double free."""
+CONTINUES_CHECKED = CONTINUES | {"squeeze", "unsqueeze", "reshape", "view"}
+"""Under ``freed_transfer: checked`` the views too are made on the freed buffer (0.66.0, 0.67.0)."""
 
 
 class Runtime:
