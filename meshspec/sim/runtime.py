@@ -26,7 +26,7 @@ from .mapping import replicate_all
 from .mesh import Coord, Shape, coords, fmt_coord, ttnn_shape, volume
 from .meshdevice import ROOT, MeshDevice
 from .placement import Replicate, Topology
-from .profiles import BankCheck, DramGridRows, FreedTransfer, HostBufferShape, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
+from .profiles import BankCheck, BlockFloatRowMajor, DramGridRows, FreedTransfer, HostBufferShape, Profile, ReplicatedDistribution, ShardGrid, UnitMesh
 from .allocator import Allocators
 from .sharding import clamped, grid_error, misplaced_cores, nd_allocation_error
 from .chips import Chips
@@ -289,10 +289,7 @@ class Runtime:
     def device(self, name: str, refused: str = "") -> DeviceTensor:
         """The live device tensor ``name``; using a deallocated one fails as use after free: with
         the real library's error ``refused`` where it checks, else as the crash it is."""
-        t = self.item(name)
-        if not isinstance(t, DeviceTensor):
-            raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
-        self.touched.add(name)
+        t = self._device_item(name)
         if t.freed_step is not None:
             table = FREED_USE_CHECKED if self.profile.freed_transfer is FreedTransfer.CHECKED else FREED_USE
             self._freed_use(name, refused or table.get(self.op))
@@ -301,14 +298,24 @@ class Runtime:
     def device_unchecked(self, name: str) -> DeviceTensor:
         """The device tensor ``name`` for a call this era does not check for a freed buffer (the
         profile's rule says which): a freed one is used as it is, and the judge still sees the use."""
-        t = self.item(name)
-        if not isinstance(t, DeviceTensor):
-            raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
-        self.touched.add(name)
+        t = self._device_item(name)
         if t.freed_step is not None:
             msg = f"{freed_by(t)}; {self.op} uses it after free (this profile's ttnn does not check it and runs on the freed buffer)"
             self.events.append(UseAfterFreeEvent(self.step, self.op, name, msg))
         return t
+
+    def _device_item(self, name: str) -> DeviceTensor:
+        """The device tensor ``name``, touched by this step, freed or not."""
+        t = self.item(name)
+        if not isinstance(t, DeviceTensor):
+            raise StepInputError(f"{name} is a host tensor; {self.op} needs a device tensor here")
+        self.touched.add(name)
+        return t
+
+    def field_spec(self, fields) -> TensorSpec:
+        """The spec a step's tensor fields describe on this runtime's arch, as this era makes one
+        (a ROW_MAJOR block float only under ``block_float_row_major: allocated``, section 23)."""
+        return fields.spec(self.arch, row_major_block_float=self.profile.block_float_row_major is BlockFloatRowMajor.ALLOCATED)
 
     def _freed_use(self, name: str, seen: Optional[str]) -> None:
         """A use of the freed tensor ``name``, as the era answers it (:data:`FREED_USE`, or

@@ -7,7 +7,6 @@ What the allocation records is the era's :class:`~meshspec.sim.profiles.Allocati
 
 from typing import Optional
 
-from ..profiles import BlockFloatRowMajor
 from ..runtime import Runtime
 from .base import Op, TensorKind, Use
 from . import exporting as ex
@@ -31,7 +30,7 @@ class Allocate(TensorFields, PrintedSpec):
 
 
 def run(rt: Runtime, a: Allocate) -> None:
-    spec = a.spec(rt.arch, row_major_block_float=rt.profile.block_float_row_major is BlockFloatRowMajor.ALLOCATED)
+    spec = rt.field_spec(a)
     rt.bind(a.as_, allocation(rt, spec, rt.mesh(a.mesh_device), a.as_))
 
 

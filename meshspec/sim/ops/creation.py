@@ -24,7 +24,6 @@ from ...errors import Crash, TTFatal
 from ...typed import Typed
 from ..mesh import volume
 from ..profiles import FillLike
-from ..profiles import BlockFloatRowMajor
 from ..runtime import Runtime
 from ..spec import DataType, Layout, make_spec
 from ..tensor import DeviceTensor
@@ -77,7 +76,7 @@ class FullLike(Like):
 
 
 def empty(rt: Runtime, a: Empty) -> None:
-    spec = a.spec(rt.arch, row_major_block_float=rt.profile.block_float_row_major is BlockFloatRowMajor.ALLOCATED)
+    spec = rt.field_spec(a)
     rt.bind(a.as_, allocation(rt, spec, rt.mesh(a.device), a.as_))
 
 

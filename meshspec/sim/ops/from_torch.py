@@ -61,8 +61,8 @@ def check_numpy_dtype(rt: Runtime, dtype: DataType, shape) -> None:
         return
     n = volume(tuple(shape))
     why = ("(the numpy ttnn.Tensor constructor of this profile's era converts a numpy array to bfloat16 as an empty "
-           "buffer, whatever the array's dtype or the layout; ttnn 0.81.1 reads it. Build it from a float32 array "
-           "as float32, or with ttnn.Tensor(array.flatten().tolist(), shape, dtype, layout))")
+           "buffer, whatever the array's dtype or the layout; ttnn 0.81.1 reads it. Build it as float32 from a float32 "
+           "array, then ttnn.to_dtype(tensor, ttnn.bfloat16), as meshspec export --minimal does)")
     said = {  # each refusing choice in its version's words
         NumpyBfloat16.EMPTY_BUFFER: f"Current buffer size is 0 different from shape volume {n}",
         NumpyBfloat16.INVALID_NDARRAY: f"Number of elements from python tensor 0 must match volume of shape {n}! is_valid: false, "

@@ -21,7 +21,7 @@ import numpy as np
 from ...errors import Crash, TTFatal
 from ...typed import Typed
 from ..mesh import ttnn_shape
-from ..profiles import BlockFloatRowMajor, HostAllocTopology, HostReadSource
+from ..profiles import HostAllocTopology, HostReadSource
 from ..readback import read
 from ..runtime import Runtime, in_memory
 from ..tensor import HostShard, HostTensor
@@ -49,7 +49,7 @@ class CopyDeviceToHost(Typed):
 
 def allocate_on_host(rt: Runtime, a: AllocateOnHost) -> None:
     mesh = rt.mesh(a.mesh_device)
-    spec = a.spec(rt.arch, row_major_block_float=rt.profile.block_float_row_major is BlockFloatRowMajor.ALLOCATED)
+    spec = rt.field_spec(a)
     dtype = host_dtype(spec.dtype)
     shards = {}
     for c in mesh.coords:
